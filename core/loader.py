@@ -1,0 +1,299 @@
+"""Load a runs folder into the database, re-reading only files whose content changed.
+
+A file is unchanged when its size and mtime match what `files` remembers (nothing is read), or when
+its SHA-256 does (only hashed). Each changed file is written in its own transaction, so an error in
+one file leaves that file's rows as they were and the others still load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .discover import DatasetIndex, link_run, load_manifest, run_display_name, walk
+from .errors import FormatError, QAInspectError
+from .formats import Skip, read_source
+from .ingest import FileStamp, delete_path, record_file, transaction, write_dataset, write_run
+from .model import Dataset, Run
+from .paths import default_db_path
+from .store import open_db
+
+Progress = Callable[[int, int, str], None]
+"""on_progress(done, total, message): called as files are examined."""
+
+
+@dataclass(slots=True)
+class DatasetReport:
+    name: str
+    path: str
+    format: str
+    items: int
+    golds: int
+    status: str  # loaded | unchanged
+
+
+@dataclass(slots=True)
+class RunReport:
+    name: str
+    path: str
+    format: str
+    dataset: str | None
+    predictions: int
+    unmatched: int
+    status: str  # loaded | unchanged
+    link: str = ""
+
+
+@dataclass(slots=True)
+class LoadSummary:
+    db: str
+    datasets: list[DatasetReport] = field(default_factory=list)
+    runs: list[RunReport] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed) or any(
+            r.status != "unchanged" for r in [*self.datasets, *self.runs]
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "datasets": [asdict(d) for d in self.datasets],
+            "runs": [{k: v for k, v in asdict(r).items() if k != "link"} for r in self.runs],
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "removed": self.removed,
+        }
+
+
+@dataclass(slots=True)
+class _Candidate:
+    path: Path
+    rel: str
+    size: int
+    mtime_ns: int
+    sha256: str | None = None
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_runs(
+    runs_dir: Path, db_path: Path | None = None, *, on_progress: Progress | None = None
+) -> LoadSummary:
+    """Bring the database in line with the folder; never raises for a bad source file."""
+    runs_dir = runs_dir.resolve()
+    db_path = db_path or default_db_path(runs_dir)
+    summary = LoadSummary(db=str(db_path))
+    if not runs_dir.is_dir():
+        raise QAInspectError(f"{runs_dir}: not a folder")
+    db = open_db(db_path)
+    conn = db.conn
+    try:
+        _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+    finally:
+        conn.close()
+    return summary
+
+
+def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
+    manifest = None
+    try:
+        manifest = load_manifest(runs_dir)
+    except FormatError as exc:
+        summary.errors.append({"path": exc.path, "message": str(exc)})
+
+    scan = walk(runs_dir)
+    summary.skipped.extend({"path": _rel(runs_dir, p), "reason": r} for p, r in scan.skipped)
+    candidates: list[_Candidate] = []
+    for path in scan.files:
+        try:
+            st = path.stat()
+        except OSError as exc:
+            summary.errors.append({"path": _rel(runs_dir, path), "message": f"{_rel(runs_dir, path)}: cannot read ({exc.strerror})"})
+            continue
+        candidates.append(_Candidate(path, _rel(runs_dir, path), st.st_size, st.st_mtime_ns))
+    present = {c.rel for c in candidates}
+
+    stored = {
+        row[0]: row[1:]
+        for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, format, encoding FROM files")
+    }
+    for rel in sorted(set(stored) - present):
+        with transaction(conn):
+            delete_path(conn, rel)
+        summary.removed.append(rel)
+
+    changed: list[_Candidate] = []
+    unchanged: list[_Candidate] = []
+    for i, cand in enumerate(candidates):
+        progress(i, len(candidates), f"checking {cand.rel}")
+        old = stored.get(cand.rel)
+        if old and old[1] == cand.size and old[2] == cand.mtime_ns:
+            unchanged.append(cand)
+            continue
+        try:
+            cand.sha256 = _sha256(cand.path)
+        except OSError as exc:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: cannot read ({exc.strerror})"})
+            continue
+        if old and old[3] == cand.sha256:
+            with transaction(conn):
+                conn.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel))
+            unchanged.append(cand)
+        else:
+            changed.append(cand)
+    # A changed side file (n-best) is read by its run: reload the owner instead of the side file.
+    owners = {stored[c.rel][4] for c in changed if c.rel in stored and stored[c.rel][0] == "side"}
+    changed = [c for c in changed if not (c.rel in stored and stored[c.rel][0] == "side")]
+    for cand in [c for c in unchanged if c.rel in owners]:
+        unchanged.remove(cand)
+        changed.append(cand)
+
+    parsed_datasets: list[tuple[_Candidate, Dataset]] = []
+    parsed_runs: list[tuple[_Candidate, Run]] = []
+    for i, cand in enumerate(changed):
+        progress(i, len(changed), f"reading {cand.rel}")
+        try:
+            src = read_source(cand.path, runs_dir=runs_dir, manifest=manifest)
+        except FormatError as exc:
+            summary.errors.append({"path": cand.rel, "message": _relmsg(runs_dir, str(exc))})
+            continue
+        if isinstance(src, Skip):
+            summary.skipped.append({"path": cand.rel, "reason": src.reason})
+        elif isinstance(src, Dataset):
+            parsed_datasets.append((cand, src))
+        else:
+            src.name = run_display_name(cand.path, runs_dir, manifest) if not src.name else src.name
+            parsed_runs.append((cand, src))
+
+    for i, (cand, ds) in enumerate(parsed_datasets):
+        progress(i, len(parsed_datasets), f"storing {cand.rel}")
+        ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
+        try:
+            with transaction(conn):
+                items, golds, _ = write_dataset(conn, ds, cand.rel)
+                record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
+        except sqlite3.Error as exc:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
+            continue
+        summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded"))
+
+    if parsed_runs:
+        indexes = _dataset_indexes(conn)
+        forced = manifest.links if manifest else {}
+    for i, (cand, run) in enumerate(parsed_runs):
+        progress(i, len(parsed_runs), f"scoring {cand.rel}")
+        target = forced.get(cand.rel)
+        if target is not None and target not in indexes:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: qa-inspect.toml links it to dataset {target!r}, which is not loaded"})
+            continue
+        link = link_run(run, {target: indexes[target]} if target else indexes)
+        if link.dataset is None:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
+            continue
+        run.name = _unique_name(conn, "runs", run.name, cand.rel)
+        dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
+        try:
+            with transaction(conn):
+                res = write_run(conn, run, cand.rel, dataset_id, link.reason)
+                record_file(conn, _stamp(cand, "run", run.format, run.encoding))
+                for extra in run.extra_paths:
+                    _record_side(conn, runs_dir, Path(extra), cand.rel)
+        except sqlite3.Error as exc:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
+            continue
+        summary.runs.append(
+            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded", link.reason)
+        )
+
+    _report_unchanged(conn, unchanged, summary)
+    summary.datasets.sort(key=lambda d: d.path)
+    summary.runs.sort(key=lambda r: r.path)
+    progress(1, 1, "done")
+
+
+def _dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
+    """Link candidates built from stored rows, so unchanged datasets are not re-read."""
+    out: dict[str, DatasetIndex] = {}
+    for ds_id, name in conn.execute("SELECT id, name FROM datasets"):
+        ids: set[str] = set()
+        qkeys: set[str] = set()
+        for key, qkey in conn.execute("SELECT key, qkey FROM items WHERE dataset_id = ?", (ds_id,)):
+            ids.add(key)
+            qkeys.add(qkey)
+            if key.startswith("q:"):
+                qkeys.add(key)
+        out[name] = DatasetIndex(ids=ids, question_keys=qkeys)
+    return out
+
+
+def _report_unchanged(conn: sqlite3.Connection, cands: list[_Candidate], summary: LoadSummary) -> None:
+    for cand in cands:
+        kind_row = conn.execute("SELECT kind, owner FROM files WHERE path = ?", (cand.rel,)).fetchone()
+        kind = kind_row[0] if kind_row else None
+        if kind == "dataset":
+            row = conn.execute(
+                "SELECT name, format, item_count, gold_count FROM datasets WHERE path = ?", (cand.rel,)
+            ).fetchone()
+            if row:
+                summary.datasets.append(DatasetReport(row[0], cand.rel, row[1], row[2], row[3], "unchanged"))
+        elif kind == "run":
+            row = conn.execute(
+                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason"
+                " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
+                (cand.rel,),
+            ).fetchone()
+            if row:
+                summary.runs.append(RunReport(row[0], cand.rel, row[1], row[2], row[3], row[4], "unchanged", row[5] or ""))
+        elif kind == "side":
+            summary.skipped.append({"path": cand.rel, "reason": f"side file of {kind_row[1]}, read with it"})
+
+
+def _record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:
+    """Remember a side file (n-best) so an unchanged one is not re-read, and a changed one reloads its run."""
+    st = path.stat()
+    rel = _rel(runs_dir, path)
+    record_file(conn, FileStamp(rel, "side", st.st_size, st.st_mtime_ns, _sha256(path), owner=owner))
+
+
+def _stamp(cand: _Candidate, kind: str, fmt: str, encoding: str | None) -> FileStamp:
+    return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding)
+
+
+def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> str:
+    """Names are unique per table; a second file with the same name gets its folder appended."""
+    base, n, candidate = name, 1, name
+    while True:
+        row = conn.execute(f"SELECT path FROM {table} WHERE name = ?", (candidate,)).fetchone()  # noqa: S608
+        if row is None or row[0] == rel:
+            return candidate
+        n += 1
+        parent = Path(rel).parent.name
+        candidate = f"{base} ({parent})" if n == 2 and parent else f"{base} ({n})"
+
+
+def _rel(runs_dir: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(runs_dir).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _relmsg(runs_dir: Path, message: str) -> str:
+    """Error lines name files relative to the runs folder, as the user typed them."""
+    return message.replace(str(runs_dir) + os.sep, "")

@@ -1,0 +1,201 @@
+"""The SQLite database: opening it safely, its schema, and forward-only migrations.
+
+The file is a documented artefact (see the README's "Database" section): people open it with
+sqlite-utils, Datasette or polars, so tables and columns only ever get added, never renamed.
+`PRAGMA user_version` holds the schema version; `MIGRATIONS[n]` takes version n to n+1.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from .errors import StoreError
+
+MIGRATIONS: list[str] = [
+    # 0 → 1: the first schema.
+    """
+    CREATE TABLE IF NOT EXISTS files (
+        path TEXT PRIMARY KEY,          -- relative to the runs folder, '/'-separated
+        kind TEXT NOT NULL,             -- 'dataset' | 'run' | 'side' (read with its owner run)
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        format TEXT,
+        encoding TEXT,
+        owner TEXT,                     -- for side files: the run file they belong to
+        loaded_at TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS datasets (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL,
+        format TEXT NOT NULL,
+        family TEXT NOT NULL,           -- 'cmrc' | 'squad' | 'cdqa'
+        scorer TEXT NOT NULL,           -- default scorer for this dataset's runs
+        encoding TEXT,
+        item_count INTEGER NOT NULL DEFAULT 0,
+        gold_count INTEGER NOT NULL DEFAULT 0,
+        meta TEXT                       -- JSON
+    );
+    CREATE TABLE IF NOT EXISTS contexts (
+        id INTEGER PRIMARY KEY,
+        dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        context_key TEXT NOT NULL,
+        title TEXT,
+        text TEXT NOT NULL,
+        UNIQUE (dataset_id, context_key)
+    );
+    CREATE TABLE IF NOT EXISTS items (
+        id INTEGER PRIMARY KEY,
+        dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,              -- stable identity: dataset id, else question hash
+        qkey TEXT NOT NULL,             -- question hash of the shown question (matches runs by text)
+        question TEXT NOT NULL,
+        context_id INTEGER REFERENCES contexts(id) ON DELETE SET NULL,
+        split TEXT,
+        tag TEXT,
+        answer_type TEXT,
+        is_impossible INTEGER NOT NULL DEFAULT 0,
+        source_line INTEGER,
+        meta TEXT,                      -- JSON: original labels, evidence URL, ...
+        UNIQUE (dataset_id, key)
+    );
+    CREATE INDEX IF NOT EXISTS items_split ON items(dataset_id, split);
+    CREATE INDEX IF NOT EXISTS items_tag ON items(dataset_id, tag);
+    CREATE INDEX IF NOT EXISTS items_answer_type ON items(dataset_id, answer_type);
+    CREATE INDEX IF NOT EXISTS items_qkey ON items(dataset_id, qkey);
+    CREATE TABLE IF NOT EXISTS golds (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,           -- position in the dataset's answer list
+        text TEXT NOT NULL,
+        answer_start INTEGER,           -- as given by the dataset
+        span_start INTEGER,             -- located in the context (NULL: no span)
+        span_end INTEGER,
+        superseded INTEGER NOT NULL DEFAULT 0,  -- replaced by a rewritten answer; not scored
+        UNIQUE (item_id, idx)
+    );
+    CREATE TABLE IF NOT EXISTS runs (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL,
+        format TEXT NOT NULL,
+        dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+        model TEXT,
+        scorer TEXT,
+        encoding TEXT,
+        prediction_count INTEGER NOT NULL DEFAULT 0,
+        unmatched_count INTEGER NOT NULL DEFAULT 0,
+        link_reason TEXT,
+        meta TEXT                       -- JSON: framework settings, unmatched refs sample
+    );
+    CREATE TABLE IF NOT EXISTS predictions (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        raw TEXT,                       -- full model response when the answer was extracted
+        candidates TEXT,                -- JSON list of n-best {text, probability, score}
+        source_line INTEGER,
+        meta TEXT,
+        scorer TEXT,                    -- which scorer produced the columns below
+        em INTEGER,
+        f1 REAL,
+        refused INTEGER,
+        f1_recall REAL,
+        best_gold INTEGER,              -- golds.idx of the best-scoring gold
+        UNIQUE (run_id, item_id)
+    );
+    CREATE INDEX IF NOT EXISTS predictions_item ON predictions(item_id);
+    CREATE INDEX IF NOT EXISTS predictions_run_em ON predictions(run_id, em);
+    CREATE INDEX IF NOT EXISTS predictions_run_f1 ON predictions(run_id, f1);
+    CREATE INDEX IF NOT EXISTS predictions_run_refused ON predictions(run_id, refused);
+    CREATE INDEX IF NOT EXISTS predictions_run_f1r ON predictions(run_id, f1_recall);
+    CREATE TABLE IF NOT EXISTS annotations (
+        id INTEGER PRIMARY KEY,         -- append-only journal; state is derived from it
+        ts TEXT NOT NULL,
+        author TEXT NOT NULL,
+        action TEXT NOT NULL,
+        dataset TEXT NOT NULL,          -- dataset name
+        item_key TEXT NOT NULL,
+        gold_text TEXT NOT NULL,
+        reason TEXT,
+        proposed TEXT,
+        evidence TEXT,
+        ref INTEGER,                    -- for 'undo': the journal entry it cancels
+        meta TEXT
+    );
+    CREATE INDEX IF NOT EXISTS annotations_target ON annotations(dataset, item_key, gold_text);
+    CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(question, golds, tokenize='trigram');
+    CREATE VIRTUAL TABLE IF NOT EXISTS predictions_fts USING fts5(text, tokenize='trigram');
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def open_db(path: Path, *, timeout: float = 5.0) -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate the database; every failure is one `StoreError` line."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"{path}: cannot open database ({exc})") from None
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{path}: database schema version {version} is newer than this qa-inspect "
+                f"understands ({SCHEMA_VERSION}); upgrade qa-inspect"
+            )
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        _migrate(conn, version)
+    except StoreError:
+        conn.close()
+        raise
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise StoreError(f"{path}: database is locked by another process; try again") from None
+        raise StoreError(f"{path}: cannot use database ({exc})") from None
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path}: not a qa-inspect database or corrupt ({exc})") from None
+    return sqlite_utils.Database(conn)
+
+
+def _migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Apply migrations one transaction each, so a crash leaves a consistent older version."""
+    for target in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[target]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {target + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit implicitly)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines():
+        code = line.split("--", 1)[0]
+        if not code.strip():
+            continue
+        buf += code + "\n"
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,92 @@
+"""How CLI commands show progress and summaries: Rich on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from qa_inspect.core.loader import LoadSummary
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@contextmanager
+def load_progress(console: Console, *, enabled: bool = True) -> Iterator[ProgressFn]:
+    """A progress bar on a terminal; one plain line per phase change when not a terminal."""
+    if not enabled:
+        yield lambda done, total, msg: None
+        return
+    if not console.is_terminal:
+        last: list[str] = [""]
+
+        def plain(done: int, total: int, msg: str) -> None:
+            phase = msg.split(" ", 1)[0]
+            if phase != last[0] and phase != "done":
+                console.print(f"{phase} …", markup=False, highlight=False)
+                last[0] = phase
+
+        yield plain
+        return
+    with Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("loading", total=1)
+
+        def update(done: int, total: int, msg: str) -> None:
+            bar.update(task, completed=done, total=max(total, 1), description=msg[:60])
+
+        yield update
+
+
+def _status(status: str) -> Text:
+    style = {"loaded": "green", "unchanged": "dim", "error": "red"}.get(status, "")
+    return Text(status, style=style)
+
+
+def print_load_summary(console: Console, s: LoadSummary) -> None:
+    """Datasets, runs, what was skipped and why, errors; one table each."""
+    if s.datasets:
+        t = Table(title="Datasets", title_justify="left", show_edge=False)
+        for col in ("name", "file", "format", "items", "golds", "status"):
+            t.add_column(col, justify="right" if col in ("items", "golds") else "left")
+        for d in s.datasets:
+            t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", _status(d.status))
+        console.print(t)
+    if s.runs:
+        t = Table(title="Runs", title_justify="left", show_edge=False)
+        for col in ("name", "file", "dataset", "predictions", "unmatched", "status"):
+            t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left")
+        for r in s.runs:
+            t.add_row(
+                Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
+                Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), _status(r.status),
+            )
+        console.print(t)
+    if s.skipped:
+        t = Table(title="Skipped", title_justify="left", show_edge=False)
+        t.add_column("file")
+        t.add_column("reason")
+        for k in s.skipped:
+            t.add_row(Text(k["path"]), Text(k["reason"]))
+        console.print(t)
+    for e in s.errors:
+        console.print(Text("error: ", style="bold red") + Text(e["message"]))
+    changed = "" if s.changed else " — nothing changed"
+    console.print(
+        Text(
+            f"{len(s.datasets)} datasets, {len(s.runs)} runs, "
+            f"{sum(d.items for d in s.datasets):,} items, {sum(r.predictions for r in s.runs):,} predictions"
+            f"{changed}. Database: {s.db}",
+            style="bold",
+        )
+    )
