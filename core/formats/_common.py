@@ -1,0 +1,156 @@
+"""Helpers shared by the readers (the leading underscore keeps it out of the reader registry)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import FormatError
+from ..keys import question_key, split_from_id, split_from_name
+from ..model import Family, Gold
+from .textio import Document, number_text, type_name
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_VISIBLE = re.compile(r"\S")
+
+
+def family_of(questions: Iterable[str], sample: int = 50) -> Family:
+    """"cmrc" when the questions are mostly Chinese, else "squad".
+
+    Questions, not contexts, decide: English Wikipedia passages quote CJK names now and then,
+    English questions almost never do.
+    """
+    cjk = visible = 0
+    for i, question in enumerate(questions):
+        if i >= sample:
+            break
+        cjk += len(_CJK.findall(question))
+        visible += len(_VISIBLE.findall(question))
+    return "cmrc" if visible and cjk / visible >= 0.3 else "squad"
+
+
+@dataclass(slots=True)
+class SpanStats:
+    """How gold spans were located; kept in `Dataset.meta["spans"]` so users can see it."""
+
+    given: int = 0
+    recovered: int = 0
+    none: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"given": self.given, "recovered": self.recovered, "none": self.none}
+
+
+def locate(context: str | None, text: str, start: int | None, stats: SpanStats) -> tuple[int | None, int | None]:
+    """Character span of `text` in `context`: the given start when it checks out, else the
+    occurrence nearest to it (first occurrence when no start is given), else no span."""
+    if not context or not text:
+        stats.none += 1
+        return None, None
+    if start is not None and 0 <= start and context.startswith(text, start):
+        stats.given += 1
+        return start, start + len(text)
+    best: int | None = None
+    found = context.find(text)
+    while found != -1:
+        if best is None or abs(found - (start or 0)) < abs(best - (start or 0)):
+            best = found
+        if start is None or found > start:
+            break
+        found = context.find(text, found + 1)
+    if best is None:
+        stats.none += 1
+        return None, None
+    stats.recovered += 1
+    return best, best + len(text)
+
+
+def answer_text(doc: Document, value: Any, where: str | int | None, what: str = "answer") -> str:
+    """Scalar answer → text (numbers as written) or a FormatError naming the record."""
+    text = number_text(value)
+    if text is None:
+        raise FormatError(str(doc.path), f"{what} is {type_name(value)}, expected text or a number", where)
+    return text
+
+
+def make_gold(doc: Document, raw: Any, context: str | None, stats: SpanStats, where: str | int | None) -> Gold:
+    """A gold from a string/number or a `{text, answer_start}` object."""
+    start: int | None = None
+    if isinstance(raw, dict):
+        if "text" not in raw:
+            raise FormatError(str(doc.path), "answer object has no 'text'", where)
+        value = raw.get("answer_start")
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise FormatError(str(doc.path), f"answer_start is {type_name(value)}, expected an integer", where)
+            start = value
+        raw = raw["text"]
+    text = answer_text(doc, raw, where)
+    span_start, span_end = locate(context, text, start, stats)
+    return Gold(text=text, answer_start=start, span_start=span_start, span_end=span_end)
+
+
+def clean_id(doc: Document, value: Any, where: str | int | None) -> str | None:
+    """An id as text, stripped; None when absent/blank. Numeric ids are fine (`7` → "7")."""
+    if value is None:
+        return None
+    text = number_text(value)
+    if text is None:
+        raise FormatError(str(doc.path), f"id is {type_name(value)}, expected text or a number", where)
+    return text.strip() or None
+
+
+def item_split(key: str, own: Any, hints: Mapping[str, Any], doc: Document) -> str | None:
+    """Split of an item: its own field, else its id prefix, else the hint (manifest), else the file name."""
+    if isinstance(own, str) and own.strip():
+        return own.strip().lower()
+    return split_from_id(key) or hints.get("split") or split_from_name(doc.path.name)
+
+
+def fail(doc: Document, message: str, where: str | int | None) -> FormatError:
+    """The error to raise for record `where` of `doc` (a JSON path, "line N" or a record number)."""
+    return FormatError(str(doc.path), message, where)
+
+
+def describe(where: str | int) -> str:
+    return f"record {where}" if isinstance(where, int) else where
+
+
+@dataclass(slots=True)
+class Keys:
+    """Hands out item keys and refuses duplicates.
+
+    Explicit ids must be unique (a duplicate is an error naming both records); question-derived
+    keys of repeated questions get `#2`, `#3`, ... in file order and are counted, because
+    datasets without ids do repeat questions and each repeat is still its own item.
+    """
+
+    doc: Document
+    seen: dict[str, str | int] = field(default_factory=dict)
+    repeats: int = 0
+
+    def take_id(self, item_id: str, where: str | int) -> str:
+        first = self.seen.get(item_id)
+        if first is not None:
+            raise FormatError(
+                str(self.doc.path), f"duplicate id {item_id!r} (first at {describe(first)})", where
+            )
+        self.seen[item_id] = where
+        return item_id
+
+    def take_question(self, question: str, where: str | int) -> str:
+        base = question_key(question)
+        key, n = base, 1
+        while key in self.seen:
+            n += 1
+            key = f"{base}#{n}"
+        if n > 1:
+            self.repeats += 1
+        self.seen[key] = where
+        return key
+
+
+def dataset_name(doc: Document, hints: Mapping[str, Any]) -> str:
+    return str(hints.get("name") or doc.path.stem)

@@ -1,0 +1,156 @@
+"""Prediction maps `{id: text}`: HF `eval_predictions.json` / `predict_predictions.json` /
+`test_predictions.json`, CMRC 2018 submissions.
+
+- Numbers become text as written (`1.50` → "1.50").
+- A `{prefix}nbest_predictions.json` beside `{prefix}predictions.json` is read with it: its
+  candidates become `Prediction.candidates` (score = start_logit + end_logit) and its path goes
+  to `Run.extra_paths`; met on its own, the n-best file is skipped as a side file.
+- Objects that only look like maps are skipped with a reason, not read: all-number objects
+  (metrics, `null_odds.json`) and settings objects (`config.json`, `special_tokens_map.json`,
+  lm-eval `results_*.json`) whose keys are all setting names such as `model_type`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import FormatError
+from ..model import Candidate, Prediction, Run
+from .textio import Document, number_text, read_document, type_name
+
+FORMAT = "prediction-map"
+KIND: Literal["run"] = "run"
+PRIORITY = 40
+
+NBEST_SUFFIX = "nbest_predictions.json"
+_SETTING = re.compile(r"_?[A-Za-z]+(?:[_\-][A-Za-z]+)*")
+
+
+def nbest_path(path: Path) -> Path | None:
+    """`eval_nbest_predictions.json` for `eval_predictions.json` (HF naming); None for other names."""
+    name = path.name
+    if not name.endswith("predictions.json") or name.endswith(NBEST_SUFFIX):
+        return None
+    return path.with_name(name[: -len("predictions.json")] + NBEST_SUFFIX)
+
+
+def main_path(path: Path) -> Path | None:
+    """`eval_predictions.json` for `eval_nbest_predictions.json`; None for other names."""
+    if not path.name.endswith(NBEST_SUFFIX):
+        return None
+    return path.with_name(path.name[: -len(NBEST_SUFFIX)] + "predictions.json")
+
+
+def side_file_reason(path: Path) -> str | None:
+    """Skip reason for an n-best file whose predictions file is beside it (decided before parsing,
+    so the n-best file is parsed once, by the run that owns it)."""
+    main = main_path(path)
+    if main is not None and main.is_file():
+        return f"n-best side file of {main.name}"
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def skip_reason(doc: Document) -> str | None:
+    """Why an object that could pass for a map is not predictions (None: it may be one)."""
+    value = doc.value
+    if not isinstance(value, dict) or not value:
+        return None
+    values = list(value.values())
+    if all(isinstance(v, list) and (not v or isinstance(v[0], dict) and "text" in v[0]) for v in values):
+        main = main_path(doc.path)
+        beside = f" (expected {main.name} beside it)" if main is not None else ""
+        return f"n-best predictions without a predictions file{beside}"
+    if all(_is_number(v) for v in values):
+        return "all values are numbers: a metrics or scores file, not predictions"
+    keys = list(value)
+    if all(_SETTING.fullmatch(k) for k in keys) and (
+        any(not isinstance(v, str) for v in values) or all(("_" in k or "-" in k) for k in keys)
+    ):
+        shown = ", ".join(repr(k) for k in keys[:3])
+        return f"settings or metadata, not predictions (keys such as {shown})"
+    return None
+
+
+def sniff(doc: Document) -> bool:
+    """A non-empty JSON object whose values are mostly strings."""
+    value = doc.value
+    if not isinstance(value, dict) or not value:
+        return False
+    strings = sum(isinstance(v, str) for v in value.values())
+    return strings >= 1 and strings * 2 >= len(value)
+
+
+def read(doc: Document, hints: Mapping[str, Any]) -> Run:
+    """One prediction per key, in file order (`Prediction.line` = position in the object)."""
+    predictions: list[Prediction] = []
+    seen: dict[str, str] = {}
+    for number, (raw_key, value) in enumerate(doc.value.items(), start=1):
+        ref = raw_key.strip()
+        text = number_text(value)
+        if text is None:
+            raise FormatError(
+                str(doc.path), f"value is {type_name(value)}, expected the predicted text", f"key {raw_key!r}"
+            )
+        if ref in seen:
+            raise FormatError(str(doc.path), f"duplicate id {ref!r} (also key {seen[ref]!r})", f"key {raw_key!r}")
+        seen[ref] = raw_key
+        predictions.append(Prediction(ref=ref, ref_kind="id", text=text, line=number))
+    run = Run(
+        name=str(hints.get("name") or doc.path.stem),
+        path=str(doc.path),
+        format=FORMAT,
+        predictions=predictions,
+        model=hints.get("model"),
+        encoding=doc.encoding,
+    )
+    nbest = nbest_path(doc.path)
+    if nbest is not None and nbest.is_file():
+        _attach_nbest(run, nbest)
+    return run
+
+
+def _attach_nbest(run: Run, path: Path) -> None:
+    nbest = read_document(path)
+    table = nbest.value
+    if not isinstance(table, dict):
+        raise FormatError(str(path), f"n-best file is {type_name(table)}, expected an object of id → candidates")
+    by_ref = {key.strip(): value for key, value in table.items()}
+    missing = 0
+    for prediction in run.predictions:
+        entries = by_ref.get(prediction.ref)
+        if entries is None:
+            missing += 1
+            continue
+        prediction.candidates = _candidates(path, prediction.ref, entries)
+    run.extra_paths.append(str(path))
+    run.meta["nbest"] = {"path": str(path), "without_candidates": missing}
+
+
+def _candidates(path: Path, ref: str, entries: Any) -> list[Candidate]:
+    where = f"key {ref!r}"
+    if not isinstance(entries, list):
+        raise FormatError(str(path), f"candidates are {type_name(entries)}, expected a list", where)
+    out: list[Candidate] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or "text" not in entry:
+            raise FormatError(str(path), "candidate is not an object with 'text'", where)
+        text = number_text(entry["text"])
+        if text is None:
+            raise FormatError(str(path), f"candidate text is {type_name(entry['text'])}", where)
+        probability = entry.get("probability")
+        start, end = entry.get("start_logit"), entry.get("end_logit")
+        out.append(
+            Candidate(
+                text=text,
+                probability=float(probability) if _is_number(probability) else None,
+                score=float(start) + float(end) if _is_number(start) and _is_number(end) else None,
+            )
+        )
+    return out

@@ -1,0 +1,111 @@
+"""Prediction records: JSONL or a JSON list, one record per answered question.
+
+A record names its item by `id` (or `qid`/`query_id`/`question_id`) or else by its `question`
+text, and carries the answer in `prediction` (or `answer`/`response`/`pred`); `raw` (the full
+model output before extraction) and `model` are optional; every other field goes to
+`Prediction.meta`, including `question` when the record also has an id (so a run whose ids do not
+match a dataset can still be matched by question). `Run.model` is set when all records agree.
+A null prediction is an empty answer (the model said nothing), not an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ..model import Prediction, Run
+from ._common import clean_id, describe, fail
+from .textio import Document, number_text, plain, type_name
+
+FORMAT = "prediction-records"
+KIND: Literal["run"] = "run"
+PRIORITY = 20
+
+ID_FIELDS = ("id", "qid", "query_id", "question_id")
+TEXT_FIELDS = ("prediction", "answer", "response", "pred")
+_OWN = frozenset({*ID_FIELDS, *TEXT_FIELDS, "raw", "model"})
+_SNIFF = 5
+
+
+def sniff(doc: Document) -> bool:
+    """Records where some of the first few carry a prediction field."""
+    records = doc.records()
+    if not records:
+        return False
+    head = [rec for _, rec in records[:_SNIFF]]
+    if not all(isinstance(rec, dict) for rec in head):
+        return False
+    return any(field in rec for rec in head for field in TEXT_FIELDS)
+
+
+def read(doc: Document, hints: Mapping[str, Any]) -> Run:
+    """Predictions in file order; `Prediction.line` is the JSONL line (or JSON record number)."""
+    predictions: list[Prediction] = []
+    first_line: dict[str, int] = {}
+    models: set[str] = set()
+    repeated_questions = 0
+    seen_questions: set[str] = set()
+    for number, record in doc.records() or []:
+        prediction, model = _prediction(doc, number, record)
+        if prediction.ref_kind == "id":
+            if prediction.ref in first_line:
+                raise fail(
+                    doc,
+                    f"duplicate id {prediction.ref!r} (first at {describe(doc.where(first_line[prediction.ref]))})",
+                    doc.where(number),
+                )
+            first_line[prediction.ref] = number
+        elif prediction.ref in seen_questions:
+            repeated_questions += 1
+        else:
+            seen_questions.add(prediction.ref)
+        if model is not None:
+            models.add(model)
+        predictions.append(prediction)
+    meta: dict[str, Any] = {}
+    model = hints.get("model")
+    if model is None and len(models) == 1:
+        model = next(iter(models))
+    elif len(models) > 1:
+        meta["models"] = sorted(models)
+    if repeated_questions:
+        meta["repeated_questions"] = repeated_questions
+    return Run(
+        name=str(hints.get("name") or doc.path.stem),
+        path=str(doc.path),
+        format=FORMAT,
+        predictions=predictions,
+        model=model,
+        encoding=doc.encoding,
+        meta=meta,
+    )
+
+
+def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, str | None]:
+    where = doc.where(number)
+    if not isinstance(record, dict):
+        raise fail(doc, f"record is {type_name(record)}, expected an object", where)
+    ref = next((clean_id(doc, record[f], where) for f in ID_FIELDS if record.get(f) is not None), None)
+    question = record.get("question")
+    meta = {k: plain(v) for k, v in record.items() if k not in _OWN}
+    if ref is not None:
+        kind: Literal["id", "question"] = "id"
+    elif isinstance(question, str) and question.strip():
+        ref, kind = question.strip(), "question"
+        del meta["question"]
+    else:
+        raise fail(doc, "record names no item: no id (id/qid/query_id/question_id) and no question", where)
+    field = next((f for f in TEXT_FIELDS if f in record), None)
+    if field is None:
+        raise fail(doc, f"no prediction (one of {', '.join(TEXT_FIELDS)}) for {ref!r}", where)
+    value = record[field]
+    text = "" if value is None else number_text(value)
+    if text is None:
+        raise fail(doc, f"{field} is {type_name(value)}, expected text", where)
+    raw = record.get("raw")
+    if raw is not None and not isinstance(raw, str):
+        raw = json.dumps(plain(raw), ensure_ascii=False)
+    model = record.get("model")
+    model = model if isinstance(model, str) and model else None
+    return Prediction(ref=ref, ref_kind=kind, text=text, raw=raw, meta=meta, line=number), model

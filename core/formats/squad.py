@@ -1,0 +1,147 @@
+"""SQuAD-style JSON: CMRC 2018 / DRCD (family "cmrc") and SQuAD v1/v2 (family "squad").
+
+Shape: `{"data": [{"title", "paragraphs": [{"id"?, "context", "qas": [{"id", "question",
+"answers": [{"text", "answer_start"}], "is_impossible"?, "plausible_answers"?}]}]}]}`.
+
+Kept as given on purpose: duplicated golds (CMRC dev repeats them; the official scorer takes the
+max over the list as given) and `answer_start` (even -1). Spans are checked and, when the start
+is off or -1, recovered by searching the context for the occurrence nearest to the given start;
+`Dataset.meta["spans"]` counts given / recovered / none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ..model import Dataset, Item
+from ._common import (
+    Keys,
+    SpanStats,
+    answer_text,
+    clean_id,
+    dataset_name,
+    fail,
+    family_of,
+    item_split,
+    make_gold,
+)
+from .textio import Document, plain, type_name
+
+FORMAT = "squad"
+KIND: Literal["dataset"] = "dataset"
+PRIORITY = 10
+
+_QA_KEYS = frozenset({"id", "question", "answers", "is_impossible", "plausible_answers"})
+
+
+def sniff(doc: Document) -> bool:
+    """A JSON object whose `data` is a list of articles with `paragraphs`."""
+    value = doc.value
+    if not isinstance(value, dict) or not isinstance(value.get("data"), list):
+        return False
+    data = value["data"]
+    return bool(data) and isinstance(data[0], dict) and "paragraphs" in data[0]
+
+
+def skip_reason(doc: Document) -> str | None:
+    """An empty `data` list is a dataset shell with nothing to read, not some other format."""
+    value = doc.value
+    if isinstance(value, dict) and value.get("data") == []:
+        return "no questions (empty 'data' list)"
+    return None
+
+
+def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
+    """Items in file order; errors name the JSON path of the record (`data[3].paragraphs[0].qas[2]`)."""
+    root = doc.value
+    stats = SpanStats()
+    keys = Keys(doc)
+    items: list[Item] = []
+    number = 0
+    for a, article in enumerate(root["data"]):
+        at = f"data[{a}]"
+        if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
+            raise fail(doc, "not an article with a 'paragraphs' list", at)
+        title = article.get("title")
+        title = title if isinstance(title, str) else None
+        for p, para in enumerate(article["paragraphs"]):
+            pat = f"{at}.paragraphs[{p}]"
+            if not isinstance(para, dict) or not isinstance(para.get("qas"), list):
+                raise fail(doc, "not a paragraph with a 'qas' list", pat)
+            context = para.get("context")
+            if not isinstance(context, str):
+                raise fail(doc, f"context is {type_name(context)}, expected text", pat)
+            context_id = clean_id(doc, para.get("id"), pat)
+            for q, qa in enumerate(para["qas"]):
+                number += 1
+                items.append(_item(doc, qa, f"{pat}.qas[{q}]", number, context, context_id, title, stats, keys, hints))
+    meta: dict[str, Any] = {"spans": stats.as_dict()}
+    if isinstance(root.get("version"), str):
+        meta["version"] = root["version"]
+    if keys.repeats:
+        meta["repeated_questions"] = keys.repeats
+    empty = sum(1 for item in items if not item.question)
+    if empty:
+        meta["empty_questions"] = empty  # CMRC trial has two; kept, since their ids still score
+    family = hints.get("family") or family_of(item.question for item in items)
+    return Dataset(
+        name=dataset_name(doc, hints),
+        path=str(doc.path),
+        format=FORMAT,
+        family=family,
+        items=items,
+        encoding=doc.encoding,
+        meta=meta,
+    )
+
+
+def _item(
+    doc: Document,
+    qa: Any,
+    where: str,
+    number: int,
+    context: str,
+    context_id: str | None,
+    title: str | None,
+    stats: SpanStats,
+    keys: Keys,
+    hints: Mapping[str, Any],
+) -> Item:
+    if not isinstance(qa, dict):
+        raise fail(doc, f"question record is {type_name(qa)}, expected an object", where)
+    item_id = clean_id(doc, qa.get("id"), where)
+    label = f"{where} (id {item_id})" if item_id else where
+    question = qa.get("question")
+    if not isinstance(question, str):
+        what = "no question" if question is None else f"question is {type_name(question)}, expected text"
+        raise fail(doc, what, label)
+    if not question.strip() and not item_id:
+        raise fail(doc, "empty question and no id", label)
+    answers = qa.get("answers", [])
+    if not isinstance(answers, list):
+        raise fail(doc, f"answers is {type_name(answers)}, expected a list", label)
+    golds = [make_gold(doc, raw, context, stats, label) for raw in answers]
+    key = keys.take_id(item_id, label) if item_id else keys.take_question(question, label)
+    meta: dict[str, Any] = {}
+    plausible = qa.get("plausible_answers")
+    if isinstance(plausible, list) and plausible:
+        meta["plausible_answers"] = [
+            answer_text(doc, p.get("text") if isinstance(p, dict) else p, label, "plausible answer")
+            for p in plausible
+        ]
+    for name, value in qa.items():
+        if name not in _QA_KEYS:
+            meta[name] = plain(value)
+    return Item(
+        key=key,
+        question=question.strip(),
+        golds=golds,
+        context=context,
+        context_id=context_id,
+        title=title,
+        split=item_split(key, None, hints, doc),
+        is_impossible=bool(qa.get("is_impossible", False)),
+        meta=meta,
+        line=number,
+    )

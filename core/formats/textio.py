@@ -1,0 +1,210 @@
+"""Bytes → text → parsed JSON/JSONL, once per file, with errors a user can act on.
+
+Readers never open files themselves: `read_document` decodes and parses a file exactly once and
+hands the same `Document` to every reader's `sniff` and to the one `read` that claims it.
+
+Decisions:
+- Encoding: UTF-8 (a BOM is stripped), else GB18030 (common for Chinese files saved on Windows);
+  the encoding used is reported so the UI can say so. Anything else is an error rather than a
+  lossy decode, since a mis-decoded answer would silently score 0.
+- JSON vs JSONL is decided by shape: a file that parses as one JSON value is JSON; a file whose
+  first line is a complete value followed by more values is JSONL (so a one-record `.jsonl` file
+  is read as JSONL too, by its suffix, since its shape is ambiguous).
+- JSON floats keep their literal text (`JSONFloat.literal`) so an answer written as `39764.0` or
+  `1.50` becomes exactly that string, never a re-printed float.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import FormatError
+
+JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+
+
+class JSONFloat(float):
+    """A float that remembers how the file wrote it (`1.50`, `39764.0`, `1e3`)."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+
+def _parse_float(literal: str) -> JSONFloat:
+    value = JSONFloat(literal)
+    value.literal = literal
+    return value
+
+
+def loads(text: str) -> Any:
+    """`json.loads` keeping float literals; the one JSON entry point of the readers."""
+    return json.loads(text, parse_float=_parse_float)
+
+
+def number_text(value: Any) -> str | None:
+    """Text of a scalar answer/prediction as the file wrote it; None for non-scalars.
+
+    Strings pass through; JSON numbers become their literal (`39764.0` stays "39764.0", `7` is
+    "7"); booleans, null, lists and objects are not answers (None, the caller raises).
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, JSONFloat):
+        return value.literal
+    if isinstance(value, (int, float)):
+        return str(value)
+    return None
+
+
+def plain(value: Any) -> Any:
+    """Strip `JSONFloat` from a value bound for `meta`, so consumers see builtin types only."""
+    if isinstance(value, JSONFloat):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish name of a value's type for messages ("a list", "an object", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"
+
+
+@dataclass(slots=True)
+class Document:
+    """One decoded and parsed file.
+
+    `value` is the JSON value for JSON files; for JSONL files it is None and `lines` holds
+    `(line number, value)` pairs (blank lines dropped).
+    """
+
+    path: Path
+    encoding: str
+    value: Any = None
+    lines: list[tuple[int, Any]] | None = None
+
+    @property
+    def is_jsonl(self) -> bool:
+        return self.lines is not None
+
+    def records(self) -> list[tuple[int, Any]] | None:
+        """Numbered records: JSONL lines, or the elements of a top-level JSON list (1-based).
+
+        A JSON object whose only list is under `data` and holds flat records (HF `datasets`
+        JSON export) counts as a record list too. None when the file is not record-shaped.
+        """
+        if self.lines is not None:
+            return self.lines
+        value = self.value
+        if isinstance(value, dict) and isinstance(value.get("data"), list):
+            data = value["data"]
+            if data and isinstance(data[0], dict) and "paragraphs" not in data[0]:
+                value = data
+        if isinstance(value, list):
+            return list(enumerate(value, start=1))
+        return None
+
+    def where(self, number: int) -> str | int:
+        """The `record` argument of `FormatError` for record `number`: "line N" or N."""
+        return f"line {number}" if self.lines is not None else number
+
+    def error(self, message: str, number: int | None = None) -> FormatError:
+        return FormatError(str(self.path), message, None if number is None else self.where(number))
+
+
+def read_text(path: Path) -> tuple[str, str]:
+    """Decode a file; returns `(text, encoding)` with any BOM removed."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise FormatError(str(path), "cannot read: is a directory") from None
+    except PermissionError:
+        raise FormatError(str(path), "cannot read: permission denied") from None
+    except FileNotFoundError:
+        raise FormatError(str(path), "cannot read: no such file") from None
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if not data.strip():
+        raise FormatError(str(path), "empty file")
+    if b"\x00" in data:
+        # UTF-16/32 and binary files: NUL never occurs in UTF-8/GB18030 text worth reading.
+        raise FormatError(str(path), "not UTF-8 or GB18030 text (contains NUL bytes)")
+    try:
+        text, encoding = data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        try:
+            text, encoding = data.decode("gb18030"), "gb18030"
+        except UnicodeDecodeError:
+            raise FormatError(str(path), "not UTF-8 or GB18030 text") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, encoding
+
+
+def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
+    lines: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            lines.append((number, loads(line)))
+        except json.JSONDecodeError as exc:
+            what = "truncated or invalid JSON" if exc.pos >= len(line.rstrip()) else "invalid JSON"
+            raise FormatError(str(path), f"{what}: {exc.msg} at column {exc.colno}", f"line {number}") from None
+    return lines
+
+
+def parse(path: Path, text: str, encoding: str) -> Document:
+    """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule)."""
+    try:
+        value = loads(text)
+    except json.JSONDecodeError as exc:
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        if exc.msg == "Extra data" and _is_value(first):
+            return Document(path, encoding, lines=_parse_jsonl(path, text))
+        if path.suffix.lower() in JSONL_SUFFIXES:
+            return Document(path, encoding, lines=_parse_jsonl(path, text))
+        raise FormatError(
+            str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if path.suffix.lower() in JSONL_SUFFIXES and isinstance(value, dict):
+        line = 1 + next(i for i, ln in enumerate(text.splitlines()) if ln.strip())
+        return Document(path, encoding, lines=[(line, value)])
+    return Document(path, encoding, value=value)
+
+
+def _is_value(line: str) -> bool:
+    try:
+        loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def read_document(path: Path) -> Document:
+    """Read, decode and parse `path` once."""
+    text, encoding = read_text(path)
+    return parse(path, text, encoding)
+
+
+def can_read(path: Path) -> bool:
+    """Cheap existence/permission probe used before name-based shortcuts."""
+    return path.is_file() and os.access(path, os.R_OK)
