@@ -1,18 +1,24 @@
 """CDQA F1-recall and refusals, as CDQA's `compute_acc` (cdqa_eval.py) computes them.
 
 Tokens: `' '.join(jieba.cut(s)).split()` with jieba 0.42.1 in its default mode (accurate, HMM on),
-then dropped when `token in '，、。 ,.《》'` — a *substring* test, so besides the single chars the
-pairs '《》', '。 ', ' ,', ',.' etc. would be dropped too (the space and the empty string can never
-occur after `.split()`). Score: |gold ∩ pred| / |gold| over token multisets, max over golds.
+then dropped when `token in '，、。 ,.《》'` — a *substring* test. The space and the empty string
+never survive `.split()`, and jieba cuts those chars one by one ('《》' → 《 》), so in practice
+it drops exactly the single chars; '..' (one jieba token) is kept, being no substring.
+Score: |gold ∩ pred| / |gold| over token multisets, max over golds.
 
 QUIRKS (pinned in tests/test_metrics_quirks.py):
 - an empty prediction string scores 0, but a non-empty prediction with no tokens left (e.g. "。")
-  scores 1 against a gold with no tokens left and 0 otherwise (`float(gold_toks == pred_toks)`);
+  scores 1 against a gold with no tokens left and 0 otherwise (`float(gold_toks == pred_toks)`)
+  [test_cdqa_empty_string_vs_no_tokens]; the drop rule [test_cdqa_drop_is_substring_test];
 - it is recall, not F1: extra words in the prediction cost nothing ("答案是蓉江新区" → 0.5 only
-  because jieba splits "蓉江新区" differently in context);
-- case and digit forms are not normalised ("Yes" vs "yes" → 0, "5场" vs "五场" → 0);
+  because jieba splits "蓉江新区" differently in context) [test_cdqa_is_recall];
+- case and digit forms are not normalised ("Yes" vs "yes" → 0, "5场" vs "五场" → 0)
+  [test_cdqa_no_normalisation];
 - refusal is a plain substring test on the raw response ("抱歉" anywhere refuses) and refused
-  answers are left out of F1-recall but count against the answer rate.
+  answers are left out of F1-recall but count against the answer rate [test_cdqa_refusal_substring].
+
+CDQA's script first passes responses and golds through `cut_and_normalize_strs` from an
+unpublished module; we score the text as given, which is what the conformance file encodes.
 
 Deviations where the original would crash: no golds → 0.0 (best_gold None); no answered item →
 F1-recall None in `aggregate`.

@@ -37,10 +37,11 @@ and pinned by a test in `tests/test_metrics_quirks.py` (test name in brackets).
    adds 0 and counts as SKIP, while an empty-string prediction is scored normally. Results
    are '%.3f' strings in the official output; `aggregate` returns them as floats.
    [test_aggregate_*]
-15. Case is folded with `str.lower()` (so 'İ' becomes two chars, and matching is by lowered text).
+15. Case is folded with `str.lower()` only (no casefold/NFKC): 'İ' becomes two chars.
+   [test_lowercase_is_str_lower]
 
 Deviations, where the official script would crash: no golds → EM 0, F1 0, best_gold None;
-total 0 → all scores 0.0.
+total 0 → all scores 0.0. [test_no_golds_deviation]
 """
 
 from __future__ import annotations
