@@ -33,8 +33,8 @@ def sniff(doc: Document) -> bool:
     records = doc.records()
     if not records:
         return False
-    head = [rec for _, rec in records[:_SNIFF]]
-    if not all(isinstance(rec, dict) for rec in head):
+    head = [rec for _, rec in records[:_SNIFF] if isinstance(rec, dict)]
+    if not isinstance(records[0][1], dict):
         return False
     if any(field in rec for rec in head for field in PREDICTION_FIELDS):
         return False

@@ -29,14 +29,12 @@ _SNIFF = 5
 
 
 def sniff(doc: Document) -> bool:
-    """Records where some of the first few carry a prediction field."""
+    """Records (the first an object) where one of the first few carries a prediction field."""
     records = doc.records()
     if not records:
         return False
-    head = [rec for _, rec in records[:_SNIFF]]
-    if not all(isinstance(rec, dict) for rec in head):
-        return False
-    return any(field in rec for rec in head for field in TEXT_FIELDS)
+    head = [rec for _, rec in records[:_SNIFF] if isinstance(rec, dict)]
+    return isinstance(records[0][1], dict) and any(field in rec for rec in head for field in TEXT_FIELDS)
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:

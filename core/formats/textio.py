@@ -167,8 +167,10 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
         try:
             lines.append((number, loads(line)))
         except json.JSONDecodeError as exc:
-            what = "truncated or invalid JSON" if exc.pos >= len(line.rstrip()) else "invalid JSON"
-            raise FormatError(str(path), f"{what}: {exc.msg} at column {exc.colno}", f"line {number}") from None
+            cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated")
+            at = " column" if exc.msg.endswith(" at") else " at column"
+            message = f"{'truncated' if cut else 'invalid'} JSON: {exc.msg}{at} {exc.colno}"
+            raise FormatError(str(path), message, f"line {number}") from None
     return lines
 
 

@@ -1,0 +1,123 @@
+"""Decoding and parsing: every bad input ends as a FormatError naming the file (and line)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import Skip, read_source
+from qa_inspect.core.formats.textio import JSONFloat, loads, number_text, plain, read_document
+
+RECORDS = '{"id": "a", "prediction": "甲"}\n{"id": "b", "prediction": "乙"}\n'
+
+
+def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def error_of(path: Path) -> FormatError:
+    with pytest.raises(FormatError) as info:
+        read_source(path)
+    assert str(path) in str(info.value), "every message names the file"
+    return info.value
+
+
+def test_bom_is_stripped_and_encoding_is_utf8(tmp_path: Path) -> None:
+    path = write(tmp_path, "p.json", b"\xef\xbb\xbf" + '{"DEV_1": "答"}'.encode())
+    run = read_source(path)
+    assert not isinstance(run, Skip)
+    assert run.encoding == "utf-8" and run.predictions[0].ref == "DEV_1"
+
+
+def test_gb18030_is_decoded_and_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, "p.jsonl", RECORDS.encode("gb18030"))
+    run = read_source(path)
+    assert not isinstance(run, Skip)
+    assert run.encoding == "gb18030"
+    assert [p.text for p in run.predictions] == ["甲", "乙"]
+
+
+def test_bytes_neither_utf8_nor_gb18030(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.json", b'{"a": "\xff\xfe\x80"}'))
+    assert err.message == "not UTF-8 or GB18030 text"
+
+
+def test_utf16_is_refused_not_misread(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.json", '{"a": "b"}'.encode("utf-16-le")))
+    assert "not UTF-8 or GB18030" in err.message
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\n"])
+def test_empty_file(tmp_path: Path, data: bytes) -> None:
+    assert error_of(write(tmp_path, "p.json", data)).message == "empty file"
+
+
+def test_unreadable_directory_in_place_of_file(tmp_path: Path) -> None:
+    path = tmp_path / "eval_predictions.json"
+    path.mkdir()
+    assert "cannot read" in error_of(path).message
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads chmod-000 files anyway")
+def test_unreadable_permission(tmp_path: Path) -> None:
+    path = write(tmp_path, "p.json", '{"a": "b"}')
+    path.chmod(0)
+    try:
+        assert error_of(path).message == "cannot read: permission denied"
+    finally:
+        path.chmod(0o644)
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.json", '{\n  "a": "b",\n  "c": oops\n}'))
+    assert "invalid JSON at line 3, column 8" in err.message
+
+
+def test_extra_brace_is_a_json_error_not_jsonl(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.json", '{\n  "a": "b"\n}\n}\n'))
+    assert "invalid JSON at line 4" in err.message
+
+
+def test_truncated_jsonl_line(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.jsonl", RECORDS + '{"id": "c", "predic'))
+    assert err.record == "line 3"
+    assert "truncated" in err.message
+    assert str(err).startswith(f"{tmp_path / 'p.jsonl'}, line 3: ")
+
+
+def test_invalid_jsonl_line_in_the_middle(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.jsonl", '{"id": "a", "prediction": "x"}\n{id: 1}\n{"id": "b", "prediction": "y"}\n'))
+    assert err.record == "line 2"
+
+
+def test_truncated_first_line_of_jsonl_by_suffix(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "p.ndjson", '{"id": "a", "pre\n{"id": "b", "prediction": "y"}\n'))
+    assert err.record == "line 1"
+
+
+def test_jsonl_blank_lines_keep_line_numbers(tmp_path: Path) -> None:
+    doc = read_document(write(tmp_path, "p.jsonl", '\n{"a": 1}\n\n{"a": 2}\n'))
+    assert doc.lines is not None and [n for n, _ in doc.lines] == [2, 4]
+
+
+def test_one_record_jsonl_is_records(tmp_path: Path) -> None:
+    run = read_source(write(tmp_path, "p.jsonl", '{"id": "a", "prediction": "x"}\n'))
+    assert not isinstance(run, Skip) and run.format == "prediction-records"
+
+
+def test_float_literals_are_kept() -> None:
+    value = loads('[39764.0, 1.50, 1e3, 7, -0.0]')
+    assert [number_text(v) for v in value] == ["39764.0", "1.50", "1e3", "7", "-0.0"]
+    assert isinstance(value[0], JSONFloat) and value[0] == 39764.0
+    assert type(plain({"x": value})["x"][1]) is float
+    assert number_text(True) is None and number_text(None) is None and number_text([1]) is None
+
+
+def test_not_json_suffix_is_skipped(tmp_path: Path) -> None:
+    result = read_source(write(tmp_path, "README.md", "# hello"))
+    assert isinstance(result, Skip) and result.reason == "not a JSON/JSONL file"
