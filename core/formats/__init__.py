@@ -21,23 +21,27 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import FormatError
 from ..model import Dataset, Run
 from .textio import Document, read_document, type_name
 
+if TYPE_CHECKING:
+    from ..discover import Manifest
+
 Kind = Literal["dataset", "run"]
 CANDIDATE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 
 
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """A file that is not QA data (or not of the requested kind), with the reason shown to users."""
+class Skip(NamedTuple):
+    """A file that is not QA data (or not of the requested kind), with the reason shown to users.
+
+    A NamedTuple so callers can write `for path, reason in skipped`.
+    """
 
     path: Path
     reason: str
@@ -62,16 +66,25 @@ def formats() -> dict[str, Kind]:
 
 
 def read_source(
-    path: Path, *, as_kind: Kind | None = None, hints: Mapping[str, Any] | None = None
+    path: Path,
+    *,
+    as_kind: Kind | None = None,
+    hints: Mapping[str, Any] | None = None,
+    runs_dir: Path | None = None,
+    manifest: Manifest | None = None,
 ) -> Dataset | Run | Skip:
     """Read one file as whatever it is (or as `as_kind` only).
 
-    `hints` (all optional, usually from the manifest): `name` (dataset/run name; default the file
-    stem), `split` (dataset split when ids do not say), `model` (run model), `family` (dataset
-    scoring family), `format` (a FORMAT name: skip sniffing and use that reader).
+    `hints` (all optional): `name` (dataset/run name; default the file stem), `split` (dataset
+    split when ids do not say), `model` (run model), `family` (dataset scoring family), `format`
+    (a FORMAT name: skip sniffing and use that reader). Given `manifest`, its entry for `path`
+    supplies hints and the kind; given `runs_dir`, runs are named by
+    `core.discover.run_display_name`. Explicit `hints`/`as_kind` win over both.
     """
     path = Path(path)
     hints = dict(hints or {})
+    if manifest is not None or runs_dir is not None:
+        as_kind, hints = _from_manifest(path, as_kind, hints, runs_dir, manifest)
     if path.suffix.lower() not in CANDIDATE_SUFFIXES:
         return Skip(path, "not a JSON/JSONL file")
     forced = hints.pop("format", None)
@@ -101,10 +114,29 @@ def read_source(
     return Skip(path, f"not QA data: {describe_shape(doc)}")
 
 
+def _from_manifest(
+    path: Path, as_kind: Kind | None, hints: dict[str, Any], runs_dir: Path | None, manifest: Manifest | None
+) -> tuple[Kind | None, dict[str, Any]]:
+    from ..discover import run_display_name  # discover builds on this package: import late
+
+    entry = manifest.entry_for(path) if manifest is not None else None
+    merged = {**(entry.hints() if entry is not None else {}), **hints}
+    if entry is not None and as_kind is None:
+        as_kind = entry.kind
+    if "name" not in merged and runs_dir is not None:
+        merged["run_name"] = run_display_name(path, runs_dir, manifest)  # applied to runs only
+    return as_kind, merged
+
+
 def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Dataset | Run:
     """Run a reader; a shape it did not foresee still ends as a one-line FormatError."""
+    hints = dict(hints)
+    run_name = hints.pop("run_name", None)
     try:
-        return module.read(doc, hints)
+        result = module.read(doc, hints)
+        if run_name is not None and isinstance(result, Run):
+            result.name = run_name
+        return result
     except FormatError:
         raise
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
@@ -115,17 +147,21 @@ def describe_shape(doc: Document) -> str:
     """A short description of a parsed file's shape for skip reasons."""
     if doc.lines is not None:
         first = doc.lines[0][1] if doc.lines else None
-        return f"JSONL of {type_name(first)} records" + _keys(first)
+        return f"JSONL of {_bare(first)} records" + _keys(first)
     value = doc.value
     if isinstance(value, list):
         if not value:
             return "an empty JSON list"
-        return f"a JSON list of {type_name(value[0]).split(' ', 1)[-1]}s" + _keys(value[0])
+        return f"a JSON list of {_bare(value[0])}s" + _keys(value[0])
     if isinstance(value, dict):
         if not value:
             return "an empty JSON object"
         return "a JSON object" + _keys(value)
-    return f"a single JSON {type_name(value).split(' ', 1)[-1]}"
+    return f"a single JSON {_bare(value)}"
+
+
+def _bare(value: Any) -> str:
+    return type_name(value).split(" ", 1)[-1]
 
 
 def _keys(value: Any) -> str:
