@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .keys import question_key
+from .metrics.human import human_score
 from .metrics.registry import default_scorer, score_prediction
 from .model import Dataset, Run
+from .scoring import resolve
 
 
 @contextmanager
@@ -106,21 +108,23 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
     for it in ds.items:
         new_keys.add(it.key)
         ctx = context_ids.get(it.context_id or f"item:{it.key}") if it.context is not None else None
+        human = _human(ds.family, [g.text for g in it.golds if not g.superseded])
         cols = (
             question_key(it.question), it.question, ctx, it.split, it.tag, it.answer_type,
-            int(it.is_impossible), it.line, _json(it.meta),
+            int(it.is_impossible), it.line, *human, _json(it.meta),
         )
         item_id = old_ids.get(it.key)
         if item_id is None:
             item_id = conn.execute(
                 "INSERT INTO items (dataset_id, key, qkey, question, context_id, split, tag, answer_type,"
-                " is_impossible, source_line, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " is_impossible, source_line, human_em, human_f1, meta)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (dataset_id, it.key, *cols),
             ).lastrowid
         else:
             conn.execute(
                 "UPDATE items SET qkey=?, question=?, context_id=?, split=?, tag=?, answer_type=?,"
-                " is_impossible=?, source_line=?, meta=? WHERE id=?",
+                " is_impossible=?, source_line=?, human_em=?, human_f1=?, meta=? WHERE id=?",
                 (*cols, item_id),
             )
         for idx, g in enumerate(it.golds):
@@ -138,6 +142,14 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
     conn.executemany("INSERT INTO items_fts (rowid, question, golds) VALUES (?, ?, ?)", fts_rows)
     rescored = rescore_dataset(conn, dataset_id) if old_ids else 0
     return len(ds.items), gold_count, rescored
+
+
+def _human(family: str, golds: list[str]) -> tuple[float | None, float | None]:
+    """Human estimate for span datasets with several golds; CDQA has one gold and no estimate."""
+    if family == "cdqa" or len(golds) < 2:
+        return None, None
+    est = human_score(golds)
+    return (None, None) if est is None else (float(est.em), est.f1)
 
 
 def scorable_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple[list[str], list[int]]]:
@@ -215,9 +227,7 @@ def write_run(
         golds = scorable_golds(conn, dataset_id)
         seen: set[int] = set()
         for p in run.predictions:
-            item_id = by_key.get(p.ref) if p.ref_kind == "id" else by_q.get(question_key(p.ref))
-            if item_id is None and p.ref_kind == "id":
-                item_id = by_q.get(p.ref)
+            item_id = resolve(p, by_key, by_q)
             if item_id is None:
                 result.unmatched.append(p.ref)
                 continue

@@ -60,6 +60,8 @@ MIGRATIONS: list[str] = [
         answer_type TEXT,
         is_impossible INTEGER NOT NULL DEFAULT 0,
         source_line INTEGER,
+        human_em REAL,                  -- human estimate: each gold scored against the others
+        human_f1 REAL,                  -- (NULL when the item has fewer than two golds)
         meta TEXT,                      -- JSON: original labels, evidence URL, ...
         UNIQUE (dataset_id, key)
     );

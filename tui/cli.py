@@ -92,3 +92,7 @@ def main() -> None:
     if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help")):
         sys.argv[1:1] = ["open"]
     app(prog_name="qa-inspect")
+
+
+# Commands defined in their own modules register themselves on `app` when imported.
+from . import cli_score  # noqa: E402,F401
