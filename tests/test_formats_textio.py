@@ -121,3 +121,22 @@ def test_float_literals_are_kept() -> None:
 def test_not_json_suffix_is_skipped(tmp_path: Path) -> None:
     result = read_source(write(tmp_path, "README.md", "# hello"))
     assert isinstance(result, Skip) and result.reason == "not a JSON/JSONL file"
+
+
+def test_jsonl_saved_as_json_is_read_as_records(tmp_path: Path) -> None:
+    run = read_source(write(tmp_path, "preds.json", RECORDS))
+    assert not isinstance(run, Skip) and run.format == "prediction-records"
+    assert [p.line for p in run.predictions] == [1, 2]
+
+
+def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import qa_inspect.core.formats as formats
+
+    calls: list[Path] = []
+    real = formats.read_document
+    monkeypatch.setattr(formats, "read_document", lambda path: calls.append(path) or real(path))
+    fixtures = Path(__file__).parent / "fixtures" / "formats"
+    read_source(fixtures / "hf_run" / "eval_predictions.json")
+    read_source(fixtures / "hf_run" / "eval_nbest_predictions.json")  # side file: skipped unparsed
+    read_source(fixtures / "hf_run" / "config.json")
+    assert [p.name for p in calls] == ["eval_predictions.json", "config.json"]

@@ -17,7 +17,6 @@ Decisions:
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,9 +125,6 @@ class Document:
         """The `record` argument of `FormatError` for record `number`: "line N" or N."""
         return f"line {number}" if self.lines is not None else number
 
-    def error(self, message: str, number: int | None = None) -> FormatError:
-        return FormatError(str(self.path), message, None if number is None else self.where(number))
-
 
 def read_text(path: Path) -> tuple[str, str]:
     """Decode a file; returns `(text, encoding)` with any BOM removed."""
@@ -206,7 +202,3 @@ def read_document(path: Path) -> Document:
     text, encoding = read_text(path)
     return parse(path, text, encoding)
 
-
-def can_read(path: Path) -> bool:
-    """Cheap existence/permission probe used before name-based shortcuts."""
-    return path.is_file() and os.access(path, os.R_OK)
