@@ -239,23 +239,19 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
 
 def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = None) -> str:
     """Manifest name, else the file stem; generic output names (`eval_predictions.json`) take the
-    folder's path under `runs_dir` instead, with `/predict` or `/test` for non-eval outputs so
-    one output folder's eval and predict files stay apart."""
+    parent folder's name instead (HF writes one output folder per model), with `/predict` or
+    `/test` added for non-eval outputs so one folder's eval and predict files stay apart.
+    Two folders of the same name (`a/seed1`, `b/seed1`) are left for the store to tell apart."""
     path = Path(path)
     if manifest is not None:
         entry = manifest.entry_for(path)
         if entry is not None and entry.name:
             return entry.name
     stem = path.stem
-    if stem not in GENERIC_STEMS:
-        return stem
-    try:
-        folder = path.parent.resolve().relative_to(Path(runs_dir).resolve()).as_posix()
-    except ValueError:
-        folder = path.parent.name
-    if folder in ("", "."):
+    if stem not in GENERIC_STEMS or path.parent.resolve() == Path(runs_dir).resolve():
         return stem
     prefix = stem[: -len("predictions")].rstrip("_")
+    folder = path.parent.name
     return f"{folder}/{prefix}" if prefix in ("predict", "test") else folder
 
 

@@ -175,7 +175,7 @@ def test_bad_manifest(runs: Path, text: str, record: str | None, message: str) -
         ("bert/predictions.json", "bert"),
         ("bert/predict_predictions.json", "bert/predict"),
         ("bert/test_predictions.json", "bert/test"),
-        ("bert/seed1/eval_predictions.json", "bert/seed1"),
+        ("bert/seed1/eval_predictions.json", "seed1"),
         ("eval_predictions.json", "eval_predictions"),
         ("llm/qwen-7b.jsonl", "qwen-7b"),
         ("llm/generated_predictions.jsonl", "llm"),
