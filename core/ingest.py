@@ -18,7 +18,7 @@ from .keys import question_key
 from .metrics.human import human_score
 from .metrics.registry import default_scorer, score_prediction
 from .model import Dataset, Run
-from .scoring import resolve
+from .scoring import lookups, resolve
 
 
 @contextmanager
@@ -133,6 +133,8 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
             )
         fts_rows.append((item_id, it.question, "\n".join(g.text for g in it.golds)))
     gone = [item_id for key, item_id in old_ids.items() if key not in new_keys]
+    for item_id in gone:
+        unindex_predictions(conn, "item_id = ?", (item_id,))
     conn.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in gone])
     conn.executemany(
         "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
@@ -166,12 +168,21 @@ def scorable_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple
     return out
 
 
-def _score(scorer: str, text: str, golds: tuple[list[str], list[int]] | None) -> tuple[Any, ...]:
+def _score(
+    scorer: str, text: str, golds: tuple[list[str], list[int]] | None, memo: dict[Any, tuple[Any, ...]] | None = None
+) -> tuple[Any, ...]:
+    """Stored score columns; `memo` shares results between runs that gave the same answer."""
     texts, idxs = golds or ([], [])
+    key = (scorer, text, tuple(texts), tuple(idxs)) if memo is not None else None
+    if key is not None and key in memo:  # type: ignore[operator]
+        return memo[key]  # type: ignore[index]
     row = score_prediction(scorer, text, texts)
     best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
     refused = None if row.refused is None else int(row.refused)
-    return (scorer, row.em, row.f1, refused, row.f1_recall, best)
+    out = (scorer, row.em, row.f1, refused, row.f1_recall, best)
+    if key is not None:
+        memo[key] = out  # type: ignore[index]
+    return out
 
 
 def rescore_dataset(conn: sqlite3.Connection, dataset_id: int) -> int:
@@ -198,33 +209,55 @@ class RunWrite:
 
 def item_lookup(conn: sqlite3.Connection, dataset_id: int) -> tuple[dict[str, int], dict[str, int]]:
     """(item key → id, question key → id) to resolve predictions named by id or by question text."""
-    by_key: dict[str, int] = {}
-    by_q: dict[str, int] = {}
-    for item_id, key, qkey in conn.execute(
-        "SELECT id, key, qkey FROM items WHERE dataset_id = ? ORDER BY id", (dataset_id,)
-    ):
-        by_key[key] = item_id
-        by_q.setdefault(qkey, item_id)
-        if key.startswith("q:"):
-            by_q.setdefault(key, item_id)  # question-keyed items also match their original question
-    return by_key, by_q
+    return lookups(item_rows_db(conn, dataset_id))
+
+
+def item_rows_db(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str, str | None, int]]:
+    """`(key, question, original question, item id)` rows, as `scoring.lookups` and linking want them."""
+    return conn.execute(
+        "SELECT key, question, json_extract(meta, '$.original_question'), id FROM items"
+        " WHERE dataset_id = ? ORDER BY id",
+        (dataset_id,),
+    ).fetchall()
+
+
+@dataclass(slots=True)
+class RunCache:
+    """Per-load lookups shared by the runs of one dataset (built once, not once per run)."""
+
+    lookups: dict[int, tuple[dict[str, int], dict[str, int], dict[int, tuple[list[str], list[int]]]]] = field(
+        default_factory=dict
+    )
+    memo: dict[Any, tuple[Any, ...]] = field(default_factory=dict)
+
+    def for_dataset(
+        self, conn: sqlite3.Connection, dataset_id: int
+    ) -> tuple[dict[str, int], dict[str, int], dict[int, tuple[list[str], list[int]]]]:
+        if dataset_id not in self.lookups:
+            self.lookups[dataset_id] = (*item_lookup(conn, dataset_id), scorable_golds(conn, dataset_id))
+        return self.lookups[dataset_id]
 
 
 def write_run(
-    conn: sqlite3.Connection, run: Run, rel_path: str, dataset_id: int | None, link_reason: str
+    conn: sqlite3.Connection,
+    run: Run,
+    rel_path: str,
+    dataset_id: int | None,
+    link_reason: str,
+    cache: RunCache | None = None,
 ) -> RunWrite:
     """Replace this file's run rows; predictions naming unknown items are counted, the rest stored."""
+    cache = cache or RunCache()
     result = RunWrite()
     old = conn.execute("SELECT id FROM runs WHERE path = ?", (rel_path,)).fetchone()
     if old:
-        conn.execute("DELETE FROM predictions_fts WHERE rowid IN (SELECT id FROM predictions WHERE run_id = ?)", old)
+        unindex_predictions(conn, "run_id = ?", old)
         conn.execute("DELETE FROM runs WHERE id = ?", old)
     scorer = None
     pred_rows: list[tuple[Any, ...]] = []
     if dataset_id is not None:
         scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
-        by_key, by_q = item_lookup(conn, dataset_id)
-        golds = scorable_golds(conn, dataset_id)
+        by_key, by_q, golds = cache.for_dataset(conn, dataset_id)
         seen: set[int] = set()
         for p in run.predictions:
             item_id = resolve(p, by_key, by_q)
@@ -238,7 +271,7 @@ def write_run(
             cands = [{"text": c.text, "probability": c.probability, "score": c.score} for c in p.candidates]
             pred_rows.append(
                 (item_id, p.text, p.raw, _json(cands), p.line, _json(p.meta),
-                 *_score(scorer, p.text, golds.get(item_id)))
+                 *_score(scorer, p.text, golds.get(item_id), cache.memo))
             )
     else:
         result.unmatched = [p.ref for p in run.predictions]
@@ -266,13 +299,22 @@ def write_run(
     return result
 
 
+def unindex_predictions(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
+    """Take predictions out of the external-content FTS index before their rows go."""
+    conn.execute(
+        "INSERT INTO predictions_fts (predictions_fts, rowid, text)"
+        f" SELECT 'delete', id, text FROM predictions WHERE {where}",
+        params,
+    )
+
+
 def delete_path(conn: sqlite3.Connection, rel_path: str) -> None:
     """A source file disappeared: drop its rows (annotations are keyed by name and stay)."""
     for (run_id,) in conn.execute("SELECT id FROM runs WHERE path = ?", (rel_path,)).fetchall():
-        conn.execute("DELETE FROM predictions_fts WHERE rowid IN (SELECT id FROM predictions WHERE run_id = ?)", (run_id,))
+        unindex_predictions(conn, "run_id = ?", (run_id,))
         conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
     for (ds_id,) in conn.execute("SELECT id FROM datasets WHERE path = ?", (rel_path,)).fetchall():
-        conn.execute("DELETE FROM predictions_fts WHERE rowid IN (SELECT p.id FROM predictions p JOIN items i ON i.id = p.item_id WHERE i.dataset_id = ?)", (ds_id,))
+        unindex_predictions(conn, "item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
         conn.execute("DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
         conn.execute("DELETE FROM datasets WHERE id = ?", (ds_id,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel_path,))

@@ -18,7 +18,7 @@ from typing import Any
 from .discover import DatasetIndex, link_run, load_manifest, run_display_name, walk
 from .errors import FormatError, QAInspectError
 from .formats import Skip, read_source
-from .ingest import FileStamp, delete_path, record_file, transaction, write_dataset, write_run
+from .ingest import FileStamp, RunCache, delete_path, item_rows_db, record_file, transaction, write_dataset, write_run
 from .model import Dataset, Run
 from .paths import default_db_path
 from .store import open_db
@@ -196,6 +196,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     if parsed_runs:
         indexes = _dataset_indexes(conn)
         forced = manifest.links if manifest else {}
+        cache = RunCache()
     for i, (cand, run) in enumerate(parsed_runs):
         progress(i, len(parsed_runs), f"scoring {cand.rel}")
         target = forced.get(cand.rel)
@@ -210,7 +211,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
         try:
             with transaction(conn):
-                res = write_run(conn, run, cand.rel, dataset_id, link.reason)
+                res = write_run(conn, run, cand.rel, dataset_id, link.reason, cache)
                 record_file(conn, _stamp(cand, "run", run.format, run.encoding))
                 for extra in run.extra_paths:
                     _record_side(conn, runs_dir, Path(extra), cand.rel)
@@ -229,17 +230,10 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
 
 def _dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
     """Link candidates built from stored rows, so unchanged datasets are not re-read."""
-    out: dict[str, DatasetIndex] = {}
-    for ds_id, name in conn.execute("SELECT id, name FROM datasets"):
-        ids: set[str] = set()
-        qkeys: set[str] = set()
-        for key, qkey in conn.execute("SELECT key, qkey FROM items WHERE dataset_id = ?", (ds_id,)):
-            ids.add(key)
-            qkeys.add(qkey)
-            if key.startswith("q:"):
-                qkeys.add(key)
-        out[name] = DatasetIndex(ids=ids, question_keys=qkeys)
-    return out
+    return {
+        name: DatasetIndex.from_rows((k, q, o) for k, q, o, _ in item_rows_db(conn, ds_id))
+        for ds_id, name in conn.execute("SELECT id, name FROM datasets").fetchall()
+    }
 
 
 def _report_unchanged(conn: sqlite3.Connection, cands: list[_Candidate], summary: LoadSummary) -> None:

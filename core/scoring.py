@@ -6,7 +6,7 @@ scorer or the one asked for, and aggregated the way the official scripts do, ove
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -18,23 +18,35 @@ T = TypeVar("T")
 
 
 def resolve(p: Prediction, by_key: Mapping[str, T], by_q: Mapping[str, T]) -> T | None:
-    """The item a prediction names: by id (stripped), else by normalised question text."""
+    """The item a prediction names: by id; an id that names nothing falls back to the record's
+    question (`meta["question"]`); else by normalised question text (shown or original)."""
     if p.ref_kind == "id":
-        ref = p.ref.strip()
-        found = by_key.get(ref)
-        return found if found is not None else by_q.get(ref)
+        found = by_key.get(p.ref.strip())
+        if found is not None:
+            return found
+        question = p.meta.get("question")
+        return by_q.get(question_key(question)) if isinstance(question, str) else None
     return by_q.get(question_key(p.ref))
 
 
-def lookups(items: list[Item]) -> tuple[dict[str, Item], dict[str, Item]]:
-    by_key: dict[str, Item] = {}
-    by_q: dict[str, Item] = {}
-    for it in items:
-        by_key[it.key] = it
-        by_q.setdefault(question_key(it.question), it)
-        if it.key.startswith("q:"):
-            by_q.setdefault(it.key, it)
+def lookups(rows: Iterable[tuple[str, str | None, str | None, T]]) -> tuple[dict[str, T], dict[str, T]]:
+    """(key → value, question key → value) from `(item key, question, original question, value)`
+    rows — the same matching `core.discover.DatasetIndex` uses to link runs."""
+    by_key: dict[str, T] = {}
+    by_q: dict[str, T] = {}
+    for key, question, original, value in rows:
+        by_key[key] = value
+        if key.startswith("q:"):
+            by_q.setdefault(key.split("#", 1)[0], value)
+        for text in (question, original):
+            if text:
+                by_q.setdefault(question_key(text), value)
     return by_key, by_q
+
+
+def item_rows(items: list[Item]) -> Iterator[tuple[str, str, str | None, Item]]:
+    for it in items:
+        yield it.key, it.question, it.meta.get("original_question"), it
 
 
 def scorable(item: Item) -> list[str]:
@@ -92,7 +104,7 @@ class ScoredFile:
 
 def score_run(dataset: Dataset, run: Run, scorer: str | None = None) -> ScoredFile:
     scorer = scorer or default_scorer(dataset.family)
-    by_key, by_q = lookups(dataset.items)
+    by_key, by_q = lookups(item_rows(dataset.items))
     chosen: dict[str, Prediction] = {}
     result = ScoredFile(dataset.path, run.path, scorer, [])
     for p in run.predictions:

@@ -132,7 +132,8 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS annotations_target ON annotations(dataset, item_key, gold_text);
     CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(question, golds, tokenize='trigram');
-    CREATE VIRTUAL TABLE IF NOT EXISTS predictions_fts USING fts5(text, tokenize='trigram');
+    CREATE VIRTUAL TABLE IF NOT EXISTS predictions_fts USING fts5(
+        text, content='predictions', content_rowid='id', tokenize='trigram');
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
