@@ -58,14 +58,14 @@ def print_load_summary(console: Console, s: LoadSummary) -> None:
     if s.datasets:
         t = Table(title="Datasets", title_justify="left", show_edge=False)
         for col in ("name", "file", "format", "items", "golds", "status"):
-            t.add_column(col, justify="right" if col in ("items", "golds") else "left")
+            t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
         for d in s.datasets:
             t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", _status(d.status))
         console.print(t)
     if s.runs:
         t = Table(title="Runs", title_justify="left", show_edge=False)
         for col in ("name", "file", "dataset", "predictions", "unmatched", "status"):
-            t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left")
+            t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left", overflow="fold")
         for r in s.runs:
             t.add_row(
                 Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
@@ -74,8 +74,8 @@ def print_load_summary(console: Console, s: LoadSummary) -> None:
         console.print(t)
     if s.skipped:
         t = Table(title="Skipped", title_justify="left", show_edge=False)
-        t.add_column("file")
-        t.add_column("reason")
+        t.add_column("file", overflow="fold")
+        t.add_column("reason", overflow="fold")
         for k in s.skipped:
             t.add_row(Text(k["path"]), Text(k["reason"]))
         console.print(t)
