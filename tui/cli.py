@@ -26,7 +26,8 @@ app = typer.Typer(
     help="Error analysis of question-answering model runs, in the terminal.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-out = Console(soft_wrap=True)
+# Piped output is read by people and scripts alike: don't squeeze tables into 80 columns there.
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, soft_wrap=True)
 
 RunsDir = Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.", show_default=False)]
