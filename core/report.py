@@ -85,8 +85,11 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     else:
         frame = frame.with_columns(pl.lit("all").alias("value"))
     out = frame.group_by([*keys, "value"]).agg(_aggregates())
-    totals = frame.group_by(keys).agg(_aggregates()[-1].alias("run_errors"))
-    out = out.join(totals, on=keys).with_columns(
+    totals = frame.group_by(keys).agg(_aggregates()[-1].alias("run_errors"), pl.len().alias("run_items"))
+    out = out.join(totals, on=keys)
+    if by is not None:  # a dimension the dataset does not have at all is not a slice
+        out = out.filter(~((pl.col("value") == "—") & (pl.col("items") == pl.col("run_items"))))
+    out = out.with_columns(
         pl.when(pl.col("run_errors") > 0)
         .then(pl.col("errors") / pl.col("run_errors") * 100)
         .otherwise(0.0)

@@ -136,5 +136,5 @@ def rich_table(frame: pl.DataFrame) -> Table:
     for c in cols:
         t.add_column(c, justify="right" if frame[c].dtype.is_numeric() else "left")
     for row in frame.select(cols).iter_rows():
-        t.add_row(*[Text(_fmt(round(v, 2)) if isinstance(v, float) else ("—" if v is None else str(v))) for v in row])
+        t.add_row(*[Text(f"{v:.2f}" if isinstance(v, float) else ("—" if v is None else str(v))) for v in row])
     return t
