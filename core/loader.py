@@ -117,7 +117,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     except FormatError as exc:
         summary.errors.append({"path": exc.path, "message": str(exc)})
 
-    scan = walk(runs_dir)
+    scan = walk(runs_dir, manifest)
     summary.skipped.extend({"path": _rel(runs_dir, p), "reason": r} for p, r in scan.skipped)
     candidates: list[_Candidate] = []
     for path in scan.files:
@@ -195,15 +195,11 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
 
     if parsed_runs:
         indexes = _dataset_indexes(conn)
-        forced = manifest.links if manifest else {}
         cache = RunCache()
     for i, (cand, run) in enumerate(parsed_runs):
         progress(i, len(parsed_runs), f"scoring {cand.rel}")
-        target = forced.get(cand.rel)
-        if target is not None and target not in indexes:
-            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: qa-inspect.toml links it to dataset {target!r}, which is not loaded"})
-            continue
-        link = link_run(run, {target: indexes[target]} if target else indexes)
+        target = manifest.dataset_for(cand.path) if manifest else None
+        link = link_run(run, indexes, prefer=target)
         if link.dataset is None:
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
             continue
