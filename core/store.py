@@ -128,6 +128,7 @@ MIGRATIONS: list[str] = [
         proposed TEXT,
         evidence TEXT,
         ref INTEGER,                    -- for 'undo': the journal entry it cancels
+        uid TEXT UNIQUE,                -- globally unique entry id: importing a journal twice adds nothing
         meta TEXT
     );
     CREATE INDEX IF NOT EXISTS annotations_target ON annotations(dataset, item_key, gold_text);
