@@ -23,19 +23,21 @@ SETTINGS = settings(max_examples=int(os.environ.get("QA_METRICS_EXAMPLES", "150"
 
 _CJK = "中国的北京大学江新区蓉马楠年月日亿元㐀龦〇"
 _ASCII = "abcxyzABCXYZ0123456789"
+_OTHER = "éωıİſKßµ²٣１ａ"  # folds to ASCII, changes length when lowered, non-ASCII digits/letters
 _PUNCT = SP_CHARS + ",.?!()'\"…‘«»$%&@#;[]{}<>"
 _SPACE = "  \t\n\u3000\x1c"
 _WORDS = ["cannot", "Gonna", "wanna", "gimme", "lemme", "gotta", "it's", "can't", "d'ye",
-          "more'n", "'tis", "u.s.", "3.5", "1,000", "--", "...", "``", "''", "ω-force", "İ", "ｆｕｌｌ"]
+          "more'n", "'tis", "u.s.", "3.5", "1,000", "--", "...", "``", "''", "ω-force", "İ", "ｆｕｌｌ",
+          "a.cannot", "3,a", "1,000.5", "7.7km", "x.y.", "gımme", "CANNOT", "wanna go", "a..b"]
 
 _piece = st.one_of(
     st.sampled_from(_WORDS),
-    st.text(st.sampled_from(_CJK + _ASCII + _PUNCT + _SPACE), max_size=6),
+    st.text(st.sampled_from(_CJK + _ASCII + _OTHER + _PUNCT + _SPACE), max_size=6),
     st.text(max_size=3),  # anything at all, including astral and combining chars
 )
 texts = st.lists(_piece, max_size=8).map("".join)
-ascii_runs = st.lists(
-    st.one_of(st.sampled_from(_WORDS), st.text(st.sampled_from(_ASCII + " \t\x0b\x1c\x1f'.,-"), max_size=8)),
+word_runs = st.lists(
+    st.one_of(st.sampled_from(_WORDS), st.text(st.sampled_from(_ASCII + _OTHER + " \t\x0b\x1c\x1f'.,-"), max_size=8)),
     max_size=6,
 ).map(" ".join)
 
@@ -61,7 +63,7 @@ def test_fast_segmentation_equals_nltk_everywhere(text: str, rm_punc: bool) -> N
 
 
 @SETTINGS
-@given(ascii_runs)
+@given(word_runs)
 def test_fast_path_only_where_nltk_returns_split(run: str) -> None:
     if fast_path_applies(run):
         assert run.split() == nltk_tokenize(run)

@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .segment import SP_CHARS, segment, segment_spans, segment_tuple
+from .segment import prepared, remove_punctuation, segment, segment_spans
 
 __all__ = [
     "CmrcScore",
@@ -63,9 +63,6 @@ __all__ = [
     "segment_spans",
 ]
 
-_DROP_SP = str.maketrans("", "", SP_CHARS)
-
-
 @dataclass(slots=True)
 class CmrcScore:
     """One prediction scored against its golds. `per_gold[i]` is (EM, F1) against gold i."""
@@ -74,11 +71,6 @@ class CmrcScore:
     f1: float
     best_gold: int | None
     per_gold: list[tuple[int, float]] = field(default_factory=list)
-
-
-def remove_punctuation(text: str) -> str:
-    """The official `remove_punctuation`: lower, strip, then drop the listed chars."""
-    return text.lower().strip().translate(_DROP_SP)
 
 
 def longest_common_run(gold: Sequence[str], pred: Sequence[str]) -> tuple[int, int, int]:
@@ -143,26 +135,30 @@ def score(prediction: str, golds: Sequence[str]) -> CmrcScore:
     """EM, F1, the best-F1 gold (first on ties) and per-gold scores. Duplicate golds are scored once."""
     if not golds:
         return CmrcScore(em=0, f1=0.0, best_gold=None, per_gold=[])
-    pred_segs = segment_tuple(prediction, True)
-    pred_norm = remove_punctuation(prediction)
+    pred = prepared(prediction)
+    n_pred = pred.n
+    enc_pred: str | None = None
     codes: dict[str, int] = {}
-    enc_pred = "".join([chr(codes.setdefault(s, len(codes) + 1)) for s in pred_segs])
     seen: dict[str, tuple[int, float]] = {}
     per_gold: list[tuple[int, float]] = []
-    for gold in golds:
-        pair = seen.get(gold)
+    for text in golds:
+        pair = seen.get(text)
         if pair is None:
-            em = int(remove_punctuation(gold) == pred_norm)
-            gold_segs = segment_tuple(gold, True)
-            if not gold_segs or not pred_segs:
+            gold = prepared(text)
+            em = int(gold.em_text == pred.em_text)
+            n_gold = gold.n
+            if not n_gold or not n_pred:
                 value = 0.0
-            elif em or gold_segs == pred_segs:
-                value = _f1_from_lcs(len(gold_segs), len(pred_segs), len(gold_segs))
+            elif em or (gold.joined == pred.joined and gold.multi == pred.multi):
+                value = _f1_from_lcs(n_pred, n_pred, n_pred)
+            elif gold.joined is not None and pred.joined is not None:
+                value = _f1_from_lcs(_encoded_run(gold.joined, pred.joined)[0], n_pred, n_gold)
             else:
-                enc_gold = "".join([chr(codes.get(s, 0)) for s in gold_segs])
-                lcs_len = _encoded_run(enc_gold, enc_pred)[0]
-                value = _f1_from_lcs(lcs_len, len(pred_segs), len(gold_segs))
-            pair = seen[gold] = (em, value)
+                if enc_pred is None:
+                    enc_pred = "".join([chr(codes.setdefault(s, len(codes) + 1)) for s in pred.segs])
+                enc_gold = "".join([chr(codes.get(s, 0)) for s in gold.segs])
+                value = _f1_from_lcs(_encoded_run(enc_gold, enc_pred)[0], n_pred, n_gold)
+            pair = seen[text] = (em, value)
         per_gold.append(pair)
     best = 0
     for k in range(1, len(per_gold)):

@@ -4,7 +4,7 @@ One implementation (`_segments`) serves both the cached token path used for scor
 offsets path used for display, so what the UI highlights is exactly what the scorer compared.
 The quirks of the official rules are listed in `qa_inspect.core.metrics.cmrc` (QUIRKS).
 
-Speed: whole strings are cached (`segment_tuple`), English runs are cached separately
+Speed: whole strings are cached (`prepared`), English runs are cached separately
 (`_tokenize_run`), and runs that NLTK provably returns as `run.split()` never reach NLTK (it costs
 ~90 µs a call). `segment_reference` runs NLTK on every run; tests compare both.
 """
@@ -13,20 +13,31 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, NamedTuple
 
 SP_CHARS = "-:_*^/\\~`+=，。：？！“”；’《》·、「」（）－～『』"
 """The official `sp_char` list, one char each. Its two-char entry '……' can never equal a single
 char, so it is left out: '…' is never punctuation (QUIRK)."""
 
 _CJK = "\u4e00-\u9fa5"
-_SPLIT_ALL = re.compile(f"([{_CJK}{re.escape(SP_CHARS)}])")
-_SPLIT_CJK = re.compile(f"([{_CJK}])")
-_DROP_SP = str.maketrans("", "", SP_CHARS)
+_SP_CLASS = re.escape(SP_CHARS)
+# One match per stretch of separators (CJK chars, or CJK and listed punctuation) or per run between
+# them: a few matches per string instead of one Python step per char.
+_PIECES_ALL = re.compile(f"([{_CJK}{_SP_CLASS}]+)|([^{_CJK}{_SP_CLASS}]+)")
+_PIECES_RM = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
+_SP_RE = re.compile(f"[{_SP_CLASS}]")  # re.sub beats str.translate ~3x on CJK text
 
-# Runs of ASCII letters/digits separated by whitespace come back from the Treebank tokenizer as
-# `run.split()`, except for MacIntyre contractions (cannot → can not, gonna → gon na, …).
-_CONTRACTION_WORDS = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"})
+# Which runs the Treebank tokenizer returns as `run.split()`: every rule of NLTKWordTokenizer
+# needs a char outside [alnum . , whitespace] (quotes, brackets, ;@#$%&, ?!, *, dashes), except
+#   - a '.' followed by nothing but closing brackets/quotes and whitespace up to the end
+#     (final period), and '..' — so a '.' is safe when an alnum char follows it;
+#   - ':' or ',' followed by a non-digit or at the end — so a ',' is safe before an ASCII digit;
+#   - MacIntyre contractions, whole alnum chunks between word boundaries (cannot → can not,
+#     gonna → gon na, …, matched case-insensitively with Unicode folding: 'gımme' too).
+# `str.isalnum` is exactly stdlib `re`'s \w minus '_', which NLTK's contraction rules use.
+_SAFE_WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+|,[0-9][^\W_]*)*")
+_CHUNK_SPLIT = re.compile(r"[.,]")
+_CONTRACTION = re.compile(r"(?i)cannot|gimme|gonna|gotta|lemme|wanna")
 
 _tokenizer: Callable[[str], list[str]] | None = None
 
@@ -42,12 +53,15 @@ def nltk_tokenize(text: str) -> list[str]:
 
 
 def fast_path_applies(run: str) -> bool:
-    """True when `run` is ASCII alnum words and whitespace and no word is a contraction."""
-    if not run.isascii():
-        return False
+    """True when NLTK provably returns `run.split()`: every word is alnum chunks joined by '.'
+    before alnum or ',' before a digit, and no chunk is a contraction (see the rules above)."""
     for word in run.split():
-        if not word.isalnum() or word.lower() in _CONTRACTION_WORDS:
+        if _SAFE_WORD.fullmatch(word) is None:
             return False
+        if len(word) >= 5:
+            for chunk in _CHUNK_SPLIT.split(word):
+                if _CONTRACTION.fullmatch(chunk):
+                    return False
     return True
 
 
@@ -63,10 +77,14 @@ def _slow_run(run: str) -> tuple[str, ...]:
     return tuple(nltk_tokenize(run))
 
 
+def remove_punctuation(text: str) -> str:
+    """The official `remove_punctuation`: lower, strip, then drop the listed chars."""
+    return _SP_RE.sub("", text.lower().strip())
+
+
 def _normalise(text: str, rm_punc: bool) -> str:
     """`lower().strip()`, then (rm_punc) drop the listed punctuation without splitting there."""
-    norm = text.lower().strip()
-    return norm.translate(_DROP_SP) if rm_punc else norm
+    return remove_punctuation(text) if rm_punc else text.lower().strip()
 
 
 def _segments(
@@ -76,21 +94,21 @@ def _segments(
     spans: list[tuple[int, int]] | None,
 ) -> list[str]:
     """Segment an already normalised string; append each segment's [start, end) in `norm` to
-    `spans` when given. A separator is a CJK char or (unless rm_punc) a listed punctuation char."""
-    parts = (_SPLIT_CJK if rm_punc else _SPLIT_ALL).split(norm)
+    `spans` when given. A separator is a CJK char or (unless rm_punc) a listed punctuation char;
+    each is its own segment, and the runs between them go through the Treebank tokenizer."""
     out: list[str] = []
-    pos = 0
-    for k, part in enumerate(parts):
-        if k & 1:
-            out.append(part)
+    for m in (_PIECES_RM if rm_punc else _PIECES_ALL).finditer(norm):
+        chars, run = m.groups()
+        if chars:
+            out.extend(chars)
             if spans is not None:
-                spans.append((pos, pos + 1))
-        elif part:
-            tokens = tokenize(part)
+                spans.extend((k, k + 1) for k in range(m.start(), m.end()))
+        else:
+            tokens = tokenize(run)
             out.extend(tokens)
             if spans is not None:
-                spans.extend((pos + a, pos + b) for a, b in _align_tokens(part, tokens))
-        pos += len(part)
+                at = m.start()
+                spans.extend((at + a, at + b) for a, b in _align_tokens(run, tokens))
     return out
 
 
@@ -120,10 +138,49 @@ def _align_tokens(run: str, tokens: tuple[str, ...]) -> list[tuple[int, int]]:
     return out
 
 
-@lru_cache(maxsize=200_000)
+class Prepared(NamedTuple):
+    """What scoring needs from one string, computed once and cached.
+
+    Exactly one of `joined` / `multi` is set. Most Chinese answers segment into single chars;
+    for them the concatenation is kept instead of a tuple of 1-char strings (a tenth of the
+    memory) and doubles as its own encoding for the LCS search."""
+
+    em_text: str
+    """`remove_punctuation(text)`, compared for EM (and the input of rm_punc segmentation)."""
+    joined: str | None
+    """`"".join(segs)` when every segment is one char."""
+    multi: tuple[str, ...] | None
+    """The segments, when some segment is longer than one char."""
+
+    @property
+    def segs(self) -> tuple[str, ...]:
+        """`mixed_segmentation(text, rm_punc=True)`."""
+        return self.multi if self.multi is not None else tuple(self.joined or "")
+
+    @property
+    def n(self) -> int:
+        return len(self.multi) if self.multi is not None else len(self.joined or "")
+
+
+@lru_cache(maxsize=65_536)
+def prepared(text: str) -> Prepared:
+    """EM text and F1 segments of `text` in one cached step (the scoring hot path)."""
+    em_text = remove_punctuation(text)
+    segs = _segments(em_text, True, _tokenize_run, None)
+    joined = "".join(segs)
+    if len(joined) != len(segs):
+        return Prepared(em_text, None, tuple(segs))
+    return Prepared(em_text, em_text if joined == em_text else joined, None)
+
+
+@lru_cache(maxsize=50_000)
+def _segment_plain(text: str) -> tuple[str, ...]:
+    return tuple(_segments(_normalise(text, False), False, _tokenize_run, None))
+
+
 def segment_tuple(text: str, rm_punc: bool = False) -> tuple[str, ...]:
-    """Cached `mixed_segmentation(text, rm_punc)` as an immutable tuple (the scoring hot path)."""
-    return tuple(_segments(_normalise(text, rm_punc), rm_punc, _tokenize_run, None))
+    """Cached `mixed_segmentation(text, rm_punc)` as an immutable tuple."""
+    return prepared(text).segs if rm_punc else _segment_plain(text)
 
 
 def segment(text: str, rm_punc: bool = False) -> list[str]:
@@ -181,5 +238,6 @@ def _lower_index(text: str) -> list[int]:
 
 def cache_clear() -> None:
     """Empty the segmentation caches (benchmarks measure a cold start with it)."""
-    segment_tuple.cache_clear()
+    prepared.cache_clear()
+    _segment_plain.cache_clear()
     _tokenize_run.cache_clear()
