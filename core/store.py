@@ -132,6 +132,12 @@ MIGRATIONS: list[str] = [
         meta TEXT
     );
     CREATE INDEX IF NOT EXISTS annotations_target ON annotations(dataset, item_key, gold_text);
+    CREATE TABLE IF NOT EXISTS slices (
+        name TEXT PRIMARY KEY,          -- a saved item-browser filter
+        filter TEXT NOT NULL,           -- JSON of core.query.Filter fields
+        created_at TEXT NOT NULL,
+        author TEXT
+    );
     CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(question, golds, tokenize='trigram');
     CREATE VIRTUAL TABLE IF NOT EXISTS predictions_fts USING fts5(
         text, content='predictions', content_rowid='id', tokenize='trigram');
