@@ -234,12 +234,24 @@ def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
 def metrics(conn: Any, f: Filter) -> SliceMetrics:
     """EM/F1 over all filtered items (a missing prediction counts 0, as the official script does),
     F1-recall over answered items only and answer rate over all, as CDQA does."""
+    return _metrics(conn, f, "p")
+
+
+def compare_metrics(conn: Any, f: Filter) -> SliceMetrics | None:
+    """The same metrics for the compare run (B) over the same filtered items; None without one."""
+    if not f.compare:
+        return None
+    return _metrics(conn, f, "pb")
+
+
+def _metrics(conn: Any, f: Filter, alias: str) -> SliceMetrics:
+    a = {"p": "p", "pb": "pb"}[alias]  # the only aliases that exist in `build`
     sql, params = build(conn, f)
     row = conn.execute(
-        "SELECT COUNT(*), COUNT(p.id), AVG(COALESCE(p.em, 0)), AVG(COALESCE(p.f1, 0)),"
-        " SUM(CASE WHEN p.id IS NOT NULL AND COALESCE(p.refused, 0) = 0 THEN 1 ELSE 0 END),"
-        " AVG(CASE WHEN p.id IS NOT NULL AND COALESCE(p.refused, 0) = 0 THEN COALESCE(p.f1_recall, 0) END),"
-        " MAX(p.em IS NOT NULL), MAX(p.f1_recall IS NOT NULL OR p.refused IS NOT NULL)"
+        f"SELECT COUNT(*), COUNT({a}.id), AVG(COALESCE({a}.em, 0)), AVG(COALESCE({a}.f1, 0)),"
+        f" SUM(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN 1 ELSE 0 END),"
+        f" AVG(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN COALESCE({a}.f1_recall, 0) END),"
+        f" MAX({a}.em IS NOT NULL), MAX({a}.f1_recall IS NOT NULL OR {a}.refused IS NOT NULL)"
         f" {sql}",
         params,
     ).fetchone()

@@ -1,0 +1,168 @@
+"""Headless data for the Runs overview: per dataset its runs, overall and per-slice metrics.
+
+Pure functions of a connection, computed with SQL aggregates (one GROUP BY per slice dimension),
+so the TUI, the CLI and tests all see the same numbers. Metrics are counted the way the official
+scorers count: EM/F1 average over every item (a missing prediction counts 0), F1-recall over
+answered items only, answer rate over all items. An *error* is EM 0, or F1-recall below 1, or a
+refusal, or a missing prediction — the same rule as `core.report` (a test holds them equal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type")
+"""Slice dimensions, in display order (fixed names: the only way a column name enters SQL)."""
+HUMAN = "human estimate"
+"""Name of the pseudo-run holding the human estimate (the same as `core.report.HUMAN`)."""
+
+_ERROR = {  # an item not fully right, per family (as `core.report` counts)
+    False: "COALESCE(p.em, 0) < 1",
+    True: "CASE WHEN COALESCE(p.refused, 0) = 1 THEN 1 ELSE COALESCE(p.f1_recall, 0) < 1 END",
+}
+_ANSWERED = "(COALESCE(p.refused, 0) = 0)"
+
+
+@dataclass(slots=True)
+class SliceStat:
+    """One run on one slice. Percentages are 0–100; `error_share` is 0–1 of the run's errors."""
+
+    dimension: str  # "all" | "split" | "tag" | "answer_type"
+    value: str | None
+    items: int
+    predicted: int = 0
+    errors: int = 0
+    error_share: float | None = None
+    em: float | None = None
+    f1: float | None = None
+    answered: int | None = None
+    f1_recall: float | None = None
+    answer_rate: float | None = None
+
+    @property
+    def main(self) -> float | None:
+        """The headline number: F1, else F1-recall."""
+        return self.f1 if self.f1 is not None else self.f1_recall
+
+
+@dataclass(slots=True)
+class RunOverview:
+    name: str
+    model: str | None
+    path: str
+    format: str
+    scorer: str | None
+    predictions: int
+    unmatched: int
+    overall: SliceStat
+    slices: list[SliceStat] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DatasetOverview:
+    name: str
+    family: str
+    path: str
+    format: str
+    items: int
+    golds: int
+    runs: list[RunOverview] = field(default_factory=list)
+    slice_items: dict[str, list[tuple[str | None, int]]] = field(default_factory=dict)
+    """dimension → (value, items) for every dimension that has at least one value."""
+    human: RunOverview | None = None
+    """The human estimate (each gold against the others, from `items.human_em/f1`) as a pseudo-run."""
+
+    @property
+    def dimensions(self) -> list[str]:
+        return [d for d in DIMENSIONS if d in self.slice_items]
+
+
+def overview(conn: Any) -> list[DatasetOverview]:
+    """Every dataset with its runs and their metrics per slice, datasets by name, runs by name."""
+    out: list[DatasetOverview] = []
+    for ds_id, name, family, path, fmt, items, golds in conn.execute(
+        "SELECT id, name, family, path, format, item_count, gold_count FROM datasets ORDER BY name"
+    ).fetchall():
+        ds = DatasetOverview(name, family, path, fmt, items, golds)
+        ds.items = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()[0]
+        for dim in DIMENSIONS:
+            rows = conn.execute(
+                f"SELECT {dim}, COUNT(*) FROM items WHERE dataset_id = ? GROUP BY 1 ORDER BY 2 DESC, 1",
+                (ds_id,),
+            ).fetchall()
+            if any(v is not None for v, _ in rows):
+                ds.slice_items[dim] = [(v, n) for v, n in rows]
+        runs = conn.execute(
+            "SELECT id, name, model, path, format, scorer, prediction_count, unmatched_count FROM runs"
+            " WHERE dataset_id = ? ORDER BY name",
+            (ds_id,),
+        ).fetchall()
+        for run_id, rname, model, rpath, rfmt, scorer, npred, unmatched in runs:
+            overall, slices = _aggregate(conn, ds, _RUN_SQL, (run_id, ds_id))
+            ds.runs.append(RunOverview(rname, model, rpath, rfmt, scorer, npred, unmatched, overall, slices))
+        if family != "cdqa":
+            overall, slices = _aggregate(conn, ds, _HUMAN_SQL, (ds_id,), human=True)
+            if overall.items:
+                ds.human = RunOverview(HUMAN, None, "", "", None, overall.items, 0, overall, slices)
+        out.append(ds)
+    return out
+
+
+_RUN_SQL = (
+    "SELECT {key} AS v, COUNT(*), SUM(COALESCE(p.em, 0)), SUM(COALESCE(p.f1, 0)),"
+    f" SUM({_ANSWERED}), SUM(CASE WHEN {_ANSWERED} THEN COALESCE(p.f1_recall, 0) ELSE 0 END),"
+    " SUM({error})"
+    " FROM predictions p JOIN items i ON i.id = p.item_id"
+    " WHERE p.run_id = ? AND i.dataset_id = ? GROUP BY v"
+)
+_HUMAN_SQL = (
+    "SELECT {key} AS v, COUNT(*), SUM(i.human_em), SUM(i.human_f1), COUNT(*), 0, SUM(i.human_em < 1)"
+    " FROM items i WHERE i.dataset_id = ? AND i.human_f1 IS NOT NULL GROUP BY v"
+)
+
+
+def _aggregate(
+    conn: Any, ds: DatasetOverview, sql: str, params: tuple[Any, ...], *, human: bool = False
+) -> tuple[SliceStat, list[SliceStat]]:
+    """Overall and per-slice stats of one run (one GROUP BY per dimension, plus the overall row).
+    The human estimate averages only the items that have one (two or more golds)."""
+    cdqa = ds.family == "cdqa"
+    sql = sql.replace("{error}", _ERROR[cdqa])
+    sums = _sums(conn, sql, params, None).get(None)
+    overall = _stat("all", None, (sums[0] if sums else 0) if human else ds.items, sums, cdqa)
+    overall.error_share = 1.0 if overall.errors else 0.0
+    slices: list[SliceStat] = []
+    for dim, values in ds.slice_items.items():
+        by_value = _sums(conn, sql, params, dim)
+        for v, n in values:
+            got = by_value.get(v)
+            if human and got is None:
+                continue
+            s = _stat(dim, v, got[0] if human and got else n, got, cdqa)
+            s.error_share = s.errors / overall.errors if overall.errors else 0.0
+            slices.append(s)
+    return overall, slices
+
+
+def _sums(conn: Any, sql: str, params: tuple[Any, ...], dim: str | None) -> dict[Any, tuple[Any, ...]]:
+    """value → (predicted, em sum, f1 sum, answered, f1-recall sum, errors) for one dimension."""
+    if dim is not None and dim not in DIMENSIONS:
+        raise ValueError(dim)
+    key = f"i.{dim}" if dim else "NULL"
+    return {r[0]: tuple(r[1:]) for r in conn.execute(sql.format(key=key), params).fetchall()}
+
+
+def _stat(dim: str, value: str | None, items: int, sums: tuple[Any, ...] | None, cdqa: bool) -> SliceStat:
+    """Turn sums into percentages; items without a prediction count as errors and score 0.
+    Metrics of the other family stay None (as in `core.report`), so nobody reads EM of CDQA."""
+    predicted, em, f1, answered, f1r, errors = sums or (0, 0, 0, 0, 0, 0)
+    s = SliceStat(dim, value, items, predicted=predicted, errors=int(errors or 0) + items - predicted)
+    if cdqa:
+        s.answered = int(answered or 0)
+        s.f1_recall = 100.0 * (f1r or 0) / answered if answered else None
+        s.answer_rate = 100.0 * (answered or 0) / items if items else 0.0
+    else:
+        s.em = 100.0 * (em or 0) / items if items else 0.0
+        s.f1 = 100.0 * (f1 or 0) / items if items else 0.0
+    return s
