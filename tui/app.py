@@ -1,0 +1,102 @@
+"""The qa-inspect Textual app: runs overview → item browser → item detail.
+
+A thin layer over `qa_inspect.core`: screens run core functions in thread workers and render what
+comes back. `QAInspectApp(db_path, runs_dir)` opens an already loaded database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.theme import Theme
+from textual.worker import Worker
+
+from qa_inspect.core.query import Filter
+
+from .commands import ActionsProvider, RunsProvider
+from .text import clean
+from .workers import Db
+
+QA_THEME = Theme(
+    name="qa-inspect",
+    primary="#5FAFD7",
+    secondary="#87AFAF",
+    accent="#FFAF5F",
+    warning="#E5C07B",
+    error="#E06C75",
+    success="#98C379",
+    foreground="#D8DEE9",
+    background="#16181D",
+    surface="#1E2128",
+    panel="#272B33",
+    dark=True,
+)
+"""The built-in theme; Textual's themes stay available through the palette."""
+
+
+class QAInspectApp(App[None]):
+    """Error analysis of QA runs: which run fails where, and why each item scored what it did."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "qa-inspect"
+    COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider}
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", tooltip="Show every key of every screen"),
+        Binding("f1", "help", "Help", show=False, tooltip="Show every key of every screen"),
+        Binding("q", "quit", "Quit", tooltip="Quit qa-inspect"),
+    ]
+
+    def __init__(self, db_path: Path, runs_dir: Path | None = None, *, theme: str | None = None) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.runs_dir = runs_dir
+        self.db = Db(self.db_path)
+        self.known_runs: list[tuple[str, str]] = []
+        self.sub_title = clean(runs_dir.name if runs_dir is not None else self.db_path.name)
+        self._theme_name = theme or QA_THEME.name
+
+    def on_mount(self) -> None:
+        self.register_theme(QA_THEME)
+        self.theme = self._theme_name
+        from .screens.overview import OverviewScreen
+
+        self.push_screen(OverviewScreen())
+
+    def on_unmount(self) -> None:
+        self.db.close()
+
+    # -- navigation used by screens and the palette ------------------------------------------
+    def open_browser(self, f: Filter) -> None:
+        from .screens.browser import BrowserScreen
+
+        self.push_screen(BrowserScreen(f))
+
+    def open_run(self, run: str) -> None:
+        """Open a run's items from anywhere (palette, `r` on the overview)."""
+        from .screens.overview import OverviewScreen
+
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, OverviewScreen):
+            self.pop_screen()
+        if not isinstance(self.screen, OverviewScreen) and len(self.screen_stack) == 2:
+            self.pop_screen()
+        dataset = next((ds for name, ds in self.known_runs if name == run), None)
+        self.open_browser(Filter(dataset=dataset, run=run))
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if type(self.screen).__name__ == "HelpScreen":
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def report_worker_error(self, worker: Worker[Any]) -> None:
+        """The one place worker failures turn into something the user sees."""
+        error = worker.error
+        name = worker.name or "background task"
+        self.log.error(f"worker {name} failed: {error!r}")
+        self.notify(f"{name}: {type(error).__name__}: {error}", title="Something went wrong", severity="error",
+                    timeout=8, markup=False)

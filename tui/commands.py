@@ -1,0 +1,79 @@
+"""Command palette: every action of the current screen by name, plus "open run …" entries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+from textual.markup import escape
+
+from .text import clean
+
+
+def _highlight(matcher: Matcher, title: str) -> Content:
+    """The title as literal text (run names are data), matched characters highlighted."""
+    content = Content(clean(title))
+    _, offsets = matcher.fuzzy_search.match(matcher.query, title)
+    for at in offsets:
+        if not title[at].isspace():
+            content = content.stylize(matcher.match_style, at, at + 1)
+    return content
+
+
+async def _discover(entries: list[tuple[str, str, Callable[[], object]]]) -> Hits:
+    for title, help_text, command in entries:
+        yield DiscoveryHit(Content(clean(title)), command, text=title, help=escape(clean(help_text)))
+
+
+async def _search(matcher: Matcher, entries: list[tuple[str, str, Callable[[], object]]]) -> Hits:
+    for title, help_text, command in entries:
+        score = matcher.match(title)
+        if score > 0:
+            yield Hit(score, _highlight(matcher, title), command, text=title, help=escape(clean(help_text)))
+
+
+class ActionsProvider(Provider):
+    """One entry per described binding of the current screen and the app (help, quit, …)."""
+
+    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        screen = self.screen
+        out: list[tuple[str, str, Callable[[], object]]] = []
+        seen: set[str] = set()
+        for owner, prefix in ((screen, ""), (self.app, "app.")):
+            for b in getattr(type(owner), "BINDINGS", []):
+                if not isinstance(b, Binding) or not b.description or b.action in seen:
+                    continue
+                seen.add(b.action)
+                key = self.app.get_key_display(b)
+                title = f"{b.description} ({key})"
+                action = b.action if not prefix else prefix + b.action
+                out.append((title, b.tooltip or b.description, partial(screen.run_action, action)))
+        return out
+
+    async def discover(self) -> Hits:
+        async for hit in _discover(self._entries()):
+            yield hit
+
+    async def search(self, query: str) -> Hits:
+        async for hit in _search(self.matcher(query), self._entries()):
+            yield hit
+
+
+class RunsProvider(Provider):
+    """`Open run NAME`: jump straight to a run's items (names come from the loaded overview)."""
+
+    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        runs: list[tuple[str, str]] = getattr(self.app, "known_runs", [])
+        open_run = getattr(self.app, "open_run")
+        return [(f"Open run {name}", f"items of {name} on {dataset}", partial(open_run, name)) for name, dataset in runs]
+
+    async def discover(self) -> Hits:
+        async for hit in _discover(self._entries()):
+            yield hit
+
+    async def search(self, query: str) -> Hits:
+        async for hit in _search(self.matcher(query), self._entries()):
+            yield hit

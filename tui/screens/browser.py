@@ -1,0 +1,348 @@
+"""Item browser: the items of a run under a filter, with the slice's count and metrics.
+
+Every filter change bumps `generation` and starts two exclusive workers — count + metrics, and
+the first window of rows — so a fast typist never sees an older filter's answer land last.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import Footer, Header, Input
+from textual.worker import get_current_worker
+
+from qa_inspect.core import query
+from qa_inspect.core.detail_align import is_cdqa
+from qa_inspect.core.query import Filter
+
+from ..messages import CountLoaded, WindowLoaded
+from ..widgets.filter_bar import FilterBar
+from ..widgets.item_table import WINDOW, ItemTable, columns_for
+from ..widgets.status_line import StatusLine
+from .base import BaseScreen
+
+SORT_LABELS = {
+    "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
+    "prediction": "prediction", "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "refused": "refused",
+    "stale": "stale", "delta": "Δ",
+}
+
+
+@dataclass(slots=True)
+class DatasetInfo:
+    """What decides the browser's columns: scorer family, slice labels present, the runs."""
+
+    dataset: str | None
+    family: str
+    scorer: str | None
+    dims: set[str]
+    items: int
+    runs: list[str]
+    key_width: int = 10
+
+
+def dataset_info(conn: sqlite3.Connection, f: Filter) -> DatasetInfo:
+    """Family, slice dimensions and runs of the filter's dataset (the run's, else `f.dataset`)."""
+    row = None
+    if f.run:
+        row = conn.execute(
+            "SELECT d.id, d.name, d.family, r.scorer FROM runs r JOIN datasets d ON d.id = r.dataset_id"
+            " WHERE r.name = ?",
+            (f.run,),
+        ).fetchone()
+    if row is None and f.dataset:
+        row = conn.execute(
+            "SELECT id, name, family, scorer FROM datasets WHERE name = ?", (f.dataset,)
+        ).fetchone()
+    if row is None:
+        return DatasetInfo(None, "cmrc", None, set(), 0, [])
+    ds_id, name, family, scorer = row
+    dims = {d for d in ("split", "tag", "answer_type") if len(query.distinct_values(conn, name, d)) > 1}
+    items, key_width = conn.execute(
+        "SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)
+    ).fetchone()
+    runs = [r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,))]
+    return DatasetInfo(name, family, scorer, dims, items, runs, key_width or 4)
+
+
+@dataclass
+class InfoLoaded(Message):
+    info: DatasetInfo
+
+
+class BrowserScreen(BaseScreen):
+    """Filter bar, status line and the item table of one run."""
+
+    HELP_TITLE = "Item browser"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", tooltip="Open the item under the cursor"),
+        Binding("slash", "search", "Search", tooltip="Free-text search over question, golds and prediction"),
+        Binding("f", "filters", "Filters", tooltip="Open the filter dialog"),
+        Binding("r", "choose_run", "Run", show=False, tooltip="Choose the run whose predictions are shown"),
+        Binding("c", "compare", "Compare", tooltip="Compare with another run (adds B and Δ columns)"),
+        Binding("d", "toggle_disagree", "Disagree", show=False, tooltip="Only items where run A and run B disagree"),
+        Binding("e", "toggle_errors", "Errors", tooltip="Only errors (EM 0 / F1-recall below 1) or all items"),
+        Binding("o", "sort", "Sort", show=False, tooltip="Sort by the next column (click a header to sort by it)"),
+        Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
+        Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
+        Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
+    ]
+
+    def __init__(self, f: Filter) -> None:
+        super().__init__()
+        self.filter = f
+        self.generation = 0
+        self.info: DatasetInfo | None = None
+        self.total: int | None = None
+        self.metrics: query.SliceMetrics | None = None
+        self.compare_metrics: query.SliceMetrics | None = None
+        self._last_width = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield FilterBar(id="filter-bar")
+        yield Input(placeholder="search question, golds, prediction — enter applies, escape closes",
+                    id="search", classes="hidden")
+        yield StatusLine(id="status")
+        yield ItemTable(id="items")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ItemTable).focus()
+        self.load_info(self.filter)
+
+    # -- workers -----------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="info")
+    def load_info(self, f: Filter) -> None:
+        with self.db.connect() as conn:
+            info = dataset_info(conn, f)
+        if not get_current_worker().is_cancelled:
+            self.post_message(InfoLoaded(info))
+
+    def on_info_loaded(self, message: InfoLoaded) -> None:
+        info = self.info = message.info
+        if self.filter.dataset is None and info.dataset:
+            self.filter = self.filter.with_(dataset=info.dataset)
+        self.refresh_items(cursor=0)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="count")
+    def load_count(self, generation: int, f: Filter) -> None:
+        with self.db.connect() as conn:
+            total = query.count(conn, f)
+            m = query.metrics(conn, f)
+            b = query.compare_metrics(conn, f)
+        if not get_current_worker().is_cancelled:
+            m.extra["compare"] = b
+            self.post_message(CountLoaded(generation, f, total, m))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="window")
+    def load_window(self, generation: int, f: Filter, start: int, cursor: int) -> None:
+        with self.db.connect() as conn:
+            rows = query.page(conn, f, start, WINDOW)
+        if not get_current_worker().is_cancelled:
+            self.post_message(WindowLoaded(generation, f, start, rows, cursor))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="position")
+    def load_position(self, generation: int, f: Filter, item_id: int) -> None:
+        with self.db.connect() as conn:
+            pos = query.position(conn, f, item_id)
+            pos = 0 if pos is None else pos
+            rows = query.page(conn, f, max(0, pos - WINDOW // 2), WINDOW)
+        if not get_current_worker().is_cancelled:
+            self.post_message(WindowLoaded(generation, f, max(0, pos - WINDOW // 2), rows, pos))
+
+    # -- state -------------------------------------------------------------------------------
+    def set_filter(self, f: Filter, *, keep_item: int | None = None) -> None:
+        """Apply a new filter: columns if the run or comparison changed, then count and rows."""
+        run_changed = f.run != self.filter.run
+        self.filter = f
+        if run_changed:
+            self.load_info(f)
+            return
+        self.refresh_items(cursor=0, keep_item=keep_item)
+
+    def refresh_items(self, cursor: int = 0, keep_item: int | None = None) -> None:
+        self.generation += 1
+        self.total = None
+        self._rebuild_columns()
+        self._show_status()
+        self.query_one(FilterBar).show(self.filter, self.size.width)
+        self.load_count(self.generation, self.filter)
+        if keep_item is not None:
+            self.load_position(self.generation, self.filter, keep_item)
+        else:
+            self.load_window(self.generation, self.filter, 0, cursor)
+
+    def _rebuild_columns(self) -> None:
+        if self.info is None:
+            return
+        table = self.query_one(ItemTable)
+        cdqa = is_cdqa(self.info.scorer, self.info.family)
+        width = self.size.width or self.app.size.width
+        table.set_columns(columns_for(cdqa, self.info.dims, bool(self.filter.compare), self.info.key_width, width),
+                          self.filter.sort, self.filter.descending)
+        self._last_width = self.size.width
+
+    def _show_status(self) -> None:
+        table = self.query_one(ItemTable)
+        label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
+        self.query_one(StatusLine).show(
+            self.total, self.info.items if self.info else None, self.metrics,
+            self.compare_metrics if self.filter.compare else None, label,
+            table.absolute_cursor if table.win_rows else None,
+        )
+
+    # -- messages ----------------------------------------------------------------------------
+    def on_count_loaded(self, message: CountLoaded) -> None:
+        if message.generation != self.generation:
+            return
+        self.total = message.total
+        self.metrics = message.metrics
+        self.compare_metrics = message.metrics.extra.get("compare")
+        table = self.query_one(ItemTable)
+        table.win_total = message.total
+        self._show_status()
+
+    def on_window_loaded(self, message: WindowLoaded) -> None:
+        if message.generation != self.generation:
+            return
+        table = self.query_one(ItemTable)
+        total = self.total if self.total is not None else max(message.start + len(message.rows), table.win_total)
+        table.show_window(message.start, message.rows, message.cursor, total)
+        self._show_status()
+
+    def on_item_table_need_window(self, message: ItemTable.NeedWindow) -> None:
+        self.load_window(self.generation, self.filter, message.start, message.cursor)
+
+    def on_item_table_sort(self, message: ItemTable.Sort) -> None:
+        same = message.sort == self.filter.sort
+        self.set_filter(self.filter.with_(sort=message.sort, descending=not self.filter.descending if same else False))
+
+    @on(ItemTable.RowHighlighted)
+    def _row_moved(self) -> None:
+        self._show_status()
+
+    @on(ItemTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_open()
+
+    def on_resize(self, event: Resize) -> None:
+        if self.info is not None and abs(event.size.width - self._last_width) > 0:
+            table = self.query_one(ItemTable)
+            self._rebuild_columns()
+            if table.win_rows:
+                table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
+
+    # -- actions -----------------------------------------------------------------------------
+    def action_open(self) -> None:
+        row = self.query_one(ItemTable).current
+        if row is None:
+            return
+        from .detail import DetailScreen
+
+        self.app.push_screen(DetailScreen(self.filter, row.item_id), self._back_from_detail)
+
+    def _back_from_detail(self, item_id: int | None) -> None:
+        """n/p may have moved on in the detail view: follow it in the table."""
+        table = self.query_one(ItemTable)
+        if item_id is not None and (table.current is None or table.current.item_id != item_id):
+            self.generation += 1
+            self.load_count(self.generation, self.filter)
+            self.load_position(self.generation, self.filter, item_id)
+
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.remove_class("hidden")
+        box.value = self.filter.search
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.set_filter(self.filter.with_(search=event.value.strip()))
+        self.query_one(ItemTable).focus()
+
+    def _close_search(self) -> None:
+        box = self.query_one("#search", Input)
+        if not self.filter.search:
+            box.add_class("hidden")
+        self.query_one(ItemTable).focus()
+
+    def action_back(self) -> None:
+        if self.focused is self.query_one("#search", Input):
+            self._close_search()
+            return
+        self.dismiss(None)
+
+    def action_filters(self) -> None:
+        from .filters import FilterScreen
+
+        def done(f: Filter | None) -> None:
+            if f is not None:
+                self.set_filter(f)
+
+        self.app.push_screen(FilterScreen(self.filter), done)
+
+    def action_choose_run(self) -> None:
+        from .pick_run import RunPicker
+
+        def done(run: str | None) -> None:
+            if run and run != self.filter.run:
+                cmp_ = None if self.filter.compare == run else self.filter.compare
+                keep = dict(splits=(), tags=(), answer_types=()) if self._other_dataset(run) else {}
+                self.set_filter(self.filter.with_(run=run, compare=cmp_, dataset=None, **keep))
+
+        self.app.push_screen(RunPicker("Show run", self.filter.run, None), done)
+
+    def _other_dataset(self, run: str) -> bool:
+        return self.info is None or run not in self.info.runs
+
+    def action_compare(self) -> None:
+        from .pick_run import RunPicker
+
+        if self.info is None:
+            return
+
+        def done(run: str | None) -> None:
+            if run is None:
+                return
+            value = None if run == "" else run
+            self.set_filter(self.filter.with_(compare=value, only_disagree=self.filter.only_disagree and bool(value)))
+
+        others = [r for r in self.info.runs if r != self.filter.run]
+        if not others:
+            self.notify("No other run on this dataset to compare with.", severity="warning")
+            return
+        self.app.push_screen(RunPicker("Compare with", self.filter.compare, others, allow_none=True), done)
+
+    def action_toggle_disagree(self) -> None:
+        if not self.filter.compare:
+            self.notify("Choose a run to compare with first (c).", severity="warning")
+            return
+        self.set_filter(self.filter.with_(only_disagree=not self.filter.only_disagree))
+
+    def action_toggle_errors(self) -> None:
+        f = self.filter
+        cdqa = self.info is not None and is_cdqa(self.info.scorer, self.info.family)
+        if cdqa:
+            on_ = f.f1_max is not None
+            self.set_filter(f.with_(f1_max=None if on_ else 0.999999, refused=None))
+        else:
+            self.set_filter(f.with_(em=None if f.em == 0 else 0))
+
+    def action_sort(self) -> None:
+        self.query_one(ItemTable).sort_by_cursor_column()
+
+    def action_reverse(self) -> None:
+        self.set_filter(self.filter.with_(descending=not self.filter.descending))
+
+    def action_clear(self) -> None:
+        f = self.filter
+        self.query_one("#search", Input).add_class("hidden")
+        self.set_filter(Filter(dataset=f.dataset, run=f.run, compare=f.compare, sort=f.sort, descending=f.descending))

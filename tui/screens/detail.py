@@ -1,0 +1,140 @@
+"""Item detail: question, passage, the prediction against every gold, other runs, metadata.
+
+`n`/`p` walk the browser's filter (in its sort order) without going back; the screen returns
+the item it ends on, so the browser's cursor follows.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Header, Static
+from textual.worker import get_current_worker
+
+from qa_inspect.core import query
+from qa_inspect.core.detail import ItemDetail, item_detail
+from qa_inspect.core.query import Filter
+
+from ..messages import DetailLoaded, NeighbourFound
+from ..widgets import detail_parts as parts
+from .base import BaseScreen
+
+
+class DetailScreen(BaseScreen):
+    """One item; everything needed to see why it scored what it scored."""
+
+    HELP_TITLE = "Item detail"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "step(1)", "Next", tooltip="Next item of the current filter"),
+        Binding("p", "step(-1)", "Previous", tooltip="Previous item of the current filter"),
+        Binding("a", "toggle_alignment", "Alignment", tooltip="Official F1 alignment ↔ character subsequence"),
+        Binding("r", "choose_run", "Run", tooltip="Show another run's prediction against the golds"),
+        Binding("escape", "back", "Back", tooltip="Back to the item browser"),
+    ]
+
+    def __init__(self, f: Filter, item_id: int, run: str | None = None) -> None:
+        super().__init__()
+        self.filter = f
+        self.item_id = item_id
+        self.run = run if run is not None else f.run
+        self.detail: ItemDetail | None = None
+        self.position: int | None = None
+        self.total: int | None = None
+        self.subsequence = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="detail-scroll"):
+            yield Static(id="d-title")
+            with Horizontal(id="detail-body"):
+                with Vertical(id="detail-left"):
+                    yield Static(id="d-question")
+                    yield Static(id="d-answers")
+                    yield Static(id="d-others")
+                with Vertical(id="detail-right"):
+                    yield Static(id="d-context")
+                    yield Static(id="d-meta")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#detail-scroll").focus()
+        self.load(self.item_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def load(self, item_id: int) -> None:
+        with self.db.connect() as conn:
+            detail = item_detail(conn, item_id, self.run)
+            position = query.position(conn, self.filter, item_id)
+            total = query.count(conn, self.filter)
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailLoaded(detail, position, total))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def step(self, item_id: int, step: int) -> None:
+        with self.db.connect() as conn:
+            nxt = query.neighbour(conn, self.filter, item_id, step)
+            if nxt is None:
+                self.post_message(NeighbourFound(None, step))
+                return
+            detail = item_detail(conn, nxt, self.run)
+            position = query.position(conn, self.filter, nxt)
+            total = query.count(conn, self.filter) if self.total is None else self.total
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailLoaded(detail, position, total))
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        if message.detail is None:
+            self.notify("This item is no longer in the database.", severity="error")
+            return
+        self.detail = message.detail
+        self.item_id = message.detail.item_id
+        self.position, self.total = message.position, message.total
+        self.render_detail()
+        self.query_one("#detail-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def on_neighbour_found(self, message: NeighbourFound) -> None:
+        if message.item_id is None:
+            self.notify("Last item of the filter." if message.step > 0 else "First item of the filter.")
+
+    def render_detail(self) -> None:
+        d = self.detail
+        if d is None:
+            return
+        width = self.size.width or self.app.size.width
+        half = width // 2 if self.has_class("-wide") else width
+        self.query_one("#d-title", Static).update(parts.title(d, self.position, self.total))
+        self.query_one("#d-question", Static).update(parts.question(d))
+        self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half))
+        self.query_one("#d-others", Static).update(parts.others(d, half))
+        self.query_one("#d-context", Static).update(parts.context(d))
+        self.query_one("#d-meta", Static).update(parts.meta(d))
+
+    def action_step(self, step: int) -> None:
+        self.step(self.item_id, step)
+
+    def action_toggle_alignment(self) -> None:
+        self.subsequence = not self.subsequence
+        self.render_detail()
+        self.notify("Character subsequence alignment" if self.subsequence else "Official F1 alignment", timeout=2)
+
+    def action_choose_run(self) -> None:
+        from .pick_run import RunPicker
+
+        if self.detail is None:
+            return
+        runs = sorted([o.run for o in self.detail.others] + self.detail.missing_runs
+                      + ([self.run] if self.run and self.detail.prediction else []))
+
+        def done(run: str | None) -> None:
+            if run and run != self.run:
+                self.run = run
+                self.load(self.item_id)
+
+        self.app.push_screen(RunPicker("Show prediction of", self.run, runs), done)
+
+    def action_back(self) -> None:
+        self.dismiss(self.item_id)

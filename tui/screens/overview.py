@@ -1,0 +1,160 @@
+"""Runs overview (start screen): every dataset, its runs and the human estimate, and the slices
+of the highlighted run with each slice's share of the errors. Enter opens the item browser."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from qa_inspect.core.overview import DatasetOverview, overview
+from qa_inspect.core.query import Filter
+
+from ..messages import OverviewLoaded
+from ..text import clean
+from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from .base import BaseScreen
+
+FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
+
+
+def filter_for(ref: RowRef) -> Filter:
+    """The browser filter a row of the overview stands for."""
+    f = Filter(dataset=ref.dataset, run=ref.run)
+    if ref.dimension in FILTER_FIELD and ref.value is not None:
+        f = f.with_(**{FILTER_FIELD[ref.dimension]: (ref.value,)})
+    return f
+
+
+def dataset_title(ds: DatasetOverview) -> Content:
+    parts: list[tuple[str, str] | str] = [
+        (clean(ds.name), "bold $primary"), ("  ", ""), (ds.family, "$text-muted"),
+        ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$text-muted"),
+        ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$text-muted"),
+    ]
+    h = ds.human.overall if ds.human else None
+    if h is not None and h.f1 is not None:
+        parts += [("  human ", "$text-muted"), (f"EM {h.em or 0:.1f} F1 {h.f1:.1f}", "italic")]
+    return Content.assemble(*parts)
+
+
+class RunsBox(VerticalScroll, can_focus=False):
+    """Scrolls the per-dataset tables; the tables take focus, not the box."""
+
+
+class OverviewScreen(BaseScreen):
+    """Start screen: which run is best where, and where the errors are."""
+
+    HELP_TITLE = "Runs overview"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", tooltip="Open the items of the highlighted run or slice"),
+        Binding("r", "choose_run", "Run", tooltip="Choose a run and open its items"),
+        Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
+        Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.datasets: list[DatasetOverview] = []
+        self.current: RunsTable | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="overview"):
+            yield RunsBox(id="overview-runs")
+            yield Static(id="slices-title")
+            yield SlicesTable(id="slices")
+            yield Static(Content.styled("loading…", "$text-muted"), id="overview-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="overview")
+    def load(self) -> None:
+        with self.db.connect() as conn:
+            data = overview(conn)
+        if not get_current_worker().is_cancelled:
+            self.post_message(OverviewLoaded(data))
+
+    async def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        self.datasets = message.datasets
+        self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
+        box = self.query_one("#overview-runs", VerticalScroll)
+        await box.remove_children()
+        empty = self.query_one("#overview-empty", Static)
+        empty.display = not self.datasets
+        if not self.datasets:
+            empty.update(Content.styled(
+                "No datasets loaded. Put a dataset file and prediction files in the runs folder and restart.",
+                "$warning"))
+            return
+        widgets = []
+        for ds in self.datasets:
+            widgets.append(Static(dataset_title(ds), classes="dataset-title"))
+            widgets.append(RunsTable(ds, classes="runs-table"))
+        await box.mount_all(widgets)
+        first = self.query(RunsTable).first()
+        first.focus()
+        self._show_slices(first)
+
+    @on(DataTable.RowHighlighted, ".runs-table")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if isinstance(event.data_table, RunsTable):
+            self._show_slices(event.data_table)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def on_descendant_focus(self) -> None:
+        focused = self.focused
+        if isinstance(focused, RunsTable) and focused is not self.current:
+            self._show_slices(focused)
+
+    def _show_slices(self, table: RunsTable) -> None:
+        self.current = table
+        ref = table.ref
+        ds = table.ds
+        run = next((r for r in ds.runs if ref is not None and r.name == ref.run), None)
+        if ref is not None and ref.human:
+            run = ds.human
+        self.query_one(SlicesTable).show(ds, run)
+        who = clean(run.name) if run else clean(ds.name) + " (no run)"
+        metric = "F1-recall over answered items" if is_cdqa_family(ds) else "EM/F1 over all items, missing = 0"
+        if ref is not None and ref.human:
+            metric = "each gold scored against the others"
+        self.query_one("#slices-title", Static).update(Content.assemble(
+            ("Slices of ", "$text-muted"), (who, "bold"), ("  ", ""), (metric, "$text-muted"),
+            (" · share = slice errors / run errors", "$text-muted"),
+        ))
+
+    def action_open(self) -> None:
+        focused = self.focused
+        ref: RowRef | None = None
+        if isinstance(focused, (RunsTable, SlicesTable)):
+            ref = focused.ref
+        if ref is None:
+            return
+        if ref.dimension not in ("all", *FILTER_FIELD) or (ref.dimension != "all" and ref.value is None):
+            self.notify("Items without this label cannot be filtered on; opening the whole run.")
+            ref = RowRef(ref.dataset, ref.run)
+        self.qa_app.open_browser(filter_for(ref))
+
+    def action_choose_run(self) -> None:
+        from .pick_run import RunPicker
+
+        def done(run: str | None) -> None:
+            if run:
+                self.qa_app.open_run(run)
+
+        self.app.push_screen(RunPicker("Open run", None, None), done)
+
+    def action_reload(self) -> None:
+        self.load()

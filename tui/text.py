@@ -1,0 +1,93 @@
+"""Dataset and model text made safe to show: visible control characters, CJK-aware truncation.
+
+Text from datasets and models is data, never markup. Every helper here keeps offsets stable
+(one character in, one character out) so alignment ranges and context spans computed on the raw
+strings still point at the right characters after cleaning.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+
+_C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
+_PLACEHOLDERS: dict[int, str] = {**_C0, 0x7F: "\u2421"}  # ␡
+for _cp in range(0x80, 0xA0):  # C1 controls (CSI 0x9B among them)
+    _PLACEHOLDERS[_cp] = "\ufffd"
+for _cp in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C):
+    _PLACEHOLDERS[_cp] = "\ufffd"  # bidi controls would reorder the rest of the line
+_PLACEHOLDERS[0x2028] = "\u23ce"  # line / paragraph separators break rows
+_PLACEHOLDERS[0x2029] = "\u23ce"
+
+_INLINE = dict(_PLACEHOLDERS)
+_INLINE[0x0A] = "\u23ce"  # ⏎ newline shown as a symbol in one-line cells
+_INLINE[0x0D] = "\u23ce"
+_INLINE[0x09] = " "
+
+_BLOCK = dict(_PLACEHOLDERS)
+del _BLOCK[0x0A]  # multi-line fields keep their line breaks
+_BLOCK[0x09] = " "
+_BLOCK[0x0D] = " "
+
+_INLINE_TABLE = str.maketrans(_INLINE)
+_BLOCK_TABLE = str.maketrans(_BLOCK)
+
+ELLIPSIS = "…"
+
+
+def clean(s: str | None, *, multiline: bool = False) -> str:
+    """Replace control characters one-for-one with visible placeholders (`\\x1b` → `␛`).
+
+    One line by default (newlines become ⏎); `multiline=True` keeps newlines for passages.
+    The result has the same length as the input, so character offsets still apply.
+    """
+    if not s:
+        return ""
+    return s.translate(_BLOCK_TABLE if multiline else _INLINE_TABLE)
+
+
+def truncate(s: str, width: int) -> str:
+    """At most `width` terminal cells, ending in … when cut; a CJK character counts two cells."""
+    if width <= 0:
+        return ""
+    if cell_len(s) <= width:
+        return s
+    out: list[str] = []
+    used = 0
+    for ch in s:
+        w = cell_len(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + ELLIPSIS
+
+
+def cell_text(s: str | None, width: int | None = None, style: str = "") -> Text:
+    """A one-line table cell: cleaned, truncated to `width` cells, never parsed as markup."""
+    plain = clean(s)
+    if width is not None:
+        plain = truncate(plain, width)
+    return Text(plain, style=style, no_wrap=True, overflow="ellipsis")
+
+
+def number(value: float | None, digits: int = 1, *, percent: bool = False, style: str = "") -> Text:
+    """A right-aligned number cell; — for missing values."""
+    if value is None:
+        return Text("—", style="dim", justify="right")
+    shown = value * 100 if percent else value
+    return Text(f"{shown:.{digits}f}", style=style, justify="right")
+
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(fraction: float | None, width: int = 10) -> str:
+    """A unicode block bar `width` cells wide for a fraction in [0, 1] (eighth-cell resolution)."""
+    if fraction is None:
+        return " " * width
+    fraction = min(max(fraction, 0.0), 1.0)
+    eighths = round(fraction * width * 8)
+    full, rest = divmod(eighths, 8)
+    out = "█" * full + (BLOCKS[rest] if rest and full < width else "")
+    return out.ljust(width)

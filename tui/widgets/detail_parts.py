@@ -1,0 +1,230 @@
+"""Content builders for the item detail view: pure functions of an `ItemDetail`.
+
+Dataset and model strings are cleaned one-for-one (`clean`) before styling, so the character
+ranges from `core.detail` still point at the right characters. Styles use theme variables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from textual.content import Content
+
+from qa_inspect.core.detail import GoldInfo, GoldMatch, ItemDetail, PredictionInfo
+
+from ..text import clean, truncate
+
+MATCH = "bold $success underline"
+MUTED = "$text-muted"
+GOLD_SPAN = "bold $success underline"
+PRED_SPAN = "reverse $accent"
+STALE = "strike $warning"
+LABEL = "bold $primary"
+Range = tuple[int, int]
+
+
+def highlight(text: str, ranges: Sequence[Range], style: str = MATCH, rest: str = "", *, multiline: bool = False) -> Content:
+    """`text` cleaned, with `ranges` styled and everything else in `rest`."""
+    content = Content(clean(text, multiline=multiline))
+    if rest:
+        content = content.stylize(rest)
+    for a, b in ranges:
+        content = content.stylize(style, a, b)
+    return content
+
+
+def _score(value: float | None, label: str, digits: int = 1) -> list[tuple[str, str]]:
+    if value is None:
+        return []
+    shown = f"{value:.0f}" if digits == 0 else f"{100 * value:.{digits}f}"
+    return [(f"{label} ", MUTED), (shown, "bold"), ("  ", "")]
+
+
+def scores(p: PredictionInfo | GoldMatch, refused: int | None = None) -> list[tuple[str, str]]:
+    """`EM 0  F1 61.5` or `F1-recall 50.0` or `refused`."""
+    if refused:
+        return [("refused", "italic $warning"), ("  ", "")]
+    return [*_score(p.em, "EM", 0), *_score(p.f1, "F1"), *_score(p.f1_recall, "F1-recall")]
+
+
+def title(d: ItemDetail, position: int | None, total: int | None) -> Content:
+    parts: list[tuple[str, str] | str] = [(clean(d.dataset), LABEL), ("  ", ""), (clean(d.key), "bold")]
+    for label, value in (("split", d.split), ("tag", d.tag), ("type", d.answer_type)):
+        if value:
+            parts += [("  ", ""), (f"{label} ", MUTED), (clean(value), "")]
+    if position is not None and total:
+        parts += [("  ", ""), (f"{position + 1:,} of {total:,} in filter", MUTED)]
+    return Content.assemble(*parts)
+
+
+def question(d: ItemDetail) -> Content:
+    return Content.assemble(("Q  ", LABEL), highlight(d.question, [], multiline=True))
+
+
+def _explain(m: GoldMatch, cdqa: bool) -> str:
+    """Why the score is what it is, in the metric's own units."""
+    if cdqa:
+        return f"{m.matched} of {m.gold_units} gold tokens found in the answer (recall)"
+    if not m.matched:
+        return "no segment in common"
+    return (f"{m.matched} common contiguous segments: precision {m.matched}/{m.pred_units},"
+            f" recall {m.matched}/{m.gold_units}")
+
+
+def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
+    """The prediction against every gold, each with its own scores and matched characters."""
+    p = d.prediction
+    lines: list[Content] = []
+    view = "character subsequence (not what F1 counts)" if subsequence else "official F1 alignment"
+    run = d.run or "no run chosen"
+    if p is None:
+        lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  no prediction for this item", MUTED)))
+    else:
+        best = next((m for m in p.per_gold if m.best), None)
+        ranges = _ranges(best, subsequence, pred=True) if best else []
+        lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  ", ""), *scores(p, p.refused)))
+        lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
+    cdqa = p is not None and p.f1_recall is not None or (p is not None and bool(p.refused))
+    lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
+    matches = {m.gold_idx: m for m in p.per_gold} if p else {}
+    short = p is not None and cell_len(p.text) <= max(20, width - 16) and "\n" not in p.text
+    for group in group_golds(d.golds):
+        g = group[0]
+        m = next((matches[x.idx] for x in group if x.idx in matches and matches[x.idx].best), matches.get(g.idx))
+        label = "·".join(str(x.idx + 1) for x in group)
+        lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label))
+    return Content("\n").join(lines)
+
+
+def group_golds(golds: Sequence[GoldInfo]) -> list[list[GoldInfo]]:
+    """Identical golds (CMRC dev often repeats an answer) shown once, labelled `1·2`."""
+    groups: dict[tuple[str, bool, int], list[GoldInfo]] = {}
+    for g in golds:  # a stale gold keeps its own line: its flag belongs to it alone
+        groups.setdefault((g.text, g.superseded, g.idx if g.stale else -1), []).append(g)
+    return list(groups.values())
+
+
+def _ranges(m: GoldMatch, subsequence: bool, *, pred: bool) -> list[Range]:
+    if subsequence:
+        return m.pred_subseq if pred else m.gold_subseq
+    return m.pred_ranges if pred else m.gold_ranges
+
+
+def _gold_lines(
+    g: GoldInfo, m: GoldMatch | None, p: PredictionInfo | None, subsequence: bool, short: bool, cdqa: bool,
+    label: str,
+) -> list[Content]:
+    marker = ("★ ", "bold $accent") if m is not None and m.best else ("  ", "")
+    text_style = STALE if (g.superseded or g.stale) else ""
+    gold_text = highlight(g.text, _ranges(m, subsequence, pred=False) if m else [], rest=text_style)
+    head: list[Content | tuple[str, str] | str] = [marker, (f"{label} ", MUTED), gold_text, "  "]
+    if m is not None and p is not None and not p.refused:
+        head += scores(m)
+    if g.superseded:
+        head.append(("superseded (not scored)", "italic $warning"))
+    if g.span is None:
+        head.append(("no span in passage", MUTED))
+    out = [Content.assemble(*head)]
+    if g.stale is not None:
+        s = g.stale
+        note: list[tuple[str, str] | str] = [("    ⚑ stale", "bold $warning"), (f" — {clean(s.author)}, {s.ts[:10]}", MUTED)]
+        if s.reason:
+            note += [": ", (clean(s.reason), "")]
+        if s.proposed:
+            note += [("  → ", MUTED), (clean(s.proposed), "bold")]
+        if s.evidence:
+            note += [("  ", ""), (clean(s.evidence), "underline")]
+        out.append(Content.assemble(*note))
+    if m is not None and p is not None and not p.refused:
+        if short:
+            out.append(Content.assemble(("    pred ", MUTED), highlight(p.text, _ranges(m, subsequence, pred=True), rest=MUTED)))
+        if m.best and not subsequence:
+            out.append(Content.styled("    " + _explain(m, cdqa), MUTED))
+    return out
+
+
+def context(d: ItemDetail) -> Content:
+    """The passage with every gold span and the predicted span in different styles."""
+    if not d.context:
+        return Content.styled("(no passage)", MUTED)
+    text = highlight(d.context, [], multiline=True)
+    for g in d.golds:
+        if g.span and g.span[1] > g.span[0]:
+            text = text.stylize(STALE if g.stale or g.superseded else GOLD_SPAN, g.span[0], g.span[1])
+    p = d.prediction
+    if p is not None and p.context_span:
+        text = text.stylize(PRED_SPAN, *p.context_span)
+    legend = Content.assemble(("Passage ", LABEL), ("gold", GOLD_SPAN), ("  ", ""), ("prediction", PRED_SPAN),
+                              ("  ", ""), *( [(clean(d.title or ""), MUTED)] if d.title else []))
+    missing = "" if p is None or p.context_span or not p.text.strip() else "  (prediction not found in the passage)"
+    return Content.assemble(legend, (missing, "italic $warning"), "\n", text)
+
+
+def others(d: ItemDetail, width: int) -> Content:
+    """Every other run's prediction for this item, with its scores."""
+    lines: list[Content] = [Content.styled("Other runs", LABEL)]
+    if not d.others and not d.missing_runs:
+        lines.append(Content.styled("  (no other run on this dataset)", MUTED))
+    name_w = min(24, max((cell_len(clean(o.run)) for o in d.others), default=8))
+    for o in d.others:
+        best = next((m for m in o.per_gold if m.best), None)
+        text = truncate(clean(o.text), max(20, width - name_w - 24))
+        shown = Content.assemble(*scores(o, o.refused))
+        lines.append(Content.assemble(
+            ("  ", ""), (_pad(truncate(clean(o.run), name_w), name_w), "bold"), "  ",
+            shown.pad_right(max(0, 18 - shown.cell_length)),
+            highlight(text, best.pred_ranges if best else []) if text.strip() else Content.styled("(empty)", MUTED),
+        ))
+    for name in d.missing_runs:
+        if name != d.run:
+            lines.append(Content.assemble(("  ", ""), (clean(name), "bold"), ("  no prediction (scores 0)", MUTED)))
+    return Content("\n").join(lines)
+
+
+def meta(d: ItemDetail) -> Content:
+    """Tags, evidence, where the item and the prediction come from, n-best, raw response."""
+    lines: list[Content] = [Content.styled("Details", LABEL)]
+
+    def row(label: str, value: object) -> None:
+        lines.append(Content.assemble(("  " + label.ljust(12), MUTED), clean(str(value))))
+
+    where = d.source_path or "?"
+    row("item", f"{d.key} · {where}" + (f":{d.source_line}" if d.source_line else ""))
+    if d.is_impossible:
+        row("impossible", "yes (no answer in the passage)")
+    for k in sorted(d.meta):
+        v = d.meta[k]
+        if v not in (None, "", [], {}):
+            row(str(k), v if not isinstance(v, (list, dict)) else _short(v))
+    p = d.prediction
+    if p is not None:
+        row("run file", (p.run_path or "?") + (f":{p.source_line}" if p.source_line else ""))
+        if p.model:
+            row("model", p.model)
+        if p.scorer:
+            row("scorer", p.scorer)
+        for k in sorted(p.meta):
+            row(str(k), _short(p.meta[k]))
+        if p.candidates:
+            lines.append(Content.styled("  n-best", MUTED))
+            for c in p.candidates[:10]:
+                prob = c.get("probability")
+                lines.append(Content.assemble(
+                    ("    ", ""), (f"{prob:.3f} " if isinstance(prob, (int, float)) else "      ", MUTED),
+                    clean(str(c.get("text", ""))),
+                ))
+        if p.raw and p.raw != p.text:
+            lines.append(Content.styled("  raw response", MUTED))
+            lines.append(Content.assemble("    ", highlight(p.raw, [], multiline=True)))
+    return Content("\n").join(lines)
+
+
+def _pad(s: str, width: int) -> str:
+    """Pad to `width` terminal cells (CJK counts two)."""
+    return s + " " * max(0, width - cell_len(s))
+
+
+def _short(v: object, limit: int = 200) -> str:
+    s = v if isinstance(v, str) else repr(v)
+    return s if len(s) <= limit else s[: limit - 1] + "…"

@@ -1,0 +1,60 @@
+"""One line naming what the item table shows: run, comparison and every active filter."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from qa_inspect.core.query import Filter
+
+from ..text import clean, truncate
+
+
+def describe(f: Filter) -> list[tuple[str, str]]:
+    """(label, value) for every part of a filter that narrows or orders the items."""
+    out: list[tuple[str, str]] = []
+    if f.run:
+        out.append(("run", f.run))
+    elif f.dataset:
+        out.append(("dataset", f.dataset))
+    if f.compare:
+        out.append(("vs", f.compare + (" · disagree" if f.only_disagree else "")))
+    for label, values in (("split", f.splits), ("tag", f.tags), ("type", f.answer_types)):
+        if values:
+            out.append((label, ",".join(values)))
+    if f.refused is not None:
+        out.append(("", "refused" if f.refused else "answered"))
+    if f.em is not None:
+        out.append(("EM", str(f.em)))
+    if f.f1_min is not None or f.f1_max is not None:
+        lo = "0" if f.f1_min is None else f"{f.f1_min:g}"
+        hi = "1" if f.f1_max is None else f"{f.f1_max:g}"
+        out.append(("score", f"{lo}–{hi}"))
+    if f.stale is not None:
+        out.append(("", "stale" if f.stale else "not stale"))
+    if f.search.strip():
+        out.append(("search", f.search.strip()))
+    return out
+
+
+class FilterBar(Static):
+    """Chips for the active filter; clicking it opens the filter dialog."""
+
+    DEFAULT_CSS = """
+    FilterBar { height: 1; padding: 0 1; background: $panel; color: $foreground; }
+    """
+
+    def show(self, f: Filter, width: int) -> None:
+        parts: list[Content | tuple[str, str] | str] = []
+        for label, value in describe(f):
+            if parts:
+                parts.append(("  ", ""))
+            if label:
+                parts.append((f"{label} ", "$text-muted"))
+            parts.append((truncate(clean(value), 40), "bold $accent"))
+        if len(describe(f)) <= 1 + int(bool(f.compare)):
+            parts.append(("   f filters · / search · e errors only", "$text-muted"))
+        self.update(Content.assemble(*parts))
+
+    def on_click(self) -> None:
+        self.app.run_action("screen.filters")

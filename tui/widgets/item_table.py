@@ -1,0 +1,275 @@
+"""The item table: a window of at most `WINDOW` rows over a filter that may match 100k items.
+
+The widget never holds more than one window. Moving the cursor past either end of the window,
+paging, Home/End and wheel-scrolling past the edge post `NeedWindow`; the screen fetches that
+window with `core.query.page` in a worker and hands it back through `show_window`. Row positions
+shown to the user (and used for n/p) are absolute: `start + cursor_row`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+from qa_inspect.core.query import ItemRow
+
+from ..text import cell_text, number
+
+WINDOW = 200
+"""Rows held by the widget at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    key: str
+    label: str
+    sort: str | None
+    width: int = 0  # fixed width in cells; 0 = flexible
+    weight: int = 0  # share of the remaining width for flexible columns
+    justify: str = "left"
+
+
+SPLIT = Col("split", "split", "split", 6)
+TAG = Col("tag", "tag", "tag", 8)
+TYPE = Col("answer_type", "type", "answer_type", 8)
+QUESTION = Col("question", "question", "question", weight=4)
+PREDICTION = Col("prediction", "prediction", "prediction", weight=3)
+GOLD = Col("best_gold", "best gold", None, weight=3)
+EM = Col("em", "EM", "em", 2, justify="right")
+F1 = Col("f1", "F1", "f1", 5, justify="right")
+F1R = Col("f1_recall", "F1-r", "f1_recall", 5, justify="right")
+REFUSED = Col("refused", "ref", "refused", 3)
+STALE = Col("stale", "stale", "stale", 5)
+B_EM = Col("b_em", "B EM", None, 4, justify="right")
+DELTA = Col("delta", "Δ", "delta", 6, justify="right")
+
+
+def columns_for(cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120) -> list[Col]:
+    """The columns worth showing: slice columns only when the dataset's labels vary, the metric
+    columns of the run's scorer, and the B/Δ columns while comparing. Narrow terminals get a
+    shorter id and no slice columns, so the question keeps its room."""
+    narrow = width < 100
+    cols = [Col("key", "id", "key", min(max(key_width, 4), 12 if narrow else 18))]
+    if narrow:
+        dims = set()
+    cols += [c for c, d in ((SPLIT, "split"), (TAG, "tag"), (TYPE, "answer_type")) if d in dims]
+    cols += [QUESTION, PREDICTION, GOLD]
+    cols += [F1R, REFUSED] if cdqa else [EM, F1]
+    cols.append(Col("stale", "⚑", "stale", 1) if narrow else STALE)
+    if compare:
+        if not cdqa:
+            cols.append(B_EM)
+        cols += [Col("b_main", "B F1-r" if cdqa else "B F1", None, 6, justify="right"), DELTA]
+    return cols
+
+
+def layout_widths(cols: list[Col], total: int) -> list[int]:
+    """Cell widths that fill `total` columns (2 cells of padding each); flexible columns ≥ 8."""
+    fixed = sum(c.width for c in cols) + 2 * len(cols) + 2  # + scrollbar
+    weights = sum(c.weight for c in cols) or 1
+    free = max(total - fixed, 8 * sum(1 for c in cols if c.weight))
+    return [c.width or max(8, free * c.weight // weights) for c in cols]
+
+
+class ItemTable(DataTable[Text]):
+    """Items of the current filter, one window at a time."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", tooltip="Open the item under the cursor"),
+        Binding("home", "first", "First item", show=False),
+        Binding("end", "last", "Last item", show=False),
+        Binding("ctrl+home", "first", "First item", show=False),
+        Binding("ctrl+end", "last", "Last item", show=False),
+    ]
+
+    @dataclass
+    class NeedWindow(Message):
+        """Fetch rows from `start` and put the cursor on absolute row `cursor`."""
+
+        start: int
+        cursor: int
+
+    @dataclass
+    class Sort(Message):
+        """The user asked to sort by a column (header click or the sort key)."""
+
+        sort: str
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.win_start = 0
+        self.win_total = 0
+        self.win_rows: list[ItemRow] = []
+        self.cols: list[Col] = []
+        self.widths: list[int] = []
+        self.sort_key = "key"
+        self.descending = False
+        self._pending = False
+        self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
+
+    # -- building ----------------------------------------------------------------------------
+    def set_columns(self, cols: list[Col], sort: str, descending: bool) -> None:
+        """Replace the columns (run, scorer or compare changed, or the terminal was resized)."""
+        self.cols = cols
+        self.sort_key, self.descending = sort, descending
+        self.widths = layout_widths(cols, self.size.width or self.app.size.width)
+        theme = self.app.current_theme
+        self.palette = {"good": theme.success or "green", "bad": theme.error or "red", "warn": theme.warning or "yellow"}
+        self.clear(columns=True)
+        for col, width in zip(cols, self.widths):
+            arrow = (" ↓" if descending else " ↑") if col.sort == sort else ""
+            label = Text(col.label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
+            self.add_column(label, width=width, key=col.key)
+        if self.win_rows:
+            self._fill(self.win_rows)
+
+    @property
+    def absolute_cursor(self) -> int:
+        return self.win_start + self.cursor_row
+
+    @property
+    def current(self) -> ItemRow | None:
+        if 0 <= self.cursor_row < len(self.win_rows):
+            return self.win_rows[self.cursor_row]
+        return None
+
+    def show_window(self, start: int, rows: list[ItemRow], cursor: int, total: int) -> None:
+        """Show rows `start…` and put the cursor on absolute row `cursor` (clamped)."""
+        self._pending = False
+        self.win_start, self.win_total, self.win_rows = start, total, rows
+        self.clear(columns=False)
+        self._fill(rows)
+        if rows:
+            self.move_cursor(row=min(max(cursor - start, 0), len(rows) - 1), animate=False)
+
+    def _fill(self, rows: list[ItemRow]) -> None:
+        self.add_rows([self._cells(r) for r in rows])
+
+    def _cells(self, r: ItemRow) -> list[Text]:
+        out: list[Text] = []
+        for col, width in zip(self.cols, self.widths):
+            out.append(_cell(col.key, r, width, self.palette))
+        return out
+
+    # -- windowing ---------------------------------------------------------------------------
+    def _request(self, start: int, cursor: int) -> None:
+        if self._pending or self.win_total == 0:
+            return
+        self._pending = True
+        start = max(0, min(start, max(self.win_total - WINDOW, 0)))
+        self.post_message(self.NeedWindow(start, max(0, min(cursor, self.win_total - 1))))
+
+    @property
+    def _more_below(self) -> bool:
+        return self.win_start + len(self.win_rows) < self.win_total
+
+    def action_cursor_down(self) -> None:
+        if self.cursor_row >= len(self.win_rows) - 1 and self._more_below:
+            target = self.absolute_cursor + 1
+            self._request(target - WINDOW // 2, target)
+        else:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0 and self.win_start > 0:
+            target = self.absolute_cursor - 1
+            self._request(target - WINDOW // 2, target)
+        else:
+            super().action_cursor_up()
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        if self.cursor_row + self._page() >= len(self.win_rows) and self._more_below:
+            target = self.absolute_cursor + self._page()
+            self._request(target - WINDOW // 2, target)
+        else:
+            super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if self.cursor_row - self._page() < 0 and self.win_start > 0:
+            target = self.absolute_cursor - self._page()
+            self._request(target - WINDOW // 2, target)
+        else:
+            super().action_page_up()
+
+    def action_first(self) -> None:
+        if self.win_start > 0:
+            self._request(0, 0)
+        elif self.win_rows:
+            self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        if self._more_below:
+            self._request(self.win_total - WINDOW, self.win_total - 1)
+        elif self.win_rows:
+            self.move_cursor(row=len(self.win_rows) - 1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        if self._more_below and self.scroll_y >= self.max_scroll_y:
+            self._request(self.win_start + WINDOW // 2, max(self.absolute_cursor, self.win_start + WINDOW // 2))
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if self.win_start > 0 and self.scroll_y <= 0:
+            self._request(self.win_start - WINDOW // 2, min(self.absolute_cursor, self.win_start - 1))
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        col = self.cols[event.column_index] if event.column_index < len(self.cols) else None
+        if col is not None and col.sort:
+            self.post_message(self.Sort(col.sort))
+
+    def sort_by_cursor_column(self) -> None:
+        """Sort by the column under the hover cursor or, from the keyboard, cycle sortable columns."""
+        sortable = [c.sort for c in self.cols if c.sort]
+        if not sortable:
+            return
+        if self.sort_key in sortable:
+            nxt = sortable[(sortable.index(self.sort_key) + 1) % len(sortable)]
+        else:
+            nxt = sortable[0]
+        self.post_message(self.Sort(nxt))
+
+
+def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
+    """One cell; dataset/model text always goes through `cell_text` (cleaned, never markup)."""
+    if key == "key":
+        return cell_text(r.key, width)
+    if key in ("split", "tag", "answer_type", "question"):
+        return cell_text(getattr(r, key), width)
+    if key == "prediction":
+        if r.prediction is None:
+            return Text("(none)", style="dim italic")
+        if not r.prediction.strip():
+            return Text("(empty)", style="dim italic")
+        return cell_text(r.prediction, width, style="italic" if r.refused else "")
+    if key == "best_gold":
+        return cell_text(r.best_gold, width)
+    if key == "em":
+        return number(r.em, 0, style=palette["good"] if r.em == 1 else "")
+    if key == "f1":
+        return number(r.f1, 1, percent=True)
+    if key == "f1_recall":
+        return number(r.f1_recall, 1, percent=True)
+    if key == "refused":
+        return Text("yes" if r.refused else ("" if r.refused is not None else "—"), style="italic")
+    if key == "stale":
+        return Text(("stale" if width >= 5 else "⚑") if r.stale else "", style=palette["warn"])
+    if key == "b_em":
+        return number(r.compare_em, 0)
+    if key == "b_main":
+        return number(r.compare_f1 if r.compare_f1 is not None else r.compare_f1_recall, 1, percent=True)
+    if key == "delta":
+        if r.delta is None:
+            return Text("—", style="dim", justify="right")
+        d = 100 * r.delta
+        if abs(d) < 1e-9:
+            return Text("0", justify="right", style="dim")
+        return Text(f"{d:+.1f}", justify="right", style=palette["good"] if d > 0 else palette["bad"])
+    return Text("")

@@ -1,0 +1,172 @@
+"""Tables of the Runs overview: one per dataset listing its runs, one of the highlighted run's slices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from qa_inspect.core.overview import DatasetOverview, RunOverview, SliceStat
+
+from rich.cells import cell_len
+
+from ..text import bar, cell_text, clean, number
+
+DIM_LABELS = {"all": "all items", "split": "split", "tag": "tag", "answer_type": "type"}
+
+
+def is_cdqa_family(ds: DatasetOverview) -> bool:
+    """CDQA-style datasets report F1-recall and answer rate, the others EM and F1."""
+    if ds.runs:
+        return any(r.overall.f1_recall is not None for r in ds.runs) and not any(r.overall.em is not None for r in ds.runs)
+    return ds.family == "cdqa"
+
+
+def _pct(value: float | None, style: str = "") -> Text:
+    return number(value, 1, style=style)
+
+
+@dataclass(frozen=True, slots=True)
+class RowRef:
+    """What a row of an overview table opens."""
+
+    dataset: str
+    run: str | None
+    dimension: str = "all"
+    value: str | None = None
+    human: bool = False
+
+
+class RunsTable(DataTable[Text]):
+    """The runs of one dataset, with the human estimate as a last, dimmed row."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", tooltip="Open the items of this run"),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("up", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, ds: DatasetOverview, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
+        self.ds = ds
+        self.cdqa = is_cdqa_family(ds)
+        self.refs: list[RowRef] = []
+        self.name_w = 16
+
+    def on_mount(self) -> None:
+        main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
+        self.name_w = min(32, max([16, *(cell_len(clean(r.name)) for r in self.ds.runs)]))
+        self.add_column(Text("run"), width=self.name_w, key="run")
+        self.add_column(Text("preds", justify="right"), width=7, key="preds")
+        self.add_column(Text(main[0], justify="right"), width=5, key="m1")
+        self.add_column(Text(main[1], justify="right"), width=5, key="m2")
+        self.add_column(Text("errors", justify="right"), width=7, key="errors")
+        self.add_column(Text(""), width=12, key="bar")
+        self.fill()
+
+    def fill(self) -> None:
+        self.clear()
+        self.refs = []
+        for r in self.ds.runs:
+            self.add_row(*self._run_cells(r, self.name_w))
+            self.refs.append(RowRef(self.ds.name, r.name))
+        if not self.ds.runs:
+            self.add_row(Text("(no runs: enter browses the golds)", style="italic"), *[Text("")] * 5)
+            self.refs.append(RowRef(self.ds.name, None))
+        if self.ds.human is not None:
+            self.add_row(*self._run_cells(self.ds.human, self.name_w, human=True))
+            self.refs.append(RowRef(self.ds.name, None, human=True))
+
+    def _run_cells(self, r: RunOverview, width: int, *, human: bool = False) -> list[Text]:
+        o = r.overall
+        m1, m2 = (o.f1_recall, o.answer_rate) if self.cdqa else (o.em, o.f1)
+        main = o.main
+        style = "italic dim" if human else ""
+        return [
+            cell_text(r.name, width, style=style or "bold"),
+            Text(f"{r.predictions:,}", justify="right", style=style),
+            _pct(m1, style), _pct(m2, style or "bold"),
+            Text(f"{o.errors:,}", justify="right", style=style),
+            Text(bar(None if main is None else main / 100, 12), style="dim" if human else _bar_style(self)),
+        ]
+
+    @property
+    def ref(self) -> RowRef | None:
+        return self.refs[self.cursor_row] if 0 <= self.cursor_row < len(self.refs) else None
+
+    def action_cursor_down(self) -> None:
+        """Past the last row, move on to the next table (datasets read as one list)."""
+        if self.cursor_row >= self.row_count - 1:
+            self.screen.focus_next(DataTable)
+        else:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0:
+            self.screen.focus_previous(DataTable)
+        else:
+            super().action_cursor_up()
+
+
+def _bar_style(table: DataTable[Text]) -> str:
+    return table.app.current_theme.primary or "blue"
+
+
+class SlicesTable(DataTable[Text]):
+    """Per split / tag / answer type: items, metrics, errors and each slice's share of errors."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open", tooltip="Open the items of this slice")]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.refs: list[RowRef] = []
+        self.cdqa = False
+
+    def show(self, ds: DatasetOverview, run: RunOverview | None) -> None:
+        self.cdqa = is_cdqa_family(ds)
+        self.clear(columns=True)
+        main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
+        for label, width, key in (
+            ("slice", 22, "slice"), ("items", 6, "items"), (main[0], 5, "m1"), (main[1], 5, "m2"),
+            ("", 8, "bar"), ("errors", 6, "errors"), ("share", 5, "share"), ("of errors", 9, "sbar"),
+        ):
+            right = key in ("items", "m1", "m2", "errors", "share")
+            self.add_column(Text(label, justify="right" if right else "left"), width=width, key=key)
+        self.refs = []
+        if run is None:
+            for dim in ds.dimensions:
+                for value, n in ds.slice_items[dim]:
+                    self.add_row(self._label(dim, value), Text(f"{n:,}", justify="right"), *[Text("")] * 6)
+                    self.refs.append(RowRef(ds.name, None, dim, value))
+            return
+        human = run is ds.human
+        for s in [run.overall, *run.slices]:
+            self.add_row(*self._cells(s))
+            self.refs.append(RowRef(ds.name, None if human else run.name, s.dimension, s.value, human))
+
+    def _label(self, dim: str, value: str | None) -> Text:
+        if dim == "all":
+            return Text("all items", style="bold")
+        return Text.assemble((DIM_LABELS[dim] + " ", "dim"), (clean(value) if value is not None else "(none)", ""))
+
+    def _cells(self, s: SliceStat) -> list[Text]:
+        m1, m2 = (s.f1_recall, s.answer_rate) if self.cdqa else (s.em, s.f1)
+        main = s.main
+        share = s.error_share
+        label = self._label(s.dimension, s.value)
+        label.truncate(22, overflow="ellipsis")
+        primary = _bar_style(self)
+        warn = self.app.current_theme.warning or "yellow"
+        return [
+            label, Text(f"{s.items:,}", justify="right"), _pct(m1), _pct(m2, "bold"),
+            Text(bar(None if main is None else main / 100, 8), style=primary),
+            Text(f"{s.errors:,}", justify="right"),
+            Text("" if share is None else f"{100 * share:.0f}%", justify="right"),
+            Text(bar(share, 9), style=warn),
+        ]
+
+    @property
+    def ref(self) -> RowRef | None:
+        return self.refs[self.cursor_row] if 0 <= self.cursor_row < len(self.refs) else None

@@ -1,0 +1,60 @@
+"""The line above the item table: how many items match, and the slice's metrics."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from qa_inspect.core.query import SliceMetrics
+
+
+def metric_parts(m: SliceMetrics | None, prefix: str = "") -> list[tuple[str, str]]:
+    """EM/F1 (official counting: missing predictions count 0) or F1-recall/answer rate."""
+    if m is None:
+        return []
+    out: list[tuple[str, str]] = []
+    if m.em is not None:
+        out += [(f"{prefix}EM ", "$text-muted"), (f"{m.em:.1f}", "bold"), ("  ", ""),
+                (f"{prefix}F1 ", "$text-muted"), (f"{m.f1 or 0:.1f}", "bold")]
+    if m.f1_recall is not None:
+        if out:
+            out.append(("  ", ""))
+        out += [(f"{prefix}F1-recall ", "$text-muted"), (f"{m.f1_recall:.1f}", "bold"), ("  ", ""),
+                ("answered ", "$text-muted"), (f"{m.answer_rate or 0:.1f}%", "bold")]
+    return out
+
+
+class StatusLine(Static):
+    """`1,234 of 3,219 items · EM 62.3 F1 81.4 · B EM … · sorted by F1 ↓`."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; padding: 0 1; }
+    """
+
+    def show(
+        self,
+        total: int | None,
+        all_items: int | None,
+        metrics: SliceMetrics | None,
+        compare: SliceMetrics | None,
+        sort_label: str,
+        position: int | None = None,
+    ) -> None:
+        parts: list[tuple[str, str]] = []
+        if total is None:
+            parts.append(("counting…", "$text-muted"))
+        else:
+            parts.append((f"{total:,}", "bold $accent"))
+            if all_items is not None and all_items != total:
+                parts.append((f" of {all_items:,}", "$text-muted"))
+            parts.append((" items", "$text-muted"))
+        if position is not None and total:
+            parts.append((f"  #{position + 1:,}", "$text-muted"))
+        a = metric_parts(metrics, "A " if compare else "")
+        if a:
+            parts += [("  │  ", "$text-muted"), *a]
+        b = metric_parts(compare, "B ")
+        if b:
+            parts += [("  │  ", "$text-muted"), *b]
+        parts += [("  │  ", "$text-muted"), ("sort ", "$text-muted"), (sort_label, "")]
+        self.update(Content.assemble(*parts))

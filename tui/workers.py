@@ -1,0 +1,63 @@
+"""SQLite access for thread workers: each worker borrows a connection of its own.
+
+SQLite connections must never be used by two threads at once. `Db.connect()` hands a worker an
+idle connection (or opens one) and takes it back when the worker is done, so connections are
+reused across the short-lived worker threads but never shared concurrently. A cancelled worker's
+query is interrupted (`Connection.interrupt`) so a stale filter does not hold a connection.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from qa_inspect.core.store import open_db
+
+
+class Db:
+    """A small pool of connections to one database file, safe to use from worker threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._idle: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._all: list[sqlite3.Connection] = []
+        self._migrated = False
+
+    def _open(self) -> sqlite3.Connection:
+        with self._lock:
+            if not self._migrated:
+                # The first connection goes through open_db: it creates and migrates the schema.
+                conn = open_db(self.path).conn
+                self._migrated = True
+            else:
+                conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA busy_timeout = 5000")
+            self._all.append(conn)
+            return conn
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection for this thread alone until the block ends."""
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+        try:
+            yield conn
+        finally:
+            self._idle.put(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
