@@ -10,18 +10,19 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .discover import DatasetIndex, link_run, load_manifest, run_display_name, walk
+from .discover import MANIFEST_NAME, DatasetIndex, link_run, load_manifest, run_display_name, walk
 from .errors import FormatError, QAInspectError
 from .formats import Skip, read_source
 from .ingest import FileStamp, RunCache, delete_path, item_rows_db, record_file, transaction, write_dataset, write_run
 from .model import Dataset, Run
 from .paths import default_db_path
-from .store import open_db
+from .store import open_db, store_error
 
 Progress = Callable[[int, int, str], None]
 """on_progress(done, total, message): called as files are examined."""
@@ -34,7 +35,8 @@ class DatasetReport:
     format: str
     items: int
     golds: int
-    status: str  # loaded | unchanged
+    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
+    encoding: str | None = None  # how the file was decoded: utf-8, or gb18030 as a fallback
 
 
 @dataclass(slots=True)
@@ -45,8 +47,9 @@ class RunReport:
     dataset: str | None
     predictions: int
     unmatched: int
-    status: str  # loaded | unchanged
+    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
     link: str = ""
+    encoding: str | None = None
 
 
 @dataclass(slots=True)
@@ -93,46 +96,81 @@ def _sha256(path: Path) -> str:
 
 
 def load_runs(
-    runs_dir: Path, db_path: Path | None = None, *, on_progress: Progress | None = None
+    runs_dir: Path,
+    db_path: Path | None = None,
+    *,
+    on_progress: Progress | None = None,
+    timeout: float | None = None,
 ) -> LoadSummary:
-    """Bring the database in line with the folder; never raises for a bad source file."""
+    """Bring the database in line with the folder; never raises for a bad source file.
+
+    A database that is locked (waited on for `timeout` seconds, see `store.open_db`) or corrupt
+    raises `StoreError`, one line, whether that shows when opening it or only when writing.
+    """
     runs_dir = runs_dir.resolve()
     db_path = db_path or default_db_path(runs_dir)
     summary = LoadSummary(db=str(db_path))
     if not runs_dir.is_dir():
         raise QAInspectError(f"{runs_dir}: not a folder")
-    db = open_db(db_path)
+    db = open_db(db_path, timeout=timeout)
     conn = db.conn
     try:
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+    except sqlite3.Error as exc:
+        raise store_error(db_path, exc) from None
     finally:
         conn.close()
     return summary
 
 
+def _db_wide(exc: sqlite3.Error) -> bool:
+    """Locked, busy, I/O or corrupt: the whole load stops (a constraint error is one file's)."""
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
 def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
     manifest = None
+    manifest_ok = True
     try:
         manifest = load_manifest(runs_dir)
     except FormatError as exc:
-        summary.errors.append({"path": exc.path, "message": str(exc)})
+        manifest_ok = False
+        summary.errors.append({"path": _rel(runs_dir, Path(exc.path)), "message": _relmsg(runs_dir, str(exc))})
 
     scan = walk(runs_dir, manifest)
     summary.skipped.extend({"path": _rel(runs_dir, p), "reason": r} for p, r in scan.skipped)
     candidates: list[_Candidate] = []
+    errored: list[str] = []  # files that failed this time; their stored rows (if any) stay
     for path in scan.files:
+        rel = _rel(runs_dir, path)
         try:
             st = path.stat()
+            problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
         except OSError as exc:
-            summary.errors.append({"path": _rel(runs_dir, path), "message": f"{_rel(runs_dir, path)}: cannot read ({exc.strerror})"})
+            problem = exc.strerror or str(exc)
+        if problem is not None:
+            summary.errors.append({"path": rel, "message": f"{rel}: cannot read ({problem})"})
+            errored.append(rel)  # still there: an unreadable file is not a removed one
             continue
-        candidates.append(_Candidate(path, _rel(runs_dir, path), st.st_size, st.st_mtime_ns))
-    present = {c.rel for c in candidates}
+        candidates.append(_Candidate(path, rel, st.st_size, st.st_mtime_ns))
+    present = {c.rel for c in candidates} | set(errored)
 
-    stored = {
-        row[0]: row[1:]
-        for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, format, encoding FROM files")
-    }
+    # path → (kind, size, mtime_ns, sha256, owner)
+    stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
+    # The manifest decides names, models, formats and links: when it changes, every file is re-read.
+    reread_all = False
+    if manifest_ok:
+        stamp = _manifest_stamp(runs_dir)
+        old_stamp = stored.pop(MANIFEST_NAME, None)
+        if (stamp.sha256 if stamp else None) != (old_stamp[3] if old_stamp else None):
+            reread_all = True
+            with transaction(conn):
+                if stamp is None:
+                    conn.execute("DELETE FROM files WHERE path = ?", (MANIFEST_NAME,))
+                else:
+                    record_file(conn, stamp)
+    else:
+        stored.pop(MANIFEST_NAME, None)
     for rel in sorted(set(stored) - present):
         with transaction(conn):
             delete_path(conn, rel)
@@ -143,23 +181,26 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     for i, cand in enumerate(candidates):
         progress(i, len(candidates), f"checking {cand.rel}")
         old = stored.get(cand.rel)
-        if old and old[1] == cand.size and old[2] == cand.mtime_ns:
+        if old and old[1] == cand.size and old[2] == cand.mtime_ns and not reread_all:
             unchanged.append(cand)
             continue
         try:
             cand.sha256 = _sha256(cand.path)
         except OSError as exc:
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: cannot read ({exc.strerror})"})
+            errored.append(cand.rel)
             continue
-        if old and old[3] == cand.sha256:
+        if old and old[3] == cand.sha256 and not reread_all:
             with transaction(conn):
                 conn.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel))
             unchanged.append(cand)
         else:
             changed.append(cand)
     # A changed side file (n-best) is read by its run: reload the owner instead of the side file.
-    owners = {stored[c.rel][4] for c in changed if c.rel in stored and stored[c.rel][0] == "side"}
-    changed = [c for c in changed if not (c.rel in stored and stored[c.rel][0] == "side")]
+    sides = {c.rel for c in changed if c.rel in stored and stored[c.rel][0] == "side"}
+    owners = {stored[rel][4] for rel in sides}
+    changed = [c for c in changed if c.rel not in sides]
+    unchanged.extend(c for c in candidates if c.rel in sides)  # reported as side files below
     for cand in [c for c in unchanged if c.rel in owners]:
         unchanged.remove(cand)
         changed.append(cand)
@@ -172,6 +213,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             src = read_source(cand.path, runs_dir=runs_dir, manifest=manifest)
         except FormatError as exc:
             summary.errors.append({"path": cand.rel, "message": _relmsg(runs_dir, str(exc))})
+            errored.append(cand.rel)
             continue
         if isinstance(src, Skip):
             summary.skipped.append({"path": cand.rel, "reason": src.reason})
@@ -189,9 +231,12 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
                 items, golds, _ = write_dataset(conn, ds, cand.rel)
                 record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
         except sqlite3.Error as exc:
+            if _db_wide(exc):
+                raise
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
+            errored.append(cand.rel)
             continue
-        summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded"))
+        summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding))
 
     if parsed_runs:
         indexes = _dataset_indexes(conn)
@@ -202,6 +247,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         link = link_run(run, indexes, prefer=target)
         if link.dataset is None:
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
+            errored.append(cand.rel)
             continue
         run.name = _unique_name(conn, "runs", run.name, cand.rel)
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
@@ -212,13 +258,22 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
                 for extra in run.extra_paths:
                     _record_side(conn, runs_dir, Path(extra), cand.rel)
         except sqlite3.Error as exc:
+            if _db_wide(exc):
+                raise
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
+            errored.append(cand.rel)
             continue
         summary.runs.append(
-            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded", link.reason)
+            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded",
+                      link.reason, run.encoding)
         )
 
-    _report_unchanged(conn, unchanged, summary)
+    _report_stored(conn, [c.rel for c in unchanged], summary, "unchanged")
+    _report_stored(conn, errored, summary, "error")
+    if errored:
+        # Keep the old rows but forget the stamp, so the next load reads the file again.
+        with transaction(conn):
+            conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in errored])
     summary.datasets.sort(key=lambda d: d.path)
     summary.runs.sort(key=lambda r: r.path)
     progress(1, 1, "done")
@@ -232,26 +287,38 @@ def _dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
     }
 
 
-def _report_unchanged(conn: sqlite3.Connection, cands: list[_Candidate], summary: LoadSummary) -> None:
-    for cand in cands:
-        kind_row = conn.execute("SELECT kind, owner FROM files WHERE path = ?", (cand.rel,)).fetchone()
+def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
+    """Report what the database holds for files not (successfully) read this time."""
+    for rel in rels:
+        kind_row = conn.execute("SELECT kind, owner FROM files WHERE path = ?", (rel,)).fetchone()
         kind = kind_row[0] if kind_row else None
         if kind == "dataset":
             row = conn.execute(
-                "SELECT name, format, item_count, gold_count FROM datasets WHERE path = ?", (cand.rel,)
+                "SELECT name, format, item_count, gold_count, encoding FROM datasets WHERE path = ?", (rel,)
             ).fetchone()
             if row:
-                summary.datasets.append(DatasetReport(row[0], cand.rel, row[1], row[2], row[3], "unchanged"))
+                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4]))
         elif kind == "run":
             row = conn.execute(
-                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason"
+                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding"
                 " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
-                (cand.rel,),
+                (rel,),
             ).fetchone()
             if row:
-                summary.runs.append(RunReport(row[0], cand.rel, row[1], row[2], row[3], row[4], "unchanged", row[5] or ""))
-        elif kind == "side":
-            summary.skipped.append({"path": cand.rel, "reason": f"side file of {kind_row[1]}, read with it"})
+                summary.runs.append(
+                    RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6])
+                )
+        elif kind == "side" and status == "unchanged":
+            summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
+
+
+def _manifest_stamp(runs_dir: Path) -> FileStamp | None:
+    path = runs_dir / MANIFEST_NAME
+    try:
+        st = path.stat()
+        return FileStamp(MANIFEST_NAME, "manifest", st.st_size, st.st_mtime_ns, _sha256(path))
+    except OSError:
+        return None
 
 
 def _record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:
@@ -278,10 +345,13 @@ def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> s
 
 
 def _rel(runs_dir: Path, path: Path) -> str:
-    try:
-        return path.resolve().relative_to(runs_dir).as_posix()
-    except ValueError:
-        return str(path)
+    """`path` relative to the runs folder; a symlink is named by where it is, not where it points."""
+    for candidate in (Path(path), Path(path).resolve()):
+        try:
+            return candidate.relative_to(runs_dir).as_posix()
+        except ValueError:
+            continue
+    return str(path)
 
 
 def _relmsg(runs_dir: Path, message: str) -> str:

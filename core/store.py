@@ -7,6 +7,7 @@ sqlite-utils, Datasette or polars, so tables and columns only ever get added, ne
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -144,10 +145,35 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"
+"""Seconds to wait for a database another process holds locked (default 5)."""
 
 
-def open_db(path: Path, *, timeout: float = 5.0) -> sqlite_utils.Database:
-    """Open (creating if needed) and migrate the database; every failure is one `StoreError` line."""
+def default_timeout() -> float:
+    try:
+        return max(0.0, float(os.environ.get(TIMEOUT_ENV, "5")))
+    except ValueError:
+        return 5.0
+
+
+def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The one-line error for a database failure, whenever it shows (opening or writing)."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in text or "busy" in text:
+            return StoreError(f"{path}: database is locked by another process; try again")
+        return StoreError(f"{path}: cannot use database ({text})")
+    if type(exc) is sqlite3.DatabaseError:
+        return StoreError(f"{path}: not a qa-inspect database or corrupt ({text})")
+    return StoreError(f"{path}: database error ({text})")
+
+
+def open_db(path: Path, *, timeout: float | None = None) -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate the database; every failure is one `StoreError` line.
+
+    `timeout`: seconds to wait on a lock held by another process (default: $QA_INSPECT_DB_TIMEOUT or 5).
+    """
+    timeout = default_timeout() if timeout is None else timeout
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False, isolation_level=None)
@@ -169,14 +195,9 @@ def open_db(path: Path, *, timeout: float = 5.0) -> sqlite_utils.Database:
     except StoreError:
         conn.close()
         raise
-    except sqlite3.OperationalError as exc:
+    except sqlite3.Error as exc:
         conn.close()
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise StoreError(f"{path}: database is locked by another process; try again") from None
-        raise StoreError(f"{path}: cannot use database ({exc})") from None
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise StoreError(f"{path}: not a qa-inspect database or corrupt ({exc})") from None
+        raise store_error(path, exc) from None
     return sqlite_utils.Database(conn)
 
 

@@ -53,23 +53,35 @@ def _status(status: str) -> Text:
     return Text(status, style=style)
 
 
+def _encoding(enc: str | None) -> Text:
+    return Text(enc or "—", style="" if enc in (None, "utf-8") else "yellow")
+
+
 def print_load_summary(console: Console, s: LoadSummary) -> None:
-    """Datasets, runs, what was skipped and why, errors; one table each."""
+    """Datasets, runs, what was skipped and why, errors; one table each.
+
+    An `encoding` column appears when some file was not UTF-8 (decoded as GB18030)."""
     if s.datasets:
         t = Table(title="Datasets", title_justify="left", show_edge=False)
-        for col in ("name", "file", "format", "items", "golds", "status"):
+        show_enc = any(d.encoding not in (None, "utf-8") for d in s.datasets)
+        cols = ("name", "file", "format", "items", "golds", *(("encoding",) if show_enc else ()), "status")
+        for col in cols:
             t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
         for d in s.datasets:
-            t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", _status(d.status))
+            enc = (_encoding(d.encoding),) if show_enc else ()
+            t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", *enc, _status(d.status))
         console.print(t)
     if s.runs:
         t = Table(title="Runs", title_justify="left", show_edge=False)
-        for col in ("name", "file", "dataset", "predictions", "unmatched", "status"):
+        show_enc = any(r.encoding not in (None, "utf-8") for r in s.runs)
+        cols = ("name", "file", "dataset", "predictions", "unmatched", *(("encoding",) if show_enc else ()), "status")
+        for col in cols:
             t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left", overflow="fold")
         for r in s.runs:
+            enc = (_encoding(r.encoding),) if show_enc else ()
             t.add_row(
                 Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
-                Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), _status(r.status),
+                Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), *enc, _status(r.status),
             )
         console.print(t)
     if s.skipped:
