@@ -6,7 +6,7 @@ Nothing here loads more than one page of rows, so a 100k-item dataset pages as f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .flags import STALE_GOLDS_SQL
@@ -48,9 +48,68 @@ class Filter:
     only_disagree: bool = False
     sort: str = "key"
     descending: bool = False
+    facets: tuple[tuple[str, str], ...] = ()
+    """(facet name, value) pairs from `core.facets` (length buckets, question word …): values of
+    one facet are OR-ed, different facets AND-ed."""
+    outcome: str | None = None
+    """With `compare`: one cell of the run diff (`OUTCOMES`), on items both runs answer; run = A,
+    compare = B, so "fixed" = the run wrong and the compare run right. Matches nothing without
+    `compare`."""
+    outcome_threshold: float | None = None
+    """How `outcome` judges right: None = EM 1; a number = F1 (F1-recall for CDQA) ≥ it, refusals wrong."""
 
     def with_(self, **changes: Any) -> Filter:
         return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields that differ from the defaults, JSON-ready (tuples become lists)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value != f.default:
+                out[f.name] = [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Filter:
+        """Inverse of `to_dict`; unknown keys (from a newer qa-inspect) are ignored."""
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for name, value in data.items():
+            if name not in known:
+                continue
+            if isinstance(value, list):
+                value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            kwargs[name] = value
+        return cls(**kwargs)
+
+
+OUTCOMES: tuple[str, ...] = ("fixed", "broken", "both_wrong", "both_right")
+"""Cells of a run diff: A wrong → B right, A right → B wrong, both wrong, both right."""
+
+
+def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
+    """SQL truth of "this prediction is right": EM 1, or (threshold given) not a refusal and
+    F1 / F1-recall ≥ threshold. A missing prediction is never right. `alias` is p or pb."""
+    a = {"p": "p", "pb": "pb"}[alias]
+    if threshold is None:
+        return f"(COALESCE({a}.em, 0) = 1)"
+    params.append(float(threshold))
+    return f"(COALESCE({a}.refused, 0) = 0 AND COALESCE({a}.f1, {a}.f1_recall, 0) >= ?)"
+
+
+def _outcome_clause(f: Filter, params: list[Any]) -> str:
+    if f.outcome not in OUTCOMES:
+        raise ValueError(f"unknown outcome {f.outcome!r}; choose from {', '.join(OUTCOMES)}")
+    a_right = right_sql("p", f.outcome_threshold, params)
+    b_right = right_sql("pb", f.outcome_threshold, params)
+    a_cond, b_cond = {
+        "fixed": (f"NOT {a_right}", b_right),
+        "broken": (a_right, f"NOT {b_right}"),
+        "both_wrong": (f"NOT {a_right}", f"NOT {b_right}"),
+        "both_right": (a_right, b_right),
+    }[f.outcome]
+    return f"(p.id IS NOT NULL AND pb.id IS NOT NULL AND {a_cond} AND {b_cond})"
 
 
 @dataclass(slots=True)
@@ -153,6 +212,12 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
             " OR ABS(COALESCE(p.f1, -1) - COALESCE(pb.f1, -1)) > 1e-9"
             " OR ABS(COALESCE(p.f1_recall, -1) - COALESCE(pb.f1_recall, -1)) > 1e-9)"
         )
+    if f.facets:
+        from .facets import facet_where  # facets builds on this module; imported when used
+
+        where.append(facet_where(f.facets, params))
+    if f.outcome is not None:
+        where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
     sql = " ".join(joins) + (" WHERE " + " AND ".join(where) if where else "")
     return sql, params
 

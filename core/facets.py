@@ -1,0 +1,266 @@
+"""Facets: VisiData-style frequency tables of the item browser's current filter.
+
+For one facet (split, tag, answer type, refused, stale, prediction length, gold length, question
+word) `facet_table` counts the filtered items per value, with each value's errors (same definition
+as `core.report`: EM 0 for span scorers; a refusal, no answer or F1-recall < 1 for CDQA; a missing
+prediction is an error), and the `Filter` that selecting the value gives. The TUI draws the bars;
+this module only returns data.
+
+Facet values are SQL expressions from the fixed `FACETS` table below; every constant they use (the
+question words, the bucket bounds and labels) and every user value reach SQLite as parameters.
+Facets with no `Filter` field of their own (lengths, question word) are selected through
+`Filter.facets`, which `core.query.build` turns into SQL with `facet_where`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .flags import STALE_GOLDS_SQL
+from .query import Filter, build
+
+QUESTION_WORDS: tuple[str, ...] = (
+    "为什么", "为何", "什么时候", "何时", "多少", "多久", "多长", "多大", "多高", "几",
+    "谁", "哪", "什么", "怎么", "怎样", "如何", "是否", "是不是", "吗",
+)
+"""Question words in the order they are tried: the first one the question contains wins, so the
+longer or more telling word comes first (什么时候 before 什么, 为什么 before 什么, 谁 before 什么)."""
+
+OTHER = "other"
+NO_PREDICTION = "no prediction"
+NO_GOLD = "no gold"
+
+LENGTH_BUCKETS: tuple[tuple[int, str], ...] = (
+    (0, "0"), (2, "1–2"), (4, "3–4"), (8, "5–8"), (16, "9–16"), (32, "17–32"), (64, "33–64"),
+)
+"""(largest length, label) in characters; longer texts fall in `LONGEST`."""
+LONGEST = "65+"
+LENGTH_LABELS: tuple[str, ...] = tuple(label for _, label in LENGTH_BUCKETS) + (LONGEST,)
+
+
+def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, ...]]:
+    params: list[Any] = [missing_label]
+    parts = [f"CASE WHEN {length_expr} IS NULL THEN ?"]
+    for bound, label in LENGTH_BUCKETS:
+        parts.append(f"WHEN {length_expr} <= ? THEN ?")
+        params += [bound, label]
+    parts.append("ELSE ? END")
+    params.append(LONGEST)
+    return " ".join(parts), tuple(params)
+
+
+def _question_word_sql() -> tuple[str, tuple[Any, ...]]:
+    params: list[Any] = []
+    parts = ["CASE"]
+    for word in QUESTION_WORDS:
+        parts.append("WHEN instr(i.question, ?) > 0 THEN ?")
+        params += [word, word]
+    parts.append("ELSE ? END")
+    params.append(OTHER)
+    return " ".join(parts), tuple(params)
+
+
+_PRED_LEN = _bucket_sql("(CASE WHEN p.id IS NULL THEN NULL ELSE length(p.text) END)", NO_PREDICTION)
+_GOLD_LEN = _bucket_sql(
+    "(SELECT length(g.text) FROM golds g WHERE g.item_id = i.id AND g.superseded = 0 ORDER BY g.idx LIMIT 1)",
+    NO_GOLD,
+)
+_QWORD = _question_word_sql()
+_STALE = f"i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s)"  # uncorrelated: evaluated once
+
+
+@dataclass(frozen=True, slots=True)
+class FacetDef:
+    """One facet: its SQL value expression (+ parameters), how a value is selected, value order."""
+
+    name: str
+    label: str
+    expr: str
+    params: tuple[Any, ...] = ()
+    field: str | None = None
+    """The `Filter` field a selection sets (None: selected through `Filter.facets`)."""
+    order: tuple[Any, ...] | None = None
+    """Fixed value order (buckets, question words); None: by count, largest first."""
+    needs_run: bool = False
+
+
+FACETS: dict[str, FacetDef] = {
+    d.name: d
+    for d in (
+        FacetDef("split", "split", "i.split", field="splits"),
+        FacetDef("tag", "tag", "i.tag", field="tags"),
+        FacetDef("answer_type", "answer type", "i.answer_type", field="answer_types"),
+        FacetDef("refused", "refused", "p.refused", field="refused", order=(1, 0, None), needs_run=True),
+        FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
+        FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
+        FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
+        FacetDef("qword", "question word", *_QWORD, order=(*QUESTION_WORDS, OTHER)),
+    )
+}
+"""Every facet, in the order a facet panel lists them."""
+
+ERROR_SQL = (
+    "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
+    " WHEN COALESCE(p.refused, 0) = 1 THEN 1 ELSE COALESCE(p.f1_recall, 0) < 1 END"
+)
+"""1 when the run's item is an error (as `core.report` counts errors), else 0."""
+
+
+def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:
+    """SQL condition for `Filter.facets`: values of one facet OR-ed, facets AND-ed (appends params)."""
+    by_name: dict[str, list[Any]] = {}
+    for name, value in pairs:
+        if name not in FACETS:
+            raise ValueError(f"unknown facet {name!r}; choose from {', '.join(FACETS)}")
+        by_name.setdefault(name, []).append(value)
+    clauses = []
+    for name, values in by_name.items():
+        d = FACETS[name]
+        params.extend(d.params)
+        params.extend(values)
+        clauses.append(f"({d.expr}) IN ({', '.join('?' * len(values))})")
+    return "(" + " AND ".join(clauses) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class FacetRow:
+    """One value of a facet under the current filter."""
+
+    value: Any
+    """The raw value (None for items without one); what `select` takes."""
+    label: str
+    items: int
+    errors: int | None
+    """None when the filter has no run (errors are a run's)."""
+    item_share: float
+    """items / all items under the filter, in % (the bar of a frequency table)."""
+    error_rate: float | None
+    """errors / items of this value, in %."""
+    error_share: float | None
+    """errors / all errors under the filter, in % (where the errors concentrate)."""
+    filter: Filter | None
+    """The filter with this value selected (replacing the facet's selection); None if not selectable."""
+
+
+@dataclass(frozen=True, slots=True)
+class FacetTable:
+    name: str
+    label: str
+    total: int
+    errors: int | None
+    rows: list[FacetRow]
+
+
+def _label(d: FacetDef, value: Any) -> str:
+    if d.name == "refused":
+        return {1: "refused", 0: "answered"}.get(value, NO_PREDICTION)
+    if d.name == "stale":
+        return "stale" if value else "not stale"
+    return "—" if value is None else str(value)
+
+
+def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
+    """Counts and errors per value of one facet for the items of `f` (one GROUP BY query)."""
+    d = FACETS[name]
+    sql, params = build(conn, f)
+    has_run = bool(f.run) and conn.execute("SELECT 1 FROM runs WHERE name = ?", (f.run,)).fetchone() is not None
+    rows = conn.execute(
+        f"SELECT ({d.expr}) AS v, COUNT(*), SUM({ERROR_SQL}) {sql} GROUP BY v",
+        [*d.params, *params],
+    ).fetchall()
+    if d.order is not None:
+        rank = {v: n for n, v in enumerate(d.order)}
+        rows.sort(key=lambda r: (rank.get(r[0], len(rank)), str(r[0])))
+    else:
+        rows.sort(key=lambda r: (-r[1], r[0] is None, str(r[0])))
+    total = sum(r[1] for r in rows)
+    total_errors = sum(int(r[2] or 0) for r in rows) if has_run else None
+    out = []
+    for value, items, errors in rows:
+        errs = int(errors or 0) if has_run else None
+        out.append(
+            FacetRow(
+                value=value,
+                label=_label(d, value),
+                items=items,
+                errors=errs,
+                item_share=100.0 * items / total if total else 0.0,
+                error_rate=100.0 * errs / items if errs is not None and items else None,
+                error_share=(100.0 * errs / total_errors if total_errors else 0.0) if errs is not None else None,
+                filter=select(f, name, value),
+            )
+        )
+    return FacetTable(name=name, label=d.label, total=total, errors=total_errors, rows=out)
+
+
+def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> list[FacetTable]:
+    """Every facet (or the named ones) that tells something here: a facet whose only value is
+    "none" (no tags in this dataset, no refusals from a span scorer, no run) is left out."""
+    tables = []
+    for name in names or FACETS:
+        d = FACETS[name]
+        if d.needs_run and not f.run:
+            continue
+        t = facet_table(conn, f, name)
+        if name in ("split", "tag", "answer_type", "refused") and all(r.value is None for r in t.rows):
+            continue
+        tables.append(t)
+    return tables
+
+
+def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | None:
+    """The filter with `value` of facet `name` selected; `add=True` adds it to the facet's current
+    selection (OR) instead of replacing it. None when the value cannot be selected (an item
+    without a split/tag/answer type, or without a prediction in the refused facet)."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        if value is None:
+            return None
+        current: tuple[str, ...] = getattr(f, d.field) if add else ()
+        return f.with_(**{d.field: current if value in current else (*current, value)})
+    if d.field in ("refused", "stale"):
+        if value is None:
+            return None
+        current_b = getattr(f, d.field)
+        new = bool(value)
+        if add and current_b is not None and current_b != new:
+            return f.with_(**{d.field: None})  # both values selected: no restriction
+        return f.with_(**{d.field: new})
+    kept = f.facets if add else tuple(p for p in f.facets if p[0] != name)
+    pair = (name, str(value))
+    return f.with_(facets=kept if pair in kept else (*kept, pair))
+
+
+def clear(f: Filter, name: str) -> Filter:
+    """The filter without any selection on facet `name`."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        return f.with_(**{d.field: ()})
+    if d.field in ("refused", "stale"):
+        return f.with_(**{d.field: None})
+    return f.with_(facets=tuple(p for p in f.facets if p[0] != name))
+
+
+def selected(f: Filter, name: str) -> tuple[Any, ...]:
+    """The values of facet `name` that `f` currently selects (to mark rows in the panel)."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        return tuple(getattr(f, d.field))
+    if d.field in ("refused", "stale"):
+        v = getattr(f, d.field)
+        return () if v is None else (int(v),)
+    return tuple(v for n, v in f.facets if n == name)
+
+
+def question_word(question: str) -> str:
+    """The question word `qword` gives a question (Python twin of the SQL, for tests and tools)."""
+    return next((w for w in QUESTION_WORDS if w in question), OTHER)
+
+
+def length_bucket(length: int | None, missing: str = NO_PREDICTION) -> str:
+    """The bucket label of a text length (Python twin of the SQL)."""
+    if length is None:
+        return missing
+    return next((label for bound, label in LENGTH_BUCKETS if length <= bound), LONGEST)
