@@ -143,6 +143,18 @@ MIGRATIONS: list[str] = [
     CREATE VIRTUAL TABLE IF NOT EXISTS predictions_fts USING fts5(
         text, content='predictions', content_rowid='id', tokenize='trigram');
     """,
+    # 1 → 2: stale-answer journal support (core.flags). `settings` is a small key/value table
+    # (`author:<system user>` = the annotator name that user set once); indexes serve undo
+    # lookups (`ref`) and per-author undo history; entries written before uids were set get one.
+    """
+    CREATE TABLE IF NOT EXISTS settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS annotations_ref ON annotations(ref);
+    CREATE INDEX IF NOT EXISTS annotations_author ON annotations(author, id);
+    UPDATE annotations SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"

@@ -1,0 +1,425 @@
+"""`qa-inspect stale …`: flag outdated gold answers, undo/redo, list, export a patch or a new release, import.
+
+Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts through
+`qa_inspect.core.flags` / `qa_inspect.core.stale_export`. Gold numbers (`--gold N`) count from 1, as
+the detail view labels them. User errors print one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from qa_inspect.core import flags as F
+from qa_inspect.core import stale_export as X
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.store import open_db
+
+from .cli import DbOpt, JsonOpt, app, err, fail, out, print_json, run_load
+
+stale_app = typer.Typer(
+    help="Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(stale_app, name="stale")
+
+RunsDir = Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.", show_default=False)]
+ItemId = Annotated[
+    str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
+]
+DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
+GoldOpt = Annotated[int | None, typer.Option("--gold", help="Gold answer number, from 1 (as the detail view shows).")]
+AnswerOpt = Annotated[str | None, typer.Option("--answer", help="Gold answer text (instead of --gold).")]
+AuthorOpt = Annotated[
+    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
+]
+
+
+def _say(message: str) -> None:
+    err.print(f"qa-inspect: {message}", markup=False, highlight=False)
+
+
+@contextmanager
+def _session(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
+    """Load what changed, open the database, turn core errors into one-line exits."""
+    summary = run_load(runs_dir, db, as_json=True)
+    try:
+        conn = open_db(Path(summary.db)).conn
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
+    try:
+        yield conn
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        conn.close()
+
+
+def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str | None]:
+    if gold is not None and answer is not None:
+        raise fail("give --gold or --answer, not both")
+    if gold is not None and gold < 1:
+        raise fail(f"--gold {gold}: gold numbers start at 1")
+    return (None if gold is None else gold - 1), answer
+
+
+def _line(text: str) -> None:
+    out.print(Text(text), soft_wrap=True)
+
+
+def _short(text: str | None, width: int = 40) -> str:
+    if text is None:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _describe(e: F.Entry) -> str:
+    s = f"{e.dataset} {e.item_key} {e.gold_text!r}"
+    if e.action == "mark" and e.proposed:
+        s += f" → {e.proposed!r}"
+    return s
+
+
+@stale_app.command("mark")
+def mark_cmd(
+    runs_dir: RunsDir,
+    item_id: ItemId,
+    dataset: DatasetOpt = None,
+    gold: GoldOpt = None,
+    answer: AnswerOpt = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why the answer is stale.")] = None,
+    new_answer: Annotated[str | None, typer.Option("--new-answer", help="The answer it should be now.")] = None,
+    evidence: Annotated[str | None, typer.Option("--evidence", help="Evidence URL.")] = None,
+    author: AuthorOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Flag a gold answer stale (without --gold/--answer: every gold answer of the item)."""
+    idx, text = _gold_choice(gold, answer)
+    with _session(runs_dir, db) as conn:
+        ref = F.resolve_item(conn, item_id, dataset)
+        targets = F._targets_of(ref, idx, text)
+        entries = F.bulk_mark(conn, targets, reason=reason, proposed=new_answer, evidence=evidence, author=author,
+                              skip_flagged=False, on_busy=_say)
+    if as_json:
+        print_json([e.to_dict() for e in entries])
+        return
+    for e in entries:
+        _line(f"marked stale: {_describe(e)} (by {e.author})")
+
+
+@stale_app.command("unmark")
+def unmark_cmd(
+    runs_dir: RunsDir,
+    item_id: ItemId,
+    dataset: DatasetOpt = None,
+    gold: GoldOpt = None,
+    answer: AnswerOpt = None,
+    author: AuthorOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Clear the stale flag of a gold answer (without --gold/--answer: every flagged gold of the item)."""
+    idx, text = _gold_choice(gold, answer)
+    with _session(runs_dir, db) as conn:
+        try:
+            ref = F.resolve_item(conn, item_id, dataset)
+            ds, key = ref.dataset, ref.key
+        except F.FlagError:
+            # The item may be gone from the data (a resolved flag): its key is still in the journal.
+            hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
+            if len(hits) != 1:
+                raise
+            ds, key = hits.pop()
+            ref = None
+        flagged = F.flags_for_item(conn, ds, key)
+        if idx is not None:
+            if ref is None or not 0 <= idx < len(ref.golds):
+                n = len(ref.golds) if ref else 0
+                raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
+            text = ref.golds[idx][1]
+        if text is not None:
+            flagged = [f for f in flagged if f.gold_text == text]
+            if not flagged:
+                raise fail(f"gold {text!r} of item {key} is not flagged stale")
+        if not flagged:
+            raise fail(f"no gold of item {key} is flagged stale")
+        entries = F.bulk_unmark(conn, [f.target for f in flagged], author=author, on_busy=_say)
+    if as_json:
+        print_json([e.to_dict() for e in entries])
+        return
+    for e in entries:
+        _line(f"unmarked: {_describe(e)} (by {e.author})")
+
+
+def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
+    with _session(runs_dir, db) as conn:
+        who = F.author_for(conn, author)
+        entries = (F.undo if which == "undo" else F.redo)(conn, who, on_busy=_say)
+    if as_json:
+        print_json({"author": who, which: [e.to_dict() for e in entries]})
+        if not entries:
+            raise typer.Exit(1)
+        return
+    if not entries:
+        raise fail(f"nothing to {which} for {who}")
+    verb = "undid" if which == "undo" else "redid"
+    if len(entries) == 1:
+        _line(f"{verb} {entries[0].action}: {_describe(entries[0])}")
+    else:
+        _line(f"{verb} {entries[0].action} of {len(entries)} golds:")
+        for e in entries:
+            _line(f"  {_describe(e)}")
+
+
+@stale_app.command("undo")
+def undo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Undo your last mark/unmark (a bulk action as a whole); repeat to go further back."""
+    _undo_redo("undo", runs_dir, author, db, as_json)
+
+
+@stale_app.command("redo")
+def redo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Redo the last action you undid."""
+    _undo_redo("redo", runs_dir, author, db, as_json)
+
+
+@stale_app.command("list")
+def list_cmd(
+    runs_dir: RunsDir,
+    dataset: DatasetOpt = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Show the whole journal (every entry, undos included).")] = False,
+    open_only: Annotated[bool, typer.Option("--open", help="Only flags whose gold is still in the data.")] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Current stale flags (open, resolved: gold text gone from the data, orphaned: dataset not loaded)."""
+    with _session(runs_dir, db) as conn:
+        if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
+            if not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
+                raise fail(f"no dataset named {dataset!r}")
+        if show_all:
+            entries = F.journal(conn, dataset=dataset)
+            if as_json:
+                print_json([e.to_dict() for e in entries])
+            else:
+                _print_journal(entries)
+            return
+        flags = F.current_flags(conn, dataset, include_resolved=not open_only)
+    if as_json:
+        print_json([f.to_dict() for f in flags])
+        return
+    if not flags:
+        _line("no stale flags")
+        return
+    t = Table(show_edge=False)
+    for col in ("dataset", "item", "gold", "status", "proposed", "reason", "evidence", "author", "time"):
+        t.add_column(col)
+    for f in flags:
+        gold = ("·".join(str(i + 1) for i in f.gold_idxs) + " " if f.gold_idxs else "") + _short(f.gold_text)
+        status = f.status + (" ⚠ conflict" if f.conflict else "")
+        for n, p in enumerate(f.proposals or [None]):
+            first = n == 0
+            t.add_row(
+                Text(f.dataset if first else ""), Text(_short(f.item_key, 24) if first else ""),
+                Text(gold if first else ""), Text(status if first else ""),
+                Text(_short(p.proposed if p else f.proposed)), Text(_short(p.reason if p else f.reason)),
+                Text(_short(p.evidence if p else f.evidence, 50)), Text(p.author if p else f.author),
+                Text((p.ts if p else f.ts)[:16].replace("T", " ")),
+            )
+    out.print(t)
+    counts = {s: sum(1 for f in flags if f.status == s) for s in ("open", "resolved", "orphaned")}
+    conflicts = sum(1 for f in flags if f.conflict)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    _line(f"{len(flags)} stale gold{'s' if len(flags) != 1 else ''} ({summary})"
+          + (f"; {conflicts} with conflicting proposals" if conflicts else ""))
+
+
+def _print_journal(entries: list[F.Entry]) -> None:
+    if not entries:
+        _line("the journal is empty")
+        return
+    t = Table(show_edge=False)
+    for col in ("#", "time", "author", "action", "dataset", "item", "gold", "proposed", "note"):
+        t.add_column(col)
+    for e in entries:
+        note = []
+        if e.action == "undo":
+            note.append(f"cancels #{e.ref}" if e.ref is not None else "cancels an entry not here")
+        if "redo_of" in e.meta:
+            note.append("redo")
+        if "imported_from" in e.meta:
+            note.append(f"imported from {e.meta['imported_from']}")
+        t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(e.author), Text(e.action),
+                  Text(e.dataset), Text(_short(e.item_key, 24)), Text(_short(e.gold_text)),
+                  Text(_short(e.proposed)), Text("; ".join(note)))
+    out.print(t)
+
+
+@stale_app.command("export")
+def export_cmd(
+    runs_dir: RunsDir,
+    fmt: Annotated[str, typer.Option("--format", help="patch (JSONL of flags), dataset (a new release), journal.")] = "patch",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write ('-': stdout, not for dataset).")] = None,
+    dataset: DatasetOpt = None,
+    open_only: Annotated[bool, typer.Option("--open", help="patch: leave out resolved/orphaned flags.")] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the flags as a patch, the whole journal, or the dataset file with the proposals applied."""
+    if fmt not in ("patch", "dataset", "journal"):
+        raise fail(f"--format {fmt}: choose patch, dataset or journal")
+    if output is None:
+        raise fail("give the file to write with -o FILE")
+    if fmt == "dataset" and str(output) == "-":
+        raise fail("--format dataset writes a file; give -o FILE")
+    with _session(runs_dir, db) as conn:
+        if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
+            if fmt == "dataset" or not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
+                names = ", ".join(r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")) or "none loaded"
+                raise fail(f"no dataset named {dataset!r} (datasets: {names})")
+        if fmt == "dataset":
+            name = dataset or _only_dataset(conn)
+            report = X.export_dataset(conn, runs_dir, name, output)
+            _inside_runs(runs_dir, output)
+            if as_json:
+                print_json(report.to_dict())
+            else:
+                _print_dataset_report(report)
+            return
+        to_stdout = str(output) == "-"
+        try:
+            fh = sys.stdout if to_stdout else output.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"{output}: cannot write ({exc.strerror})") from None
+        try:
+            if fmt == "patch":
+                n = X.export_patch(conn, fh, dataset, include_resolved=not open_only)
+            else:
+                n = X.export_journal(conn, fh, dataset)
+        finally:
+            if not to_stdout:
+                fh.close()
+    message = f"wrote {n} {'line' if n == 1 else 'lines'} ({fmt}) to {'stdout' if to_stdout else output}"
+    if as_json and not to_stdout:
+        print_json({"format": fmt, "output": str(output), "lines": n})
+    elif to_stdout:
+        _say(message)
+    else:
+        _line(message)
+
+
+def _only_dataset(conn: sqlite3.Connection) -> str:
+    flagged = sorted({f.dataset for f in F.current_flags(conn, include_resolved=False)})
+    names = [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")]
+    if len(flagged) == 1:
+        return flagged[0]
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise fail("no dataset is loaded")
+    choices = flagged or names
+    raise fail(f"several datasets ({', '.join(choices)}); choose one with --dataset")
+
+
+def _inside_runs(runs_dir: Path, output: Path) -> None:
+    try:
+        output.resolve().relative_to(runs_dir.resolve())
+    except ValueError:
+        return
+    _say(f"note: {output} is inside the runs folder; the next load reads it as another dataset")
+
+
+def _print_dataset_report(r: X.DatasetExport) -> None:
+    _line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
+          f" replaced, {r.removed} removed")
+    for c in r.conflicts:
+        _line(f"  conflict: {c['item_key']} {c['old_answer']!r}: proposals {', '.join(map(repr, c['proposals']))};"
+              f" applied {c['applied']!r}")
+    for n in r.not_applied:
+        _line(f"  not applied: {n['item_key']} {n['old_answer']!r}: {n['why']}")
+    for key in r.emptied:
+        _line(f"  left with no answer: {key}")
+
+
+@stale_app.command("import")
+def import_cmd(
+    runs_dir: RunsDir,
+    file: Annotated[Path, typer.Argument(help="A patch or journal JSONL (stale export), or another qa-inspect database.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Merge another annotator's patch or journal; importing the same file again changes nothing."""
+    if not file.is_file():
+        raise fail(f"{file}: no such file")
+    with _session(runs_dir, db) as conn:
+        result = X.import_file(conn, file, on_busy=_say)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    _line(f"imported {result.added} entr{'y' if result.added == 1 else 'ies'} from {file}"
+          f" ({result.duplicates} already present)")
+    for f in result.conflicts:
+        props = "; ".join(f"{p.proposed!r} ({p.author})" for p in f.proposals if p.proposed)
+        _line(f"  conflicting proposals: {f.dataset} {f.item_key} {f.gold_text!r}: {props}")
+
+
+@stale_app.command("author")
+def author_cmd(
+    runs_dir: RunsDir,
+    name: Annotated[str | None, typer.Argument(help="Annotator name to remember (omit to show it).")] = None,
+    reset: Annotated[bool, typer.Option("--reset", help="Forget the stored name (use the system user).")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Show or set the annotator name stored for your system user in this database."""
+    with _session(runs_dir, db) as conn:
+        if reset or name is not None:
+            F.set_default_author(conn, None if reset else name)
+        who = F.author_for(conn)
+    _line(f"author: {who}")
+
+
+@stale_app.command("score")
+def score_cmd(
+    runs_dir: RunsDir,
+    run: Annotated[str | None, typer.Option("--run", help="Run name (default: every run).")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Each run's overall numbers with all golds and with stale golds excluded."""
+    with _session(runs_dir, db) as conn:
+        names = [run] if run else [r[0] for r in conn.execute(
+            "SELECT name FROM runs WHERE dataset_id IS NOT NULL ORDER BY name")]
+        results = [F.rescore_excluding_stale(conn, n) for n in names]
+    if as_json:
+        print_json([r.to_dict() for r in results])
+        return
+    t = Table(show_edge=False)
+    for col in ("run", "dataset", "mode", "items", "em", "f1", "f1_recall", "answer_rate"):
+        t.add_column(col, justify="left" if col in ("run", "dataset", "mode") else "right")
+    for r in results:
+        for mode, nums in ((F.ALL_GOLDS, r.all_golds), (F.EXCLUDE_STALE, r.excluding_stale)):
+            t.add_row(Text(r.run), Text(r.dataset), Text(mode), *[Text(_num(nums.get(m)))
+                      for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
+    out.print(t)
+    dropped = sum(r.items_dropped for r in results)
+    _line(f"stale golds excluded: items left without a gold are dropped ({dropped} item-run pairs); "
+          "others re-scored against the golds left")
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
+
