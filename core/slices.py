@@ -1,0 +1,151 @@
+"""Saved slices: named item-browser filters in the `slices` table, beside the annotations.
+
+Writes are single statements: on the store's autocommit connections (`store.open_db`) each is
+committed at once; on a connection with a transaction open, committing is the caller's.
+A slice stores `Filter.to_dict()` as JSON (only the fields that differ from the defaults), so
+slices saved by an older qa-inspect keep loading as fields are added. `slice_report` is the
+`report` table restricted to a slice's items.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from .errors import QAInspectError
+from .flags import default_author
+from .query import Filter, build
+from .report import DIMENSIONS, item_frame, slice_table
+
+MAX_NAME = 100
+
+
+class SliceError(QAInspectError):
+    """A slice name that is empty, unknown, taken, or a stored filter that cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class SavedSlice:
+    name: str
+    filter: Filter
+    created_at: str
+    author: str | None
+
+
+def _check_name(name: str) -> str:
+    clean = name.strip()
+    if not clean:
+        raise SliceError("a slice needs a name")
+    if len(clean) > MAX_NAME:
+        raise SliceError(f"slice name is longer than {MAX_NAME} characters")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in clean):
+        raise SliceError(f"slice name {clean!r} holds control characters")
+    return clean
+
+
+def save_slice(
+    conn: sqlite3.Connection,
+    name: str,
+    f: Filter,
+    author: str | None = None,
+    *,
+    overwrite: bool = False,
+) -> SavedSlice:
+    """Store `f` under `name` (stripped). A taken name raises `SliceError` unless `overwrite`
+    (then the filter, time and author are replaced)."""
+    name = _check_name(name)
+    author = author or default_author()
+    data = json.dumps(f.to_dict(), ensure_ascii=False, sort_keys=True)
+    if overwrite:
+        conn.execute(
+            "INSERT INTO slices (name, filter, created_at, author)"
+            " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?)"
+            " ON CONFLICT(name) DO UPDATE SET filter = excluded.filter, created_at = excluded.created_at,"
+            " author = excluded.author",
+            (name, data, author),
+        )
+    else:
+        try:
+            conn.execute(
+                "INSERT INTO slices (name, filter, created_at, author)"
+                " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?)",
+                (name, data, author),
+            )
+        except sqlite3.IntegrityError:
+            raise SliceError(f"a slice named {name!r} exists already") from None
+    row = conn.execute("SELECT created_at FROM slices WHERE name = ?", (name,)).fetchone()
+    return SavedSlice(name=name, filter=f, created_at=row[0], author=author)
+
+
+def _parse(name: str, data: str) -> Filter:
+    try:
+        raw = json.loads(data)
+        if not isinstance(raw, dict):
+            raise TypeError("not an object")
+        return Filter.from_dict(raw)
+    except (ValueError, TypeError) as exc:
+        raise SliceError(f"slice {name!r}: stored filter cannot be read ({exc})") from None
+
+
+def list_slices(conn: sqlite3.Connection) -> list[SavedSlice]:
+    """Every saved slice, by name."""
+    return [
+        SavedSlice(name=n, filter=_parse(n, data), created_at=ts, author=author)
+        for n, data, ts, author in conn.execute(
+            "SELECT name, filter, created_at, author FROM slices ORDER BY name"
+        )
+    ]
+
+
+def get_slice(conn: sqlite3.Connection, name: str) -> SavedSlice:
+    row = conn.execute(
+        "SELECT name, filter, created_at, author FROM slices WHERE name = ?", (name.strip(),)
+    ).fetchone()
+    if row is None:
+        names = [r[0] for r in conn.execute("SELECT name FROM slices ORDER BY name")]
+        known = ", ".join(repr(n) for n in names) if names else "none saved"
+        raise SliceError(f"no slice named {name.strip()!r} (slices: {known})")
+    return SavedSlice(name=row[0], filter=_parse(row[0], row[1]), created_at=row[2], author=row[3])
+
+
+def load_slice(conn: sqlite3.Connection, name: str) -> Filter:
+    """The filter saved under `name`; `SliceError` (naming the saved ones) when there is none."""
+    return get_slice(conn, name).filter
+
+
+def delete_slice(conn: sqlite3.Connection, name: str) -> bool:
+    """Remove a slice; False when there was none of that name."""
+    cur = conn.execute("DELETE FROM slices WHERE name = ?", (name.strip(),))
+    return cur.rowcount > 0
+
+
+def describe(f: Filter) -> str:
+    """A short human line for a filter (for listings): `run=x split=dev em=0 …`."""
+    parts = []
+    for key, value in f.to_dict().items():
+        if key in ("sort", "descending"):
+            continue
+        if isinstance(value, list):
+            value = ",".join(":".join(map(str, v)) if isinstance(v, list) else str(v) for v in value)
+        parts.append(f"{key}={value}")
+    return " ".join(parts) or "(all items)"
+
+
+def slice_report(
+    conn: sqlite3.Connection, f: Filter, by: Sequence[str] = DIMENSIONS
+) -> pl.DataFrame:
+    """`core.report.report` restricted to the items `f` selects: every run of those items'
+    datasets (and the human estimate) on just those items — e.g. how every model does on the
+    questions one model gets wrong. Error shares are within the slice."""
+    sql, params = build(conn, f)
+    keys = conn.execute(
+        f"SELECT DISTINCT (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key {sql}", params
+    ).fetchall()
+    chosen = pl.DataFrame(keys, schema={"dataset": pl.String, "item_key": pl.String}, orient="row")
+    frame = item_frame(conn).join(chosen, on=["dataset", "item_key"], how="semi")
+    parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
+    return pl.concat(parts, how="vertical")

@@ -1,0 +1,215 @@
+"""Facets: counts and errors per value against direct SQL counts; selecting a value filters."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from qa_inspect.core import facets, flags, query
+from qa_inspect.core.facets import FACETS, facet_table, facet_tables, question_word
+from qa_inspect.core.loader import load_runs
+from qa_inspect.core.query import Filter
+from qa_inspect.core.store import open_db
+
+FIXTURE = Path(__file__).parent / "fixtures" / "compare"
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("facets")
+    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
+    summary = load_runs(root)
+    assert not summary.errors, summary.errors
+    c = open_db(Path(summary.db)).conn
+    # One gold flagged stale (T_2), so the stale facet has two values.
+    flags.append(c, "mark", "tiny", "T_2", "6300公里", author="t", reason="changed")
+    yield c
+    c.close()
+
+
+def _ids(conn, dataset: str) -> int:
+    return conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()[0]
+
+
+def _run_id(conn, run: str) -> int:
+    return conn.execute("SELECT id FROM runs WHERE name = ?", (run,)).fetchone()[0]
+
+
+def _as_dict(table) -> dict:
+    return {r.value: (r.items, r.errors) for r in table.rows}
+
+
+CASES = [Filter(dataset="tiny", run="run-a"), Filter(dataset="tiny", run="run-b"), Filter(dataset="cdqa_tiny", run="llm-x")]
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.run)
+def test_item_label_facets_equal_direct_sql(conn, f: Filter) -> None:
+    ds, run = _ids(conn, f.dataset), _run_id(conn, f.run)
+    err = (
+        "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
+        " WHEN p.refused = 1 THEN 1 ELSE p.f1_recall < 1 END"
+    )
+    for name, col in (("split", "split"), ("tag", "tag"), ("answer_type", "answer_type")):
+        direct = {
+            v: (n, e)
+            for v, n, e in conn.execute(
+                f"SELECT i.{col}, COUNT(*), SUM({err}) FROM items i"
+                " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ? WHERE i.dataset_id = ? GROUP BY 1",
+                (run, ds),
+            )
+        }
+        assert _as_dict(facet_table(conn, f, name)) == direct, name
+
+
+def test_error_counts_by_hand(conn) -> None:
+    # run-a on tiny: wrong T_2, T_4, T_7 and missing T_6 → 4 errors of 8.
+    t = facet_table(conn, Filter(dataset="tiny", run="run-a"), "split")
+    assert (t.total, t.errors) == (8, 4)
+    assert _as_dict(t) == {"dev": (4, 2), "test": (4, 2)}
+    dev = t.rows[0]
+    assert (dev.item_share, dev.error_rate, dev.error_share) == (50.0, 50.0, 50.0)
+    # llm-x on cdqa_tiny: refusal (江南省), 0 (李四), no answer (云帆 item) → 3 errors of 6.
+    t = facet_table(conn, Filter(dataset="cdqa_tiny", run="llm-x"), "refused")
+    assert (t.total, t.errors) == (6, 3)
+    assert [(r.label, r.items, r.errors) for r in t.rows] == [
+        ("refused", 1, 1), ("answered", 4, 1), ("no prediction", 1, 1)
+    ]
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.run)
+def test_length_facets_equal_direct_sql(conn, f: Filter) -> None:
+    ds, run = _ids(conn, f.dataset), _run_id(conn, f.run)
+    bounds = [(0, 0, "0"), (1, 2, "1–2"), (3, 4, "3–4"), (5, 8, "5–8"), (9, 16, "9–16"), (17, 32, "17–32"),
+              (33, 64, "33–64"), (65, 10**9, "65+")]
+    want: dict[str, int] = {}
+    for lo, hi, label in bounds:
+        n = conn.execute(
+            "SELECT COUNT(*) FROM predictions p JOIN items i ON i.id = p.item_id"
+            " WHERE p.run_id = ? AND i.dataset_id = ? AND length(p.text) BETWEEN ? AND ?",
+            (run, ds, lo, hi),
+        ).fetchone()[0]
+        if n:
+            want[label] = n
+    missing = conn.execute(
+        "SELECT COUNT(*) FROM items i WHERE i.dataset_id = ?"
+        " AND NOT EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?)",
+        (ds, run),
+    ).fetchone()[0]
+    if missing:
+        want["no prediction"] = missing
+    assert {r.value: r.items for r in facet_table(conn, f, "pred_len").rows} == want
+
+    want = {}
+    first_gold = (
+        "SELECT COUNT(*) FROM items i JOIN golds g ON g.item_id = i.id AND g.superseded = 0"
+        " AND g.idx = (SELECT MIN(idx) FROM golds h WHERE h.item_id = i.id AND h.superseded = 0)"
+        " WHERE i.dataset_id = ? AND length(g.text) BETWEEN ? AND ?"
+    )
+    for lo, hi, label in bounds:
+        n = conn.execute(first_gold, (ds, lo, hi)).fetchone()[0]
+        if n:
+            want[label] = n
+    assert {r.value: r.items for r in facet_table(conn, f, "gold_len").rows} == want
+
+
+def test_gold_length_uses_the_current_gold(conn) -> None:
+    # The rewritten CDQA item: 云帆X9 is superseded by 云帆X10 (5 characters → "5–8").
+    t = facet_table(conn, Filter(dataset="cdqa_tiny", search="旗舰手机"), "gold_len")
+    assert [(r.value, r.items) for r in t.rows] == [("5–8", 1)]
+
+
+@pytest.mark.parametrize("dataset", ["tiny", "cdqa_tiny"])
+def test_question_word_facet_equals_direct_sql(conn, dataset: str) -> None:
+    ds = _ids(conn, dataset)
+    want: dict[str, int] = {}
+    earlier: list[str] = []
+    for word in facets.QUESTION_WORDS:
+        cond = " AND ".join(["instr(question, ?) > 0"] + ["instr(question, ?) = 0"] * len(earlier))
+        n = conn.execute(
+            f"SELECT COUNT(*) FROM items WHERE dataset_id = ? AND {cond}", (ds, word, *earlier)
+        ).fetchone()[0]
+        if n:
+            want[word] = n
+        earlier.append(word)
+    cond = " AND ".join(["instr(question, ?) = 0"] * len(earlier))
+    other = conn.execute(f"SELECT COUNT(*) FROM items WHERE dataset_id = ? AND {cond}", (ds, *earlier)).fetchone()[0]
+    if other:
+        want["other"] = other
+    got = facet_table(conn, Filter(dataset=dataset), "qword")
+    assert {r.value: r.items for r in got.rows} == want
+    assert [r.value for r in got.rows] == [w for w in (*facets.QUESTION_WORDS, "other") if w in want]
+
+
+def test_question_words_first_match_wins() -> None:
+    assert question_word("新中国什么时候成立？") == "什么时候"
+    assert question_word("为什么天是蓝的？") == "为什么"
+    assert question_word("谁发明了什么？") == "谁"
+    assert question_word("月亮绕着地球转") == "other"
+    assert facets.length_bucket(None) == "no prediction"
+    assert [facets.length_bucket(n) for n in (0, 1, 2, 3, 8, 9, 64, 65)] == [
+        "0", "1–2", "1–2", "3–4", "5–8", "9–16", "33–64", "65+"
+    ]
+
+
+def test_stale_facet(conn) -> None:
+    t = facet_table(conn, Filter(dataset="tiny", run="run-a"), "stale")
+    assert [(r.label, r.items) for r in t.rows] == [("stale", 1), ("not stale", 7)]
+    assert query.count(conn, t.rows[0].filter) == 1
+    assert t.rows[0].filter.stale is True
+
+
+@pytest.mark.parametrize(
+    "f",
+    [*CASES, Filter(dataset="tiny", run="run-a", tags=("hard",)), Filter(dataset="tiny"),
+     Filter(dataset="tiny", run="run-a", compare="run-b", outcome="fixed")],
+    ids=str,
+)
+def test_selecting_a_value_gives_its_count(conn, f: Filter) -> None:
+    for name in FACETS:
+        t = facet_table(conn, f, name)
+        assert sum(r.items for r in t.rows) == query.count(conn, f)
+        for r in t.rows:
+            if r.filter is None:
+                assert r.value is None
+                continue
+            assert query.count(conn, r.filter) == r.items, (name, r.value)
+            assert r.value in facets.selected(r.filter, name)
+
+
+def test_facet_selection_composes(conn) -> None:
+    base = Filter(dataset="tiny", run="run-a")
+    f = facets.select(base, "qword", "什么")
+    f = facets.select(f, "qword", "谁", add=True)  # OR within a facet
+    assert f.facets == (("qword", "什么"), ("qword", "谁"))
+    assert query.count(conn, f) == 2  # 什么时候 is its own word, so 什么 = T_7 only; 谁 = T_1
+    f = facets.select(f, "pred_len", "1–2")  # AND across facets: HO
+    assert [r.key for r in query.page(conn, f)] == ["T_7"]
+    assert facets.select(f, "qword", "为什么").facets == (("pred_len", "1–2"), ("qword", "为什么"))
+    assert facets.clear(f, "qword").facets == (("pred_len", "1–2"),)
+    g = facets.select(base, "split", "dev")
+    assert facets.select(g, "split", "test", add=True).splits == ("dev", "test")
+    assert facets.select(g, "split", "test").splits == ("test",)
+    assert facets.clear(g, "split").splits == ()
+    r = facets.select(base, "stale", 1)
+    assert facets.select(r, "stale", 0, add=True).stale is None
+    assert facets.select(base, "split", None) is None
+    assert Filter.from_dict(f.to_dict()) == f  # facet selections survive a saved slice
+
+
+def test_facet_values_are_parameters(conn) -> None:
+    f = Filter(dataset="tiny", facets=(("qword", "x' OR 1=1 --"),))
+    assert query.count(conn, f) == 0
+    with pytest.raises(ValueError, match="unknown facet"):
+        query.count(conn, Filter(facets=(("nope", "x"),)))
+
+
+def test_facet_tables_leave_out_empty_facets(conn) -> None:
+    names = [t.name for t in facet_tables(conn, Filter(dataset="tiny", run="run-a"))]
+    assert names == ["split", "tag", "answer_type", "stale", "pred_len", "gold_len", "qword"]  # no refusals
+    names = [t.name for t in facet_tables(conn, Filter(dataset="cdqa_tiny", run="llm-x"))]
+    assert names == ["tag", "answer_type", "refused", "stale", "pred_len", "gold_len", "qword"]  # no splits
+    tables = facet_tables(conn, Filter(dataset="tiny"))  # no run: no errors, no run facets
+    assert [t.name for t in tables] == ["split", "tag", "answer_type", "stale", "gold_len", "qword"]
+    assert all(t.errors is None and all(r.errors is None for r in t.rows) for t in tables)
