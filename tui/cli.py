@@ -97,4 +97,5 @@ def main() -> None:
 
 # Commands defined in their own modules register themselves on `app` when imported.
 from . import cli_score  # noqa: E402,F401
+from . import cli_diff  # noqa: E402,F401
 from . import cli_stale  # noqa: E402,F401

@@ -17,6 +17,7 @@ from qa_inspect.core.metrics.registry import SCORERS
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.report import DIMENSIONS, report
 from qa_inspect.core.scoring import score_run
+from qa_inspect.core.slices import load_slice, slice_report
 from qa_inspect.core.store import open_db
 
 from .cli import DbOpt, JsonOpt, app, fail, out, print_json, run_load
@@ -94,6 +95,9 @@ def report_cmd(
     as_json: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    slice_name: Annotated[
+        str | None, typer.Option("--slice", help="Only the items of this saved slice.", show_default=False)
+    ] = None,
 ) -> None:
     """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors."""
     dims = [d.strip() for d in by.split(",") if d.strip()]
@@ -103,7 +107,9 @@ def report_cmd(
     summary = run_load(runs_dir, db, as_json=True)
     conn = open_db(Path(summary.db)).conn
     try:
-        frame = report(conn, dims)
+        frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
     finally:
         conn.close()
     if as_json:
