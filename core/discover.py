@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import FormatError
-from .formats import CANDIDATE_SUFFIXES, Skip, formats
-from .keys import question_key
+from .formats import CANDIDATE_SUFFIXES, Skip, display_name, formats, side_reason
+from .formats._prompt import normalise_text
+from .keys import normalise_question, question_key
 from .model import Dataset, Prediction, Run
 
 MANIFEST_NAME = "qa-inspect.toml"
@@ -83,7 +84,8 @@ def walk(runs_dir: Path, manifest: Manifest | None = None) -> WalkResult:
         elif path.suffix.lower() in CANDIDATE_SUFFIXES:
             result.files.append(path)
         else:
-            result.skipped.append(Skip(path, "not a JSON/JSONL file"))
+            # A framework's own side outputs (configs, metrics, logs) say what they are.
+            result.skipped.append(Skip(path, side_reason(path) or "not a JSON/JSONL file"))
     return result
 
 
@@ -238,7 +240,9 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
 
 
 def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = None) -> str:
-    """Manifest name, else the file stem; generic output names (`eval_predictions.json`) take the
+    """Manifest name, else a name from the framework's layout (lm-eval `<model>/<task>`,
+    OpenCompass `<model>/<dataset>`, CDQA `<task>/<model>--<prompt>--<n>shots`: see the readers'
+    `display_name`), else the file stem; generic output names (`eval_predictions.json`) take the
     parent folder's name instead (HF writes one output folder per model), with `/predict` or
     `/test` added for non-eval outputs so one folder's eval and predict files stay apart.
     Two folders of the same name (`a/seed1`, `b/seed1`) are left for the store to tell apart."""
@@ -247,6 +251,9 @@ def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = Non
         entry = manifest.entry_for(path)
         if entry is not None and entry.name:
             return entry.name
+    framework = display_name(path)
+    if framework:
+        return framework
     stem = path.stem
     if stem not in GENERIC_STEMS or path.parent.resolve() == Path(runs_dir).resolve():
         return stem
@@ -361,3 +368,91 @@ def _kinds(run: Run) -> str:
 
 def _summary(result: LinkResult, total: int) -> str:
     return f"{result.matched}/{total} predictions matched, covering {result.coverage:.1%} of {result.dataset!r}"
+
+
+# ------------------------------------------------------------------------- fallback matching
+# LLM frameworks log prompts, and OpenCompass logs row positions, where a reader could not say
+# which item a prediction answers. The loader uses these two, on one dataset's rows, for the
+# predictions that match nothing by id or question.
+
+MIN_QUESTION_CHARS = 4
+"""Shorter questions are not searched inside prompts (too likely to occur by accident)."""
+
+
+def match_in_prompts(
+    predictions: Iterable[Prediction], questions: Iterable[str]
+) -> dict[int, str]:
+    """For predictions with `meta["prompt"]`: index → the dataset question found inside the
+    prompt (normalised the way `question_key` does). Of several, the one that starts last wins
+    (few-shot examples come before the question asked), then the longest."""
+    width = MIN_QUESTION_CHARS
+    buckets: dict[str, list[tuple[str, str]]] = {}
+    seen: set[str] = set()
+    for question in questions:
+        norm = normalise_text(normalise_question(question))
+        if len(norm) >= width and norm not in seen:
+            seen.add(norm)
+            buckets.setdefault(norm[:width], []).append((norm, question))
+    for bucket in buckets.values():
+        bucket.sort(key=lambda pair: -len(pair[0]))
+    found: dict[int, str] = {}
+    if not buckets:
+        return found
+    for index, prediction in enumerate(predictions):
+        prompt = prediction.meta.get("prompt")
+        if not isinstance(prompt, str):
+            continue
+        text = normalise_text(prompt)
+        # Scan from the end: the first start that begins a question is the last one.
+        for at in range(len(text) - width, -1, -1):
+            bucket = buckets.get(text[at : at + width])
+            hit = next((q for norm, q in bucket if text.startswith(norm, at)), None) if bucket else None
+            if hit is not None:
+                found[index] = hit
+                break
+    return found
+
+
+@dataclass(slots=True)
+class PositionMatch:
+    keys: dict[int, str] = field(default_factory=dict)
+    """Prediction index → item key, for positions whose gold agrees (or that carry no gold)."""
+    checked: int = 0
+    """Positions whose gold was compared and agreed."""
+    unchecked: int = 0
+    """Positions taken without a gold to compare."""
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    """`{position, gold, dataset_golds}` where the file's gold is not the item's."""
+    beyond: int = 0
+    """Positions past the dataset's last item."""
+
+
+def match_by_position(
+    predictions: Iterable[Prediction], ordered: list[tuple[str, list[str]]]
+) -> PositionMatch:
+    """For predictions with `meta["position"]` (0-based row in the framework's copy of the
+    dataset): the item at that position of `ordered` (`(key, gold texts)` in dataset order), kept
+    when the file's `meta["gold"]` (a text or a list; OpenCompass de-duplicates answers) is among
+    the item's golds, after NFKC and stripping; a mismatch is reported, never linked."""
+    result = PositionMatch()
+    for index, prediction in enumerate(predictions):
+        position = prediction.meta.get("position")
+        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            continue
+        if position >= len(ordered):
+            result.beyond += 1
+            continue
+        key, golds = ordered[position]
+        gold = prediction.meta.get("gold")
+        texts = [gold] if isinstance(gold, (str, int, float)) and not isinstance(gold, bool) else gold
+        if not isinstance(texts, list) or not texts:
+            result.keys[index] = key
+            result.unchecked += 1
+            continue
+        have = {normalise_text(g) for g in golds}
+        if all(normalise_text(str(t)) in have for t in texts):
+            result.keys[index] = key
+            result.checked += 1
+        else:
+            result.mismatches.append({"position": position, "gold": texts, "dataset_golds": golds})
+    return result

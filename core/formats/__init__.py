@@ -9,7 +9,16 @@ does not start with `_` and that defines `FORMAT`) exposes:
 - `sniff(doc: Document) -> bool` — claim a file by its parsed shape (never by its name);
 - `read(doc: Document, hints: Mapping) -> Dataset | Run` — raise `FormatError` naming the record;
 - optionally `skip_reason(doc) -> str | None` — recognise look-alikes that are not QA data, and
-  `side_file_reason(path) -> str | None` — skip a side file before it is even parsed.
+  `side_file_reason(path) -> str | None` — skip a side file before it is even parsed;
+- optionally `claims_name(path) -> bool` — the file name says this format (lm-eval
+  `samples_*.jsonl`, CDQA `*.prediction`): such readers are tried first, still by `sniff`;
+- optionally `side_file_owners(path) -> list[Path]` — the run files that read this side file, so
+  the loader reloads them when it appears, changes or goes; and `display_name(path) -> str | None`
+  — a run name from the framework's own folder layout (see `core.discover.run_display_name`).
+
+Recognition order is magic bytes, then name, then shape: a zip archive is opened as such by
+`read_document` (only archive readers claim it), readers whose `claims_name` accepts the path are
+tried before the others, and every reader still checks the parsed shape.
 
 A file is decoded and parsed once (`textio.read_document`); every reader sniffs the same
 `Document`. A file no reader claims is a `Skip` with a reason, never an error; a file a reader
@@ -34,7 +43,8 @@ if TYPE_CHECKING:
     from ..discover import Manifest
 
 Kind = Literal["dataset", "run"]
-CANDIDATE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
+CANDIDATE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".eval", ".prediction"})
+"""Files worth opening: JSON/JSONL, Inspect AI `.eval` logs (zip), CDQA evaluation `.prediction` files."""
 
 
 class Skip(NamedTuple):
@@ -96,13 +106,11 @@ def read_source(
         if not chosen[0].sniff(doc):
             raise FormatError(str(path), f"not {forced} data: {describe_shape(doc)}")
         return _read(chosen[0], doc, hints)
-    for module in readers():
-        side = getattr(module, "side_file_reason", None)
-        reason = side(path) if side is not None else None
-        if reason is not None:
-            return Skip(path, reason)
+    reason = side_reason(path)
+    if reason is not None:
+        return Skip(path, reason)
     doc = read_document(path)
-    for module in readers():
+    for module in _by_name_first(path):
         probe = getattr(module, "skip_reason", None)
         reason = probe(doc) if probe is not None else None
         if reason is not None:
@@ -112,6 +120,43 @@ def read_source(
                 return Skip(path, f"a {module.KIND} ({module.FORMAT}), not a {as_kind}")
             return _read(module, doc, hints)
     return Skip(path, f"not QA data: {describe_shape(doc)}")
+
+
+def _by_name_first(path: Path) -> list[ModuleType]:
+    """All readers, those whose `claims_name` accepts `path` first (each group by PRIORITY)."""
+    named = [m for m in readers() if getattr(m, "claims_name", None) is not None and m.claims_name(path)]
+    return named + [m for m in readers() if m not in named]
+
+
+def side_reason(path: Path) -> str | None:
+    """Why `path` is a side file read with some run (decided from names only), or None."""
+    for module in readers():
+        side = getattr(module, "side_file_reason", None)
+        reason = side(path) if side is not None else None
+        if reason is not None:
+            return reason
+    return None
+
+
+def side_owners(path: Path) -> list[Path]:
+    """Run files that read `path` as a side file (existing files only; empty when none)."""
+    owners: list[Path] = []
+    for module in readers():
+        hook = getattr(module, "side_file_owners", None)
+        for owner in hook(Path(path)) if hook is not None else ():
+            if owner not in owners:
+                owners.append(owner)
+    return owners
+
+
+def display_name(path: Path) -> str | None:
+    """A run name a reader derives from the framework's own file layout, or None."""
+    for module in readers():
+        hook = getattr(module, "display_name", None)
+        name = hook(Path(path)) if hook is not None else None
+        if name:
+            return name
+    return None
 
 
 def _from_manifest(
@@ -145,6 +190,10 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
 
 def describe_shape(doc: Document) -> str:
     """A short description of a parsed file's shape for skip reasons."""
+    if doc.archive is not None:
+        names = doc.archive.names
+        shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+        return f"a zip archive with members {shown}" if names else "an empty zip archive"
     if doc.lines is not None:
         first = doc.lines[0][1] if doc.lines else None
         return f"JSONL of {_bare(first)} records" + _keys(first)
@@ -172,4 +221,15 @@ def _keys(value: Any) -> str:
     return f" with keys {', '.join(repr(k) for k in keys)}{more}"
 
 
-__all__ = ["CANDIDATE_SUFFIXES", "Document", "Kind", "Skip", "formats", "read_source", "readers"]
+__all__ = [
+    "CANDIDATE_SUFFIXES",
+    "Document",
+    "Kind",
+    "Skip",
+    "display_name",
+    "formats",
+    "read_source",
+    "readers",
+    "side_owners",
+    "side_reason",
+]

@@ -5,6 +5,8 @@
 - A `{prefix}nbest_predictions.json` beside `{prefix}predictions.json` is read with it: its
   candidates become `Prediction.candidates` (score = start_logit + end_logit) and its path goes
   to `Run.extra_paths`; met on its own, the n-best file is skipped as a side file.
+- Likewise `{prefix}null_odds.json` (SQuAD v2-style runs, `--version_2_with_negative`: the null
+  answer's score minus the best span's, per id): kept per prediction as `meta["null_odds"]`.
 - Objects that only look like maps are skipped with a reason, not read: all-number objects
   (metrics, `null_odds.json`) and settings objects (`config.json`, `special_tokens_map.json`,
   lm-eval `results_*.json`) whose keys are all setting names such as `model_type`.
@@ -26,6 +28,8 @@ KIND: Literal["run"] = "run"
 PRIORITY = 40
 
 NBEST_SUFFIX = "nbest_predictions.json"
+NULL_ODDS_SUFFIX = "null_odds.json"
+SIDE_SUFFIXES = {NBEST_SUFFIX: "n-best", NULL_ODDS_SUFFIX: "null-odds"}
 _SETTING = re.compile(r"_?[A-Za-z]+(?:[_\-][A-Za-z]+)*")
 
 
@@ -37,20 +41,36 @@ def nbest_path(path: Path) -> Path | None:
     return path.with_name(name[: -len("predictions.json")] + NBEST_SUFFIX)
 
 
-def main_path(path: Path) -> Path | None:
-    """`eval_predictions.json` for `eval_nbest_predictions.json`; None for other names."""
-    if not path.name.endswith(NBEST_SUFFIX):
+def null_odds_path(path: Path) -> Path | None:
+    """`eval_null_odds.json` for `eval_predictions.json` (HF naming); None for other names."""
+    name = path.name
+    if not name.endswith("predictions.json") or name.endswith(NBEST_SUFFIX):
         return None
-    return path.with_name(path.name[: -len(NBEST_SUFFIX)] + "predictions.json")
+    return path.with_name(name[: -len("predictions.json")] + NULL_ODDS_SUFFIX)
+
+
+def main_path(path: Path) -> Path | None:
+    """`eval_predictions.json` for `eval_nbest_predictions.json` or `eval_null_odds.json`; None
+    for other names."""
+    for suffix in SIDE_SUFFIXES:
+        if path.name.endswith(suffix):
+            return path.with_name(path.name[: -len(suffix)] + "predictions.json")
+    return None
 
 
 def side_file_reason(path: Path) -> str | None:
-    """Skip reason for an n-best file whose predictions file is beside it (decided before parsing,
-    so the n-best file is parsed once, by the run that owns it)."""
+    """Skip reason for an n-best or null-odds file whose predictions file is beside it (decided
+    before parsing, so the side file is parsed once, by the run that owns it)."""
     main = main_path(path)
     if main is not None and main.is_file():
-        return f"n-best side file of {main.name}"
+        what = next(label for suffix, label in SIDE_SUFFIXES.items() if path.name.endswith(suffix))
+        return f"{what} side file of {main.name}"
     return None
+
+
+def side_file_owners(path: Path) -> list[Path]:
+    main = main_path(path)
+    return [main] if main is not None and main.is_file() else []
 
 
 def _is_number(value: Any) -> bool:
@@ -68,6 +88,9 @@ def skip_reason(doc: Document) -> str | None:
         beside = f" (expected {main.name} beside it)" if main is not None else ""
         return f"n-best predictions without a predictions file{beside}"
     if all(_is_number(v) for v in values):
+        if doc.path.name.endswith(NULL_ODDS_SUFFIX):
+            main = main_path(doc.path)
+            return f"null odds without a predictions file (expected {main.name if main else 'predictions.json'} beside it)"
         return "all values are numbers: a metrics or scores file, not predictions"
     keys = list(value)
     if all(_SETTING.fullmatch(k) for k in keys) and (
@@ -113,7 +136,28 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     nbest = nbest_path(doc.path)
     if nbest is not None and nbest.is_file():
         _attach_nbest(run, nbest)
+    odds = null_odds_path(doc.path)
+    if odds is not None and odds.is_file():
+        _attach_null_odds(run, odds)
     return run
+
+
+def _attach_null_odds(run: Run, path: Path) -> None:
+    table = read_document(path).value
+    if not isinstance(table, dict):
+        raise FormatError(str(path), f"null-odds file is {type_name(table)}, expected an object of id → number")
+    by_ref = {key.strip(): value for key, value in table.items()}
+    missing = 0
+    for prediction in run.predictions:
+        value = by_ref.get(prediction.ref)
+        if value is None:
+            missing += 1
+            continue
+        if not _is_number(value):
+            raise FormatError(str(path), f"null odds are {type_name(value)}, expected a number", f"key {prediction.ref!r}")
+        prediction.meta["null_odds"] = float(value)
+    run.extra_paths.append(str(path))
+    run.meta["null_odds"] = {"path": str(path), "without_null_odds": missing}
 
 
 def _attach_nbest(run: Run, path: Path) -> None:

@@ -12,18 +12,24 @@ Decisions:
   is read as JSONL too, by its suffix, since its shape is ambiguous).
 - JSON floats keep their literal text (`JSONFloat.literal`) so an answer written as `39764.0` or
   `1.50` becomes exactly that string, never a re-printed float.
+- Magic bytes come first: a zip archive (Inspect AI `.eval` logs) is not decoded as text but opened
+  as an `Archive` whose JSON members are parsed on first use (`Document.archive`).
 """
 
 from __future__ import annotations
 
+import io
 import json
-from dataclasses import dataclass
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
 
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""A zip archive's first bytes (local file header; end of central directory for an empty one)."""
 
 
 class JSONFloat(float):
@@ -88,17 +94,53 @@ def type_name(value: Any) -> str:
 
 
 @dataclass(slots=True)
+class Archive:
+    """A zip archive read once into memory; JSON members are parsed on first use and kept."""
+
+    path: Path
+    data: bytes
+    names: list[str]
+    _parsed: dict[str, Any] = field(default_factory=dict)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def json(self, name: str) -> Any:
+        """Member `name` parsed as JSON (UTF-8, BOM stripped); a FormatError names the member."""
+        if name not in self._parsed:
+            try:
+                with zipfile.ZipFile(io.BytesIO(self.data)) as zf:
+                    raw = zf.read(name)
+            except KeyError:
+                raise FormatError(str(self.path), "no such member in the archive", name) from None
+            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+                raise FormatError(str(self.path), f"cannot unpack member ({exc})", name) from None
+            try:
+                text = raw.decode("utf-8").removeprefix("\ufeff")
+                self._parsed[name] = loads(text)
+            except UnicodeDecodeError:
+                raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
+            except json.JSONDecodeError as exc:
+                message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+                raise FormatError(str(self.path), message, name) from None
+        return self._parsed[name]
+
+
+@dataclass(slots=True)
 class Document:
     """One decoded and parsed file.
 
     `value` is the JSON value for JSON files; for JSONL files it is None and `lines` holds
-    `(line number, value)` pairs (blank lines dropped).
+    `(line number, value)` pairs (blank lines dropped); for zip archives both are None and
+    `archive` holds the members.
     """
 
     path: Path
     encoding: str
     value: Any = None
     lines: list[tuple[int, Any]] | None = None
+    archive: Archive | None = None
+    """Set (and `value`/`lines` None) when the file is a zip archive."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -197,8 +239,32 @@ def _is_value(line: str) -> bool:
     return True
 
 
+def is_zip(path: Path) -> bool:
+    """True when the file starts with zip magic bytes (unreadable files: False, `read_text` says why)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) in ZIP_MAGIC
+    except OSError:
+        return False
+
+
+def read_archive(path: Path) -> Document:
+    """Open a zip archive once (members are parsed lazily by `Archive.json`)."""
+    try:
+        data = path.read_bytes()
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = zf.namelist()
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except zipfile.BadZipFile as exc:
+        raise FormatError(str(path), f"not a readable zip archive (truncated or still being written?): {exc}") from None
+    return Document(path, "utf-8", archive=Archive(path, data, names))
+
+
 def read_document(path: Path) -> Document:
-    """Read, decode and parse `path` once."""
+    """Read, decode and parse `path` once (a zip archive is opened, not decoded)."""
+    if is_zip(path):
+        return read_archive(path)
     text, encoding = read_text(path)
     return parse(path, text, encoding)
 
