@@ -136,6 +136,12 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
     for item_id in gone:
         unindex_predictions(conn, "item_id = ?", (item_id,))
     conn.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in gone])
+    if gone:  # their predictions went with them
+        conn.execute(
+            "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
+            " WHERE dataset_id = ?",
+            (dataset_id,),
+        )
     conn.executemany(
         "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -316,5 +322,6 @@ def delete_path(conn: sqlite3.Connection, rel_path: str) -> None:
     for (ds_id,) in conn.execute("SELECT id FROM datasets WHERE path = ?", (rel_path,)).fetchall():
         unindex_predictions(conn, "item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
         conn.execute("DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
+        conn.execute("UPDATE runs SET prediction_count = 0 WHERE dataset_id = ?", (ds_id,))  # rows cascade away
         conn.execute("DELETE FROM datasets WHERE id = ?", (ds_id,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel_path,))

@@ -205,6 +205,12 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         unchanged.remove(cand)
         changed.append(cand)
 
+    # Runs whose dataset is gone (deleted, or moved to another path) are read again to re-link them.
+    orphans = {row[0] for row in conn.execute("SELECT path FROM runs WHERE dataset_id IS NULL")}
+    for cand in [c for c in unchanged if c.rel in orphans]:
+        unchanged.remove(cand)
+        changed.append(cand)
+
     parsed_datasets: list[tuple[_Candidate, Dataset]] = []
     parsed_runs: list[tuple[_Candidate, Run]] = []
     for i, cand in enumerate(changed):

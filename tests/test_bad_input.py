@@ -13,6 +13,7 @@ import os
 import random
 import shutil
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,15 +300,32 @@ def test_dangling_symlink_is_an_error_and_keeps_rows(runs: Path, db: Path) -> No
     assert len(summary["runs"]) == 5
 
 
+def _within(seconds: float, fn: Callable[[], Any], unblock: list[Path]) -> Any:
+    """Run `fn` in a thread; if it hangs (reading a FIFO blocks until a writer comes), free it and fail."""
+    result: list[Any] = []
+    thread = threading.Thread(target=lambda: result.append(fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for fifo in unblock:
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        thread.join(5)
+        pytest.fail(f"load blocked on a FIFO for {seconds} s")
+    assert result, "the load raised (see the thread's exception above)"
+    return result[0]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 def test_fifo_is_an_error_not_a_hang(runs: Path, db: Path) -> None:
     os.mkfifo(runs / "pipe.json")
     before = snapshot(db, BIDAF)
     (runs / BIDAF).unlink()
     os.mkfifo(runs / BIDAF)
-    res = invoke("load", str(runs), "--db", str(db), "--json")
-    assert res.exit_code == 1
-    errors = {e["path"]: e["message"] for e in json.loads(res.stdout)["errors"]}
+    summary = _within(20, lambda: load_runs(runs, db), unblock=[runs / "pipe.json", runs / BIDAF])
+    errors = {e["path"]: e["message"] for e in summary.errors}
     assert errors == {
         "pipe.json": "pipe.json: cannot read (not a regular file)",
         BIDAF: f"{BIDAF}: cannot read (not a regular file)",

@@ -335,6 +335,49 @@ def test_deleted_dataset_file_is_removed(runs: Path, db: Path, conn: sqlite3.Con
     assert scalar(conn, "SELECT COUNT(*) FROM datasets WHERE name = 'cdqa_sample'") == 0
     assert scalar(conn, "SELECT COUNT(*) FROM items") == 153
     assert annotations(conn) == journal  # flags are keyed by name: they wait for the dataset's return
+    # its runs have nothing left to answer: an error each, and no stale counts
+    assert sorted(e["path"] for e in s.errors) == [GLM, QWEN]
+    assert all("no prediction matches any dataset" in e["message"] for e in s.errors)
+    cdqa_runs = {r.path: r for r in s.runs if r.path in (GLM, QWEN)}
+    assert {(r.status, r.dataset, r.predictions) for r in cdqa_runs.values()} == {("error", None, 0)}
+    assert scalar(conn, "SELECT COUNT(*) FROM predictions") == 526 - 76
+
+
+def test_moved_dataset_relinks_its_runs(runs: Path, db: Path, conn: sqlite3.Connection) -> None:
+    """Moving a dataset file is a removal and a new file; its unchanged runs must follow it."""
+    load(runs, db)
+    mark_some_gold(conn, "cdqa_sample")
+    journal = annotations(conn)
+    (runs / "cdqa" / "data").mkdir()
+    (runs / CDQA).rename(runs / "cdqa" / "data" / "cdqa_sample.json")
+    s = load(runs, db)
+    assert s.removed == [CDQA]
+    assert statuses(s)["cdqa/data/cdqa_sample.json"] == "loaded"
+    cdqa_runs = {r.path: r for r in s.runs if r.path in (GLM, QWEN)}
+    assert {(r.status, r.dataset, r.predictions) for r in cdqa_runs.values()} == {("loaded", "cdqa_sample", 38)}
+    assert scalar(conn, "SELECT COUNT(*) FROM predictions") == 526
+    assert scalar(conn, "SELECT COUNT(*) FROM runs WHERE dataset_id IS NULL") == 0
+    assert annotations(conn) == journal
+    assert len(flags.current_flags(conn, "cdqa_sample")) == 1
+    assert set(statuses(load(runs, db)).values()) == {"unchanged"}
+
+
+def test_items_dropped_from_a_dataset_update_run_counts(runs: Path, db: Path, conn: sqlite3.Connection) -> None:
+    load(runs, db)
+
+    def drop(data: dict) -> None:
+        para = data["data"][0]["paragraphs"][0]
+        para["qas"] = [qa for qa in para["qas"] if qa["id"] != "DEV_4_QUERY_0"]
+
+    rewrite_json(runs / CMRC, drop)
+    s = load(runs, db)
+    assert statuses(s)[CMRC] == "loaded"
+    assert {d.path: d.items for d in s.datasets}[CMRC] == 152
+    assert scalar(conn, "SELECT COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.path = ?", CMRC) == 152
+    for path in (BERT, BIDAF, ROBERTA):
+        stored = scalar(conn, "SELECT prediction_count FROM runs WHERE path = ?", path)
+        assert stored == len(pred_ids(conn, path)), path
+    assert scalar(conn, "SELECT prediction_count FROM runs WHERE path = ?", ROBERTA) == 151
 
 
 def test_annotations_survive_every_reload(runs: Path, db: Path, conn: sqlite3.Connection) -> None:
