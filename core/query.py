@@ -197,12 +197,13 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
     if f.f1_max is not None:
         where.append("COALESCE(p.f1, p.f1_recall, 0) <= ?")
         params.append(f.f1_max)
+    # Stale flags: uncorrelated IN (SQLite evaluates the journal query once, not once per item).
     if f.stale is not None:
-        where.append(("" if f.stale else "NOT ") + f"EXISTS (SELECT 1 FROM ({STALE_GOLDS_SQL}) s WHERE s.item_id = i.id)")
+        where.append("i.id " + ("" if f.stale else "NOT ") + f"IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s)")
     if f.has_proposal is not None:
         where.append(
-            ("" if f.has_proposal else "NOT ")
-            + f"EXISTS (SELECT 1 FROM ({STALE_GOLDS_SQL}) s WHERE s.item_id = i.id AND s.proposed IS NOT NULL AND s.proposed != '')"
+            "i.id " + ("" if f.has_proposal else "NOT ")
+            + f"IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s WHERE s.proposed IS NOT NULL AND s.proposed != '')"
         )
     if f.search.strip():
         where.append(_search_clause(f.search.strip(), params))
@@ -245,31 +246,48 @@ def count(conn: Any, f: Filter) -> int:
 
 
 def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRow]:
-    """One page of rows in the filter's order; ties broken by item id so paging is stable."""
+    """One page of rows in the filter's order; ties broken by item id so paging is stable.
+
+    Two steps: the ids of the page (only the sort key is computed for every matching item), then
+    the shown columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
+    """
     sql, params = build(conn, f)
+    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {_order(f)} LIMIT ? OFFSET ?",
+                                      [*params, limit, offset])]
+    if not ids:
+        return []
+    _, run, cmp_ = _ids(conn, f)
     cmp_cols = "pb.em, pb.f1, pb.f1_recall" if f.compare else "NULL, NULL, NULL"
     delta = (
         "COALESCE(p.f1, p.f1_recall, 0) - COALESCE(pb.f1, pb.f1_recall, 0)" if f.compare else "NULL"
     )
+    joins = "LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+    jparams: list[Any] = [run if run is not None else -1]
+    if f.compare:
+        joins += " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
+        jparams.append(cmp_ if cmp_ is not None else -1)
     rows = conn.execute(
         "SELECT i.id, i.key, i.split, i.tag, i.answer_type, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
         " p.em, p.f1, p.refused, p.f1_recall,"
-        f" EXISTS (SELECT 1 FROM ({STALE_GOLDS_SQL}) s WHERE s.item_id = i.id) AS stale,"
+        f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s) AS stale,"
         f" {cmp_cols}, {delta} AS delta"
-        f" {sql} ORDER BY {_order(f)} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
+        f" FROM items i {joins} WHERE i.id IN ({', '.join('?' * len(ids))})",
+        [*jparams, *ids],
     ).fetchall()
-    return [ItemRow(*r) for r in rows]
+    by_id = {r[0]: r for r in rows}
+    return [ItemRow(*by_id[i]) for i in ids if i in by_id]
 
 
 def _order(f: Filter) -> str:
     order = SORTS.get(f.sort, "i.id")
     if order == "stale":
-        order = f"EXISTS (SELECT 1 FROM ({STALE_GOLDS_SQL}) s WHERE s.item_id = i.id)"
+        order = f"i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s)"
     elif order == "delta":
         order = "COALESCE(p.f1, p.f1_recall, 0) - COALESCE(pb.f1, pb.f1_recall, 0)" if f.compare else "i.id"
     direction = "DESC" if f.descending else "ASC"
+    if order == "i.id":  # never NULL: a bare rowid order lets SQLite walk the table and stop early
+        return f"i.id {direction}"
     return f"{order} IS NULL, {order} {direction}, i.id {direction}"
 
 
@@ -304,23 +322,38 @@ def metrics(conn: Any, f: Filter) -> SliceMetrics:
 
 def compare_metrics(conn: Any, f: Filter) -> SliceMetrics | None:
     """The same metrics for the compare run (B) over the same filtered items; None without one."""
-    if not f.compare:
-        return None
-    return _metrics(conn, f, "pb")
+    return metrics_ab(conn, f)[1]
 
 
-def _metrics(conn: Any, f: Filter, alias: str) -> SliceMetrics:
-    a = {"p": "p", "pb": "pb"}[alias]  # the only aliases that exist in `build`
+def metrics_ab(conn: Any, f: Filter) -> tuple[SliceMetrics, SliceMetrics | None]:
+    """Metrics of run A and (with `compare`) run B over the filtered items, in one pass; the
+    item count is `items` of either, so the browser needs no separate `count`."""
+    aliases = ("p", "pb") if f.compare else ("p",)
     sql, params = build(conn, f)
-    row = conn.execute(
-        f"SELECT COUNT(*), COUNT({a}.id), AVG(COALESCE({a}.em, 0)), AVG(COALESCE({a}.f1, 0)),"
+    cols = ", ".join(_metric_columns(a) for a in aliases)
+    row = conn.execute(f"SELECT COUNT(*), {cols} {sql}", params).fetchone()
+    out = [_metrics_from(row[0], row[1 + 7 * k : 8 + 7 * k]) for k in range(len(aliases))]
+    return out[0], (out[1] if len(out) > 1 else None)
+
+
+def _metric_columns(alias: str) -> str:
+    a = {"p": "p", "pb": "pb"}[alias]  # the only aliases that exist in `build`
+    return (
+        f"COUNT({a}.id), AVG(COALESCE({a}.em, 0)), AVG(COALESCE({a}.f1, 0)),"
         f" SUM(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN 1 ELSE 0 END),"
         f" AVG(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN COALESCE({a}.f1_recall, 0) END),"
         f" MAX({a}.em IS NOT NULL), MAX({a}.f1_recall IS NOT NULL OR {a}.refused IS NOT NULL)"
-        f" {sql}",
-        params,
-    ).fetchone()
-    items, predicted, em, f1, answered, f1r, has_em, has_cdqa = row
+    )
+
+
+def _metrics(conn: Any, f: Filter, alias: str) -> SliceMetrics:
+    sql, params = build(conn, f)
+    row = conn.execute(f"SELECT COUNT(*), {_metric_columns(alias)} {sql}", params).fetchone()
+    return _metrics_from(row[0], row[1:])
+
+
+def _metrics_from(items: int, row: Any) -> SliceMetrics:
+    predicted, em, f1, answered, f1r, has_em, has_cdqa = row
     m = SliceMetrics(items=items, predicted=predicted)
     if has_em:
         m.em = 100.0 * (em or 0.0)

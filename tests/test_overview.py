@@ -92,3 +92,14 @@ def test_empty_database(tmp_path: Path) -> None:
 
     db = open_db(tmp_path / "empty.db")
     assert overview(db.conn) == []
+
+
+def test_quick_pass_has_the_same_overall_numbers(sample_db: Path, data: list[DatasetOverview]) -> None:
+    with sqlite3.connect(sample_db) as conn:
+        quick = overview(conn, slices=False)
+    for q, full in zip(quick, data):
+        assert q.name == full.name and q.slice_items == full.slice_items
+        for a, b in zip([*q.runs, *([q.human] if q.human else [])], [*full.runs, *([full.human] if full.human else [])]):
+            assert a.slices == []
+            assert a.overall.items == b.overall.items and a.overall.errors == b.overall.errors
+            assert _close(a.overall.f1, b.overall.f1) or abs((a.overall.f1 or 0) - (b.overall.f1 or 0)) < 1e-9

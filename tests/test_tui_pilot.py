@@ -290,7 +290,7 @@ async def test_worker_error_becomes_notification(db: Path, monkeypatch: pytest.M
     def boom(*_: object, **__: object) -> int:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(query, "count", boom)
+    monkeypatch.setattr(query, "metrics_ab", boom)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -13,7 +13,10 @@ from qa_inspect.core.query import Filter, ItemRow, SliceMetrics
 
 @dataclass
 class OverviewLoaded(Message):
+    """`complete=False`: overall numbers only, the slices follow in a second message."""
+
     datasets: list[DatasetOverview]
+    complete: bool = True
 
 
 @dataclass

@@ -99,6 +99,8 @@ class BrowserScreen(BaseScreen):
         super().__init__()
         self.filter = f
         self.generation = 0
+        self.count_generation = -1  # the generation whose count/rows are on screen (tests, bench)
+        self.window_generation = -1
         self.info: DatasetInfo | None = None
         self.total: int | None = None
         self.metrics: query.SliceMetrics | None = None
@@ -135,12 +137,10 @@ class BrowserScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="count")
     def load_count(self, generation: int, f: Filter) -> None:
         with self.db.connect() as conn:
-            total = query.count(conn, f)
-            m = query.metrics(conn, f)
-            b = query.compare_metrics(conn, f)
+            m, b = query.metrics_ab(conn, f)  # one pass: A, B and the item count
         if not get_current_worker().is_cancelled:
             m.extra["compare"] = b
-            self.post_message(CountLoaded(generation, f, total, m))
+            self.post_message(CountLoaded(generation, f, m.items, m))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="window")
     def load_window(self, generation: int, f: Filter, start: int, cursor: int) -> None:
@@ -169,25 +169,26 @@ class BrowserScreen(BaseScreen):
         self.refresh_items(cursor=0, keep_item=keep_item)
 
     def refresh_items(self, cursor: int = 0, keep_item: int | None = None) -> None:
+        """Start the workers first (they wait for the UI thread otherwise), then update widgets."""
         self.generation += 1
         self.total = None
-        self._rebuild_columns()
-        self._show_status()
-        self.query_one(FilterBar).show(self.filter, self.size.width)
         self.load_count(self.generation, self.filter)
         if keep_item is not None:
             self.load_position(self.generation, self.filter, keep_item)
         else:
             self.load_window(self.generation, self.filter, 0, cursor)
+        self._rebuild_columns(refill=False)
+        self._show_status()
+        self.query_one(FilterBar).show(self.filter, self.size.width)
 
-    def _rebuild_columns(self) -> None:
+    def _rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
             return
         table = self.query_one(ItemTable)
         cdqa = is_cdqa(self.info.scorer, self.info.family)
         width = self.size.width or self.app.size.width
         table.set_columns(columns_for(cdqa, self.info.dims, bool(self.filter.compare), self.info.key_width, width),
-                          self.filter.sort, self.filter.descending)
+                          self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
     def _show_status(self) -> None:
@@ -203,6 +204,7 @@ class BrowserScreen(BaseScreen):
     def on_count_loaded(self, message: CountLoaded) -> None:
         if message.generation != self.generation:
             return
+        self.count_generation = message.generation
         self.total = message.total
         self.metrics = message.metrics
         self.compare_metrics = message.metrics.extra.get("compare")
@@ -213,6 +215,7 @@ class BrowserScreen(BaseScreen):
     def on_window_loaded(self, message: WindowLoaded) -> None:
         if message.generation != self.generation:
             return
+        self.window_generation = message.generation
         table = self.query_one(ItemTable)
         total = self.total if self.total is not None else max(message.start + len(message.rows), table.win_total)
         table.show_window(message.start, message.rows, message.cursor, total)

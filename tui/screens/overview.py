@@ -3,6 +3,7 @@ of the highlighted run with each slice's share of the errors. Enter opens the it
 
 from __future__ import annotations
 
+import sqlite3
 from typing import ClassVar
 
 from textual import on, work
@@ -63,6 +64,9 @@ class OverviewScreen(BaseScreen):
         super().__init__()
         self.datasets: list[DatasetOverview] = []
         self.current: RunsTable | None = None
+        self.complete = False
+        self._busy: sqlite3.Connection | None = None
+        self._interrupted = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,14 +82,54 @@ class OverviewScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="overview")
     def load(self) -> None:
+        """Overall numbers first (one cheap pass), then the slices (a grouped pass: seconds on
+        millions of predictions); the tables fill in twice."""
+        worker = get_current_worker()
         with self.db.connect() as conn:
-            data = overview(conn)
-        if not get_current_worker().is_cancelled:
-            self.post_message(OverviewLoaded(data))
+            self._busy = conn
+            try:
+                quick = overview(conn, slices=False)
+                if worker.is_cancelled:
+                    return
+                self.post_message(OverviewLoaded(quick, complete=False))
+                full = overview(conn)
+            except sqlite3.OperationalError as exc:
+                if "interrupted" in str(exc):
+                    return  # the screen was left: it resumes the work when shown again
+                raise
+            finally:
+                self._busy = None
+        if not worker.is_cancelled:
+            self.post_message(OverviewLoaded(full, complete=True))
+
+    def on_screen_suspend(self) -> None:
+        """Leaving for the browser: stop the slices pass so it does not compete with the
+        browser's queries (it can take seconds on millions of predictions)."""
+        conn = self._busy
+        if conn is not None and not self.complete:
+            self.workers.cancel_group(self, "overview")
+            conn.interrupt()
+            self._interrupted = True
+
+    def on_screen_resume(self) -> None:
+        if self._interrupted:
+            self._interrupted = False
+            self.load()
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        tables = list(self.query(RunsTable))
+        same = [t.ds.name for t in tables] == [ds.name for ds in message.datasets]
         self.datasets = message.datasets
+        self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
+        if same and tables:  # second pass: refresh in place, keep the cursor and focus
+            for table, ds in zip(tables, self.datasets):
+                table.update_data(ds)
+            for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
+                title.update(dataset_title(ds))
+            if self.current is not None:
+                self._show_slices(self.current)
+            return
         box = self.query_one("#overview-runs", VerticalScroll)
         await box.remove_children()
         empty = self.query_one("#overview-empty", Static)
@@ -125,7 +169,7 @@ class OverviewScreen(BaseScreen):
         run = next((r for r in ds.runs if ref is not None and r.name == ref.run), None)
         if ref is not None and ref.human:
             run = ds.human
-        self.query_one(SlicesTable).show(ds, run)
+        self.query_one(SlicesTable).show(ds, run, loading=not self.complete)
         who = clean(run.name) if run else clean(ds.name) + " (no run)"
         metric = "F1-recall over answered items" if is_cdqa_family(ds) else "EM/F1 over all items, missing = 0"
         if ref is not None and ref.human:

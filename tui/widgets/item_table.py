@@ -20,8 +20,8 @@ from qa_inspect.core.query import ItemRow
 
 from ..text import cell_text, number
 
-WINDOW = 200
-"""Rows held by the widget at once."""
+WINDOW = 120
+"""Rows held by the widget at once (a few screens; each window change re-renders them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +113,33 @@ class ItemTable(DataTable[Text]):
         self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
 
     # -- building ----------------------------------------------------------------------------
-    def set_columns(self, cols: list[Col], sort: str, descending: bool) -> None:
-        """Replace the columns (run, scorer or compare changed, or the terminal was resized)."""
-        self.cols = cols
+    def set_columns(self, cols: list[Col], sort: str, descending: bool, *, refill: bool = True) -> None:
+        """Replace the columns when they changed (run, scorer, compare, terminal width); a new
+        sort only relabels the headers. Rebuilding re-renders every visible cell, so skip it."""
+        widths = layout_widths(cols, self.size.width or self.app.size.width)
+        if cols == self.cols and widths == self.widths and self.columns:
+            if (sort, descending) != (self.sort_key, self.descending):
+                self.sort_key, self.descending = sort, descending
+                for col, column in zip(cols, self.ordered_columns):
+                    column.label = self._label(col)
+                self._clear_caches()
+                self.refresh()
+            return
+        self.cols, self.widths = cols, widths
         self.sort_key, self.descending = sort, descending
-        self.widths = layout_widths(cols, self.size.width or self.app.size.width)
         theme = self.app.current_theme
         self.palette = {"good": theme.success or "green", "bad": theme.error or "red", "warn": theme.warning or "yellow"}
         self.clear(columns=True)
         for col, width in zip(cols, self.widths):
-            arrow = (" ↓" if descending else " ↑") if col.sort == sort else ""
-            label = Text(col.label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
-            self.add_column(label, width=width, key=col.key)
-        if self.win_rows:
+            self.add_column(self._label(col), width=width, key=col.key)
+        if not refill:  # a new window is on its way anyway
+            self.win_rows = []
+        elif self.win_rows:
             self._fill(self.win_rows)
+
+    def _label(self, col: Col) -> Text:
+        arrow = (" ↓" if self.descending else " ↑") if col.sort == self.sort_key else ""
+        return Text(col.label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
 
     @property
     def absolute_cursor(self) -> int:

@@ -66,6 +66,14 @@ class RunsTable(DataTable[Text]):
         self.add_column(Text(""), width=12, key="bar")
         self.fill()
 
+    def update_data(self, ds: DatasetOverview) -> None:
+        """New numbers for the same dataset (the slices pass landed): refill, keep the cursor."""
+        row = self.cursor_row
+        self.ds = ds
+        self.fill()
+        if self.row_count:
+            self.move_cursor(row=min(row, self.row_count - 1), animate=False)
+
     def fill(self) -> None:
         self.clear()
         self.refs = []
@@ -124,7 +132,7 @@ class SlicesTable(DataTable[Text]):
         self.refs: list[RowRef] = []
         self.cdqa = False
 
-    def show(self, ds: DatasetOverview, run: RunOverview | None) -> None:
+    def show(self, ds: DatasetOverview, run: RunOverview | None, *, loading: bool = False) -> None:
         self.cdqa = is_cdqa_family(ds)
         self.clear(columns=True)
         main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
@@ -145,6 +153,9 @@ class SlicesTable(DataTable[Text]):
         for s in [run.overall, *run.slices]:
             self.add_row(*self._cells(s))
             self.refs.append(RowRef(ds.name, None if human else run.name, s.dimension, s.value, human))
+        if loading and not run.slices and ds.dimensions:
+            self.add_row(Text("computing slices…", style="italic dim"), *[Text("")] * 7)
+            self.refs.append(RowRef(ds.name, None if human else run.name))
 
     def _label(self, dim: str, value: str | None) -> Text:
         if dim == "all":
