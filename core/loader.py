@@ -11,6 +11,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from .discover import (
 from .errors import FormatError, QAInspectError
 from .formats import Skip, read_source, side_owners
 from .ingest import FileStamp, RunCache, delete_path, item_rows_db, record_file, transaction, write_dataset, write_run
+from .keys import question_key
 from .model import Dataset, Run
 from .paths import default_db_path
 from .scoring import lookups, resolve
@@ -267,6 +269,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         target = manifest.dataset_for(cand.path) if manifest else None
         link = link_run(run, indexes, prefer=target)
         link = _fallback_link(conn, run, indexes, link, target)
+        if link.dataset is not None:
+            link = _pin_repeated_questions(conn, run, link, indexes, target)
         if link.dataset is None:
             summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
             errored.append(cand.rel)
@@ -344,12 +348,20 @@ def _fallback_link(
             prediction.meta.setdefault("extracted_question", prediction.ref)
         prediction.ref, prediction.ref_kind = ref, ("question" if how == "prompt" else "id")
     run.meta["fallback_matching"] = stats
+    return _relink(run, name, indexes, target)
+
+
+def _relink(run: Run, name: str, indexes: dict[str, DatasetIndex], target: str | None) -> LinkResult:
+    """Link again to `name` after refs changed; the reason says what the fallbacks did."""
     relinked = link_run(run, {name: indexes[name]}, prefer=name if target == name else None)
-    said = [f"{stats['prompt']} by a dataset question found in the prompt"] if stats["prompt"] else []
-    if stats["position"]:
+    stats = run.meta.get("fallback_matching", {})
+    said = [f"{stats['prompt']} by a dataset question found in the prompt"] if stats.get("prompt") else []
+    if stats.get("position"):
         said.append(f"{stats['position']} by position ({stats['position_gold_checked']} gold-checked)")
-    if stats["position_gold_mismatches"]:
+    if stats.get("position_gold_mismatches"):
         said.append(f"{stats['position_gold_mismatches']} positions whose gold differs, not linked")
+    if stats.get("repeated_questions_pinned"):
+        said.append(f"{stats['repeated_questions_pinned']} predictions of repeated questions told apart by position")
     return replace(relinked, reason="; ".join([relinked.reason, *said]))
 
 
@@ -401,6 +413,37 @@ def _fallback_refs(
         if result.beyond:
             stats["positions_beyond_dataset"] = result.beyond
     return fixes, stats, stats["prompt"] + stats["position_gold_checked"]
+
+
+def _pin_repeated_questions(
+    conn: sqlite3.Connection, run: Run, link: LinkResult, indexes: dict[str, DatasetIndex], target: str | None
+) -> LinkResult:
+    """A question the dataset asks more than once names its first item only; a prediction that
+    names it and carries a row position whose item asks that very question goes to that item."""
+    positioned = [p for p in run.predictions if p.ref_kind == "question" and isinstance(p.meta.get("position"), int)]
+    if not positioned:
+        return link
+    rows = conn.execute(
+        "SELECT i.key, i.question, json_extract(i.meta, '$.original_question') FROM items i"
+        " JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ? ORDER BY i.source_line, i.id",
+        (link.dataset,),
+    ).fetchall()
+    asked = [{question_key(t) for t in (q, o) if t} for _, q, o in rows]
+    counts = Counter(k for keys in asked for k in keys)
+    pinned = 0
+    for prediction in positioned:
+        position = prediction.meta["position"]
+        qkey = question_key(prediction.ref)
+        if counts[qkey] > 1 and 0 <= position < len(rows) and qkey in asked[position]:
+            prediction.meta.setdefault("question", prediction.ref)
+            prediction.meta["matched_by"] = "position (the dataset repeats this question)"
+            prediction.ref, prediction.ref_kind = rows[position][0], "id"
+            pinned += 1
+    if not pinned:
+        return link
+    run.meta.setdefault("fallback_matching", {})["repeated_questions_pinned"] = pinned
+    assert link.dataset is not None
+    return _relink(run, link.dataset, indexes, target)
 
 
 def _position_agreement(run: Run, rows: list[tuple[str, str, str | None, int]], order: list[int]) -> float | None:

@@ -436,3 +436,29 @@ def test_datasets_of_the_fixture_folder() -> None:
     cdqa = read_source(RUNS / "data" / "cdqa_mini.json")
     assert isinstance(cmrc, Dataset) and isinstance(cdqa, Dataset)
     assert (cmrc.family, len(cmrc.items), cdqa.family, len(cdqa.items)) == ("cmrc", 6, "cdqa", 4)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "根据文章回答问题。你的答案应该尽可能简练，请以 ‘答案是’ 开头的句式作答。\n文章：{c}\n问：{q}\n答：",
+        "Title: t\n\nBackground: {c}\n\nQuestion: {q}\n\nAnswer:",
+        "问题：示例大桥全长多少米？\n答案：1200米\n\n问题：{q}\n答案：",
+        "请回答以下问题：\n{q}",
+        "{q}",
+    ],
+)
+def test_extract_question_on_every_real_question(shared_data: Path, template: str) -> None:
+    """Every CMRC 2018 dev and CDQA v1 question comes back out of each template (by question key)."""
+    from qa_inspect.core.keys import question_key
+
+    missed = []
+    for name in ("cmrc2018_dev.json", "CDQA_v1.json"):
+        dataset = read_source(shared_data / name)
+        assert isinstance(dataset, Dataset)
+        for item in dataset.items:
+            question = item.meta.get("original_question") or item.question
+            found = extract_question(template.format(c=item.context or "", q=question))
+            if found is None or question_key(found) != question_key(question):
+                missed.append((item.key, question, found))
+    assert missed == []

@@ -274,3 +274,28 @@ def test_positions_without_gold_follow_matched_neighbours(runs: Path, db: Path) 
     (report,) = [r for r in summary.runs if r.path == rel]
     assert (report.predictions, report.unmatched) == (6, 0)
     assert report.link.endswith("1 by position (0 gold-checked)")
+
+
+def test_repeated_questions_are_told_apart_by_position(runs: Path, db: Path) -> None:
+    """A dataset asking the same question twice: by text both rows would go to the first item."""
+    context = "甲河发源于北山，乙河发源于南山。"
+    dataset = {"data": [{"title": "t", "paragraphs": [
+        {"id": "R_0", "context": context, "qas": [{"id": "R_0_QUERY_0", "question": "这条河的发源地是哪里？",
+                                                    "answers": [{"text": "北山", "answer_start": 5}]}]},
+        {"id": "R_1", "context": context, "qas": [{"id": "R_1_QUERY_0", "question": "这条河的发源地是哪里？",
+                                                    "answers": [{"text": "南山", "answer_start": 12}]}]},
+    ]}]}
+    (runs / "data" / "repeated.json").write_text(json.dumps(dataset, ensure_ascii=False), encoding="utf-8")
+    rows = {str(n): {"origin_prompt": f"文章：{context}\n问：这条河的发源地是哪里？\n答：", "prediction": a, "gold": [g]}
+            for n, (a, g) in enumerate([("北山", "北山"), ("南山", "南山")])}
+    rel = _opencompass(runs, rows, name="repeated")
+    summary = load(runs, db)
+    (report,) = [r for r in summary.runs if r.path == rel]
+    assert (report.dataset, report.predictions, report.unmatched) == ("repeated", 2, 0)
+    assert report.link == (
+        "best match by id; 2/2 predictions matched, covering 100.0% of 'repeated';"
+        " 2 predictions of repeated questions told apart by position"
+    )
+    stored = query(db, "SELECT i.key, p.em FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i"
+                       " ON i.id = p.item_id WHERE r.path = ? ORDER BY i.key", rel)
+    assert stored == [("R_0_QUERY_0", 1), ("R_1_QUERY_0", 1)]
