@@ -118,6 +118,9 @@ def test_lm_eval_legacy_json_array() -> None:
     assert run.predictions[1].text == "候鸟" and run.predictions[1].meta["framework_scores"] == {"exact_match": 0.0}
     assert run.meta["settings"]["limit"] == 4 and run.meta["results_file"] == "results.json"
     assert "filter" not in run.meta
+    results = RUNS / "lm_eval_legacy" / "results.json"
+    assert skip_of(results).startswith("lm-eval results (model and settings) of pretrained__uer__"), "found by a peek"
+    assert side_owners(results) == [Path(run.path)]
 
 
 def test_lm_eval_without_results_takes_the_model_folder(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ EXPECTED_SKIPS = {
     "hf/roberta-wwm-ext/eval_nbest_predictions.json": "n-best side file of eval_predictions.json",
     HF_ODDS: "null-odds side file of eval_predictions.json",
     LM_RESULTS: "lm-eval results (model and settings) of",
-    "lm_eval_legacy/results.json": "settings or metadata",
+    "lm_eval_legacy/results.json": "lm-eval results (model and settings) of pretrained__uer__",
     "misc/plot_data.json": "settings or metadata, not predictions (keys such as 'x', 'y')",
     "notes.txt": "not a JSON/JSONL file",
     f"{OC}/configs/20240601_102030.py": "OpenCompass config",

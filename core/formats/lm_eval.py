@@ -88,9 +88,22 @@ def results_for(samples: Path, listing: list[Path] | None = None) -> Path | None
     return found[0] if len(found) == 1 else None
 
 
+def _looks_like_samples(path: Path) -> bool:
+    """A samples file by name, or (legacy `<model_args>_<task>.jsonl`) by `"doc_id"` near its start."""
+    if _SAMPLES.match(path.name):
+        return True
+    if path.suffix.lower() not in (".jsonl", ".json") or _RESULTS.match(path.name):
+        return False
+    try:
+        with path.open("rb") as fh:
+            return b'"doc_id"' in fh.read(4096)
+    except OSError:
+        return False
+
+
 def _samples_beside(results: Path) -> list[Path]:
     listing = _listing(results.parent)
-    return [p for p in listing if _SAMPLES.match(p.name) and results_for(p, listing) == results]
+    return [p for p in listing if _looks_like_samples(p) and results_for(p, listing) == results]
 
 
 def side_file_owners(path: Path) -> list[Path]:
