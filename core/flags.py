@@ -83,6 +83,7 @@ __all__ = [
     "targets_for_filter",
     "targets_for_item",
     "targets_for_items",
+    "targets_of",
     "undo",
     "undo_state",
     "unmark",
@@ -656,10 +657,11 @@ def targets_for_item(
     every distinct scored gold text. Raises FlagError when the gold is not there."""
     raw = _raw(conn)
     ref = resolve_item(raw, item_key, dataset)
-    return _targets_of(ref, gold_idx, gold_text)
+    return targets_of(ref, gold_idx, gold_text)
 
 
-def _targets_of(ref: ItemRef, gold_idx: int | None, gold_text: str | None) -> list[Target]:
+def targets_of(ref: ItemRef, gold_idx: int | None = None, gold_text: str | None = None) -> list[Target]:
+    """`targets_for_item` for an item already resolved (`resolve_item`)."""
     if gold_idx is not None:
         if not 0 <= gold_idx < len(ref.golds):
             n = len(ref.golds)

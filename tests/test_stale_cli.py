@@ -181,3 +181,13 @@ def test_author_setting_and_score(runs: Path) -> None:
     assert scores[0]["excluding_stale"]["items"] == scores[0]["all_golds"]["items"] - 1
     table = stale(runs, "score").stdout
     assert "all golds" in table and "stale golds excluded" in table
+
+
+def test_text_is_shown_literally(runs: Path) -> None:
+    stale(runs, "mark", METRO_Q, "--reason", "[bold]x[/bold] \x1b[31mred", "--new-answer", "7号线\x07", "--author", "a\x1bb")
+    out = stale(runs, "list").stdout
+    assert "\x1b" not in out and "\x07" not in out
+    assert "[bold]x[/bold]" in out and "␛[31mred" in out
+    assert listed(runs)[0]["reason"] == "[bold]x[/bold] \x1b[31mred"  # stored as given
+    undo = stale(runs, "undo", "--author", "a\x1bb").stdout
+    assert "\x1b" not in undo and "7号线␇" in undo

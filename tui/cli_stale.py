@@ -24,6 +24,7 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import open_db
 
 from .cli import DbOpt, JsonOpt, app, err, fail, out, print_json, run_load
+from .text import clean, truncate
 
 stale_app = typer.Typer(
     help="Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import.",
@@ -78,16 +79,14 @@ def _line(text: str) -> None:
 
 
 def _short(text: str | None, width: int = 40) -> str:
-    if text is None:
-        return ""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """Dataset text for a table cell: control characters made visible, at most `width` cells (CJK: 2)."""
+    return truncate(clean(text), width) if text else ""
 
 
 def _describe(e: F.Entry) -> str:
-    s = f"{e.dataset} {e.item_key} {e.gold_text!r}"
+    s = f"{clean(e.dataset)} {clean(e.item_key)} '{clean(e.gold_text)}'"
     if e.action == "mark" and e.proposed:
-        s += f" → {e.proposed!r}"
+        s += f" → '{clean(e.proposed)}'"
     return s
 
 
@@ -109,14 +108,14 @@ def mark_cmd(
     idx, text = _gold_choice(gold, answer)
     with _session(runs_dir, db) as conn:
         ref = F.resolve_item(conn, item_id, dataset)
-        targets = F._targets_of(ref, idx, text)
+        targets = F.targets_of(ref, idx, text)
         entries = F.bulk_mark(conn, targets, reason=reason, proposed=new_answer, evidence=evidence, author=author,
                               skip_flagged=False, on_busy=_say)
     if as_json:
         print_json([e.to_dict() for e in entries])
         return
     for e in entries:
-        _line(f"marked stale: {_describe(e)} (by {e.author})")
+        _line(f"marked stale: {_describe(e)} (by {clean(e.author)})")
 
 
 @stale_app.command("unmark")
@@ -160,7 +159,7 @@ def unmark_cmd(
         print_json([e.to_dict() for e in entries])
         return
     for e in entries:
-        _line(f"unmarked: {_describe(e)} (by {e.author})")
+        _line(f"unmarked: {_describe(e)} (by {clean(e.author)})")
 
 
 def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
@@ -173,7 +172,7 @@ def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, 
             raise typer.Exit(1)
         return
     if not entries:
-        raise fail(f"nothing to {which} for {who}")
+        raise fail(f"nothing to {which} for {clean(who)}")
     verb = "undid" if which == "undo" else "redid"
     if len(entries) == 1:
         _line(f"{verb} {entries[0].action}: {_describe(entries[0])}")
@@ -232,10 +231,10 @@ def list_cmd(
         for n, p in enumerate(f.proposals or [None]):
             first = n == 0
             t.add_row(
-                Text(f.dataset if first else ""), Text(_short(f.item_key, 24) if first else ""),
+                Text(_short(f.dataset, 30) if first else ""), Text(_short(f.item_key, 24) if first else ""),
                 Text(gold if first else ""), Text(status if first else ""),
                 Text(_short(p.proposed if p else f.proposed)), Text(_short(p.reason if p else f.reason)),
-                Text(_short(p.evidence if p else f.evidence, 50)), Text(p.author if p else f.author),
+                Text(_short(p.evidence if p else f.evidence, 50)), Text(_short(p.author if p else f.author, 20)),
                 Text((p.ts if p else f.ts)[:16].replace("T", " ")),
             )
     out.print(t)
@@ -261,9 +260,9 @@ def _print_journal(entries: list[F.Entry]) -> None:
             note.append("redo")
         if "imported_from" in e.meta:
             note.append(f"imported from {e.meta['imported_from']}")
-        t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(e.author), Text(e.action),
-                  Text(e.dataset), Text(_short(e.item_key, 24)), Text(_short(e.gold_text)),
-                  Text(_short(e.proposed)), Text("; ".join(note)))
+        t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(_short(e.author, 20)), Text(e.action),
+                  Text(_short(e.dataset, 30)), Text(_short(e.item_key, 24)), Text(_short(e.gold_text)),
+                  Text(_short(e.proposed)), Text(_short("; ".join(note), 60)))
     out.print(t)
 
 
@@ -345,12 +344,13 @@ def _print_dataset_report(r: X.DatasetExport) -> None:
     _line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
           f" replaced, {r.removed} removed")
     for c in r.conflicts:
-        _line(f"  conflict: {c['item_key']} {c['old_answer']!r}: proposals {', '.join(map(repr, c['proposals']))};"
-              f" applied {c['applied']!r}")
+        proposals = ", ".join(f"'{clean(p)}'" for p in c["proposals"])
+        _line(f"  conflict: {clean(c['item_key'])} '{clean(c['old_answer'])}': proposals {proposals};"
+              f" applied '{clean(c['applied'])}'")
     for n in r.not_applied:
-        _line(f"  not applied: {n['item_key']} {n['old_answer']!r}: {n['why']}")
+        _line(f"  not applied: {clean(n['item_key'])} '{clean(n['old_answer'])}': {n['why']}")
     for key in r.emptied:
-        _line(f"  left with no answer: {key}")
+        _line(f"  left with no answer: {clean(key)}")
 
 
 @stale_app.command("import")
@@ -371,8 +371,8 @@ def import_cmd(
     _line(f"imported {result.added} entr{'y' if result.added == 1 else 'ies'} from {file}"
           f" ({result.duplicates} already present)")
     for f in result.conflicts:
-        props = "; ".join(f"{p.proposed!r} ({p.author})" for p in f.proposals if p.proposed)
-        _line(f"  conflicting proposals: {f.dataset} {f.item_key} {f.gold_text!r}: {props}")
+        props = "; ".join(f"'{clean(p.proposed)}' ({clean(p.author)})" for p in f.proposals if p.proposed)
+        _line(f"  conflicting proposals: {clean(f.dataset)} {clean(f.item_key)} '{clean(f.gold_text)}': {props}")
 
 
 @stale_app.command("author")
@@ -387,7 +387,7 @@ def author_cmd(
         if reset or name is not None:
             F.set_default_author(conn, None if reset else name)
         who = F.author_for(conn)
-    _line(f"author: {who}")
+    _line(f"author: {clean(who)}")
 
 
 @stale_app.command("score")
@@ -410,7 +410,7 @@ def score_cmd(
         t.add_column(col, justify="left" if col in ("run", "dataset", "mode") else "right")
     for r in results:
         for mode, nums in ((F.ALL_GOLDS, r.all_golds), (F.EXCLUDE_STALE, r.excluding_stale)):
-            t.add_row(Text(r.run), Text(r.dataset), Text(mode), *[Text(_num(nums.get(m)))
+            t.add_row(Text(_short(r.run, 40)), Text(_short(r.dataset, 40)), Text(mode), *[Text(_num(nums.get(m)))
                       for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
     out.print(t)
     dropped = sum(r.items_dropped for r in results)
