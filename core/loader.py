@@ -3,6 +3,12 @@
 A file is unchanged when its size and mtime match what `files` remembers (nothing is read), or when
 its SHA-256 does (only hashed). Each changed file is written in its own transaction, so an error in
 one file leaves that file's rows as they were and the others still load.
+
+Side files (n-best, null odds, OpenCompass shards and results, lm-eval results) are read by their
+run: when one appears, changes or goes, every run reading it is reloaded. Predictions that match no
+item by id or question but carry their prompt or row position (framework logs) are matched by a
+dataset question found inside the prompt, then by position checked against the logged gold
+(`_fallback_link`); the link reason and `runs.meta.fallback_matching` say how many.
 """
 
 from __future__ import annotations
