@@ -13,6 +13,8 @@ Actions (`annotations.action`):
 An entry is *effective* when no `undo` cancels it. Per gold, effective `mark`/`unmark` entries are
 ordered by (`ts`, `id`); the latest one decides ("last writer wins", so two databases that import
 each other's journals agree whatever the import order). The gold is stale when it is a `mark`.
+A new local mark/unmark is stamped now, but never earlier than an entry already on that gold (a
+clock set back, an imported entry from a clock ahead): what you do after seeing a state decides.
 
 The *proposals* of a stale gold are the effective marks after its latest unmark, except those a
 later mark supersedes: a mark lists in `meta.supersedes` the uids of its author's own open marks
@@ -46,7 +48,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from .errors import QAInspectError, StoreError
@@ -369,6 +371,9 @@ def _write(
                 wait(exc)
         try:
             result = work(conn)
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise StoreError(f"cannot write to the database ({exc}); nothing was recorded") from None
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -417,6 +422,25 @@ def _insert(
     return entry
 
 
+def _stamp(conn: sqlite3.Connection, target: Target) -> str:
+    """Time of a new local mark/unmark: now, but never before an entry already on the same gold
+    (a clock set back, or an imported entry from a clock ahead), so what you do now decides."""
+    now = _now()
+    row = conn.execute(
+        "SELECT MAX(ts) FROM annotations WHERE dataset = ? AND item_key = ? AND gold_text = ?"
+        " AND action IN ('mark', 'unmark')",
+        (target.dataset, target.item_key, target.gold_text),
+    ).fetchone()
+    latest = row[0] if row else None
+    if not latest or latest < now:
+        return now
+    try:
+        after = datetime.fromisoformat(latest.replace("Z", "+00:00")) + timedelta(milliseconds=1)
+    except ValueError:
+        return now
+    return after.strftime("%Y-%m-%dT%H:%M:%S.") + f"{after.microsecond // 1000:03d}Z"
+
+
 def _blank(value: str | None) -> str | None:
     """Empty form fields are "not given"."""
     return value if value is not None and value.strip() else None
@@ -441,10 +465,11 @@ def append(
         raise ValueError(f"unknown journal action {action!r}")
     raw = _raw(conn)
     who = author_for(raw, author)
+    target = Target(dataset, item_key, gold_text)
     entry = _write(
         raw,
-        lambda c: _insert(c, action, Target(dataset, item_key, gold_text), who, reason=reason, proposed=proposed,
-                          evidence=evidence, ref=ref),
+        lambda c: _insert(c, action, target, who, reason=reason, proposed=proposed, evidence=evidence, ref=ref,
+                          ts=_stamp(c, target) if action != "undo" else None),
         on_busy,
     )
     return entry.id
@@ -752,7 +777,8 @@ def _mark_all(
         state = states.get(t)
         own = [p.uid for p in state.proposals if p.author == author] if _stale(state) else []
         meta = {"batch": batch, "supersedes": own, **(extra_meta(t) if extra_meta else {})}
-        out.append(_insert(conn, "mark", t, author, reason=reason, proposed=proposed, evidence=evidence, meta=meta))
+        out.append(_insert(conn, "mark", t, author, reason=reason, proposed=proposed, evidence=evidence, meta=meta,
+                           ts=_stamp(conn, t)))
     return out
 
 
@@ -825,7 +851,7 @@ def _unmark_all(conn: sqlite3.Connection, targets: list[Target], author: str, st
         missing = next(t for t in targets if t not in todo)
         raise FlagError(f"gold {missing.gold_text!r} of item {missing.item_key} is not flagged stale")
     batch = new_uid() if len(todo) > 1 else None
-    return [_insert(conn, "unmark", t, author, meta={"batch": batch}) for t in todo]
+    return [_insert(conn, "unmark", t, author, meta={"batch": batch}, ts=_stamp(conn, t)) for t in todo]
 
 
 def unmark(
@@ -964,7 +990,7 @@ def redo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
                 state = states.get(e.target)
                 meta["supersedes"] = [p.uid for p in state.proposals if p.author == who] if _stale(state) else []
             out.append(_insert(c, e.action, e.target, who, reason=e.reason, proposed=e.proposed,
-                               evidence=e.evidence, meta=meta))
+                               evidence=e.evidence, meta=meta, ts=_stamp(c, e.target)))
         return out
 
     return _write(raw, work, on_busy)

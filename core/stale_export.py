@@ -176,15 +176,15 @@ def _text(path: Path, rec: dict[str, Any], name: str, where: str, *, required: b
     return value
 
 
-def _ts(path: Path, value: Any, where: str) -> str | None:
+def _ts(path: Path, value: Any, where: str, name: str = "time") -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise FormatError(str(path), "'time' is not an ISO date-time", where)
+        raise FormatError(str(path), f"{name!r} is not an ISO date-time", where)
     try:
         return normalise_ts(value)
     except ValueError:
-        raise FormatError(str(path), f"'time' is not an ISO date-time: {value!r}", where) from None
+        raise FormatError(str(path), f"{name!r} is not an ISO date-time: {value!r}", where) from None
 
 
 def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
@@ -199,7 +199,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         if not isinstance(meta, dict):
             raise FormatError(str(path), "'meta' is not an object", where)
         return _Incoming(
-            uid=uid, ts=_ts(path, rec.get("ts"), where) or now, author=_text(path, rec, "author", where) or "unknown",
+            uid=uid, ts=_ts(path, rec.get("ts"), where, "ts") or now, author=_text(path, rec, "author", where) or "unknown",
             action=action,
             target=Target(_text(path, rec, "dataset", where, required=True) or "",
                           _text(path, rec, "item_key", where, required=True) or "",
@@ -234,6 +234,8 @@ def _read_import(path: Path, now: str) -> tuple[str, list[_Incoming]]:
         return "database", _read_database(path, now)
     from .formats.textio import read_text
 
+    if not path.read_bytes().strip():
+        return "empty", []  # an export with nothing in it
     text, _ = read_text(path)
     out: list[_Incoming] = []
     kinds: set[str] = set()

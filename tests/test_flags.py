@@ -392,3 +392,16 @@ def _all_golds(c: sqlite3.Connection, key: str) -> list[str]:
 
 def _t(t: F.Target) -> tuple[str, str, str]:
     return t.dataset, t.item_key, t.gold_text
+
+
+def test_a_local_action_wins_over_an_entry_from_a_clock_ahead(env: Env) -> None:
+    c = env.conn
+    a = metro(c)
+    F._write(c, lambda cc: F._insert(cc, "mark", a, "bob", proposed="7号线", ts="2099-01-01T00:00:00.000Z",
+                                     meta={"imported_from": "bob.jsonl"}))
+    assert F.current_flags(c)[0].proposed == "7号线"
+    e = F.unmark(c, *_t(a))
+    assert e.ts == "2099-01-01T00:00:00.001Z"
+    assert F.current_flags(c) == []
+    F.undo(c)
+    assert F.current_flags(c)[0].author == "bob"

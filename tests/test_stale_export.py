@@ -340,3 +340,11 @@ def _nearest(context: str, text: str, start: int) -> int:
     """The occurrence of `text` nearest the old answer's start (the export's choice)."""
     found = [i for i in range(len(context)) if context.startswith(text, i)]
     return min(found, key=lambda i: (abs(i - start), i))
+
+
+def test_an_empty_export_imports_as_nothing(env: Env, other: Env, tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        assert X.export_patch(env.conn, fh) == 0
+    result = X.import_file(other.conn, path)
+    assert (result.kind, result.added, result.duplicates) == ("empty", 0, 0)
