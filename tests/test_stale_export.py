@@ -348,3 +348,69 @@ def test_an_empty_export_imports_as_nothing(env: Env, other: Env, tmp_path: Path
         assert X.export_patch(env.conn, fh) == 0
     result = X.import_file(other.conn, path)
     assert (result.kind, result.added, result.duplicates) == ("empty", 0, 0)
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+
+
+def _small_env(tmp_path: Path, name: str) -> tuple[Path, Path, sqlite3.Connection]:
+    runs = tmp_path / "small"
+    runs.mkdir()
+    shutil.copy(FIXTURES / name, runs / name)
+    summary = load_runs(runs, tmp_path / "small.db")
+    assert not summary.errors
+    return runs, tmp_path / "small.db", open_db(tmp_path / "small.db").conn
+
+
+def test_jsonl_dataset_export_keeps_unchanged_lines_verbatim(tmp_path: Path) -> None:
+    runs, _, c = _small_env(tmp_path, "dataset.jsonl")
+    try:
+        ds = "dataset"
+        F.mark(c, ds, "7", "seven", proposed="7")
+        repeated = F.resolve_item(c, "Who wrote Example?").key + "#2"
+        F.mark(c, ds, repeated, "A. Writer")
+        out = tmp_path / "new" / "dataset.jsonl"
+        report = X.export_dataset(c, runs, ds, out)
+        assert (report.replaced, report.removed, report.emptied) == (1, 1, [repeated])
+    finally:
+        c.close()
+    old_lines = (runs / "dataset.jsonl").read_text(encoding="utf-8").split("\n")
+    new_lines = out.read_text(encoding="utf-8").split("\n")
+    assert len(old_lines) == len(new_lines)
+    changed = [i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
+    assert changed == [3, 4]  # the HF-columns record and the repeated question; the blank line stays
+    assert json.loads(new_lines[3])["answers"] == {"text": ["7", "7"], "answer_start": [9, -1]}
+    assert json.loads(new_lines[4]) == {"question": "Who wrote Example?", "answers": []}
+    assert new_lines[3].startswith('{"id": 7, "question"')  # the line's own separators and key order
+
+    summary = load_runs(out.parent, tmp_path / "fresh.db")
+    assert not summary.errors
+    fresh = open_db(tmp_path / "fresh.db").conn
+    try:
+        assert F.resolve_item(fresh, "7").scored_texts() == ["7"]
+        assert F.resolve_item(fresh, repeated).golds == []
+    finally:
+        fresh.close()
+
+
+def test_cmrc_original_export_keeps_number_literals(tmp_path: Path) -> None:
+    runs, _, c = _small_env(tmp_path, "cmrc_original_small.json")
+    try:
+        ds = "cmrc_original_small"
+        F.mark(c, ds, "TEST_0_QUERY_1", "1.50", proposed="1.60万册")
+        out = tmp_path / "new" / "cmrc_original_small.json"
+        assert X.export_dataset(c, runs, ds, out).replaced == 1
+    finally:
+        c.close()
+    text = out.read_text(encoding="utf-8")
+    assert "39764.0" in text and "1.50," not in text
+    exported = loads(text)
+    expected = loads((runs / "cmrc_original_small.json").read_text(encoding="utf-8"))
+    expected[0]["qas"][1]["answers"][0] = "1.60万册"
+    assert exported == expected
+    load_runs(out.parent, tmp_path / "fresh.db")
+    fresh = open_db(tmp_path / "fresh.db").conn
+    try:
+        assert F.resolve_item(fresh, "TEST_0_QUERY_1").scored_texts() == ["1.60万册", "1.50万册", "1.50万"]
+    finally:
+        fresh.close()
