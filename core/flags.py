@@ -908,46 +908,88 @@ def describe_group(entries: Sequence[Entry]) -> str:
     return f"{action} {len(entries)} golds"
 
 
-def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[list[Entry]], list[list[Entry]]]:
-    """Replay the author's own (not imported) entries: (done groups, undone groups), oldest first."""
-    rows = [
-        _entry(r)
-        for r in conn.execute(f"SELECT {_ENTRY_COLS} FROM annotations WHERE author = ? ORDER BY id", (author,))
-    ]
-    groups: dict[str, list[Entry]] = {}
-    for e in rows:
-        if "imported_from" in e.meta:
+@dataclass(slots=True, eq=False)
+class _Group:
+    """One action on the undo/redo stacks: the ids of its entries (a bulk action has many)."""
+
+    action: str
+    ids: list[int] = field(default_factory=list)
+    uids: list[str] = field(default_factory=list)
+    refs: list[int] = field(default_factory=list)
+    redo_of: list[str] = field(default_factory=list)
+    undone: bool = False
+    redoable: bool = False
+
+
+def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[_Group], list[_Group]]:
+    """Replay the author's own (not imported) entries: (done actions, undone actions), oldest first.
+
+    Linear in the author's journal: only ids and the meta keys that matter are read.
+    """
+    meta = "CASE WHEN json_valid(meta) THEN json_extract(meta, '$.{}') END"
+    rows = conn.execute(
+        f"SELECT id, uid, action, ref, {meta.format('batch')}, {meta.format('redo_of')},"
+        f" {meta.format('imported_from')} FROM annotations WHERE author = ? ORDER BY id",
+        (author,),
+    )
+    groups: dict[str, _Group] = {}
+    for id_, uid, action, ref, batch, redo_of, imported in rows:
+        if imported is not None:
             continue
-        groups.setdefault(e.meta.get("batch") or e.uid, []).append(e)
-    done: list[list[Entry]] = []
-    undone: list[list[Entry]] = []
-    for group in groups.values():
-        kind = group[0].action
-        if kind == "undo":
-            refs = {e.ref for e in group}
-            for i in range(len(done) - 1, -1, -1):
-                if any(e.id in refs for e in done[i]):
-                    undone.append(done.pop(i))
-                    break
-        elif kind in ("mark", "unmark"):
-            sources = {e.meta.get("redo_of") for e in group} - {None}
-            if sources:
-                for i in range(len(undone) - 1, -1, -1):
-                    if any(e.uid in sources for e in undone[i]):
-                        undone.pop(i)
-                        break
+        key = batch or uid
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = _Group(action)
+        g.ids.append(id_)
+        g.uids.append(uid)
+        if ref is not None:
+            g.refs.append(ref)
+        if redo_of:
+            g.redo_of.append(redo_of)
+    done: list[_Group] = []
+    undone: list[_Group] = []
+    by_id: dict[int, _Group] = {}
+    by_uid: dict[str, _Group] = {}
+    for g in groups.values():
+        if g.action == "undo":
+            target = next((by_id[r] for r in g.refs if r in by_id), None)
+            if target is not None and not target.undone:
+                target.undone = target.redoable = True
+                undone.append(target)
+        elif g.action in ("mark", "unmark"):
+            if g.redo_of:
+                source = next((by_uid[u] for u in g.redo_of if u in by_uid), None)
+                if source is not None:
+                    source.redoable = False
             else:
+                for u in undone:  # a new action: what was undone can no longer be redone
+                    u.redoable = False
                 undone.clear()
-            done.append(group)
-    return done, undone
+            done.append(g)
+            by_id.update((i, g) for i in g.ids)
+            by_uid.update((u, g) for u in g.uids)
+    return [g for g in done if not g.undone], [g for g in undone if g.redoable]
+
+
+def _group_entries(conn: sqlite3.Connection, group: _Group | None) -> list[Entry]:
+    if group is None:
+        return []
+    out: list[Entry] = []
+    for start in range(0, len(group.ids), 500):
+        chunk = group.ids[start:start + 500]
+        out += [_entry(r) for r in conn.execute(
+            f"SELECT {_ENTRY_COLS} FROM annotations WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id", chunk)]
+    return out
 
 
 def undo_state(conn: Any, author: str | None = None) -> UndoState:
+    """What undo/redo would do now for `author` (for the UI's hints and the command palette)."""
     raw = _raw(conn)
     who = author_for(raw, author)
     done, undone = _stacks(raw, who)
     return UndoState(who, bool(done), bool(undone), len(done), len(undone),
-                     done[-1] if done else [], undone[-1] if undone else [])
+                     _group_entries(raw, done[-1] if done else None),
+                     _group_entries(raw, undone[-1] if undone else None))
 
 
 def undo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None = None) -> list[Entry]:
@@ -962,7 +1004,7 @@ def undo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
         done, _ = _stacks(c, who)
         if not done:
             return []
-        group = done[-1]
+        group = _group_entries(c, done[-1])
         batch = new_uid() if len(group) > 1 else None
         for e in group:
             _insert(c, "undo", e.target, who, ref=e.id, meta={"batch": batch, "ref_uid": e.uid})
@@ -980,7 +1022,7 @@ def redo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
         _, undone = _stacks(c, who)
         if not undone:
             return []
-        group = undone[-1]
+        group = _group_entries(c, undone[-1])
         batch = new_uid() if len(group) > 1 else None
         states = _states(c, [e.target for e in group])
         out = []

@@ -405,3 +405,50 @@ def test_a_local_action_wins_over_an_entry_from_a_clock_ahead(env: Env) -> None:
     assert F.current_flags(c) == []
     F.undo(c)
     assert F.current_flags(c)[0].author == "bob"
+
+
+def test_undo_redo_agree_with_a_snapshot_model(env: Env) -> None:
+    """Random mark/unmark/bulk/undo/redo sequences (seeded) against the textbook undo model."""
+    import random
+
+    c = env.conn
+    rng = random.Random(5)
+    ids = [r[0] for r in c.execute("SELECT id FROM items ORDER BY id LIMIT 6")]
+    pool = F.targets_for_items(c, ids)
+    history: list[dict[F.Target, str | None]] = [{}]
+    pos = 0
+
+    def act(new: dict[F.Target, str | None]) -> None:
+        nonlocal history, pos
+        history = history[: pos + 1] + [new]
+        pos += 1
+
+    for _ in range(150):
+        now = history[pos]
+        op = rng.choice(["mark", "mark", "unmark", "bulk", "bulk_unmark", "undo", "undo", "redo"])
+        t = rng.choice(pool)
+        if op == "mark":
+            p = rng.choice([None, "a", "b"])
+            F.mark(c, *_t(t), proposed=p)
+            act({**now, t: p})
+        elif op == "unmark" and t in now:
+            F.unmark(c, *_t(t))
+            act({k: v for k, v in now.items() if k != t})
+        elif op == "bulk":
+            chosen = rng.sample(pool, 3)
+            if F.bulk_mark(c, chosen, proposed="bulk"):
+                act({**now, **{x: "bulk" for x in chosen if x not in now}})
+        elif op == "bulk_unmark":
+            chosen = rng.sample(pool, 3)
+            if F.bulk_unmark(c, chosen):
+                act({k: v for k, v in now.items() if k not in chosen})
+        elif op == "undo":
+            assert bool(F.undo(c)) == (pos > 0)
+            pos = max(0, pos - 1)
+        elif op == "redo":
+            assert bool(F.redo(c)) == (pos < len(history) - 1)
+            pos = min(len(history) - 1, pos + 1)
+        got = {f.target: f.proposed for f in F.current_flags(c)}
+        assert got == history[pos], op
+        st = F.undo_state(c)
+        assert (st.undo_steps, st.redo_steps) == (pos, len(history) - 1 - pos)
