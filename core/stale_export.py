@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
