@@ -44,6 +44,7 @@ class QAInspectApp(App[None]):
     TITLE = "qa-inspect"
     COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="Show every key of every screen"),
         Binding("f1", "help", "Help", show=False, tooltip="Show every key of every screen"),

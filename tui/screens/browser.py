@@ -7,14 +7,16 @@ the first window of rows — so a fast typist never sees an older filter's answe
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
@@ -23,6 +25,7 @@ from qa_inspect.core.detail_align import is_cdqa
 from qa_inspect.core.query import Filter
 
 from ..messages import CountLoaded, WindowLoaded
+from ..text import clean
 from ..widgets.filter_bar import FilterBar
 from ..widgets.item_table import WINDOW, ItemTable, columns_for
 from ..widgets.status_line import StatusLine
@@ -46,6 +49,7 @@ class DatasetInfo:
     items: int
     runs: list[str]
     key_width: int = 10
+    dim_widths: dict[str, int] = field(default_factory=dict)
 
 
 def dataset_info(conn: sqlite3.Connection, f: Filter) -> DatasetInfo:
@@ -64,12 +68,14 @@ def dataset_info(conn: sqlite3.Connection, f: Filter) -> DatasetInfo:
     if row is None:
         return DatasetInfo(None, "cmrc", None, set(), 0, [])
     ds_id, name, family, scorer = row
-    dims = {d for d in ("split", "tag", "answer_type") if len(query.distinct_values(conn, name, d)) > 1}
+    values = {d: query.distinct_values(conn, name, d) for d in ("split", "tag", "answer_type")}
+    dims = {d for d, v in values.items() if len(v) > 1}
+    dim_widths = {d: min(14, max(cell_len(clean(x)) for x in v)) for d, v in values.items() if v}
     items, key_width = conn.execute(
         "SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)
     ).fetchone()
     runs = [r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,))]
-    return DatasetInfo(name, family, scorer, dims, items, runs, key_width or 4)
+    return DatasetInfo(name, family, scorer, dims, items, runs, key_width or 4, dim_widths)
 
 
 @dataclass
@@ -89,7 +95,7 @@ class BrowserScreen(BaseScreen):
         Binding("c", "compare", "Compare", tooltip="Compare with another run (adds B and Δ columns)"),
         Binding("d", "toggle_disagree", "Disagree", show=False, tooltip="Only items where run A and run B disagree"),
         Binding("e", "toggle_errors", "Errors", tooltip="Only errors (EM 0 / F1-recall below 1) or all items"),
-        Binding("o", "sort", "Sort", show=False, tooltip="Sort by the next column (click a header to sort by it)"),
+        Binding("o", "sort", "Sort", show=False, tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
         Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
@@ -106,6 +112,7 @@ class BrowserScreen(BaseScreen):
         self.metrics: query.SliceMetrics | None = None
         self.compare_metrics: query.SliceMetrics | None = None
         self._last_width = 0
+        self._search_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -187,7 +194,9 @@ class BrowserScreen(BaseScreen):
         table = self.query_one(ItemTable)
         cdqa = is_cdqa(self.info.scorer, self.info.family)
         width = self.size.width or self.app.size.width
-        table.set_columns(columns_for(cdqa, self.info.dims, bool(self.filter.compare), self.info.key_width, width),
+        cols = columns_for(cdqa, self.info.dims, bool(self.filter.compare), self.info.key_width, width,
+                           self.info.dim_widths)
+        table.set_columns(cols,
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
@@ -266,9 +275,21 @@ class BrowserScreen(BaseScreen):
         box.value = self.filter.search
         box.focus()
 
+    @on(Input.Changed, "#search")
+    def _search_typed(self, event: Input.Changed) -> None:
+        """Search as you type, once typing pauses (each keystroke would start a full query)."""
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        value = event.value.strip()
+        if value != self.filter.search:
+            self._search_timer = self.set_timer(0.35, lambda: self.set_filter(self.filter.with_(search=value)))
+
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        self.set_filter(self.filter.with_(search=event.value.strip()))
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        if event.value.strip() != self.filter.search:
+            self.set_filter(self.filter.with_(search=event.value.strip()))
         self.query_one(ItemTable).focus()
 
     def _close_search(self) -> None:
@@ -340,12 +361,24 @@ class BrowserScreen(BaseScreen):
             self.set_filter(f.with_(em=None if f.em == 0 else 0))
 
     def action_sort(self) -> None:
-        self.query_one(ItemTable).sort_by_cursor_column()
+        from .pick_run import RunPicker
+
+        table = self.query_one(ItemTable)
+        choices = [c.sort for c in table.cols if c.sort]
+        labels = {c.sort: c.label for c in table.cols if c.sort}
+
+        def done(sort: str | None) -> None:
+            if sort:
+                self.on_item_table_sort(ItemTable.Sort(sort))
+
+        self.app.push_screen(RunPicker("Sort by (again: reverse)", self.filter.sort, choices, labels=labels), done)
 
     def action_reverse(self) -> None:
         self.set_filter(self.filter.with_(descending=not self.filter.descending))
 
     def action_clear(self) -> None:
         f = self.filter
-        self.query_one("#search", Input).add_class("hidden")
+        box = self.query_one("#search", Input)
+        box.value = ""
+        box.add_class("hidden")
         self.set_filter(Filter(dataset=f.dataset, run=f.run, compare=f.compare, sort=f.sort, descending=f.descending))

@@ -104,14 +104,18 @@ class DetailScreen(BaseScreen):
         d = self.detail
         if d is None:
             return
-        width = self.size.width or self.app.size.width
-        half = width // 2 if self.has_class("-wide") else width
+        scroll = self.query_one("#detail-scroll", VerticalScroll)
+        width = (scroll.scrollable_content_region.width or self.app.size.width - 4) - 2
+        half = width // 2 - 2 if self.has_class("-wide") else width
         self.query_one("#d-title", Static).update(parts.title(d, self.position, self.total))
         self.query_one("#d-question", Static).update(parts.question(d))
         self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half))
         self.query_one("#d-others", Static).update(parts.others(d, half))
         self.query_one("#d-context", Static).update(parts.context(d))
         self.query_one("#d-meta", Static).update(parts.meta(d))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.render_detail)
 
     def action_step(self, step: int) -> None:
         self.step(self.item_id, step)

@@ -84,35 +84,35 @@ class FilterScreen(BaseModal):
             with VerticalScroll(id="filters-form"):
                 with Grid(id="filters-grid"):
                     yield Label("Dataset")
-                    yield Select[str]([], id="f-dataset", prompt="(all datasets)")
+                    yield Select[str]([], id="f-dataset", prompt="(all datasets)", compact=True)
                     yield Label("Run (A)")
-                    yield Select[str]([], id="f-run", prompt="(golds only)")
+                    yield Select[str]([], id="f-run", prompt="(golds only)", compact=True)
                     yield Label("Compare (B)")
-                    yield Select[str]([], id="f-compare", prompt="(none)")
+                    yield Select[str]([], id="f-compare", prompt="(none)", compact=True)
                     yield Label("")
                     yield Checkbox("only items where A and B disagree", f.only_disagree, id="f-disagree")
                     yield Label("Search")
-                    yield Input(f.search, placeholder="question, golds, prediction", id="f-search")
+                    yield Input(f.search, placeholder="question, golds, prediction", id="f-search", compact=True)
                     for key, options in TRI.items():
                         yield Label({"refused": "Answered", "em": "Exact match", "stale": "Stale gold"}[key])
                         yield Select[int](
                             [(label, i) for i, (label, _) in enumerate(options)], id=f"f-{key}", allow_blank=False,
-                            value=next(i for i, (_, v) in enumerate(options) if v == getattr(f, key)),
+                            value=next(i for i, (_, v) in enumerate(options) if v == getattr(f, key)), compact=True,
                         )
                     yield Label("F1 / F1-recall")
                     with Horizontal(id="f-range"):
                         yield Input("" if f.f1_min is None else f"{100 * f.f1_min:g}", placeholder="from 0",
-                                    id="f-min", type="number")
+                                    id="f-min", type="number", compact=True)
                         yield Input("" if f.f1_max is None else f"{100 * f.f1_max:g}", placeholder="to 100",
-                                    id="f-max", type="number")
+                                    id="f-max", type="number", compact=True)
                     for dim, attr, label in DIMS:
                         yield Label(label, id=f"l-{dim}")
                         yield SelectionList[str](id=f"f-{dim}")
             with Horizontal(id="filters-buttons"):
                 yield Static(id="f-count")
-                yield Button("Apply", id="apply", variant="primary")
-                yield Button("Reset", id="reset")
-                yield Button("Cancel", id="cancel")
+                yield Button("Apply", id="apply", variant="primary", compact=True)
+                yield Button("Reset", id="reset", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.load_choices(self.start.dataset)
@@ -173,7 +173,7 @@ class FilterScreen(BaseModal):
 
     def on_draft_counted(self, message: DraftCounted) -> None:
         self.query_one("#f-count", Static).update(
-            Content.assemble(("→ ", "$text-muted"), (f"{message.total:,}", "bold $accent"), (" items", "$text-muted"))
+            Content.assemble(("→ ", "$foreground-muted"), (f"{message.total:,}", "bold $accent"), (" items", "$foreground-muted"))
         )
 
     # -- the draft ---------------------------------------------------------------------------
@@ -212,7 +212,7 @@ class FilterScreen(BaseModal):
                 self._ready = False
                 self.load_choices(event.value)
                 return
-        self.query_one("#f-count", Static).update(Content.styled("counting…", "$text-muted"))
+        self.query_one("#f-count", Static).update(Content.styled("counting…", "$foreground-muted"))
         self.count_draft(self.draft())
 
     # -- actions -----------------------------------------------------------------------------

@@ -79,7 +79,7 @@ class HelpScreen(BaseModal):
             yield Label(Content("Keys"), classes="dialog-title")
             with VerticalScroll(id="help-body"):
                 yield Static(Content("\n\n").join(blocks))
-            yield Label(Content.styled("escape closes", "$text-muted"))
+            yield Label(Content.styled("escape closes", "$foreground-muted"))
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

@@ -35,13 +35,13 @@ def filter_for(ref: RowRef) -> Filter:
 
 def dataset_title(ds: DatasetOverview) -> Content:
     parts: list[tuple[str, str] | str] = [
-        (clean(ds.name), "bold $primary"), ("  ", ""), (ds.family, "$text-muted"),
-        ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$text-muted"),
-        ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$text-muted"),
+        (clean(ds.name), "bold $primary"), ("  ", ""), (ds.family, "$foreground-muted"),
+        ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
+        ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
     ]
     h = ds.human.overall if ds.human else None
     if h is not None and h.f1 is not None:
-        parts += [("  human ", "$text-muted"), (f"EM {h.em or 0:.1f} F1 {h.f1:.1f}", "italic")]
+        parts += [("  human ", "$foreground-muted"), (f"EM {h.em or 0:.1f} F1 {h.f1:.1f}", "italic")]
     return Content.assemble(*parts)
 
 
@@ -72,9 +72,10 @@ class OverviewScreen(BaseScreen):
         yield Header()
         with Vertical(id="overview"):
             yield RunsBox(id="overview-runs")
-            yield Static(id="slices-title")
-            yield SlicesTable(id="slices")
-            yield Static(Content.styled("loading…", "$text-muted"), id="overview-empty")
+            with Vertical(id="slices-box"):
+                yield Static(id="slices-title")
+                yield SlicesTable(id="slices")
+            yield Static(Content.styled("loading…", "$foreground-muted"), id="overview-empty")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -150,8 +151,10 @@ class OverviewScreen(BaseScreen):
 
     @on(DataTable.RowHighlighted, ".runs-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if isinstance(event.data_table, RunsTable):
-            self._show_slices(event.data_table)
+        """Only the table the user is in drives the slices (every table highlights a row on mount)."""
+        table = event.data_table
+        if isinstance(table, RunsTable) and (table.has_focus or table is self.current):
+            self._show_slices(table)
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -175,8 +178,8 @@ class OverviewScreen(BaseScreen):
         if ref is not None and ref.human:
             metric = "each gold scored against the others"
         self.query_one("#slices-title", Static).update(Content.assemble(
-            ("Slices of ", "$text-muted"), (who, "bold"), ("  ", ""), (metric, "$text-muted"),
-            (" · share = slice errors / run errors", "$text-muted"),
+            ("Slices of ", "$foreground-muted"), (who, "bold"), ("  ", ""), (metric, "$foreground-muted"),
+            (" · share = slice errors / run errors", "$foreground-muted"),
         ))
 
     def action_open(self) -> None:

@@ -27,19 +27,24 @@ class RunsListed(Message):
 
 
 class RunPicker(BaseModal):
-    """Pick a run by name; returns the name, "" for "no run" (when allowed), None on escape."""
+    """Pick a run by name; returns the name, "" for "no run" (when allowed), None on escape.
+    With `labels` it picks any named choice (the sort column, for instance)."""
 
     HELP_TITLE = "Run picker"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", tooltip="Close without choosing"),
     ]
 
-    def __init__(self, title: str, current: str | None, runs: list[str] | None, *, allow_none: bool = False) -> None:
+    def __init__(
+        self, title: str, current: str | None, runs: list[str] | None, *, allow_none: bool = False,
+        labels: dict[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.current = current
         self.runs = runs
         self.allow_none = allow_none
+        self.labels = labels or {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker", classes="dialog"):
@@ -71,8 +76,8 @@ class RunPicker(BaseModal):
         highlight = 0
         for name, dataset in runs:
             label = Content.assemble(
-                ("● " if name == self.current else "  ", "$accent"), clean(name),
-                (f"  {clean(dataset)}" if dataset else "", "$text-muted"),
+                ("● " if name == self.current else "  ", "$accent"), clean(self.labels.get(name, name)),
+                (f"  {clean(dataset)}" if dataset else "", "$foreground-muted"),
             )
             if name == self.current:
                 highlight = options.option_count

@@ -16,7 +16,7 @@ from qa_inspect.core.detail import GoldInfo, GoldMatch, ItemDetail, PredictionIn
 from ..text import clean, truncate
 
 MATCH = "bold $success underline"
-MUTED = "$text-muted"
+MUTED = "$foreground-muted"
 GOLD_SPAN = "bold $success underline"
 PRED_SPAN = "reverse $accent"
 STALE = "strike $warning"
@@ -59,7 +59,8 @@ def title(d: ItemDetail, position: int | None, total: int | None) -> Content:
 
 
 def question(d: ItemDetail) -> Content:
-    return Content.assemble(("Q  ", LABEL), highlight(d.question, [], multiline=True))
+    """The question alone (the app's stylesheet marks it with a left bar, no prefix to wrap)."""
+    return highlight(d.question, [], multiline=True)
 
 
 def _explain(m: GoldMatch, cdqa: bool) -> str:
@@ -76,7 +77,9 @@ def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
     """The prediction against every gold, each with its own scores and matched characters."""
     p = d.prediction
     lines: list[Content] = []
-    view = "character subsequence (not what F1 counts)" if subsequence else "official F1 alignment"
+    cdqa = d.family == "cdqa" or (p is not None and (p.f1_recall is not None or bool(p.refused)))
+    official = "tokens F1-recall counted" if cdqa else "official F1 alignment"
+    view = "character subsequence (not what the metric counts)" if subsequence else official
     run = d.run or "no run chosen"
     if p is None:
         lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  no prediction for this item", MUTED)))
@@ -85,7 +88,6 @@ def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
         ranges = _ranges(best, subsequence, pred=True) if best else []
         lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  ", ""), *scores(p, p.refused)))
         lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
-    cdqa = p is not None and p.f1_recall is not None or (p is not None and bool(p.refused))
     lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
     matches = {m.gold_idx: m for m in p.per_gold} if p else {}
     short = p is not None and cell_len(p.text) <= max(20, width - 16) and "\n" not in p.text
@@ -93,7 +95,7 @@ def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
         g = group[0]
         m = next((matches[x.idx] for x in group if x.idx in matches and matches[x.idx].best), matches.get(g.idx))
         label = "·".join(str(x.idx + 1) for x in group)
-        lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label))
+        lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label, bool(d.context)))
     return Content("\n").join(lines)
 
 
@@ -113,7 +115,7 @@ def _ranges(m: GoldMatch, subsequence: bool, *, pred: bool) -> list[Range]:
 
 def _gold_lines(
     g: GoldInfo, m: GoldMatch | None, p: PredictionInfo | None, subsequence: bool, short: bool, cdqa: bool,
-    label: str,
+    label: str, has_passage: bool,
 ) -> list[Content]:
     marker = ("★ ", "bold $accent") if m is not None and m.best else ("  ", "")
     text_style = STALE if (g.superseded or g.stale) else ""
@@ -122,9 +124,9 @@ def _gold_lines(
     if m is not None and p is not None and not p.refused:
         head += scores(m)
     if g.superseded:
-        head.append(("superseded (not scored)", "italic $warning"))
-    if g.span is None:
-        head.append(("no span in passage", MUTED))
+        head.append(("superseded (not scored)  ", "italic $warning"))
+    if g.span is None and has_passage:
+        head.append(("not found in the passage", MUTED))
     out = [Content.assemble(*head)]
     if g.stale is not None:
         s = g.stale
@@ -169,13 +171,16 @@ def others(d: ItemDetail, width: int) -> Content:
     name_w = min(24, max((cell_len(clean(o.run)) for o in d.others), default=8))
     for o in d.others:
         best = next((m for m in o.per_gold if m.best), None)
-        text = truncate(clean(o.text), max(20, width - name_w - 24))
         shown = Content.assemble(*scores(o, o.refused))
-        lines.append(Content.assemble(
+        head = Content.assemble(
             ("  ", ""), (_pad(truncate(clean(o.run), name_w), name_w), "bold"), "  ",
             shown.pad_right(max(0, 18 - shown.cell_length)),
-            highlight(text, best.pred_ranges if best else []) if text.strip() else Content.styled("(empty)", MUTED),
-        ))
+        )
+        text = highlight(o.text, best.pred_ranges if best else []) if o.text.strip() else Content.styled("(empty)", MUTED)
+        if head.cell_length + text.cell_length <= width:
+            lines.append(head + text)
+        else:  # long answers (LLMs) get their own, wrapped, lines: never cut what a run said
+            lines += [head, Content.assemble("    ", text)]
     for name in d.missing_runs:
         if name != d.run:
             lines.append(Content.assemble(("  ", ""), (clean(name), "bold"), ("  no prediction (scores 0)", MUTED)))
@@ -185,9 +190,11 @@ def others(d: ItemDetail, width: int) -> Content:
 def meta(d: ItemDetail) -> Content:
     """Tags, evidence, where the item and the prediction come from, n-best, raw response."""
     lines: list[Content] = [Content.styled("Details", LABEL)]
+    keys = ["item", "run file", "scorer", *map(str, d.meta), *(map(str, d.prediction.meta) if d.prediction else [])]
+    label_w = min(22, max(cell_len(k) for k in keys) + 2)
 
     def row(label: str, value: object) -> None:
-        lines.append(Content.assemble(("  " + label.ljust(12), MUTED), clean(str(value))))
+        lines.append(Content.assemble(("  " + _pad(truncate(label, label_w - 1), label_w), MUTED), clean(str(value))))
 
     where = d.source_path or "?"
     row("item", f"{d.key} · {where}" + (f":{d.source_line}" if d.source_line else ""))

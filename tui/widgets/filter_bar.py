@@ -50,10 +50,10 @@ class FilterBar(Static):
             if parts:
                 parts.append(("  ", ""))
             if label:
-                parts.append((f"{label} ", "$text-muted"))
+                parts.append((f"{label} ", "$foreground-muted"))
             parts.append((truncate(clean(value), 40), "bold $accent"))
         if len(describe(f)) <= 1 + int(bool(f.compare)):
-            parts.append(("   f filters · / search · e errors only", "$text-muted"))
+            parts.append(("   f filters · / search · e errors only", "$foreground-muted"))
         self.update(Content.assemble(*parts))
 
     def on_click(self) -> None:

@@ -49,7 +49,10 @@ B_EM = Col("b_em", "B EM", None, 4, justify="right")
 DELTA = Col("delta", "Δ", "delta", 6, justify="right")
 
 
-def columns_for(cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120) -> list[Col]:
+def columns_for(
+    cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120,
+    dim_widths: dict[str, int] | None = None,
+) -> list[Col]:
     """The columns worth showing: slice columns only when the dataset's labels vary, the metric
     columns of the run's scorer, and the B/Δ columns while comparing. Narrow terminals get a
     shorter id and no slice columns, so the question keeps its room."""
@@ -57,7 +60,9 @@ def columns_for(cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, 
     cols = [Col("key", "id", "key", min(max(key_width, 4), 12 if narrow else 18))]
     if narrow:
         dims = set()
-    cols += [c for c, d in ((SPLIT, "split"), (TAG, "tag"), (TYPE, "answer_type")) if d in dims]
+    dw = dim_widths or {}
+    cols += [Col(c.key, c.label, c.sort, max(len(c.label), min(dw.get(d, c.width), 14)))
+             for c, d in ((SPLIT, "split"), (TAG, "tag"), (TYPE, "answer_type")) if d in dims]
     cols += [QUESTION, PREDICTION, GOLD]
     cols += [F1R, REFUSED] if cdqa else [EM, F1]
     cols.append(Col("stale", "⚑", "stale", 1) if narrow else STALE)
@@ -237,17 +242,6 @@ class ItemTable(DataTable[Text]):
         col = self.cols[event.column_index] if event.column_index < len(self.cols) else None
         if col is not None and col.sort:
             self.post_message(self.Sort(col.sort))
-
-    def sort_by_cursor_column(self) -> None:
-        """Sort by the column under the hover cursor or, from the keyboard, cycle sortable columns."""
-        sortable = [c.sort for c in self.cols if c.sort]
-        if not sortable:
-            return
-        if self.sort_key in sortable:
-            nxt = sortable[(sortable.index(self.sort_key) + 1) % len(sortable)]
-        else:
-            nxt = sortable[0]
-        self.post_message(self.Sort(nxt))
 
 
 def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
 from qa_inspect.core.overview import DatasetOverview, RunOverview, SliceStat
-
-from rich.cells import cell_len
 
 from ..text import bar, cell_text, clean, number
 

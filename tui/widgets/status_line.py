@@ -14,13 +14,13 @@ def metric_parts(m: SliceMetrics | None, prefix: str = "") -> list[tuple[str, st
         return []
     out: list[tuple[str, str]] = []
     if m.em is not None:
-        out += [(f"{prefix}EM ", "$text-muted"), (f"{m.em:.1f}", "bold"), ("  ", ""),
-                (f"{prefix}F1 ", "$text-muted"), (f"{m.f1 or 0:.1f}", "bold")]
+        out += [(f"{prefix}EM ", "$foreground-muted"), (f"{m.em:.1f}", "bold"), ("  ", ""),
+                (f"{prefix}F1 ", "$foreground-muted"), (f"{m.f1 or 0:.1f}", "bold")]
     if m.f1_recall is not None:
         if out:
             out.append(("  ", ""))
-        out += [(f"{prefix}F1-recall ", "$text-muted"), (f"{m.f1_recall:.1f}", "bold"), ("  ", ""),
-                ("answered ", "$text-muted"), (f"{m.answer_rate or 0:.1f}%", "bold")]
+        out += [(f"{prefix}F1-recall ", "$foreground-muted"), (f"{m.f1_recall:.1f}", "bold"), ("  ", ""),
+                ("answered ", "$foreground-muted"), (f"{m.answer_rate or 0:.1f}%", "bold")]
     return out
 
 
@@ -42,19 +42,19 @@ class StatusLine(Static):
     ) -> None:
         parts: list[tuple[str, str]] = []
         if total is None:
-            parts.append(("counting…", "$text-muted"))
+            parts.append(("counting…", "$foreground-muted"))
         else:
             parts.append((f"{total:,}", "bold $accent"))
             if all_items is not None and all_items != total:
-                parts.append((f" of {all_items:,}", "$text-muted"))
-            parts.append((" items", "$text-muted"))
+                parts.append((f" of {all_items:,}", "$foreground-muted"))
+            parts.append((" items", "$foreground-muted"))
         if position is not None and total:
-            parts.append((f"  #{position + 1:,}", "$text-muted"))
+            parts.append((f"  #{position + 1:,}", "$foreground-muted"))
         a = metric_parts(metrics, "A " if compare else "")
         if a:
-            parts += [("  │  ", "$text-muted"), *a]
+            parts += [("  │  ", "$foreground-muted"), *a]
         b = metric_parts(compare, "B ")
         if b:
-            parts += [("  │  ", "$text-muted"), *b]
-        parts += [("  │  ", "$text-muted"), ("sort ", "$text-muted"), (sort_label, "")]
+            parts += [("  │  ", "$foreground-muted"), *b]
+        parts += [("  │  ", "$foreground-muted"), ("sort ", "$foreground-muted"), (sort_label, "")]
         self.update(Content.assemble(*parts))
