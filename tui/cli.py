@@ -84,13 +84,16 @@ def open_cmd(
     QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve()).run()
 
 
-COMMANDS = {"load", "open", "score", "report", "diff", "stale", "export"}
+def command_names() -> set[str]:
+    """Every registered command and command group (so new modules need no list to update)."""
+    names = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
+    return names | {g.name for g in app.registered_groups if g.name}
 
 
 def main() -> None:
     """Entry point: a bare `qa-inspect [RUNS_DIR]` means `qa-inspect open [RUNS_DIR]`."""
     args = sys.argv[1:]
-    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help")):
+    if not args or (args[0] not in command_names() and args[0] not in ("-h", "--help")):
         sys.argv[1:1] = ["open"]
     app(prog_name="qa-inspect")
 

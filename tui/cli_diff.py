@@ -22,7 +22,6 @@ from qa_inspect.core.store import open_db
 from . import cli
 from .cli import DbOpt, JsonOpt, RunsDir, app, fail, out, print_json, run_load
 
-cli.COMMANDS.add("slices")  # so `qa-inspect slices …` is not taken for `qa-inspect open slices`
 
 MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print Markdown tables.")]
 SliceOpt = Annotated[
