@@ -19,7 +19,6 @@ from qa_inspect.core.query import SORTS, Filter
 from qa_inspect.core.slices import delete_slice, describe, list_slices, load_slice, save_slice
 from qa_inspect.core.store import open_db
 
-from . import cli
 from .cli import DbOpt, JsonOpt, RunsDir, app, fail, out, print_json, run_load
 
 
