@@ -49,14 +49,15 @@ class FileStamp:
     format: str | None = None
     encoding: str | None = None
     owner: str | None = None
+    note: str | None = None
 
 
 def record_file(conn: sqlite3.Connection, stamp: FileStamp) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO files (path, kind, size, mtime_ns, sha256, format, encoding, owner, loaded_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+        "INSERT OR REPLACE INTO files (path, kind, size, mtime_ns, sha256, format, encoding, owner, note,"
+        " loaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
         (stamp.path, stamp.kind, stamp.size, stamp.mtime_ns, stamp.sha256, stamp.format, stamp.encoding,
-         stamp.owner),
+         stamp.owner, stamp.note),
     )
 
 

@@ -193,7 +193,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     for rel in sorted(set(stored) - present):
         with transaction(conn):
             delete_path(conn, rel)
-        summary.removed.append(rel)
+        if stored[rel][0] != "skipped":
+            summary.removed.append(rel)
 
     changed: list[_Candidate] = []
     unchanged: list[_Candidate] = []
@@ -246,6 +247,11 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             continue
         if isinstance(src, Skip):
             summary.skipped.append({"path": cand.rel, "reason": src.reason})
+            if cand.rel not in stored or stored[cand.rel][0] == "skipped":
+                # Remembered, so an unchanged folder re-reads nothing. A file that held data and
+                # now holds something else keeps its rows (wrong shape = bad input) and is re-read.
+                with transaction(conn):
+                    record_file(conn, _stamp(cand, "skipped", None, None, note=src.reason))
         elif isinstance(src, Dataset):
             parsed_datasets.append((cand, src))
         else:
@@ -478,7 +484,7 @@ def _dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
 def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
     """Report what the database holds for files not (successfully) read this time."""
     for rel in rels:
-        kind_row = conn.execute("SELECT kind, owner FROM files WHERE path = ?", (rel,)).fetchone()
+        kind_row = conn.execute("SELECT kind, owner, note FROM files WHERE path = ?", (rel,)).fetchone()
         kind = kind_row[0] if kind_row else None
         if kind == "dataset":
             row = conn.execute(
@@ -498,6 +504,8 @@ def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSumma
                 )
         elif kind == "side" and status == "unchanged":
             summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
+        elif kind == "skipped" and status == "unchanged":
+            summary.skipped.append({"path": rel, "reason": kind_row[2] or "not QA data"})
 
 
 def _manifest_stamp(runs_dir: Path) -> FileStamp | None:
@@ -516,8 +524,10 @@ def _record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: st
     record_file(conn, FileStamp(rel, "side", st.st_size, st.st_mtime_ns, _sha256(path), owner=owner))
 
 
-def _stamp(cand: _Candidate, kind: str, fmt: str, encoding: str | None) -> FileStamp:
-    return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding)
+def _stamp(
+    cand: _Candidate, kind: str, fmt: str | None, encoding: str | None, *, note: str | None = None
+) -> FileStamp:
+    return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding, note=note)
 
 
 def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> str:

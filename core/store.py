@@ -161,6 +161,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused);
     """,
+    # 3 → 4: files that are not QA data (config.json, metrics…) are remembered with the reason they
+    # were skipped (kind 'skipped'), so an unchanged folder re-reads nothing at all.
+    """
+    ALTER TABLE files ADD COLUMN note TEXT;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"

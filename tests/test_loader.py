@@ -187,7 +187,9 @@ def test_first_load_counts(runs: Path, db: Path, conn: sqlite3.Connection) -> No
 
 
 def test_second_load_reads_nothing(runs: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (runs / "cmrc2018" / "runs" / "config.json").write_text('{"hidden_size": 768, "model_type": "bert"}')
     first = load(runs, db)
+    assert any(k["path"].endswith("config.json") for k in first.skipped)
     hashed = no_reading(monkeypatch)
     start = time.perf_counter()
     second = load(runs, db)
@@ -201,6 +203,8 @@ def test_second_load_reads_nothing(runs: Path, db: Path, monkeypatch: pytest.Mon
     ]
     assert [(d.name, d.items, d.golds) for d in second.datasets] == [(d.name, d.items, d.golds) for d in first.datasets]
     assert any(k["path"] == NBEST and "side file" in k["reason"] for k in second.skipped)
+    config = [k for k in second.skipped if k["path"].endswith("config.json")]  # remembered, not re-read
+    assert config == [k for k in first.skipped if k["path"].endswith("config.json")]
     assert elapsed < 1.0
 
 
