@@ -185,9 +185,8 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
         where.append(_in("i.tag", f.tags, params))
     if f.answer_types:
         where.append(_in("i.answer_type", f.answer_types, params))
-    if f.refused is not None:
-        where.append("p.refused = ?")
-        params.append(int(f.refused))
+    if f.refused is not None:  # "answered" = a prediction that is not a refusal (span runs: any)
+        where.append("p.refused = 1" if f.refused else "p.id IS NOT NULL AND COALESCE(p.refused, 0) = 0")
     if f.em is not None:
         where.append("COALESCE(p.em, 0) = ?")
         params.append(int(f.em))

@@ -74,3 +74,21 @@ def test_stale_filters_and_sort(conn: sqlite3.Connection) -> None:
     assert [r.key for r in query.page(conn, base.with_(has_proposal=True), 0, 10)] == ["DEV_52_QUERY_1"]
     top = query.page(conn, base.with_(sort="stale", descending=True), 0, 2)
     assert {r.key for r in top} == {"DEV_4_QUERY_0", "DEV_52_QUERY_1"}
+
+
+def test_answered_filter_matches_span_runs_too(tmp_path) -> None:
+    """`refused=False` means answered: for CMRC runs (no refusal column) every predicted item."""
+    from pathlib import Path
+
+    from qa_inspect.core.loader import load_runs
+    from qa_inspect.core.query import Filter, count
+    from qa_inspect.core.store import open_db
+
+    sample = Path(__file__).resolve().parent.parent / "sample_runs"
+    summary = load_runs(sample, tmp_path / "qa.db")
+    conn = open_db(Path(summary.db)).conn
+    f = Filter(run="bidaf-baseline")
+    assert count(conn, f.with_(refused=False)) == 148  # predicted items
+    assert count(conn, f.with_(refused=True)) == 0
+    g = Filter(run="glm-6b")
+    assert count(conn, g.with_(refused=True)) + count(conn, g.with_(refused=False)) == 38
