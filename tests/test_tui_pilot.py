@@ -312,3 +312,38 @@ async def test_small_terminal(db: Path) -> None:
         table = screen.query_one(ItemTable)
         assert sum(table.widths) + 2 * len(table.widths) <= 80
         assert "f1_recall" in [c.key for c in table.cols] and "em" not in [c.key for c in table.cols]
+
+
+@async_test
+async def test_empty_database_says_what_to_do(tmp_path: Path) -> None:
+    app = QAInspectApp(db_path=tmp_path / "empty.db", runs_dir=Path("runs"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        text = str(app.screen.query_one("#overview-empty", Static).render())
+        assert "No datasets loaded" in text
+        await pilot.press("q")
+
+
+@async_test
+async def test_n_past_the_browser_window_walks_in_sql(db: Path) -> None:
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        f = Filter(run="bidaf-baseline", em=0, sort="f1", descending=True)
+        with sqlite3.connect(db) as conn:
+            ids = [r.item_id for r in query.page(conn, f, 0, 4)]
+        app.push_screen(DetailScreen(f, ids[0], nav=ids[:2], nav_start=0))
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen) and detail.position == 0
+        for k in (1, 2, 3):  # 1 from the window, 2 and 3 from SQL
+            await pilot.press("n")
+            await settle(pilot)
+            assert detail.detail is not None and detail.detail.item_id == ids[k] and detail.position == k
+        await pilot.press("p", "p", "p")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[0]
+        await pilot.press("p")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[0]  # first item: stays, says so

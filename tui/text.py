@@ -48,10 +48,10 @@ def clean(s: str | None, *, multiline: bool = False) -> str:
 
 def truncate(s: str, width: int) -> str:
     """At most `width` terminal cells, ending in … when cut; a CJK character counts two cells."""
-    if width <= 0:
-        return ""
     if cell_len(s) <= width:
         return s
+    if width <= 0:
+        return ""
     out: list[str] = []
     used = 0
     for ch in s:

@@ -27,6 +27,7 @@ class Db:
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self._migrated = False
+        self._closed = False
 
     def _open(self) -> sqlite3.Connection:
         with self._lock:
@@ -51,13 +52,20 @@ class Db:
         try:
             yield conn
         finally:
-            self._idle.put(conn)
+            if self._closed:
+                conn.close()  # the app closed while this worker ran: close it here, in its thread
+            else:
+                self._idle.put(conn)
 
     def close(self) -> None:
+        """Interrupt running queries; close idle connections now, busy ones when handed back."""
         with self._lock:
+            self._closed = True
             for conn in self._all:
+                conn.interrupt()
+            while True:
                 try:
-                    conn.close()
-                except sqlite3.Error:
-                    pass
+                    self._idle.get_nowait().close()
+                except queue.Empty:
+                    break
             self._all.clear()

@@ -259,15 +259,23 @@ class BrowserScreen(BaseScreen):
             return
         from .detail import DetailScreen
 
-        self.app.push_screen(DetailScreen(self.filter, row.item_id), self._back_from_detail)
+        table = self.query_one(ItemTable)
+        nav = [r.item_id for r in table.win_rows]
+        screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total)
+        self.app.push_screen(screen, self._back_from_detail)
 
     def _back_from_detail(self, item_id: int | None) -> None:
         """n/p may have moved on in the detail view: follow it in the table."""
         table = self.query_one(ItemTable)
-        if item_id is not None and (table.current is None or table.current.item_id != item_id):
-            self.generation += 1
-            self.load_count(self.generation, self.filter)
-            self.load_position(self.generation, self.filter, item_id)
+        if item_id is None or (table.current is not None and table.current.item_id == item_id):
+            return
+        ids = [r.item_id for r in table.win_rows]
+        if item_id in ids:
+            table.move_cursor(row=ids.index(item_id))
+            return
+        self.generation += 1
+        self.load_count(self.generation, self.filter)
+        self.load_position(self.generation, self.filter, item_id)
 
     def action_search(self) -> None:
         box = self.query_one("#search", Input)

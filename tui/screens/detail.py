@@ -36,14 +36,19 @@ class DetailScreen(BaseScreen):
         Binding("escape", "back", "Back", tooltip="Back to the item browser"),
     ]
 
-    def __init__(self, f: Filter, item_id: int, run: str | None = None) -> None:
+    def __init__(
+        self, f: Filter, item_id: int, run: str | None = None, *, nav: list[int] | None = None, nav_start: int = 0,
+        total: int | None = None,
+    ) -> None:
         super().__init__()
         self.filter = f
         self.item_id = item_id
+        self.nav = nav or []  # item ids of the browser's window: n/p inside it need no SQL walk
+        self.nav_start = nav_start
         self.run = run if run is not None else f.run
         self.detail: ItemDetail | None = None
         self.position: int | None = None
-        self.total: int | None = None
+        self.total: int | None = total
         self.subsequence = False
 
     def compose(self) -> ComposeResult:
@@ -62,19 +67,27 @@ class DetailScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self.query_one("#detail-scroll").focus()
-        self.load(self.item_id)
+        self.load(self.item_id, self._nav_position(self.item_id))
+
+    def _nav_position(self, item_id: int) -> int | None:
+        try:
+            return self.nav_start + self.nav.index(item_id)
+        except ValueError:
+            return None
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def load(self, item_id: int) -> None:
+    def load(self, item_id: int, position: int | None = None) -> None:
         with self.db.connect() as conn:
             detail = item_detail(conn, item_id, self.run)
-            position = query.position(conn, self.filter, item_id)
-            total = query.count(conn, self.filter)
+            if position is None:
+                position = query.position(conn, self.filter, item_id)
+            total = query.count(conn, self.filter) if self.total is None else self.total
         if not get_current_worker().is_cancelled:
             self.post_message(DetailLoaded(detail, position, total))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def step(self, item_id: int, step: int) -> None:
+        """Outside the browser's window: walk the filter in SQL (a window function over it)."""
         with self.db.connect() as conn:
             nxt = query.neighbour(conn, self.filter, item_id, step)
             if nxt is None:
@@ -118,7 +131,13 @@ class DetailScreen(BaseScreen):
         self.call_after_refresh(self.render_detail)
 
     def action_step(self, step: int) -> None:
-        self.step(self.item_id, step)
+        pos = self._nav_position(self.item_id)
+        if pos is not None and 0 <= pos + step - self.nav_start < len(self.nav):
+            self.load(self.nav[pos + step - self.nav_start], pos + step)
+        elif pos is not None and (pos + step < 0 or (self.total is not None and pos + step >= self.total)):
+            self.notify("Last item of the filter." if step > 0 else "First item of the filter.")
+        else:
+            self.step(self.item_id, step)
 
     def action_toggle_alignment(self) -> None:
         self.subsequence = not self.subsequence
@@ -136,7 +155,7 @@ class DetailScreen(BaseScreen):
         def done(run: str | None) -> None:
             if run and run != self.run:
                 self.run = run
-                self.load(self.item_id)
+                self.load(self.item_id, self.position)
 
         self.app.push_screen(RunPicker("Show prediction of", self.run, runs), done)
 

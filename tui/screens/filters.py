@@ -29,7 +29,9 @@ from .base import BaseModal
 DIMS = (("split", "splits", "Split"), ("tag", "tags", "Tag"), ("answer_type", "answer_types", "Answer type"))
 TRI = {"refused": (("any", None), ("answered", False), ("refused", True)),
        "em": (("any", None), ("EM 0 (errors)", 0), ("EM 1 (exact)", 1)),
-       "stale": (("any", None), ("stale", True), ("not stale", False))}
+       "stale": (("any", None), ("stale", True), ("not stale", False)),
+       "has_proposal": (("any", None), ("has a proposed new answer", True), ("no proposal", False))}
+TRI_LABELS = {"refused": "Answered", "em": "Exact match", "stale": "Stale gold", "has_proposal": "Proposal"}
 
 
 @dataclass(slots=True)
@@ -94,7 +96,7 @@ class FilterScreen(BaseModal):
                     yield Label("Search")
                     yield Input(f.search, placeholder="question, golds, prediction", id="f-search", compact=True)
                     for key, options in TRI.items():
-                        yield Label({"refused": "Answered", "em": "Exact match", "stale": "Stale gold"}[key])
+                        yield Label(TRI_LABELS[key])
                         yield Select[int](
                             [(label, i) for i, (label, _) in enumerate(options)], id=f"f-{key}", allow_blank=False,
                             value=next(i for i, (_, v) in enumerate(options) if v == getattr(f, key)), compact=True,
@@ -191,7 +193,7 @@ class FilterScreen(BaseModal):
             dataset=val("#f-dataset"), run=run, compare=compare,
             only_disagree=self.query_one("#f-disagree", Checkbox).value and compare is not None,
             search=self.query_one("#f-search", Input).value.strip(),
-            refused=tri["refused"], em=tri["em"], stale=tri["stale"],
+            refused=tri["refused"], em=tri["em"], stale=tri["stale"], has_proposal=tri["has_proposal"],
             f1_min=_percent(self.query_one("#f-min", Input).value),
             f1_max=_percent(self.query_one("#f-max", Input).value),
             **{attr: tuple(self.query_one(f"#f-{dim}", SelectionList).selected) for dim, attr, _ in DIMS},

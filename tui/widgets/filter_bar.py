@@ -32,6 +32,8 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         out.append(("score", f"{lo}–{hi}"))
     if f.stale is not None:
         out.append(("", "stale" if f.stale else "not stale"))
+    if f.has_proposal is not None:
+        out.append(("", "has proposal" if f.has_proposal else "no proposal"))
     if f.search.strip():
         out.append(("search", f.search.strip()))
     return out

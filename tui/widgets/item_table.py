@@ -67,7 +67,7 @@ def columns_for(
     cols += [F1R, REFUSED] if cdqa else [EM, F1]
     cols.append(Col("stale", "⚑", "stale", 1) if narrow else STALE)
     if compare:
-        if not cdqa:
+        if not cdqa and not narrow:  # 80 columns: B F1 and Δ say enough
             cols.append(B_EM)
         cols += [Col("b_main", "B F1-r" if cdqa else "B F1", None, 6, justify="right"), DELTA]
     return cols
