@@ -347,3 +347,23 @@ async def test_n_past_the_browser_window_walks_in_sql(db: Path) -> None:
         await pilot.press("p")
         await settle(pilot)
         assert detail.detail.item_id == ids[0]  # first item: stays, says so
+
+
+@async_test
+async def test_mouse_header_click_sorts_and_double_click_opens(db: Path) -> None:
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        keys = [c.key for c in table.cols]
+        k = keys.index("f1")
+        x = sum(w + 2 for w in table.widths[:k]) + 2
+        await pilot.click(ItemTable, offset=(x, 0))
+        await settle(pilot)
+        assert screen.filter.sort == "f1"
+        await pilot.click(ItemTable, offset=(3, 3))  # highlight the third row
+        await pilot.click(ItemTable, offset=(3, 3))  # and open it
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        assert app.screen.detail is not None and app.screen.detail.item_id == table.win_rows[2].item_id

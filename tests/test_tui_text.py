@@ -69,3 +69,21 @@ def test_core_never_imports_textual_or_rich() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@given(st.text(alphabet=st.sampled_from("中文ab cd，。\n😀x")), st.integers(min_value=2, max_value=40))
+def test_fold_lines_fit_and_keep_every_character(s: str, width: int) -> None:
+    from textual.content import Content
+
+    from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
+
+    cuts = fold_offsets(s, width)
+    assert cuts == sorted(cuts) and all(0 < c < len(s) for c in cuts)
+    pieces = [s[a:b] for a, b in zip([0, *cuts], [*cuts, len(s)])]
+    assert "".join(pieces) == s
+    for piece in pieces:
+        for line in piece.split("\n"):
+            assert cell_len(line) <= width
+    if width >= 8:
+        folded = fold(Content(s).stylize("bold", 0, len(s)), width)
+        assert folded.plain.replace("\n", "") == s.replace("\n", "")

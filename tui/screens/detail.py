@@ -124,8 +124,8 @@ class DetailScreen(BaseScreen):
         self.query_one("#d-question", Static).update(parts.question(d))
         self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half))
         self.query_one("#d-others", Static).update(parts.others(d, half))
-        self.query_one("#d-context", Static).update(parts.context(d))
-        self.query_one("#d-meta", Static).update(parts.meta(d))
+        self.query_one("#d-context", Static).update(parts.context(d, half))
+        self.query_one("#d-meta", Static).update(parts.meta(d, half))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.render_detail)

@@ -146,7 +146,38 @@ def _gold_lines(
     return out
 
 
-def context(d: ItemDetail) -> Content:
+def fold_offsets(text: str, width: int) -> list[int]:
+    """Where to break `text` so no line passes `width` cells: between any two CJK characters
+    (Chinese has no spaces to wrap at), at a space or a script change inside Latin text."""
+    cuts: list[int] = []
+    used = 0
+    start = 0  # where the current line starts
+    opp = -1  # last place a break may go (before that index)
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            used, start, opp = 0, i + 1, -1
+            continue
+        if i > start and (not ch.isascii() or not text[i - 1].isascii() or text[i - 1] == " "):
+            opp = i
+        w = cell_len(ch)
+        if used + w > width and i > start:
+            mid_word = ch.isascii() and ch != " " and text[i - 1].isascii() and text[i - 1] != " "
+            at = opp if mid_word and opp > start and i - opp < 20 else i
+            cuts.append(at)
+            start, used, opp = at, cell_len(text[at:i]), -1
+        used += w
+    return cuts
+
+
+def fold(content: Content, width: int) -> Content:
+    """`content` with line breaks inserted (styles kept) so Textual never moves a whole CJK run."""
+    if width < 8:
+        return content
+    cuts = fold_offsets(content.plain, width)
+    return Content("\n").join(content.divide(cuts)) if cuts else content
+
+
+def context(d: ItemDetail, width: int = 0) -> Content:
     """The passage with every gold span and the predicted span in different styles."""
     if not d.context:
         return Content.styled("(no passage)", MUTED)
@@ -160,7 +191,7 @@ def context(d: ItemDetail) -> Content:
     legend = Content.assemble(("Passage ", LABEL), ("gold", GOLD_SPAN), ("  ", ""), ("prediction", PRED_SPAN),
                               ("  ", ""), *( [(clean(d.title or ""), MUTED)] if d.title else []))
     missing = "" if p is None or p.context_span or not p.text.strip() else "  (prediction not found in the passage)"
-    return Content.assemble(legend, (missing, "italic $warning"), "\n", text)
+    return Content.assemble(legend, (missing, "italic $warning"), "\n", fold(text, width) if width else text)
 
 
 def others(d: ItemDetail, width: int) -> Content:
@@ -187,7 +218,7 @@ def others(d: ItemDetail, width: int) -> Content:
     return Content("\n").join(lines)
 
 
-def meta(d: ItemDetail) -> Content:
+def meta(d: ItemDetail, width: int = 0) -> Content:
     """Tags, evidence, where the item and the prediction come from, n-best, raw response."""
     lines: list[Content] = [Content.styled("Details", LABEL)]
     keys = ["item", "run file", "scorer", *map(str, d.meta), *(map(str, d.prediction.meta) if d.prediction else [])]
@@ -223,7 +254,9 @@ def meta(d: ItemDetail) -> Content:
                 ))
         if p.raw and p.raw != p.text:
             lines.append(Content.styled("  raw response", MUTED))
-            lines.append(Content.assemble("    ", highlight(p.raw, [], multiline=True)))
+            raw = highlight(p.raw, [], multiline=True)
+            raw = fold(raw, width - 4) if width else raw
+            lines.append(Content("\n").join(Content.assemble("    ", line) for line in raw.split("\n")))
     return Content("\n").join(lines)
 
 
