@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import query
+
 DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type")
 """Slice dimensions, in display order (fixed names: the only way a column name enters SQL)."""
 HUMAN = "human estimate"
@@ -190,3 +192,39 @@ def _stat(dim: str, value: str | None, items: int, sums: Any, cdqa: bool) -> Sli
         s.em = 100.0 * (em or 0) / items if items else 0.0
         s.f1 = 100.0 * (f1 or 0) / items if items else 0.0
     return s
+
+
+@dataclass(slots=True)
+class BrowseInfo:
+    """What the item browser needs before its first query: the dataset, its scorer family, the
+    values of each slice label (columns only for labels that vary), its runs, the longest id."""
+
+    dataset: str | None
+    family: str
+    scorer: str | None
+    items: int
+    runs: list[str]
+    values: dict[str, list[str]] = field(default_factory=dict)
+    key_width: int = 10
+
+
+def browse_info(conn: Any, run: str | None, dataset: str | None) -> BrowseInfo:
+    """The run's dataset (else `dataset`); an unknown name gives an empty, CMRC-style info."""
+    row = None
+    if run:
+        row = conn.execute(
+            "SELECT d.id, d.name, d.family, r.scorer FROM runs r JOIN datasets d ON d.id = r.dataset_id"
+            " WHERE r.name = ?",
+            (run,),
+        ).fetchone()
+    if row is None and dataset:
+        row = conn.execute("SELECT id, name, family, scorer FROM datasets WHERE name = ?", (dataset,)).fetchone()
+    if row is None:
+        return BrowseInfo(None, "cmrc", None, 0, [])
+    ds_id, name, family, scorer = row
+    values = {d: query.distinct_values(conn, name, d) for d in DIMENSIONS}
+    items, key_width = conn.execute(
+        "SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)
+    ).fetchone()
+    runs = [r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,))]
+    return BrowseInfo(name, family, scorer, items, runs, values, key_width or 4)

@@ -103,3 +103,15 @@ def test_quick_pass_has_the_same_overall_numbers(sample_db: Path, data: list[Dat
             assert a.slices == []
             assert a.overall.items == b.overall.items and a.overall.errors == b.overall.errors
             assert _close(a.overall.f1, b.overall.f1) or abs((a.overall.f1 or 0) - (b.overall.f1 or 0)) < 1e-9
+
+
+def test_browse_info(sample_db: Path) -> None:
+    from qa_inspect.core.overview import browse_info
+
+    with sqlite3.connect(sample_db) as conn:
+        info = browse_info(conn, "glm-6b", None)
+        assert info.dataset == "cdqa_sample" and info.family == "cdqa" and info.scorer == "cdqa-f1-recall"
+        assert info.runs == ["glm-6b", "qwen-7b-chat"] and info.items == 38
+        assert len(info.values["tag"]) == 3 and info.values["split"] == []
+        assert browse_info(conn, None, "cmrc2018_dev_sample").key_width >= len("DEV_4_QUERY_0")
+        assert browse_info(conn, "nope", None).dataset is None

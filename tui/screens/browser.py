@@ -6,8 +6,7 @@ the first window of rows — so a fast typist never sees an older filter's answe
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -21,6 +20,7 @@ from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
+from qa_inspect.core.overview import BrowseInfo, browse_info
 from qa_inspect.core.detail_align import is_cdqa
 from qa_inspect.core.query import Filter
 
@@ -38,49 +38,9 @@ SORT_LABELS = {
 }
 
 
-@dataclass(slots=True)
-class DatasetInfo:
-    """What decides the browser's columns: scorer family, slice labels present, the runs."""
-
-    dataset: str | None
-    family: str
-    scorer: str | None
-    dims: set[str]
-    items: int
-    runs: list[str]
-    key_width: int = 10
-    dim_widths: dict[str, int] = field(default_factory=dict)
-
-
-def dataset_info(conn: sqlite3.Connection, f: Filter) -> DatasetInfo:
-    """Family, slice dimensions and runs of the filter's dataset (the run's, else `f.dataset`)."""
-    row = None
-    if f.run:
-        row = conn.execute(
-            "SELECT d.id, d.name, d.family, r.scorer FROM runs r JOIN datasets d ON d.id = r.dataset_id"
-            " WHERE r.name = ?",
-            (f.run,),
-        ).fetchone()
-    if row is None and f.dataset:
-        row = conn.execute(
-            "SELECT id, name, family, scorer FROM datasets WHERE name = ?", (f.dataset,)
-        ).fetchone()
-    if row is None:
-        return DatasetInfo(None, "cmrc", None, set(), 0, [])
-    ds_id, name, family, scorer = row
-    values = {d: query.distinct_values(conn, name, d) for d in ("split", "tag", "answer_type")}
-    dims = {d for d, v in values.items() if len(v) > 1}
-    dim_widths = {d: min(14, max(cell_len(clean(x)) for x in v)) for d, v in values.items() if v}
-    items, key_width = conn.execute(
-        "SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)
-    ).fetchone()
-    runs = [r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,))]
-    return DatasetInfo(name, family, scorer, dims, items, runs, key_width or 4, dim_widths)
-
-
 @dataclass
 class InfoLoaded(Message):
-    info: DatasetInfo
+    info: BrowseInfo
 
 
 class BrowserScreen(BaseScreen):
@@ -107,7 +67,7 @@ class BrowserScreen(BaseScreen):
         self.generation = 0
         self.count_generation = -1  # the generation whose count/rows are on screen (tests, bench)
         self.window_generation = -1
-        self.info: DatasetInfo | None = None
+        self.info: BrowseInfo | None = None
         self.total: int | None = None
         self.metrics: query.SliceMetrics | None = None
         self.compare_metrics: query.SliceMetrics | None = None
@@ -131,7 +91,7 @@ class BrowserScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="info")
     def load_info(self, f: Filter) -> None:
         with self.db.connect() as conn:
-            info = dataset_info(conn, f)
+            info = browse_info(conn, f.run, f.dataset)
         if not get_current_worker().is_cancelled:
             self.post_message(InfoLoaded(info))
 
@@ -156,7 +116,7 @@ class BrowserScreen(BaseScreen):
         if not get_current_worker().is_cancelled:
             self.post_message(WindowLoaded(generation, f, start, rows, cursor))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="position")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="window")  # one window load at a time
     def load_position(self, generation: int, f: Filter, item_id: int) -> None:
         with self.db.connect() as conn:
             pos = query.position(conn, f, item_id)
@@ -194,8 +154,10 @@ class BrowserScreen(BaseScreen):
         table = self.query_one(ItemTable)
         cdqa = is_cdqa(self.info.scorer, self.info.family)
         width = self.size.width or self.app.size.width
-        cols = columns_for(cdqa, self.info.dims, bool(self.filter.compare), self.info.key_width, width,
-                           self.info.dim_widths)
+        values = self.info.values
+        dims = {d for d, v in values.items() if len(v) > 1}  # a label worth a column varies
+        dim_widths = {d: max(cell_len(clean(x)) for x in v) for d, v in values.items() if v}
+        cols = columns_for(cdqa, dims, bool(self.filter.compare), self.info.key_width, width, dim_widths)
         table.set_columns(cols,
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
