@@ -157,7 +157,8 @@ class BrowserScreen(BaseScreen):
         values = self.info.values
         dims = {d for d, v in values.items() if len(v) > 1}  # a label worth a column varies
         dim_widths = {d: max(cell_len(clean(x)) for x in v) for d, v in values.items() if v}
-        cols = columns_for(cdqa, dims, bool(self.filter.compare), self.info.key_width, width, dim_widths)
+        cols = columns_for(cdqa, dims, bool(self.filter.compare), self.info.key_width, width, dim_widths,
+                           has_run=self.filter.run is not None)
         table.set_columns(cols,
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width

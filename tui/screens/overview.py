@@ -39,6 +39,8 @@ def dataset_title(ds: DatasetOverview) -> Content:
         ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
         ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
     ]
+    if not ds.runs:
+        parts.append(("  (no predictions matched it: enter browses its items and golds)", "italic $foreground-muted"))
     h = ds.human.overall if ds.human else None
     if h is not None and h.f1 is not None:
         parts += [("  human ", "$foreground-muted"), (f"EM {h.em or 0:.1f} F1 {h.f1:.1f}", "italic")]

@@ -80,13 +80,14 @@ def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
     cdqa = d.family == "cdqa" or (p is not None and (p.f1_recall is not None or bool(p.refused)))
     official = "tokens F1-recall counted" if cdqa else "official F1 alignment"
     view = "character subsequence (not what the metric counts)" if subsequence else official
-    run = d.run or "no run chosen"
-    if p is None:
-        lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  no prediction for this item", MUTED)))
+    if d.run is None:
+        lines.append(Content.styled("No run chosen: golds only" + ("  (r shows a run's prediction)" if d.others else ""), MUTED))
+    elif p is None:
+        lines.append(Content.assemble(("Prediction ", LABEL), (clean(d.run), "bold"), ("  no prediction for this item", MUTED)))
     else:
         best = next((m for m in p.per_gold if m.best), None)
         ranges = _ranges(best, subsequence, pred=True) if best else []
-        lines.append(Content.assemble(("Prediction ", LABEL), (clean(run), "bold"), ("  ", ""), *scores(p, p.refused)))
+        lines.append(Content.assemble(("Prediction ", LABEL), (clean(d.run), "bold"), ("  ", ""), *scores(p, p.refused)))
         lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
     lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
     matches = {m.gold_idx: m for m in p.per_gold} if p else {}

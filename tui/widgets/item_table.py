@@ -51,7 +51,7 @@ DELTA = Col("delta", "Δ", "delta", 6, justify="right")
 
 def columns_for(
     cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120,
-    dim_widths: dict[str, int] | None = None,
+    dim_widths: dict[str, int] | None = None, has_run: bool = True,
 ) -> list[Col]:
     """The columns worth showing: slice columns only when the dataset's labels vary, the metric
     columns of the run's scorer, and the B/Δ columns while comparing. Narrow terminals get a
@@ -63,6 +63,8 @@ def columns_for(
     dw = dim_widths or {}
     cols += [Col(c.key, c.label, c.sort, max(len(c.label), min(dw.get(d, c.width), 14)))
              for c, d in ((SPLIT, "split"), (TAG, "tag"), (TYPE, "answer_type")) if d in dims]
+    if not has_run:  # browsing a dataset's golds: nothing to score
+        return [*cols, QUESTION, Col("best_gold", "gold", None, weight=3), STALE]
     cols += [QUESTION, PREDICTION, GOLD]
     cols += [F1R, REFUSED] if cdqa else [EM, F1]
     cols.append(Col("stale", "⚑", "stale", 1) if narrow else STALE)

@@ -80,7 +80,7 @@ class RunsTable(DataTable[Text]):
             self.add_row(*self._run_cells(r, self.name_w))
             self.refs.append(RowRef(self.ds.name, r.name))
         if not self.ds.runs:
-            self.add_row(Text("(no runs: enter browses the golds)", style="italic"), *[Text("")] * 5)
+            self.add_row(Text("(golds only)", style="italic"), *[Text("")] * 5)
             self.refs.append(RowRef(self.ds.name, None))
         if self.ds.human is not None:
             self.add_row(*self._run_cells(self.ds.human, self.name_w, human=True))
