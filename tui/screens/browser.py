@@ -77,8 +77,8 @@ class BrowserScreen(BaseScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield FilterBar(id="filter-bar")
-        yield Input(placeholder="search question, golds, prediction — enter applies, escape closes",
-                    id="search", classes="hidden")
+        yield Input(placeholder="/ search question, golds, prediction (as you type; escape closes)",
+                    id="search", classes="hidden", compact=True)
         yield StatusLine(id="status")
         yield ItemTable(id="items")
         yield Footer()
