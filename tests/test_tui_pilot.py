@@ -367,3 +367,17 @@ async def test_mouse_header_click_sorts_and_double_click_opens(db: Path) -> None
         await settle(pilot)
         assert isinstance(app.screen, DetailScreen)
         assert app.screen.detail is not None and app.screen.detail.item_id == table.win_rows[2].item_id
+
+
+@async_test
+async def test_theme_switch_recolours_tables(db: Path) -> None:
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "qa-inspect"
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        app.theme = "textual-light"
+        await settle(pilot)
+        assert table.palette["good"] == app.current_theme.success
+        assert table.win_rows  # rows rebuilt, not lost

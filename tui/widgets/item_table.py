@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.theme import Theme
 from textual.widgets import DataTable
 
 from qa_inspect.core.query import ItemRow
@@ -118,6 +119,15 @@ class ItemTable(DataTable[Text]):
         self.descending = False
         self._pending = False
         self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Cells carry theme colours as Rich styles: rebuild them with the new theme's."""
+        self.palette = {"good": theme.success or "green", "bad": theme.error or "red", "warn": theme.warning or "yellow"}
+        if self.win_rows:
+            self.show_window(self.win_start, self.win_rows, self.absolute_cursor, self.win_total)
 
     # -- building ----------------------------------------------------------------------------
     def set_columns(self, cols: list[Col], sort: str, descending: bool, *, refill: bool = True) -> None:

@@ -64,6 +64,7 @@ class RunsTable(DataTable[Text]):
         self.add_column(Text("errors", justify="right"), width=7, key="errors")
         self.add_column(Text(""), width=12, key="bar")
         self.fill()
+        self.app.theme_changed_signal.subscribe(self, lambda _: self.update_data(self.ds))
 
     def update_data(self, ds: DatasetOverview) -> None:
         """New numbers for the same dataset (the slices pass landed): refill, keep the cursor."""
