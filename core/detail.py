@@ -61,6 +61,9 @@ class GoldMatch:
     """Segments (CMRC) or tokens (CDQA) the metric counted as common to both strings."""
     pred_units: int = 0
     gold_units: int = 0
+    em_pred: str | None = None
+    """CMRC: the prediction and gold as EM compared them (official punctuation removal)."""
+    em_gold: str | None = None
 
 
 @dataclass(slots=True)
@@ -200,6 +203,7 @@ def _align(info: PredictionInfo, detail: ItemDetail) -> None:
                 gold_subseq=m.gold_subseq, pred_subseq=m.pred_subseq,
                 best=detail.golds[m.gold_idx].idx == best,
                 matched=m.matched, pred_units=m.pred_units, gold_units=m.gold_units,
+                em_pred=m.em_pred, em_gold=m.em_gold,
             )
         )
     if detail.context and info.text:

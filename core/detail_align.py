@@ -29,6 +29,9 @@ class Match:
     """Segments (CMRC) or tokens (CDQA) the metric counted as common."""
     pred_units: int = 0
     gold_units: int = 0
+    em_pred: str | None = None
+    """CMRC: the strings EM compared (`cmrc.remove_punctuation`), to explain EM 0 at F1 100."""
+    em_gold: str | None = None
 
     @property
     def score(self) -> float:
@@ -52,6 +55,7 @@ def per_gold(scorer: str | None, family: str, prediction: str, golds: Sequence[s
 def _cmrc(prediction: str, golds: Sequence[str]) -> list[Match]:
     pairs = cmrc.score(prediction, list(golds)).per_gold if golds else []
     pred_units = len(cmrc.segment(prediction, True))
+    pred_norm = cmrc.remove_punctuation(prediction)
     out: list[Match] = []
     for k, (gold, (em, f1)) in enumerate(zip(golds, pairs)):
         official = align.align_f1(prediction, gold) if f1 > 0 else align.Alignment()
@@ -59,6 +63,7 @@ def _cmrc(prediction: str, golds: Sequence[str]) -> list[Match]:
         out.append(Match(
             k, em, f1, None, official.gold_ranges, official.pred_ranges, chars.gold_ranges, chars.pred_ranges,
             matched=len(official.matched), pred_units=pred_units, gold_units=len(cmrc.segment(gold, True)),
+            em_pred=pred_norm, em_gold=cmrc.remove_punctuation(gold),
         ))
     return out
 

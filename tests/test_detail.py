@@ -132,6 +132,8 @@ def test_per_gold_dispatch_and_context() -> None:
     assert ms[1].gold_ranges == [] and ms[0].gold_ranges == [(0, 4)]
     ms = per_gold("cdqa-f1-recall", "cdqa", "答案是蓉江新区", ["蓉江新区"])
     assert ms[0].em is None and ms[0].f1_recall == cdqa.f1_recall("答案是蓉江新区", ["蓉江新区"])
+    (m,) = per_gold("cmrc2018-official", "cmrc", "3.5 亿元", ["3.5亿元"])  # QUIRK 6: EM sees the space
+    assert (m.em, m.f1, m.em_pred, m.em_gold) == (0, 1.0, "3.5 亿元", "3.5亿元")
     assert in_context("北京", "在北京，北京大学", [(4, 8)]) == (4, 6)
     assert in_context("北京", "在北京，北京大学") == (1, 3)
     assert in_context("上海", "在北京") is None

@@ -69,8 +69,12 @@ def _explain(m: GoldMatch, cdqa: bool) -> str:
         return f"{m.matched} of {m.gold_units} gold tokens found in the answer (recall)"
     if not m.matched:
         return "no segment in common"
-    return (f"{m.matched} common contiguous segments: precision {m.matched}/{m.pred_units},"
-            f" recall {m.matched}/{m.gold_units}")
+    why = (f"{m.matched} common contiguous segments: precision {m.matched}/{m.pred_units},"
+           f" recall {m.matched}/{m.gold_units} → F1 {100 * (m.f1 or 0):.1f}")
+    if m.em == 0 and (m.f1 or 0) > 0.999 and m.em_pred is not None:
+        # EM sees what F1 ignores (spaces, ASCII punctuation): show the two strings it compared
+        why += f"; EM compared {m.em_pred!r} with {m.em_gold!r}"
+    return why
 
 
 def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
@@ -143,7 +147,7 @@ def _gold_lines(
         if short:
             out.append(Content.assemble(("    pred ", MUTED), highlight(p.text, _ranges(m, subsequence, pred=True), rest=MUTED)))
         if m.best and not subsequence:
-            out.append(Content.styled("    " + _explain(m, cdqa), MUTED))
+            out.append(Content.styled("    " + clean(_explain(m, cdqa)), MUTED))
     return out
 
 
