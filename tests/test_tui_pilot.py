@@ -381,3 +381,25 @@ async def test_theme_switch_recolours_tables(db: Path) -> None:
         await settle(pilot)
         assert table.palette["good"] == app.current_theme.success
         assert table.win_rows  # rows rebuilt, not lost
+
+
+@async_test
+async def test_stale_gold_shows_in_table_and_detail(db: Path) -> None:
+    from qa_inspect.core import flags
+
+    with sqlite3.connect(db, isolation_level=None) as conn:
+        flags.append(conn, "mark", "cmrc2018_dev_sample", "DEV_52_QUERY_1", "近5.6万平方米",
+                     author="alice", reason="station extended", proposed="约6万平方米")
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        screen.set_filter(screen.filter.with_(stale=True))
+        await settle(pilot)
+        table = screen.query_one(ItemTable)
+        assert screen.total == 1 and table.win_rows[0].key == "DEV_52_QUERY_1" and table.win_rows[0].stale
+        assert table.get_row_at(0)[[c.key for c in table.cols].index("stale")].plain == "stale"
+        await pilot.press("enter")
+        await settle(pilot)
+        text = str(app.screen.query_one("#d-answers", Static).render())
+        assert "⚑ stale" in text and "alice" in text and "station extended" in text and "约6万平方米" in text
