@@ -70,6 +70,7 @@ class FilterScreen(BaseModal):
         Binding("ctrl+s", "apply", "Apply", tooltip="Apply the filter"),
         Binding("ctrl+r", "reset", "Reset", tooltip="Clear every filter but dataset and run"),
         Binding("escape", "cancel", "Cancel", tooltip="Close without changing the filter"),
+        Binding("q", "cancel", "Cancel", show=False, tooltip="Close without changing the filter (not quit)"),
     ]
 
     def __init__(self, f: Filter) -> None:

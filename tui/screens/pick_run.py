@@ -33,6 +33,7 @@ class RunPicker(BaseModal):
     HELP_TITLE = "Run picker"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", tooltip="Close without choosing"),
+        Binding("q", "cancel", "Cancel", show=False, tooltip="Close without choosing (not quit)"),
     ]
 
     def __init__(
