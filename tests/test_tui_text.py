@@ -87,3 +87,17 @@ def test_fold_lines_fit_and_keep_every_character(s: str, width: int) -> None:
     if width >= 8:
         folded = fold(Content(s).stylize("bold", 0, len(s)), width)
         assert folded.plain.replace("\n", "") == s.replace("\n", "")
+
+
+def test_filter_bar_names_every_narrowing() -> None:
+    from qa_inspect.core.query import Filter
+    from qa_inspect.tui.widgets.filter_bar import describe
+
+    f = Filter(run="a", compare="b", only_disagree=True, splits=("dev",), refused=False, em=0, f1_min=0.2,
+               stale=True, has_proposal=True, search="北京", facets=(("length", "long"),), outcome="both_wrong")
+    labels = dict(describe(f))
+    assert labels["run"] == "a" and labels["vs"] == "b · disagree" and labels["split"] == "dev"
+    assert labels["EM"] == "0" and labels["score"] == "0.2–1" and labels["search"] == "北京"
+    assert labels["length"] == "long" and labels["outcome"] == "both wrong"
+    values = [v for _, v in describe(f)]
+    assert "answered" in values and "stale" in values and "has proposal" in values

@@ -36,6 +36,12 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         out.append(("", "has proposal" if f.has_proposal else "no proposal"))
     if f.search.strip():
         out.append(("search", f.search.strip()))
+    facets = getattr(f, "facets", ())  # set by saved slices / the run diff (core.facets)
+    for name, value in facets:
+        out.append((str(name), str(value)))
+    outcome = getattr(f, "outcome", None)
+    if outcome:
+        out.append(("outcome", str(outcome).replace("_", " ")))
     return out
 
 
