@@ -8,6 +8,7 @@ sqlite-utils, Datasette or polars, so tables and columns only ever get added, ne
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -145,11 +146,20 @@ MIGRATIONS: list[str] = [
     """,
     # 1 → 2: stale-answer journal support (core.flags). `settings` is a small key/value table
     # (`author:<system user>` = the annotator name that user set once); indexes serve undo
-    # lookups (`ref`) and per-author undo history; entries written before uids were set get one.
+    # lookups (`ref`) and per-author undo history; entries written before uids were set get one
+    # (early development databases lacked `annotations.uid` and `slices`: added when missing).
     """
     CREATE TABLE IF NOT EXISTS settings (
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL
+    );
+    ALTER TABLE annotations ADD COLUMN uid TEXT;
+    CREATE UNIQUE INDEX IF NOT EXISTS annotations_uid ON annotations(uid);
+    CREATE TABLE IF NOT EXISTS slices (
+        name TEXT PRIMARY KEY,
+        filter TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        author TEXT
     );
     CREATE INDEX IF NOT EXISTS annotations_ref ON annotations(ref);
     CREATE INDEX IF NOT EXISTS annotations_author ON annotations(author, id);
@@ -230,12 +240,25 @@ def _migrate(conn: sqlite3.Connection, version: int) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(MIGRATIONS[target]):
-                conn.execute(statement)
+                if not _column_exists(conn, statement):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target + 1}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+_ADD_COLUMN = re.compile(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", re.IGNORECASE)
+
+
+def _column_exists(conn: sqlite3.Connection, statement: str) -> bool:
+    """`ADD COLUMN` of a column that is already there is skipped: SQLite has no IF NOT EXISTS for
+    it, and a migration must be safe to re-run on a database a crash or an old build left behind."""
+    m = _ADD_COLUMN.match(statement.strip())
+    if m is None:
+        return False
+    return any(row[1] == m.group(2) for row in conn.execute(f"PRAGMA table_info({m.group(1)})"))
 
 
 def _statements(script: str) -> list[str]:

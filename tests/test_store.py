@@ -154,3 +154,27 @@ def test_default_db_path_read_only_existing_state_dir(tmp_path: Path, monkeypatc
     real_access = os.access
     monkeypatch.setattr(paths.os, "access", lambda p, mode: False if Path(p) == state else real_access(p, mode))
     assert default_db_path(runs).is_relative_to(tmp_path / "cache")
+
+
+def test_early_v1_database_without_uid_and_slices_migrates(tmp_path: Path) -> None:
+    """A version-1 database from before `annotations.uid` and `slices` existed still opens."""
+    import re
+    import sqlite3
+
+    from qa_inspect.core import store
+
+    old_v1 = re.sub(r"\n\s*uid TEXT UNIQUE,[^\n]*", "", store.MIGRATIONS[0])
+    old_v1 = re.sub(r"CREATE TABLE IF NOT EXISTS slices \(.*?\);", "", old_v1, flags=re.S)
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(old_v1)
+    conn.execute("INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text) VALUES ('t', 'a', 'mark', 'd', 'k', 'g')")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+
+    db = store.open_db(path)
+    cols = {row[1] for row in db.conn.execute("PRAGMA table_info(annotations)")}
+    assert "uid" in cols and "slices" in db.table_names()
+    assert db.conn.execute("SELECT uid IS NOT NULL FROM annotations").fetchone()[0] == 1
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
