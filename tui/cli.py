@@ -7,7 +7,10 @@ prints numbers has `--json`. User errors print one line and exit 1; a traceback 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,6 +19,7 @@ from rich.console import Console
 
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.loader import LoadSummary, load_runs
+from qa_inspect.core.store import open_db
 
 from .cli_output import load_progress, print_load_summary
 
@@ -56,6 +60,22 @@ def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
             return load_runs(runs_dir, db, on_progress=progress)
     except QAInspectError as exc:
         raise fail(str(exc)) from None
+
+
+@contextmanager
+def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
+    """Load what changed, then a connection to the database; core user errors become one line."""
+    summary = run_load(runs_dir, db, as_json=True)
+    try:
+        conn = open_db(Path(summary.db)).conn
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
+    try:
+        yield conn
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        conn.close()
 
 
 @app.command("load")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,9 +15,8 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.export import export_format, export_items
 from qa_inspect.core.query import SORTS, Filter
 from qa_inspect.core.slices import delete_slice, describe, list_slices, load_slice, save_slice
-from qa_inspect.core.store import open_db
 
-from .cli import DbOpt, JsonOpt, RunsDir, app, fail, out, print_json, run_load
+from .cli import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json
 
 
 MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print Markdown tables.")]
@@ -28,20 +25,6 @@ SliceOpt = Annotated[
 ]
 
 
-@contextmanager
-def _db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
-    """Load what changed, then a connection to the database; user errors become one line."""
-    summary = run_load(runs_dir, db, as_json=True)
-    try:
-        conn = open_db(Path(summary.db)).conn
-    except QAInspectError as exc:
-        raise fail(str(exc)) from None
-    try:
-        yield conn
-    except QAInspectError as exc:
-        raise fail(str(exc)) from None
-    finally:
-        conn.close()
 
 
 # -------------------------------------------------------------------------------------- diff
@@ -67,7 +50,7 @@ def diff_cmd(
         raise fail(f"--f1-threshold {threshold}: must be between 0 and 1")
     if top < 0:
         raise fail(f"--top {top}: must be 0 or more")
-    with _db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         within = load_slice(conn, slice_name) if slice_name else None
         d = diff_runs(conn, run_a, run_b, threshold=threshold, top=top, within=within)
     if as_json:
@@ -279,7 +262,7 @@ def export_cmd(
         fmt = export_format(output)
     except QAInspectError as exc:
         raise fail(str(exc)) from None
-    with _db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         base = load_slice(conn, slice_name) if slice_name else Filter()
         f = build_filter(
             conn, base, dataset=dataset, run=run, compare=compare, split=split, tag=tag, answer_type=answer_type,
@@ -306,7 +289,7 @@ app.add_typer(slices_app, name="slices")
 @slices_app.command("list")
 def slices_list_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Every saved slice with its filter, author and time."""
-    with _db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         saved = list_slices(conn)
     if as_json:
         print_json(
@@ -345,7 +328,7 @@ def slices_save_cmd(
     db: DbOpt = None,
 ) -> None:
     """Save the filter given by the options under NAME."""
-    with _db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         f = build_filter(
             conn, Filter(), dataset=dataset, run=run, compare=compare, split=split, tag=tag,
             answer_type=answer_type, refused=refused, em=em, f1_min=f1_min, f1_max=f1_max, search=search,
@@ -362,7 +345,7 @@ def slices_delete_cmd(
     db: DbOpt = None,
 ) -> None:
     """Delete a saved slice."""
-    with _db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         if not delete_slice(conn, name):
             names = [s.name for s in list_slices(conn)]
             raise fail(f"no slice named {name!r} (slices: {', '.join(names) or 'none saved'})")

@@ -18,9 +18,8 @@ from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.report import DIMENSIONS, report
 from qa_inspect.core.scoring import score_run
 from qa_inspect.core.slices import load_slice, slice_report
-from qa_inspect.core.store import open_db
 
-from .cli import DbOpt, JsonOpt, app, fail, out, print_json, run_load
+from .cli import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
 
 
 def _read(path: Path, kind: str) -> Dataset | Run:
@@ -104,14 +103,8 @@ def report_cmd(
     bad = [d for d in dims if d not in DIMENSIONS]
     if bad:
         raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(DIMENSIONS)}")
-    summary = run_load(runs_dir, db, as_json=True)
-    conn = open_db(Path(summary.db)).conn
-    try:
+    with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
-    except QAInspectError as exc:
-        raise fail(str(exc)) from None
-    finally:
-        conn.close()
     if as_json:
         print_json(frame.to_dicts())
     elif csv:

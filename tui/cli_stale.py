@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,10 +18,8 @@ from rich.text import Text
 
 from qa_inspect.core import flags as F
 from qa_inspect.core import stale_export as X
-from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.store import open_db
 
-from .cli import DbOpt, JsonOpt, app, err, fail, out, print_json, run_load
+from .cli import DbOpt, JsonOpt, app, err, fail, loaded_db, out, print_json
 from .text import clean, truncate
 
 stale_app = typer.Typer(
@@ -50,20 +46,6 @@ def _say(message: str) -> None:
     err.print(f"qa-inspect: {message}", markup=False, highlight=False)
 
 
-@contextmanager
-def _session(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
-    """Load what changed, open the database, turn core errors into one-line exits."""
-    summary = run_load(runs_dir, db, as_json=True)
-    try:
-        conn = open_db(Path(summary.db)).conn
-    except QAInspectError as exc:
-        raise fail(str(exc)) from None
-    try:
-        yield conn
-    except QAInspectError as exc:
-        raise fail(str(exc)) from None
-    finally:
-        conn.close()
 
 
 def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str | None]:
@@ -106,7 +88,7 @@ def mark_cmd(
 ) -> None:
     """Flag a gold answer stale (without --gold/--answer: every gold answer of the item)."""
     idx, text = _gold_choice(gold, answer)
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         ref = F.resolve_item(conn, item_id, dataset)
         targets = F.targets_of(ref, idx, text)
         entries = F.bulk_mark(conn, targets, reason=reason, proposed=new_answer, evidence=evidence, author=author,
@@ -131,7 +113,7 @@ def unmark_cmd(
 ) -> None:
     """Clear the stale flag of a gold answer (without --gold/--answer: every flagged gold of the item)."""
     idx, text = _gold_choice(gold, answer)
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         try:
             ref = F.resolve_item(conn, item_id, dataset)
             ds, key = ref.dataset, ref.key
@@ -163,7 +145,7 @@ def unmark_cmd(
 
 
 def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         who = F.author_for(conn, author)
         entries = (F.undo if which == "undo" else F.redo)(conn, who, on_busy=_say)
     if as_json:
@@ -204,7 +186,7 @@ def list_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Current stale flags (open, resolved: gold text gone from the data, orphaned: dataset not loaded)."""
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
             if not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
                 raise fail(f"no dataset named {dataset!r}")
@@ -283,7 +265,7 @@ def export_cmd(
         raise fail("give the file to write with -o FILE")
     if fmt == "dataset" and str(output) == "-":
         raise fail("--format dataset writes a file; give -o FILE")
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
             if fmt == "dataset" or not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
                 names = ", ".join(r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")) or "none loaded"
@@ -363,7 +345,7 @@ def import_cmd(
     """Merge another annotator's patch or journal; importing the same file again changes nothing."""
     if not file.is_file():
         raise fail(f"{file}: no such file")
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         result = X.import_file(conn, file, on_busy=_say)
     if as_json:
         print_json(result.to_dict())
@@ -383,7 +365,7 @@ def author_cmd(
     db: DbOpt = None,
 ) -> None:
     """Show or set the annotator name stored for your system user in this database."""
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         if reset or name is not None:
             F.set_default_author(conn, None if reset else name)
         who = F.author_for(conn)
@@ -398,7 +380,7 @@ def score_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Each run's overall numbers with all golds and with stale golds excluded."""
-    with _session(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db) as conn:
         names = [run] if run else [r[0] for r in conn.execute(
             "SELECT name FROM runs WHERE dataset_id IS NOT NULL ORDER BY name")]
         results = [F.rescore_excluding_stale(conn, n) for n in names]
