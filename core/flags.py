@@ -4,7 +4,7 @@ This module reads the current flags (`current_flags`, `flags_for_item`) and is w
 every flag name from. The rest lives in sibling modules, each importing only those listed before it:
 
 - `core.transaction`: one committed IMMEDIATE transaction per action, retried while another
-  process writes (`BUSY_DEADLINE`, settable here too);
+  process writes (its `BUSY_DEADLINE` says how long);
 - `core.settings`: the `settings` table and who is annotating (`author_for`);
 - `core.flag_journal`: journal records (`Target`, `Entry`), appending and reading entries;
 - `core.flag_state`: the state SQL and how the deciding mark and the proposals are derived;
@@ -20,12 +20,9 @@ answer: the release rewrote it), and *orphaned* when no dataset of that name is 
 from __future__ import annotations
 
 import sqlite3
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import transaction as _transaction
 from .flag_actions import bulk_mark, bulk_unmark, mark, unmark
 from .flag_journal import Entry, FlagError, Target, append, journal, new_uid, normalise_ts
 from .flag_journal import _insert as _insert  # noqa: F401  (tests and scripts write raw entries)
@@ -88,7 +85,6 @@ __all__ = [
     "undo_state",
     "unmark",
 ]
-# Also `BUSY_DEADLINE`, a property of this module (see `_FlagsModule` below).
 
 
 @dataclass(slots=True)
@@ -185,19 +181,3 @@ def flags_for_item(conn: Any, dataset: str, item_key: str) -> list[Flag]:
     cache: dict[tuple[str, str], Any] = {}
     flags = [_flag(raw, t, s, cache) for t, s in _derive(entries).items() if _stale(s)]
     return sorted(flags, key=lambda f: (f.gold_idxs[0] if f.gold_idxs else 1 << 30, f.gold_text))
-
-
-class _FlagsModule(types.ModuleType):
-    """`flags.BUSY_DEADLINE` reads and sets `core.transaction.BUSY_DEADLINE`, which writes look up:
-    a plain re-export would be a copy, and setting it here would change nothing."""
-
-    @property
-    def BUSY_DEADLINE(self) -> float:  # noqa: N802 (a module constant)
-        return _transaction.BUSY_DEADLINE
-
-    @BUSY_DEADLINE.setter
-    def BUSY_DEADLINE(self, value: float) -> None:  # noqa: N802
-        _transaction.BUSY_DEADLINE = value
-
-
-sys.modules[__name__].__class__ = _FlagsModule

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags as F
+from qa_inspect.core import transaction
 from qa_inspect.core.errors import StoreError
 from qa_inspect.core.loader import load_runs
 from qa_inspect.core.metrics.registry import score_prediction
@@ -324,7 +325,7 @@ def test_busy_database_retries_then_writes(env: Env) -> None:
 
 
 def test_busy_past_the_deadline_writes_nothing(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(F, "BUSY_DEADLINE", 0.4)
+    monkeypatch.setattr(transaction, "BUSY_DEADLINE", 0.4)
     other = sqlite3.connect(env.db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
