@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
 from ..keys import question_key, split_from_id, split_from_name
-from ..model import Family, Gold
+from ..model import Dataset, Family, Gold, Item, Prediction, Run
 from .textio import Document, number_text, type_name
+
+ID_FIELDS = ("id", "qid", "query_id", "question_id")
+"""Fields a generic record names its item by, first found wins (dataset and prediction records)."""
+PREDICTION_FIELDS = ("prediction", "answer", "response", "pred")
+"""Fields that hold a prediction: a record with one is a run's, not a dataset's."""
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _VISIBLE = re.compile(r"\S")
@@ -92,6 +98,16 @@ def make_gold(doc: Document, raw: Any, context: str | None, stats: SpanStats, wh
     return Gold(text=text, answer_start=start, span_start=span_start, span_end=span_end)
 
 
+def list_golds(
+    doc: Document, record: Mapping[str, Any], context: str | None, stats: SpanStats, where: str | int | None
+) -> list[Gold]:
+    """Golds from the record's `answers` list (none when absent); anything but a list is an error."""
+    answers = record.get("answers", [])
+    if not isinstance(answers, list):
+        raise fail(doc, f"answers is {type_name(answers)}, expected a list", where)
+    return [make_gold(doc, raw, context, stats, where) for raw in answers]
+
+
 def clean_id(doc: Document, value: Any, where: str | int | None) -> str | None:
     """An id as text, stripped; None when absent/blank. Numeric ids are fine (`7` → "7")."""
     if value is None:
@@ -100,6 +116,11 @@ def clean_id(doc: Document, value: Any, where: str | int | None) -> str | None:
     if text is None:
         raise FormatError(str(doc.path), f"id is {type_name(value)}, expected text or a number", where)
     return text.strip() or None
+
+
+def first_id(doc: Document, record: Mapping[str, Any], fields: Iterable[str], where: str | int | None) -> str | None:
+    """The id under the first of `fields` the record holds (not null), as `clean_id` gives it."""
+    return next((clean_id(doc, record[f], where) for f in fields if record.get(f) is not None), None)
 
 
 def item_split(key: str, own: Any, hints: Mapping[str, Any], doc: Document) -> str | None:
@@ -140,6 +161,10 @@ class Keys:
         self.seen[item_id] = where
         return item_id
 
+    def take(self, item_id: str | None, question: str, where: str | int) -> str:
+        """The item's key: its id when it has one, else its question."""
+        return self.take_id(item_id, where) if item_id else self.take_question(question, where)
+
     def take_question(self, question: str, where: str | int) -> str:
         base = question_key(question)
         key, n = base, 1
@@ -154,3 +179,61 @@ class Keys:
 
 def dataset_name(doc: Document, hints: Mapping[str, Any]) -> str:
     return str(hints.get("name") or doc.path.stem)
+
+
+def first_object(value: Any) -> dict[str, Any] | None:
+    """The first element of a non-empty JSON list when it is an object (what list readers sniff)."""
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return value[0]
+    return None
+
+
+def head_records(doc: Document, count: int) -> list[dict[str, Any]] | None:
+    """The objects among the first `count` records, when the first record is an object; else None."""
+    records = doc.records()
+    if not records or not isinstance(records[0][1], dict):
+        return None
+    return [rec for _, rec in records[:count] if isinstance(rec, dict)]
+
+
+def build_dataset(
+    doc: Document, hints: Mapping[str, Any], fmt: str, family: Family, items: list[Item], keys: Keys, meta: dict[str, Any]
+) -> Dataset:
+    """A reader's Dataset, named by the `name` hint or the file stem; `meta["repeated_questions"]`
+    counts the questions keyed `#2`, `#3`, ... (when there are any)."""
+    if keys.repeats:
+        meta["repeated_questions"] = keys.repeats
+    return Dataset(
+        name=dataset_name(doc, hints),
+        path=str(doc.path),
+        format=fmt,
+        family=family,
+        items=items,
+        encoding=doc.encoding,
+        meta=meta,
+    )
+
+
+def build_run(
+    doc: Document,
+    hints: Mapping[str, Any],
+    fmt: str,
+    predictions: list[Prediction],
+    model: str | None,
+    meta: dict[str, Any] | None = None,
+    *,
+    display: Callable[[Path], str | None] | None = None,
+    extra_paths: list[str] | None = None,
+) -> Run:
+    """A reader's Run, named by the `name` hint, else by `display(path)` (the framework's own
+    layout, when the reader has one), else by the file stem."""
+    return Run(
+        name=str(hints.get("name") or (display(doc.path) if display is not None else None) or doc.path.stem),
+        path=str(doc.path),
+        format=fmt,
+        predictions=predictions,
+        model=model,
+        encoding=doc.encoding,
+        meta={} if meta is None else meta,
+        extra_paths=[] if extra_paths is None else extra_paths,
+    )

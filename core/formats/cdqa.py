@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..model import Dataset, Gold, Item
-from ._common import Keys, answer_text, dataset_name, fail, item_split
+from ._common import Keys, answer_text, build_dataset, fail, first_object, item_split
 from .textio import Document, plain, type_name
 
 FORMAT = "cdqa-v1"
@@ -51,14 +51,8 @@ _QA_LOOSE = re.compile(r"^\s*问题\s*[:：]\s*(?P<q>.*?)\s*答案\s*[:：]\s*(?
 
 def sniff(doc: Document) -> bool:
     """A JSON list whose first element has a string `qa` and an `annotation` object."""
-    value = doc.value
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[0], dict)
-        and isinstance(value[0].get("qa"), str)
-        and isinstance(value[0].get("annotation"), dict)
-    )
+    first = first_object(doc.value)
+    return first is not None and isinstance(first.get("qa"), str) and isinstance(first.get("annotation"), dict)
 
 
 def split_qa(qa: str) -> tuple[str, str] | None:
@@ -92,17 +86,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
         superseded += any(g.superseded for g in item.golds)
         items.append(item)
     meta: dict[str, Any] = {"superseded_answers": superseded}
-    if keys.repeats:
-        meta["repeated_questions"] = keys.repeats
-    return Dataset(
-        name=dataset_name(doc, hints),
-        path=str(doc.path),
-        format=FORMAT,
-        family=hints.get("family") or "cdqa",
-        items=items,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return build_dataset(doc, hints, FORMAT, hints.get("family") or "cdqa", items, keys, meta)
 
 
 def _item(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..model import Dataset, Item
-from ._common import Keys, SpanStats, clean_id, dataset_name, fail, item_split, make_gold
+from ._common import Keys, SpanStats, build_dataset, clean_id, fail, first_object, item_split, list_golds
 from .textio import Document, plain, type_name
 
 FORMAT = "cmrc-original"
@@ -26,14 +26,8 @@ _QA_KEYS = frozenset({"query_id", "query_text", "answers"})
 
 def sniff(doc: Document) -> bool:
     """A JSON list whose first element has `context_text` and `qas`."""
-    value = doc.value
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[0], dict)
-        and "qas" in value[0]
-        and ("context_text" in value[0] or "context_id" in value[0])
-    )
+    first = first_object(doc.value)
+    return first is not None and "qas" in first and ("context_text" in first or "context_id" in first)
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
@@ -64,11 +58,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
                 raise fail(doc, f"query_text is {type_name(question)}, expected text", label)
             if not question.strip() and not query_id:
                 raise fail(doc, "empty query_text and no query_id", label)
-            answers = qa.get("answers", [])
-            if not isinstance(answers, list):
-                raise fail(doc, f"answers is {type_name(answers)}, expected a list", label)
-            golds = [make_gold(doc, raw, context, stats, label) for raw in answers]
-            key = keys.take_id(query_id, label) if query_id else keys.take_question(question, label)
+            golds = list_golds(doc, qa, context, stats, label)
+            key = keys.take(query_id, question, label)
             items.append(
                 Item(
                     key=key,
@@ -83,14 +74,4 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
                 )
             )
     meta: dict[str, Any] = {"spans": stats.as_dict()}
-    if keys.repeats:
-        meta["repeated_questions"] = keys.repeats
-    return Dataset(
-        name=dataset_name(doc, hints),
-        path=str(doc.path),
-        format=FORMAT,
-        family=hints.get("family") or "cmrc",
-        items=items,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return build_dataset(doc, hints, FORMAT, hints.get("family") or "cmrc", items, keys, meta)

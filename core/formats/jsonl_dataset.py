@@ -13,15 +13,26 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..model import Dataset, Gold, Item
-from ._common import Keys, SpanStats, clean_id, dataset_name, fail, family_of, item_split, make_gold
+from ._common import (
+    ID_FIELDS,
+    PREDICTION_FIELDS,
+    Keys,
+    SpanStats,
+    build_dataset,
+    clean_id,
+    fail,
+    family_of,
+    first_id,
+    head_records,
+    item_split,
+    make_gold,
+)
 from .textio import Document, plain, type_name
 
 FORMAT = "jsonl-dataset"
 KIND: Literal["dataset"] = "dataset"
 PRIORITY = 30
 
-ID_FIELDS = ("id", "qid", "query_id", "question_id")
-PREDICTION_FIELDS = ("prediction", "answer", "response", "pred")
 _OWN = frozenset(
     {*ID_FIELDS, "question", "answers", "context", "context_id", "title", "split", "tag", "answer_type", "is_impossible"}
 )
@@ -30,13 +41,8 @@ _SNIFF = 5
 
 def sniff(doc: Document) -> bool:
     """Records with `answers` (and no prediction field: those are runs)."""
-    records = doc.records()
-    if not records:
-        return False
-    head = [rec for _, rec in records[:_SNIFF] if isinstance(rec, dict)]
-    if not isinstance(records[0][1], dict):
-        return False
-    if any(field in rec for rec in head for field in PREDICTION_FIELDS):
+    head = head_records(doc, _SNIFF)
+    if head is None or any(field in rec for rec in head for field in PREDICTION_FIELDS):
         return False
     return any("answers" in rec for rec in head)
 
@@ -48,17 +54,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
     keys = Keys(doc)
     items = [_item(doc, number, record, stats, keys, hints) for number, record in records]
     meta: dict[str, Any] = {"spans": stats.as_dict()}
-    if keys.repeats:
-        meta["repeated_questions"] = keys.repeats
-    return Dataset(
-        name=dataset_name(doc, hints),
-        path=str(doc.path),
-        format=FORMAT,
-        family=hints.get("family") or family_of(item.question for item in items),
-        items=items,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    family = hints.get("family") or family_of(item.question for item in items)
+    return build_dataset(doc, hints, FORMAT, family, items, keys, meta)
 
 
 def _item(
@@ -67,7 +64,7 @@ def _item(
     where = doc.where(number)
     if not isinstance(record, dict):
         raise fail(doc, f"record is {type_name(record)}, expected an object", where)
-    item_id = next((clean_id(doc, record[f], where) for f in ID_FIELDS if record.get(f) is not None), None)
+    item_id = first_id(doc, record, ID_FIELDS, where)
     question = record.get("question")
     if not isinstance(question, str):
         missing = "no question" if question is None else f"question is {type_name(question)}, expected text"
@@ -78,7 +75,7 @@ def _item(
     if context is not None and not isinstance(context, str):
         raise fail(doc, f"context is {type_name(context)}, expected text", where)
     golds = _golds(doc, record.get("answers", []), context, stats, where)
-    key = keys.take_id(item_id, where) if item_id else keys.take_question(question, where)
+    key = keys.take(item_id, question, where)
     return Item(
         key=key,
         question=question.strip(),

@@ -15,17 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..model import Dataset, Item
-from ._common import (
-    Keys,
-    SpanStats,
-    answer_text,
-    clean_id,
-    dataset_name,
-    fail,
-    family_of,
-    item_split,
-    make_gold,
-)
+from ._common import Keys, SpanStats, answer_text, build_dataset, clean_id, fail, family_of, item_split, list_golds
 from .textio import Document, plain, type_name
 
 FORMAT = "squad"
@@ -79,21 +69,12 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
     meta: dict[str, Any] = {"spans": stats.as_dict()}
     if isinstance(root.get("version"), str):
         meta["version"] = root["version"]
-    if keys.repeats:
-        meta["repeated_questions"] = keys.repeats
+    family = hints.get("family") or family_of(item.question for item in items)
+    dataset = build_dataset(doc, hints, FORMAT, family, items, keys, meta)
     empty = sum(1 for item in items if not item.question)
     if empty:
         meta["empty_questions"] = empty  # CMRC trial has two; kept, since their ids still score
-    family = hints.get("family") or family_of(item.question for item in items)
-    return Dataset(
-        name=dataset_name(doc, hints),
-        path=str(doc.path),
-        format=FORMAT,
-        family=family,
-        items=items,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return dataset
 
 
 def _item(
@@ -118,11 +99,8 @@ def _item(
         raise fail(doc, what, label)
     if not question.strip() and not item_id:
         raise fail(doc, "empty question and no id", label)
-    answers = qa.get("answers", [])
-    if not isinstance(answers, list):
-        raise fail(doc, f"answers is {type_name(answers)}, expected a list", label)
-    golds = [make_gold(doc, raw, context, stats, label) for raw in answers]
-    key = keys.take_id(item_id, label) if item_id else keys.take_question(question, label)
+    golds = list_golds(doc, qa, context, stats, label)
+    key = keys.take(item_id, question, label)
     meta: dict[str, Any] = {}
     plausible = qa.get("plausible_answers")
     if isinstance(plausible, list) and plausible:
