@@ -197,7 +197,13 @@ def head_records(doc: Document, count: int) -> list[dict[str, Any]] | None:
 
 
 def build_dataset(
-    doc: Document, hints: Mapping[str, Any], fmt: str, family: Family, items: list[Item], keys: Keys, meta: dict[str, Any]
+    doc: Document,
+    hints: Mapping[str, Any],
+    fmt: str,
+    family: Family,
+    items: list[Item],
+    keys: Keys,
+    meta: dict[str, Any],
 ) -> Dataset:
     """A reader's Dataset, named by the `name` hint or the file stem; `meta["repeated_questions"]`
     counts the questions keyed `#2`, `#3`, ... (when there are any)."""

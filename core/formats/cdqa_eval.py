@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..model import Prediction, Run
-from ._common import fail
+from ._common import build_run, fail, first_object
 from ._prompt import extract_question
 from .textio import Document, number_text, plain, type_name
 
@@ -86,14 +86,8 @@ def display_name(path: Path) -> str | None:
 
 def sniff(doc: Document) -> bool:
     """A JSON list whose first element has `raw_pred` and `requests`."""
-    value = doc.value
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[0], dict)
-        and "raw_pred" in value[0]
-        and "requests" in value[0]
-    )
+    first = first_object(doc.value)
+    return first is not None and "raw_pred" in first and "requests" in first
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
@@ -116,15 +110,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         settings.update(_arguments(path))
     if settings:
         meta["settings"] = settings
-    return Run(
-        name=str(hints.get("name") or display_name(doc.path) or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=predictions,
-        model=model,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return build_run(doc, hints, FORMAT, predictions, model, meta, display=display_name)
 
 
 def _arguments(path: Path) -> dict[str, Any]:

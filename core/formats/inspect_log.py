@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from ..errors import FormatError
 from ..model import Prediction, Run
-from ._common import clean_id
+from ._common import build_run, clean_id
 from ._prompt import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
 
@@ -100,15 +100,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     if len(epochs) > 1:
         meta["epochs"] = len(epochs)
     model = hints.get("model") or (spec["model"] if isinstance(spec.get("model"), str) else None)
-    return Run(
-        name=str(hints.get("name") or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=[chosen[r] for r in order],
-        model=model,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return build_run(doc, hints, FORMAT, [chosen[r] for r in order], model, meta)
 
 
 def _archive(doc: Document) -> tuple[dict[str, Any], list[tuple[str, Any]]]:

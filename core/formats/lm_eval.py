@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from ..errors import FormatError
 from ..model import Prediction, Run
-from ._common import clean_id, fail
+from ._common import build_run, fail, first_id
 from ._prompt import extract_question, message_text
 from .textio import Document, number_text, plain, read_document, type_name
 
@@ -190,16 +190,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     if model is None and _SAMPLES.match(doc.path.name) and doc.path.parent.name:
         model = doc.path.parent.name.replace("__", "/", 1)
         meta["model_from"] = "folder name"
-    return Run(
-        name=str(hints.get("name") or display_name(doc.path) or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=[predictions[k] for k in order],
-        model=model,
-        encoding=doc.encoding,
-        meta=meta,
-        extra_paths=extra,
-    )
+    chosen = [predictions[k] for k in order]
+    return build_run(doc, hints, FORMAT, chosen, model, meta, display=display_name, extra_paths=extra)
 
 
 def _task(path: Path) -> str | None:
@@ -211,7 +203,7 @@ def _prediction(doc: Document, number: int, record: dict[str, Any], flt: str | N
     where = doc.where(number)
     item = record.get("doc")
     item = item if isinstance(item, dict) else {}
-    ref = next((clean_id(doc, item[f], where) for f in ID_FIELDS if item.get(f) is not None), None)
+    ref = first_id(doc, item, ID_FIELDS, where)
     question = _doc_question(item)
     prompt = _prompt(record.get("arguments"))
     meta: dict[str, Any] = {"doc_id": plain(record.get("doc_id"))}

@@ -31,6 +31,7 @@ from typing import Any, Literal, NamedTuple
 
 from ..errors import FormatError
 from ..model import Prediction, Run
+from ._common import build_run
 from ._prompt import extract_question, prompt_text, shown_prompt
 from .textio import Document, plain, read_document, type_name
 
@@ -168,16 +169,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         if results.is_file():
             extra.append(str(results))
             _attach_results(results, predictions, meta)
-    return Run(
-        name=str(hints.get("name") or display_name(doc.path) or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=predictions,
-        model=model,
-        encoding=doc.encoding,
-        meta=meta,
-        extra_paths=extra,
-    )
+    return build_run(doc, hints, FORMAT, predictions, model, meta, display=display_name, extra_paths=extra)
 
 
 def _indexed(doc: Document) -> list[tuple[int, Any]]:

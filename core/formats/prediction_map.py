@@ -15,12 +15,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import FormatError
 from ..model import Candidate, Prediction, Run
+from ._common import build_run
 from .textio import Document, number_text, read_document, type_name
 
 FORMAT = "prediction-map"
@@ -125,14 +126,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
             raise FormatError(str(doc.path), f"duplicate id {ref!r} (also key {seen[ref]!r})", f"key {raw_key!r}")
         seen[ref] = raw_key
         predictions.append(Prediction(ref=ref, ref_kind="id", text=text, line=number))
-    run = Run(
-        name=str(hints.get("name") or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=predictions,
-        model=hints.get("model"),
-        encoding=doc.encoding,
-    )
+    run = build_run(doc, hints, FORMAT, predictions, hints.get("model"))
     nbest = nbest_path(doc.path)
     if nbest is not None and nbest.is_file():
         _attach_nbest(run, nbest)
@@ -143,9 +137,29 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
 
 
 def _attach_null_odds(run: Run, path: Path) -> None:
+    def attach(prediction: Prediction, value: Any) -> None:
+        if not _is_number(value):
+            raise FormatError(str(path), f"null odds are {type_name(value)}, expected a number", f"key {prediction.ref!r}")
+        prediction.meta["null_odds"] = float(value)
+
+    missing = _attach_by_id(run, path, "null-odds", "number", attach)
+    run.meta["null_odds"] = {"path": str(path), "without_null_odds": missing}
+
+
+def _attach_nbest(run: Run, path: Path) -> None:
+    def attach(prediction: Prediction, entries: Any) -> None:
+        prediction.candidates = _candidates(path, prediction.ref, entries)
+
+    missing = _attach_by_id(run, path, "n-best", "candidates", attach)
+    run.meta["nbest"] = {"path": str(path), "without_candidates": missing}
+
+
+def _attach_by_id(run: Run, path: Path, label: str, values: str, attach: Callable[[Prediction, Any], None]) -> int:
+    """Hand each prediction its entry of the `label` side file `path` (an object of id → `values`,
+    ids stripped), add `path` to the run's side files and return how many predictions had none."""
     table = read_document(path).value
     if not isinstance(table, dict):
-        raise FormatError(str(path), f"null-odds file is {type_name(table)}, expected an object of id → number")
+        raise FormatError(str(path), f"{label} file is {type_name(table)}, expected an object of id → {values}")
     by_ref = {key.strip(): value for key, value in table.items()}
     missing = 0
     for prediction in run.predictions:
@@ -153,28 +167,9 @@ def _attach_null_odds(run: Run, path: Path) -> None:
         if value is None:
             missing += 1
             continue
-        if not _is_number(value):
-            raise FormatError(str(path), f"null odds are {type_name(value)}, expected a number", f"key {prediction.ref!r}")
-        prediction.meta["null_odds"] = float(value)
+        attach(prediction, value)
     run.extra_paths.append(str(path))
-    run.meta["null_odds"] = {"path": str(path), "without_null_odds": missing}
-
-
-def _attach_nbest(run: Run, path: Path) -> None:
-    nbest = read_document(path)
-    table = nbest.value
-    if not isinstance(table, dict):
-        raise FormatError(str(path), f"n-best file is {type_name(table)}, expected an object of id → candidates")
-    by_ref = {key.strip(): value for key, value in table.items()}
-    missing = 0
-    for prediction in run.predictions:
-        entries = by_ref.get(prediction.ref)
-        if entries is None:
-            missing += 1
-            continue
-        prediction.candidates = _candidates(path, prediction.ref, entries)
-    run.extra_paths.append(str(path))
-    run.meta["nbest"] = {"path": str(path), "without_candidates": missing}
+    return missing
 
 
 def _candidates(path: Path, ref: str, entries: Any) -> list[Candidate]:

@@ -15,26 +15,22 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..model import Prediction, Run
-from ._common import clean_id, describe, fail
+from ._common import ID_FIELDS, PREDICTION_FIELDS, build_run, describe, fail, first_id, head_records
 from .textio import Document, number_text, plain, type_name
 
 FORMAT = "prediction-records"
 KIND: Literal["run"] = "run"
 PRIORITY = 20
 
-ID_FIELDS = ("id", "qid", "query_id", "question_id")
-TEXT_FIELDS = ("prediction", "answer", "response", "pred")
+TEXT_FIELDS = PREDICTION_FIELDS
 _OWN = frozenset({*ID_FIELDS, *TEXT_FIELDS, "raw", "model"})
 _SNIFF = 5
 
 
 def sniff(doc: Document) -> bool:
     """Records (the first an object) where one of the first few carries a prediction field."""
-    records = doc.records()
-    if not records:
-        return False
-    head = [rec for _, rec in records[:_SNIFF] if isinstance(rec, dict)]
-    return isinstance(records[0][1], dict) and any(field in rec for rec in head for field in TEXT_FIELDS)
+    head = head_records(doc, _SNIFF)
+    return head is not None and any(field in rec for rec in head for field in TEXT_FIELDS)
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
@@ -69,22 +65,14 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         meta["models"] = sorted(models)
     if repeated_questions:
         meta["repeated_questions"] = repeated_questions
-    return Run(
-        name=str(hints.get("name") or doc.path.stem),
-        path=str(doc.path),
-        format=FORMAT,
-        predictions=predictions,
-        model=model,
-        encoding=doc.encoding,
-        meta=meta,
-    )
+    return build_run(doc, hints, FORMAT, predictions, model, meta)
 
 
 def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, str | None]:
     where = doc.where(number)
     if not isinstance(record, dict):
         raise fail(doc, f"record is {type_name(record)}, expected an object", where)
-    ref = next((clean_id(doc, record[f], where) for f in ID_FIELDS if record.get(f) is not None), None)
+    ref = first_id(doc, record, ID_FIELDS, where)
     question = record.get("question")
     meta = {k: plain(v) for k, v in record.items() if k not in _OWN}
     if ref is not None:
