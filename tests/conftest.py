@@ -1,10 +1,14 @@
-"""Shared fixtures: the real data beside the repository, and the sample runs folder."""
+"""Shared fixtures: the real data beside the repository, the sample runs folder, and loaded
+copies of it (helpers that are not fixtures are in tests/helpers.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import Env, load_template, loaded_env
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -32,3 +36,26 @@ def conformance_dir() -> Path:
 @pytest.fixture(scope="session")
 def sample_runs() -> Path:
     return SAMPLE_RUNS
+
+
+@pytest.fixture(scope="module")
+def loaded_template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
+    """sample_runs loaded once per test module: `runs/` and `qa.db` in a folder tests only copy
+    from (`env`, `tests.helpers.copy_loaded`)."""
+    return load_template(tmp_path_factory.mktemp("loaded"), sample_runs)
+
+
+@pytest.fixture
+def env(loaded_template: Path, tmp_path: Path) -> Iterator[Env]:
+    """A fresh copy of the loaded sample runs in `tmp_path`, its database open."""
+    with loaded_env(loaded_template, tmp_path) as e:
+        yield e
+
+
+@pytest.fixture
+def no_author_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No annotator name from the environment: flag authors come from the calls alone.
+    Modules that want it for every test: `pytestmark = pytest.mark.usefixtures("no_author_env")`."""
+    from qa_inspect.core import flags  # imported here: most test modules never touch flags
+
+    monkeypatch.delenv(flags.AUTHOR_ENV, raising=False)

@@ -4,58 +4,24 @@ busy retries and metrics with stale golds excluded (issue 5)."""
 from __future__ import annotations
 
 import re
-import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from qa_inspect.core import flags as F
 from qa_inspect.core import transaction
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.loader import load_runs
 from qa_inspect.core.metrics.registry import score_prediction
-from qa_inspect.core.store import open_db
+from tests.helpers import Env
 
 CDQA = "cdqa_sample"
 CMRC = "cmrc2018_dev_sample"
 METRO_Q = "澜州市最近开通运营的地铁线路是几号线？"  # CDQA item, gold 6号线, no rewrite
 PHONE_Q = "云帆科技最近发布的旗舰手机叫什么？"  # CDQA item rewritten: gold 云帆X10, original 云帆X9 superseded
 
-
-@dataclass
-class Env:
-    runs: Path
-    db: Path
-    conn: sqlite3.Connection
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    root = tmp_path_factory.mktemp("flags")
-    shutil.copytree(sample_runs, root / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
-    load_runs(root / "runs", root / "qa.db")
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _no_author_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(F.AUTHOR_ENV, raising=False)
-
-
-@pytest.fixture
-def env(template: Path, tmp_path: Path) -> Iterator[Env]:
-    shutil.copytree(template / "runs", tmp_path / "runs")
-    shutil.copy(template / "qa.db", tmp_path / "qa.db")
-    conn = open_db(tmp_path / "qa.db").conn
-    try:
-        yield Env(tmp_path / "runs", tmp_path / "qa.db", conn)
-    finally:
-        conn.close()
+pytestmark = pytest.mark.usefixtures("no_author_env")  # `env` (conftest): a loaded copy of sample_runs
 
 
 def metro(conn: sqlite3.Connection) -> F.Target:

@@ -3,39 +3,25 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from qa_inspect.core import flags as F
-from qa_inspect.core.loader import load_runs
 from qa_inspect.tui.cli import app
+from tests.helpers import copy_loaded
 
 runner = CliRunner()
 CDQA = "cdqa_sample"
 METRO_Q = "澜州市最近开通运营的地铁线路是几号线？"  # gold 6号线
 
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    root = tmp_path_factory.mktemp("cli")
-    shutil.copytree(sample_runs, root / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
-    load_runs(root / "runs", root / "qa.db")
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _no_author_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(F.AUTHOR_ENV, raising=False)
+pytestmark = pytest.mark.usefixtures("no_author_env")
 
 
 @pytest.fixture
-def runs(template: Path, tmp_path: Path) -> Path:
-    shutil.copytree(template / "runs", tmp_path / "runs")
-    shutil.copy(template / "qa.db", tmp_path / "qa.db")
-    return tmp_path / "runs"
+def runs(loaded_template: Path, tmp_path: Path) -> Path:
+    return copy_loaded(loaded_template, tmp_path)
 
 
 def stale(runs: Path, *args: str, code: int = 0):  # noqa: ANN201

@@ -9,7 +9,6 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats.textio import loads
 from qa_inspect.core.loader import load_runs
 from qa_inspect.core.store import open_db
+from tests.helpers import Env, loaded_env
 
 CDQA = "cdqa_sample"
 CMRC = "cmrc2018_dev_sample"
@@ -28,48 +28,21 @@ PHONE_Q = "云帆科技最近发布的旗舰手机叫什么？"  # rewritten: go
 CDQA_FILE = Path("cdqa/cdqa_sample.json")
 CMRC_FILE = Path("cmrc2018/cmrc2018_dev_sample.json")
 
-
-@dataclass
-class Env:
-    root: Path
-    runs: Path
-    db: Path
-    conn: sqlite3.Connection
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    root = tmp_path_factory.mktemp("export")
-    shutil.copytree(sample_runs, root / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
-    load_runs(root / "runs", root / "qa.db")
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _no_author_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(F.AUTHOR_ENV, raising=False)
-
-
-def _env(template: Path, dest: Path) -> Env:
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(template / "runs", dest / "runs")
-    shutil.copy(template / "qa.db", dest / "qa.db")
-    return Env(dest, dest / "runs", dest / "qa.db", open_db(dest / "qa.db").conn)
+pytestmark = pytest.mark.usefixtures("no_author_env")
 
 
 @pytest.fixture
-def env(template: Path, tmp_path: Path) -> Iterator[Env]:
-    e = _env(template, tmp_path / "a")
-    yield e
-    e.conn.close()
+def env(loaded_template: Path, tmp_path: Path) -> Iterator[Env]:
+    """Conftest's `env`, but in `tmp_path/a`, beside `other`."""
+    with loaded_env(loaded_template, tmp_path / "a") as e:
+        yield e
 
 
 @pytest.fixture
-def other(template: Path, tmp_path: Path) -> Iterator[Env]:
+def other(loaded_template: Path, tmp_path: Path) -> Iterator[Env]:
     """A second annotator's copy of the same runs folder and database."""
-    e = _env(template, tmp_path / "b")
-    yield e
-    e.conn.close()
+    with loaded_env(loaded_template, tmp_path / "b") as e:
+        yield e
 
 
 def key_of(conn: sqlite3.Connection, question: str) -> str:

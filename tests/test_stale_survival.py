@@ -14,8 +14,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,46 +21,14 @@ import pytest
 from qa_inspect.core import flags as F
 from qa_inspect.core.loader import load_runs
 from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, _statements, open_db
+from tests.helpers import Env
 
 CDQA = "cdqa_sample"
 CMRC = "cmrc2018_dev_sample"
 METRO_Q = "澜州市最近开通运营的地铁线路是几号线？"
 CDQA_FILE = Path("cdqa/cdqa_sample.json")
 
-
-@dataclass
-class Env:
-    runs: Path
-    db: Path
-    conn: sqlite3.Connection
-
-    def reload(self) -> None:
-        summary = load_runs(self.runs, self.db)
-        assert not summary.errors, summary.errors
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    root = tmp_path_factory.mktemp("survival")
-    shutil.copytree(sample_runs, root / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
-    load_runs(root / "runs", root / "qa.db")
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _no_author_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(F.AUTHOR_ENV, raising=False)
-
-
-@pytest.fixture
-def env(template: Path, tmp_path: Path) -> Iterator[Env]:
-    shutil.copytree(template / "runs", tmp_path / "runs")
-    shutil.copy(template / "qa.db", tmp_path / "qa.db")
-    conn = open_db(tmp_path / "qa.db").conn
-    try:
-        yield Env(tmp_path / "runs", tmp_path / "qa.db", conn)
-    finally:
-        conn.close()
+pytestmark = pytest.mark.usefixtures("no_author_env")  # `env` (conftest): a loaded copy of sample_runs
 
 
 def mark_metro(env: Env) -> F.Target:
