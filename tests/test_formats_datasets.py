@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,27 +12,14 @@ from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.formats.cdqa import split_qa
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.model import Dataset
-
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+from tests.helpers import FORMAT_FIXTURES as FIXTURES
+from tests.helpers import error_of, write_json
 
 
 def dataset(path: Path, **hints: Any) -> Dataset:
     result = read_source(path, as_kind="dataset", hints=hints or None)
     assert isinstance(result, Dataset), result
     return result
-
-
-def write_json(tmp_path: Path, name: str, value: Any) -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def error_of(path: Path) -> FormatError:
-    with pytest.raises(FormatError) as info:
-        read_source(path)
-    assert str(path) in str(info.value)
-    return info.value
 
 
 # ------------------------------------------------------------------------------------------ SQuAD

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,9 @@ import pytest
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.model import Candidate, Run
+from tests.helpers import FORMAT_FIXTURES as FIXTURES
+from tests.helpers import error_of, write
 
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 HF_RUN = FIXTURES / "hf_run"
 
 
@@ -21,20 +21,6 @@ def run_of(path: Path, **hints: Any) -> Run:
     result = read_source(path, as_kind="run", hints=hints or None)
     assert isinstance(result, Run), result
     return result
-
-
-def write(tmp_path: Path, name: str, value: Any) -> Path:
-    path = tmp_path / name
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def error_of(path: Path) -> FormatError:
-    with pytest.raises(FormatError) as info:
-        read_source(path)
-    assert str(path) in str(info.value)
-    return info.value
 
 
 # ------------------------------------------------------------------------------------------- maps
