@@ -15,22 +15,24 @@ SHARED = REPO.parent / "shared"
 SAMPLE_RUNS = REPO / "sample_runs"
 
 
+def _shared(name: str, what: str) -> Path:
+    """`../shared/<name>`; the test is skipped with a visible reason when it is absent."""
+    path = SHARED / name
+    if not path.is_dir():
+        pytest.skip(f"{what} not available: {path} is absent (it sits beside the repository)")
+    return path
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """`../shared/data` (CMRC 2018 dev/trial, CDQA v1); skipped with a visible reason when absent."""
-    path = SHARED / "data"
-    if not path.is_dir():
-        pytest.skip(f"real data not available: {path} is absent (it sits beside the repository)")
-    return path
+    return _shared("data", "real data")
 
 
 @pytest.fixture(scope="session")
 def conformance_dir() -> Path:
     """`../shared/conformance`: the official scorers' answers on known inputs."""
-    path = SHARED / "conformance"
-    if not path.is_dir():
-        pytest.skip(f"conformance files not available: {path} is absent (it sits beside the repository)")
-    return path
+    return _shared("conformance", "conformance files")
 
 
 @pytest.fixture(scope="session")
