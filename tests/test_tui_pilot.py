@@ -120,7 +120,7 @@ async def test_filters_update_count_and_metrics(db: Path) -> None:
         await settle(pilot)
         screen = await open_run(pilot, "bert-base-chinese")
         all_items, em_all = screen.total, screen.metrics.em  # type: ignore[union-attr]
-        await pilot.press("e")  # errors only
+        await pilot.press("w")  # wrong only
         await settle(pilot)
         assert screen.filter.em == 0
         assert screen.total == count(db, Filter(run="bert-base-chinese", em=0)) < all_items  # type: ignore[operator]
@@ -177,7 +177,7 @@ async def test_compare_adds_columns_and_disagree_filter(db: Path) -> None:
         screen = await open_run(pilot, "bidaf-baseline")
         table = screen.query_one(ItemTable)
         assert "delta" not in [c.key for c in table.cols]
-        await pilot.press("c")
+        await pilot.press("C")  # B columns only (c opens the compare screen)
         await settle(pilot)
         await pilot.press("down", "down", "enter")  # (no comparison), bert, roberta
         await settle(pilot)

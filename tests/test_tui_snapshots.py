@@ -78,12 +78,12 @@ def test_overview_80x24(snap_compare, db: Path) -> None:  # type: ignore[no-unty
 
 
 def test_browser_120x40(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
-    steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("e", "down", "down"))
+    steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("w", "down", "down"))
     assert snap_compare(app_for(db), terminal_size=(120, 40), run_before=steps)
 
 
 def test_browser_compare_120x40(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
-    steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("c", "down", "down", "enter", "d"))
+    steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("C", "down", "down", "enter", "d"))
     assert snap_compare(app_for(db), terminal_size=(120, 40), run_before=steps)
 
 

@@ -17,6 +17,7 @@ from textual.worker import Worker
 from qa_inspect.core.query import Filter
 
 from .commands import ActionsProvider, RunsProvider
+from .screens.slices import SlicesProvider, show_slices
 from .text import clean
 from .workers import Db
 
@@ -42,13 +43,14 @@ class QAInspectApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "qa-inspect"
-    COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider}
+    COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider, SlicesProvider}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="Show every key of every screen"),
         Binding("f1", "help", "Help", show=False, tooltip="Show every key of every screen"),
         Binding("q", "quit", "Quit", tooltip="Quit qa-inspect"),
+        Binding("ctrl+o", "slices", "Slices", show=False, tooltip="Saved slices: open or delete one"),
     ]
 
     def __init__(self, db_path: Path, runs_dir: Path | None = None, *, theme: str | None = None) -> None:
@@ -86,6 +88,9 @@ class QAInspectApp(App[None]):
             self.pop_screen()
         dataset = next((ds for name, ds in self.known_runs if name == run), None)
         self.open_browser(Filter(dataset=dataset, run=run))
+
+    def action_slices(self) -> None:
+        show_slices(self)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

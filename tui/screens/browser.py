@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.timer import Timer
+from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
@@ -26,15 +27,17 @@ from qa_inspect.core.query import Filter
 
 from ..messages import CountLoaded, WindowLoaded
 from ..text import clean
+from ..widgets.facet_panel import FacetPanel
 from ..widgets.filter_bar import FilterBar
-from ..widgets.item_table import WINDOW, ItemTable, columns_for
+from ..widgets.item_table import WINDOW, ItemTable, columns_for, shown_descending
 from ..widgets.status_line import StatusLine
 from .base import BaseScreen
+from .triage import TriageActions
 
 SORT_LABELS = {
     "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
     "prediction": "prediction", "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "refused": "refused",
-    "stale": "stale", "delta": "Δ",
+    "stale": "stale", "delta": "Δ B−A",
 }
 
 
@@ -43,7 +46,7 @@ class InfoLoaded(Message):
     info: BrowseInfo
 
 
-class BrowserScreen(BaseScreen):
+class BrowserScreen(TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -52,9 +55,14 @@ class BrowserScreen(BaseScreen):
         Binding("slash", "search", "Search", tooltip="Free-text search over question, golds and prediction"),
         Binding("f", "filters", "Filters", tooltip="Open the filter dialog"),
         Binding("r", "choose_run", "Run", show=False, tooltip="Choose the run whose predictions are shown"),
-        Binding("c", "compare", "Compare", tooltip="Compare with another run (adds B and Δ columns)"),
+        Binding("c", "compare", "Compare", tooltip="Compare this run (A) with run B: fixed, broken, per-slice Δ"),
+        Binding("C", "compare_columns", "B columns", show=False,
+                tooltip="Show another run's scores beside this one's (B and Δ B−A columns)"),
         Binding("d", "toggle_disagree", "Disagree", show=False, tooltip="Only items where run A and run B disagree"),
-        Binding("e", "toggle_errors", "Errors", tooltip="Only errors (EM 0 / F1-recall below 1) or all items"),
+        Binding("w", "toggle_errors", "Wrong only", tooltip="Only wrong answers (EM 0 / F1-recall below 1) or all items"),
+        Binding("F", "toggle_facets", "Facets", tooltip="Facet panel: counts and errors per value; select to filter"),
+        Binding("ctrl+s", "save_slice", "Save slice", show=False, tooltip="Save the current filter as a named slice"),
+        Binding("e", "export", "Export", tooltip="Export the item list to CSV, JSONL, Parquet or Markdown"),
         Binding("o", "sort", "Sort", show=False, tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
@@ -80,7 +88,9 @@ class BrowserScreen(BaseScreen):
         yield Input(placeholder="/ search question, golds, prediction (as you type; escape closes)",
                     id="search", classes="hidden", compact=True)
         yield StatusLine(id="status")
-        yield ItemTable(id="items")
+        with Horizontal(id="browser-body"):
+            yield ItemTable(id="items")
+            yield FacetPanel(id="facets")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -147,13 +157,14 @@ class BrowserScreen(BaseScreen):
         self._rebuild_columns(refill=False)
         self._show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
+        self.follow_facets()
 
     def _rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
             return
         table = self.query_one(ItemTable)
         cdqa = is_cdqa(self.info.scorer, self.info.family)
-        width = self.size.width or self.app.size.width
+        width = table.size.width or self.size.width or self.app.size.width  # less while the facet panel is beside it
         values = self.info.values
         dims = {d for d, v in values.items() if len(v) > 1}  # a label worth a column varies
         dim_widths = {d: max(cell_len(clean(x)) for x in v) for d, v in values.items() if v}
@@ -165,7 +176,7 @@ class BrowserScreen(BaseScreen):
 
     def _show_status(self) -> None:
         table = self.query_one(ItemTable)
-        label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
+        label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if shown_descending(self.filter) else " ↑")
         self.query_one(StatusLine).show(
             self.total, self.info.items if self.info else None, self.metrics,
             self.compare_metrics if self.filter.compare else None, label,
@@ -298,7 +309,7 @@ class BrowserScreen(BaseScreen):
     def _other_dataset(self, run: str) -> bool:
         return self.info is None or run not in self.info.runs
 
-    def action_compare(self) -> None:
+    def action_compare_columns(self) -> None:
         from .pick_run import RunPicker
 
         if self.info is None:

@@ -58,6 +58,7 @@ class OverviewScreen(BaseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", tooltip="Open the items of the highlighted run or slice"),
         Binding("r", "choose_run", "Run", tooltip="Choose a run and open its items"),
+        Binding("c", "compare", "Compare", tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
     ]
@@ -204,6 +205,21 @@ class OverviewScreen(BaseScreen):
                 self.qa_app.open_run(run)
 
         self.app.push_screen(RunPicker("Open run", None, None), done)
+
+    def action_compare(self) -> None:
+        from .compare import open_compare
+
+        table = self.current
+        ref = table.ref if table is not None else None
+        if table is None or ref is None or ref.run is None:
+            self.notify("Highlight a run to compare (the human estimate is not a run).", severity="warning")
+            return
+
+        def done(f: Filter | None) -> None:
+            if f is not None:
+                self.qa_app.open_browser(f)
+
+        open_compare(self, ref.run, [r.name for r in table.ds.runs], done=done)
 
     def action_reload(self) -> None:
         self.load()

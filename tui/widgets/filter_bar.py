@@ -61,7 +61,7 @@ class FilterBar(Static):
                 parts.append((f"{label} ", "$foreground-muted"))
             parts.append((truncate(clean(value), 40), "bold $accent"))
         if len(describe(f)) <= 1 + int(bool(f.compare)):
-            parts.append(("   f filters · / search · e errors only", "$foreground-muted"))
+            parts.append(("   f filters · / search · w wrong only · F facets", "$foreground-muted"))
         self.update(Content.assemble(*parts))
 
     def on_click(self) -> None:

@@ -1,0 +1,349 @@
+"""Facet panel: VisiData-style frequency tables of the browser's current filter, beside the items.
+
+For every facet of `core.facets` (split, tag, answer type, refused, stale, prediction length,
+gold length, question word) one row per value: items, error rate, share of all errors, and a bar
+(length = items, relative to the facet's largest value; the red part = its errors).
+
+Enter filters to a value (again: clears the facet), space adds or removes a value (values of one
+facet are OR-ed), backspace clears the facet. A facet with a selection is counted without its own
+selection, so its other values stay listed and can be added.
+
+Counting runs in a thread worker, debounced after each filter change and only while the panel is
+shown; the item table never waits for it. A newer filter interrupts an older count.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
+
+from qa_inspect.core.facets import FACETS, FacetRow, FacetTable, clear, facet_table, facet_tables, select, selected
+from qa_inspect.core.query import Filter
+
+from ..screens.base import WorkerErrors
+from ..text import BLOCKS, clean, truncate
+
+DEBOUNCE = 0.3
+"""Seconds a filter must stay unchanged before the facets are counted (typing, quick toggles)."""
+
+
+def toggle(f: Filter, name: str, value: Any) -> Filter | None:
+    """`f` with `value` of facet `name` added to its selection, or removed when already selected;
+    None when the value cannot be selected (items without a label, without a prediction)."""
+    current = [str(v) for v in selected(f, name)]
+    key = str(int(value)) if isinstance(value, bool) else str(value)
+    if key in current:
+        out = clear(f, name)
+        for v in selected(f, name):
+            if str(v) != key:
+                nxt = select(out, name, v, add=True)
+                out = nxt if nxt is not None else out
+        return out
+    return select(f, name, value, add=True)
+
+
+def choose(f: Filter, name: str, value: Any) -> Filter | None:
+    """`f` with only `value` selected in facet `name`; the facet cleared when that is already so."""
+    key = str(value)
+    if [str(v) for v in selected(f, name)] == [key]:
+        return clear(f, name)
+    return select(f, name, value)
+
+
+def split_bar(items: int, errors: int | None, largest: int, width: int, ok: str, bad: str) -> Text:
+    """A bar `width` cells wide: length ∝ items / largest (eighth-cell steps), the first
+    errors / largest of it in `bad`. Where the two parts meet inside one cell the error part is the
+    block's foreground and the rest its background."""
+    if largest <= 0 or width <= 0:
+        return Text(" " * max(width, 0))
+    total8 = round(8 * width * items / largest)
+    err8 = min(total8, round(8 * width * (errors or 0) / largest)) if errors is not None else 0
+    out = Text(no_wrap=True)
+    for cell in range(width):
+        lo = 8 * cell
+        e = min(max(err8 - lo, 0), 8)
+        t = min(max(total8 - lo, 0), 8)
+        if e == 8:
+            out.append("█", Style(color=bad))
+        elif e > 0:
+            out.append(BLOCKS[e], Style(color=bad, bgcolor=ok if t - e >= 4 else None))
+        elif t > 0:
+            out.append("█" if t == 8 else BLOCKS[t], Style(color=ok))
+        else:
+            out.append(" ")
+    return out
+
+
+@dataclass
+class FacetsLoaded(Message):
+    generation: int
+    filter: Filter
+    tables: list[FacetTable]
+    total: int
+    errors: int | None
+
+
+class FacetList(DataTable[Text]):
+    """The rows of every facet: a title row per facet, then its values."""
+
+    BINDINGS = [
+        Binding("enter", "choose", "Only this", tooltip="Filter to this value only (again, or on a facet title: clear it)"),
+        Binding("space", "toggle", "Add/remove", tooltip="Add this value to the facet's selection, or remove it"),
+        Binding("backspace", "clear_facet", "Clear facet", tooltip="Clear the selection of the facet under the cursor"),
+        Binding("delete", "clear_facet", "Clear facet", show=False, tooltip="Clear the selection of the facet under the cursor"),
+        Binding("escape", "leave", "Items", tooltip="Back to the item table"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", show_header=True, cell_padding=0, **kwargs)
+        self.refs: list[tuple[str, FacetRow | None]] = []
+
+    @property
+    def ref(self) -> tuple[str, FacetRow | None] | None:
+        return self.refs[self.cursor_row] if 0 <= self.cursor_row < len(self.refs) else None
+
+    def _panel(self) -> FacetPanel:
+        return self.query_ancestor(FacetPanel)
+
+    def action_choose(self) -> None:
+        ref = self.ref
+        if ref is not None:
+            self._panel().apply(ref[0], ref[1], add=False)
+
+    def action_toggle(self) -> None:
+        ref = self.ref
+        if ref is not None and ref[1] is not None:
+            self._panel().apply(ref[0], ref[1], add=True)
+
+    def action_clear_facet(self) -> None:
+        ref = self.ref
+        if ref is not None:
+            self._panel().apply(ref[0], None, add=False)
+
+    def action_leave(self) -> None:
+        self._panel().post_message(FacetPanel.Leave())
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()  # the browser listens to its item table's cursor, not this one
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """A second click on a row chooses it (enter is bound to `choose` directly)."""
+        event.stop()
+        self.action_choose()
+
+
+class FacetPanel(WorkerErrors, Vertical):
+    """Counts and errors per facet value of the current filter; selecting a value filters."""
+
+    DEFAULT_CSS = """
+    FacetPanel {
+        width: 48;
+        height: 1fr;
+        border-left: vkey $panel-lighten-2;
+        display: none;
+    }
+    FacetPanel.-shown { display: block; }
+    FacetPanel #facet-title { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
+    FacetPanel FacetList { height: 1fr; }
+    """
+
+    @dataclass
+    class Selected(Message):
+        """The user chose facet values: show this filter."""
+
+        filter: Filter
+
+    class Leave(Message):
+        """Escape in the panel: focus the item table."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.filter: Filter | None = None
+        self.shown_filter: Filter | None = None
+        self.tables: list[FacetTable] = []
+        self.totals: tuple[int, int | None] = (0, None)
+        """Items and errors of the filter (facets with a selection are counted without it)."""
+        self.generation = 0
+        self.loaded_generation = -1  # the generation on screen (tests)
+        self._timer: Timer | None = None
+        self._dirty = True
+        self._lock = threading.Lock()
+        self._busy: sqlite3.Connection | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="facet-title")
+        yield FacetList(id="facet-list")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _: self._fill())
+
+    @property
+    def shown(self) -> bool:
+        return self.has_class("-shown")
+
+    def show(self, on: bool) -> None:
+        self.set_class(on, "-shown")
+        if on and self._dirty and self.filter is not None:
+            self._start()
+
+    # -- counting ----------------------------------------------------------------------------
+    def follow(self, f: Filter) -> None:
+        """The browser's filter changed: count again once it settles (only while shown)."""
+        if f == self.filter and not self._dirty:
+            return
+        self.filter = f
+        self._dirty = True
+        if not self.shown:
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._title(updating=True)
+        self._timer = self.set_timer(DEBOUNCE, self._start)
+
+    def _start(self) -> None:
+        if self.filter is None:
+            return
+        self._dirty = False
+        self.generation += 1
+        with self._lock:  # a newer filter: stop the older count's query where SQLite allows
+            if self._busy is not None:
+                self._busy.interrupt()
+        self._title(updating=True)
+        self.count(self.generation, self.filter)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="facets")
+    def count(self, generation: int, f: Filter) -> None:
+        worker = get_current_worker()
+        with self.db.connect() as conn:
+            with self._lock:
+                self._busy = conn
+            try:
+                tables = facet_tables(conn, f)
+                total = tables[0].total if tables else 0
+                errors = tables[0].errors if tables else None
+                # A facet with a selection is counted without it, so its other values can be added.
+                for k, t in enumerate(tables):
+                    if selected(f, t.name) and not worker.is_cancelled:
+                        tables[k] = facet_table(conn, clear(f, t.name), t.name)
+            except sqlite3.OperationalError as exc:
+                if "interrupted" in str(exc):
+                    return
+                raise
+            finally:
+                with self._lock:
+                    self._busy = None
+        if not worker.is_cancelled:
+            self.post_message(FacetsLoaded(generation, f, tables, total, errors))
+
+    def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        message.stop()
+        if message.generation != self.generation:
+            return
+        self.loaded_generation = message.generation
+        self.tables = message.tables
+        self.totals = (message.total, message.errors)
+        self.shown_filter = message.filter
+        self._fill()
+        self._title()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _title(self, *, updating: bool = False) -> None:
+        parts: list[tuple[str, str]] = [("Facets", "bold")]
+        if self.tables:
+            total, errors = self.totals
+            parts += [("  ", ""), (f"{total:,}", "bold $accent"), (" items", "$foreground-muted")]
+            if errors is not None:
+                parts += [("  ", ""), (f"{errors:,}", "bold $error"), (" errors", "$foreground-muted")]
+        if updating or not self.tables:
+            parts.append(("  counting…", "italic $foreground-muted"))
+        self.query_one("#facet-title", Static).update(Content.assemble(*parts))
+
+    def _fill(self) -> None:
+        table = self.query_one(FacetList)
+        keep = table.ref
+        keep_key = (keep[0], None if keep[1] is None else str(keep[1].value)) if keep else None
+        table.clear(columns=True)
+        table.refs = []
+        if not self.tables:
+            return
+        theme = self.app.current_theme
+        ok, bad = theme.primary or "blue", theme.error or "red"
+        accent = theme.accent or "yellow"
+        has_errors = any(t.errors is not None for t in self.tables)
+        inner = max((table.size.width or (self.size.width or 48) - 1) - 2, 30)  # less the scrollbar
+        value_w = min(max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows)]), 14)
+        fixed = 3 + value_w + 6 + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them
+        bar_w = max(6, min(inner - fixed, 40))
+        table.add_column(Text("value"), width=3 + value_w, key="value")
+        table.add_column(Text("items", justify="right"), width=6, key="items")
+        if has_errors:
+            table.add_column(Text("err%", justify="right"), width=5, key="rate")
+            table.add_column(Text("share", justify="right"), width=6, key="share")
+        legend = Text.assemble("  ", ("█", ok), " items ", ("█", bad), " errors") if has_errors else Text("  items")
+        legend.truncate(bar_w + 2)
+        table.add_column(legend, width=bar_w + 2, key="bar")
+        cursor = 0
+        f = self.filter or Filter()
+        for t in self.tables:
+            chosen = {str(v) for v in selected(f, t.name)}
+            head = Text.assemble((FACETS[t.name].label, f"bold {ok}"))
+            if chosen:
+                head.append(" ⌫", style="dim")
+            head.truncate(3 + value_w, overflow="ellipsis")
+            table.add_row(head, *[Text("")] * (len(table.columns) - 1))
+            if keep_key == (t.name, None):
+                cursor = table.row_count - 1
+            table.refs.append((t.name, None))
+            largest = max((r.items for r in t.rows), default=0)
+            for r in t.rows:
+                on = str(r.value) in chosen or (t.name in ("refused", "stale") and r.value is not None
+                                                and str(int(r.value)) in chosen)
+                label = Text.assemble((" ● " if on else "   ", accent),
+                                      (truncate(clean(r.label), value_w), "bold" if on else ("dim" if r.filter is None else "")))
+                cells = [label, Text(f"{r.items:,}", justify="right")]
+                if has_errors:
+                    cells.append(Text("" if r.error_rate is None else f"{r.error_rate:.0f}%", justify="right"))
+                    cells.append(Text("" if r.error_share is None else f"{r.error_share:.0f}%", justify="right",
+                                      style="dim"))
+                cells.append(Text.assemble("  ", split_bar(r.items, r.errors, largest, bar_w, ok, bad)))
+                table.add_row(*cells)
+                table.refs.append((t.name, r))
+                if keep_key == (t.name, str(r.value)):
+                    cursor = table.row_count - 1
+        table.move_cursor(row=cursor, animate=False)
+
+    def on_resize(self) -> None:
+        if self.tables:
+            self._fill()
+
+    # -- choosing ----------------------------------------------------------------------------
+    def apply(self, name: str, row: FacetRow | None, *, add: bool) -> None:
+        """Enter/space/backspace on a row: post the new filter (from the browser's latest one)."""
+        f = self.filter
+        if f is None:
+            return
+        if row is None:
+            new: Filter | None = clear(f, name)
+            if new == f:
+                return
+        else:
+            new = toggle(f, name, row.value) if add else choose(f, name, row.value)
+        if new is None:
+            self.notify("Items without this value cannot be filtered on.", severity="warning")
+            return
+        self.post_message(self.Selected(new))
