@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import detail_align
-from .flags import STALE_GOLDS_SQL
+from .flags import STALE_GOLDS_SQL, Flag, flags_for_item
 
 Range = tuple[int, int]
 
@@ -113,6 +113,9 @@ class ItemDetail:
     others: list[PredictionInfo] = field(default_factory=list)
     missing_runs: list[str] = field(default_factory=list)
     """Runs on this dataset that have no prediction for the item (they score 0)."""
+    flags: list[Flag] = field(default_factory=list)
+    """Every stale flag on the item (`core.flags.flags_for_item`): open ones with all their
+    proposals, and resolved ones whose gold text is gone from (or superseded in) this release."""
 
 
 def _json(text: str | None) -> Any:
@@ -156,6 +159,10 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
     ):
         span = (start, end) if start is not None and end is not None else None
         detail.golds.append(GoldInfo(idx, text, span, bool(superseded), stale.get(idx)))
+    if stale or conn.execute(
+        "SELECT 1 FROM annotations WHERE dataset = ? AND item_key = ? LIMIT 1", (detail.dataset, detail.key)
+    ).fetchone():
+        detail.flags = flags_for_item(conn, detail.dataset, detail.key)
 
     preds = conn.execute(
         "SELECT r.name, r.model, p.text, p.scorer, p.em, p.f1, p.refused, p.f1_recall, p.best_gold,"

@@ -18,6 +18,7 @@ from qa_inspect.core.query import Filter
 
 from .commands import ActionsProvider, RunsProvider
 from .screens.slices import SlicesProvider, show_slices
+from .screens.stale_actions import StaleCommands
 from .text import clean
 from .workers import Db
 
@@ -43,7 +44,7 @@ class QAInspectApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "qa-inspect"
-    COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider, SlicesProvider}
+    COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider, SlicesProvider, StaleCommands}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -59,6 +60,10 @@ class QAInspectApp(App[None]):
         self.runs_dir = runs_dir
         self.db = Db(self.db_path)
         self.known_runs: list[tuple[str, str]] = []
+        self.exclude_stale = False
+        """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
+        self.stale_version = 0
+        """Bumped by every stale-flag write, so screens below redraw when shown again."""
         self.sub_title = clean(runs_dir.name if runs_dir is not None else self.db_path.name)
         self._theme_name = theme or QA_THEME.name
 

@@ -30,8 +30,10 @@ from ..text import clean
 from ..widgets.facet_panel import FacetPanel
 from ..widgets.filter_bar import FilterBar
 from ..widgets.item_table import WINDOW, ItemTable, columns_for, shown_descending
+from ..widgets.selectable_table import SelectableItemTable
 from ..widgets.status_line import StatusLine
 from .base import BaseScreen
+from .stale_actions import BROWSER_STALE_BINDINGS, BrowserStale
 from .triage import TriageActions
 
 SORT_LABELS = {
@@ -46,7 +48,7 @@ class InfoLoaded(Message):
     info: BrowseInfo
 
 
-class BrowserScreen(TriageActions, BaseScreen):
+class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -66,6 +68,7 @@ class BrowserScreen(TriageActions, BaseScreen):
         Binding("o", "sort", "Sort", show=False, tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
+        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale_actions)
         Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
     ]
 
@@ -89,7 +92,7 @@ class BrowserScreen(TriageActions, BaseScreen):
                     id="search", classes="hidden", compact=True)
         yield StatusLine(id="status")
         with Horizontal(id="browser-body"):
-            yield ItemTable(id="items")
+            yield SelectableItemTable(self.is_selected, id="items")
             yield FacetPanel(id="facets")
         yield Footer()
 
@@ -177,10 +180,10 @@ class BrowserScreen(TriageActions, BaseScreen):
     def _show_status(self) -> None:
         table = self.query_one(ItemTable)
         label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if shown_descending(self.filter) else " ↑")
+        metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
         self.query_one(StatusLine).show(
-            self.total, self.info.items if self.info else None, self.metrics,
-            self.compare_metrics if self.filter.compare else None, label,
-            table.absolute_cursor if table.win_rows else None,
+            self.total, self.info.items if self.info else None, metrics, compare, label,
+            table.absolute_cursor if table.win_rows else None, extra=self.stale_status_parts(),
         )
 
     # -- messages ----------------------------------------------------------------------------
@@ -240,6 +243,8 @@ class BrowserScreen(TriageActions, BaseScreen):
 
     def _back_from_detail(self, item_id: int | None) -> None:
         """n/p may have moved on in the detail view: follow it in the table."""
+        if self.stale_refresh_if_outdated(item_id):  # a flag changed there: reload rows and numbers
+            return
         table = self.query_one(ItemTable)
         if item_id is None or (table.current is not None and table.current.item_id == item_id):
             return

@@ -22,9 +22,10 @@ from qa_inspect.core.query import Filter
 from ..messages import DetailLoaded, NeighbourFound
 from ..widgets import detail_parts as parts
 from .base import BaseScreen
+from .stale_actions import DETAIL_STALE_BINDINGS, DetailStale
 
 
-class DetailScreen(BaseScreen):
+class DetailScreen(DetailStale, BaseScreen):
     """One item; everything needed to see why it scored what it scored."""
 
     HELP_TITLE = "Item detail"
@@ -33,6 +34,7 @@ class DetailScreen(BaseScreen):
         Binding("p", "step(-1)", "Previous", tooltip="Previous item of the current filter"),
         Binding("a", "toggle_alignment", "Alignment", tooltip="Official F1 alignment ↔ character subsequence"),
         Binding("r", "choose_run", "Run", tooltip="Show another run's prediction against the golds"),
+        *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale_actions); 1–9 choose a gold
         Binding("escape", "back", "Back", tooltip="Back to the item browser"),
     ]
 
@@ -103,6 +105,8 @@ class DetailScreen(BaseScreen):
         if message.detail is None:
             self.notify("This item is no longer in the database.", severity="error")
             return
+        if self.detail is None or message.detail.item_id != self.detail.item_id:
+            self.chosen_gold = None  # the gold s acts on belongs to the item it was chosen on
         self.detail = message.detail
         self.item_id = message.detail.item_id
         self.position, self.total = message.position, message.total
@@ -122,7 +126,7 @@ class DetailScreen(BaseScreen):
         half = width // 2 - 2 if self.has_class("-wide") else width
         self.query_one("#d-title", Static).update(parts.title(d, self.position, self.total))
         self.query_one("#d-question", Static).update(parts.question(d))
-        self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half))
+        self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half, chosen=self.chosen_gold))
         self.query_one("#d-others", Static).update(parts.others(d, half))
         self.query_one("#d-context", Static).update(parts.context(d, half))
         self.query_one("#d-meta", Static).update(parts.meta(d, half))

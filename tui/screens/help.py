@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from .base import BaseModal
+from .stale_actions import PALETTE_ROWS
 
 TABLE_KEYS: list[tuple[str, str]] = [
     ("↑ ↓", "move the cursor (more rows load as you go)"),
@@ -74,6 +75,7 @@ class HelpScreen(BaseModal):
             blocks.append(section(cls.HELP_TITLE, rows))
         glob = binding_rows(self.app, list(QAInspectApp.BINDINGS))
         glob.append((self.app.get_key_display(Binding(self.app.COMMAND_PALETTE_BINDING, "")), "command palette: every action by name"))
+        glob += PALETTE_ROWS  # stale commands without a key (annotator name)
         blocks.insert(1, section("Everywhere", glob))
         with Vertical(id="help", classes="dialog"):
             yield Label(Content("Keys"), classes="dialog-title")

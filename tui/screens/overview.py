@@ -21,6 +21,7 @@ from ..messages import OverviewLoaded
 from ..text import clean
 from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
 from .base import BaseScreen
+from .stale_actions import OVERVIEW_STALE_BINDINGS, OverviewStale
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
 
@@ -33,10 +34,11 @@ def filter_for(ref: RowRef) -> Filter:
     return f
 
 
-def dataset_title(ds: DatasetOverview) -> Content:
+def dataset_title(ds: DatasetOverview, extra: list[tuple[str, str]] | None = None) -> Content:
     parts: list[tuple[str, str] | str] = [
         (clean(ds.name), "bold $primary"), ("  ", ""), (ds.family, "$foreground-muted"),
         ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
+        *(extra or []),  # stale golds, and whether the numbers leave them out
         ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
     ]
     if not ds.runs:
@@ -51,7 +53,7 @@ class RunsBox(VerticalScroll, can_focus=False):
     """Scrolls the per-dataset tables; the tables take focus, not the box."""
 
 
-class OverviewScreen(BaseScreen):
+class OverviewScreen(OverviewStale, BaseScreen):
     """Start screen: which run is best where, and where the errors are."""
 
     HELP_TITLE = "Runs overview"
@@ -61,6 +63,7 @@ class OverviewScreen(BaseScreen):
         Binding("c", "compare", "Compare", tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
+        *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale_actions)
     ]
 
     def __init__(self) -> None:
@@ -92,11 +95,11 @@ class OverviewScreen(BaseScreen):
         with self.db.connect() as conn:
             self._busy = conn
             try:
-                quick = overview(conn, slices=False)
+                quick = self.stale_adjust(conn, overview(conn, slices=False), slices=False)
                 if worker.is_cancelled:
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
-                full = overview(conn)
+                full = self.stale_adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     return  # the screen was left: it resumes the work when shown again
@@ -130,7 +133,7 @@ class OverviewScreen(BaseScreen):
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
             for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
-                title.update(dataset_title(ds))
+                title.update(dataset_title(ds, self.stale_title_parts(ds.name)))
             if self.current is not None:
                 self._show_slices(self.current)
             return
@@ -145,7 +148,7 @@ class OverviewScreen(BaseScreen):
             return
         widgets = []
         for ds in self.datasets:
-            widgets.append(Static(dataset_title(ds), classes="dataset-title"))
+            widgets.append(Static(dataset_title(ds, self.stale_title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
         await box.mount_all(widgets)
         first = self.query(RunsTable).first()
@@ -181,7 +184,7 @@ class OverviewScreen(BaseScreen):
         if ref is not None and ref.human:
             metric = "each gold scored against the others"
         self.query_one("#slices-title", Static).update(Content.assemble(
-            ("Slices of ", "$foreground-muted"), (who, "bold"), ("  ", ""), (metric, "$foreground-muted"),
+            ("Slices of ", "$foreground-muted"), (who, "bold"), *self.stale_mode_parts(), ("  ", ""), (metric, "$foreground-muted"),
             (" · share = slice errors / run errors", "$foreground-muted"),
         ))
 

@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from textual.content import Content
 
 from qa_inspect.core.detail import GoldInfo, GoldMatch, ItemDetail, PredictionInfo
+from qa_inspect.core.flags import Flag
 
 from ..text import clean, truncate
 
@@ -77,8 +78,12 @@ def _explain(m: GoldMatch, cdqa: bool) -> str:
     return why
 
 
-def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
-    """The prediction against every gold, each with its own scores and matched characters."""
+def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = None) -> Content:
+    """The prediction against every gold, each with its own scores and matched characters.
+
+    `chosen`: index of the gold the stale actions act on (its label shows reversed). Stale golds
+    are struck through, their proposed answer beside them and who flagged them, when and why
+    below; flags whose gold text is gone from this release close the list as resolved."""
     p = d.prediction
     lines: list[Content] = []
     cdqa = d.family == "cdqa" or (p is not None and (p.f1_recall is not None or bool(p.refused)))
@@ -96,19 +101,57 @@ def answers(d: ItemDetail, subsequence: bool, width: int) -> Content:
     lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
     matches = {m.gold_idx: m for m in p.per_gold} if p else {}
     short = p is not None and cell_len(p.text) <= max(20, width - 16) and "\n" not in p.text
+    open_flags = {f.gold_text: f for f in d.flags if f.status == "open"}
     for group in group_golds(d.golds):
         g = group[0]
         m = next((matches[x.idx] for x in group if x.idx in matches and matches[x.idx].best), matches.get(g.idx))
         label = "·".join(str(x.idx + 1) for x in group)
-        lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label, bool(d.context)))
+        is_chosen = chosen is not None and any(x.idx == chosen for x in group)
+        flag = open_flags.get(g.text) if g.stale is not None else None
+        lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label, bool(d.context), is_chosen, flag))
+    lines.extend(_resolved_lines(d))
     return Content("\n").join(lines)
+
+
+def show_ts(ts: str | None) -> str:
+    """A journal time as stored (UTC), to the minute: `2024-05-01 10:00Z` (no clock conversion)."""
+    if not ts:
+        return ""
+    return ts[:16].replace("T", " ") + ("Z" if ts.endswith("Z") else "")
+
+
+def _flag_note(author: str, ts: str, reason: str | None, proposed: str | None, evidence: str | None,
+               head: str = "    ⚑ stale", show_proposed: bool = False) -> Content:
+    """`⚑ stale — alice 2024-05-01 10:00Z: reason → proposal  evidence`."""
+    note: list[tuple[str, str] | str] = [(head, "bold $warning"), (f" — {clean(author)} {show_ts(ts)}", MUTED)]
+    if reason:
+        note += [": ", (clean(reason), "")]
+    if show_proposed and proposed:
+        note += [("  → ", MUTED), (clean(proposed), "bold")]
+    if evidence:
+        note += [("  ", ""), (clean(evidence), "underline")]
+    return Content.assemble(*note)
+
+
+def _resolved_lines(d: ItemDetail) -> list[Content]:
+    """Flags whose gold text this release no longer scores: the dataset moved on (resolved)."""
+    out: list[Content] = []
+    for f in d.flags:
+        if f.status == "open":
+            continue
+        superseded = any(g.text == f.gold_text and g.superseded for g in d.golds)
+        why = "superseded by the release's rewrite" if superseded else "gold text gone from this release"
+        out.append(Content.assemble(("  ⚑ resolved ", "bold $success"), (clean(f.gold_text), "strike"),
+                                    (f"  ({why})", MUTED)))
+        out.append(_flag_note(f.author, f.ts, f.reason, f.proposed, f.evidence, head="      flagged", show_proposed=True))
+    return out
 
 
 def group_golds(golds: Sequence[GoldInfo]) -> list[list[GoldInfo]]:
     """Identical golds (CMRC dev often repeats an answer) shown once, labelled `1·2`."""
     groups: dict[tuple[str, bool, int], list[GoldInfo]] = {}
-    for g in golds:  # a stale gold keeps its own line: its flag belongs to it alone
-        groups.setdefault((g.text, g.superseded, g.idx if g.stale else -1), []).append(g)
+    for g in golds:  # flags are keyed by gold text: identical golds share theirs
+        groups.setdefault((g.text, g.superseded, g.stale is not None), []).append(g)
     return list(groups.values())
 
 
@@ -120,12 +163,20 @@ def _ranges(m: GoldMatch, subsequence: bool, *, pred: bool) -> list[Range]:
 
 def _gold_lines(
     g: GoldInfo, m: GoldMatch | None, p: PredictionInfo | None, subsequence: bool, short: bool, cdqa: bool,
-    label: str, has_passage: bool,
+    label: str, has_passage: bool, chosen: bool = False, flag: Flag | None = None,
 ) -> list[Content]:
     marker = ("★ ", "bold $accent") if m is not None and m.best else ("  ", "")
     text_style = STALE if (g.superseded or g.stale) else ""
     gold_text = highlight(g.text, _ranges(m, subsequence, pred=False) if m else [], rest=text_style)
-    head: list[Content | tuple[str, str] | str] = [marker, (f"{label} ", MUTED), gold_text, "  "]
+    tag = (label, "reverse bold $accent") if chosen else (label, MUTED)
+    head: list[Content | tuple[str, str] | str] = [marker, tag, " ", gold_text, "  "]
+    proposals = [(x.author, x.ts, x.reason, x.proposed, x.evidence) for x in flag.proposals] if flag else []
+    if g.stale is not None and not proposals:
+        s = g.stale
+        proposals = [(s.author, s.ts, s.reason, s.proposed, s.evidence)]
+    shown = [x[3] for x in proposals if x[3]]
+    if shown:  # the proposed answer right beside the struck-through one
+        head += [("→ ", MUTED), (clean(" | ".join(dict.fromkeys(shown))), "bold"), "  "]
     if m is not None and p is not None and not p.refused:
         head += scores(m)
     if g.superseded:
@@ -133,16 +184,12 @@ def _gold_lines(
     if g.span is None and has_passage:
         head.append(("not found in the passage", MUTED))
     out = [Content.assemble(*head)]
-    if g.stale is not None:
-        s = g.stale
-        note: list[tuple[str, str] | str] = [("    ⚑ stale", "bold $warning"), (f" — {clean(s.author)}, {s.ts[:10]}", MUTED)]
-        if s.reason:
-            note += [": ", (clean(s.reason), "")]
-        if s.proposed:
-            note += [("  → ", MUTED), (clean(s.proposed), "bold")]
-        if s.evidence:
-            note += [("  ", ""), (clean(s.evidence), "underline")]
-        out.append(Content.assemble(*note))
+    several = len(proposals) > 1
+    for author, ts, reason, proposed, evidence in proposals:
+        head_text = "    ⚑ stale" if not several else "    ⚑ proposal"
+        out.append(_flag_note(author, ts, reason, proposed, evidence, head=head_text, show_proposed=several))
+    if several and len(set(shown)) > 1:
+        out.append(Content.styled("      conflicting proposals: both kept for the next release to decide", "italic $warning"))
     if m is not None and p is not None and not p.refused:
         if short:
             out.append(Content.assemble(("    pred ", MUTED), highlight(p.text, _ranges(m, subsequence, pred=True), rest=MUTED)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -39,7 +41,9 @@ class StatusLine(Static):
         compare: SliceMetrics | None,
         sort_label: str,
         position: int | None = None,
+        extra: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """`extra` parts (the metrics mode, a selection) follow the metrics they qualify."""
         parts: list[tuple[str, str]] = []
         if total is None:
             parts.append(("counting…", "$foreground-muted"))
@@ -56,5 +60,6 @@ class StatusLine(Static):
         b = metric_parts(compare, "B ")
         if b:
             parts += [("  │  ", "$foreground-muted"), *b]
+        parts += extra
         parts += [("  │  ", "$foreground-muted"), ("sort ", "$foreground-muted"), (sort_label, "")]
         self.update(Content.assemble(*parts))
