@@ -187,8 +187,8 @@ class StaleActions:
 
     app: Any
     db: Any
-    stale_seen: int = -1
-    """`app.stale_version` this screen last showed (a write elsewhere bumps it)."""
+    stale_seen: tuple[int, bool] | None = None
+    """`stale_version()` this screen last showed (a write or a mode switch elsewhere changes it)."""
 
     # -- hooks -------------------------------------------------------------------------------
     def stale_changed(self) -> None:
@@ -205,8 +205,9 @@ class StaleActions:
             q = self.__dict__["_stale_q"] = deque()
         return q
 
-    def stale_version(self) -> int:
-        return int(getattr(self.app, "stale_version", 0))
+    def stale_version(self) -> tuple[int, bool]:
+        """(writes so far, metrics mode): what the screen's rows and numbers depend on."""
+        return int(getattr(self.app, "stale_version", 0)), exclude_stale(self.app)
 
     def stale_outdated(self) -> bool:
         return self.stale_seen != self.stale_version()
@@ -215,6 +216,10 @@ class StaleActions:
         self.stale_seen = self.stale_version()
 
     def on_screen_resume(self) -> None:
+        # After the result callback of the screen that closed (the browser's follows the detail's item).
+        self.call_after_refresh(self._stale_resume_check)  # type: ignore[attr-defined]
+
+    def _stale_resume_check(self) -> None:
         if self.stale_outdated():
             self.stale_seen = self.stale_version()
             self.stale_changed()
@@ -277,6 +282,7 @@ class StaleActions:
     # -- metrics mode ------------------------------------------------------------------------
     def action_toggle_stale_metrics(self) -> None:
         self.app.exclude_stale = not exclude_stale(self.app)
+        self.stale_seen = self.stale_version()
         self.notify(f"Metrics: {mode_label(self.app)}", timeout=3)  # type: ignore[attr-defined]
         self.stale_mode_changed()
 

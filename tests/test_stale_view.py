@@ -1,0 +1,96 @@
+"""core.stale_view: the TUI's numbers with stale golds excluded agree with core.flags' re-scoring
+(`rescore_excluding_stale`) and, with nothing flagged, with the stored all-golds numbers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from qa_inspect.core import flags, query
+from qa_inspect.core.overview import overview
+from qa_inspect.core.query import Filter
+from qa_inspect.core.stale_view import overview_excluding_stale, slice_metrics_excluding_stale, stale_counts
+from tests.helpers import Env
+
+DS = "cmrc2018_dev_sample"
+CDQA = "cdqa_sample"
+RUNS = ("bidaf-baseline", "bert-base-chinese", "roberta-wwm-large", "glm-6b", "qwen-7b-chat")
+METRICS = ("items", "predicted", "em", "f1", "answered", "f1_recall", "answer_rate")
+
+
+def _same(a: object, b: object) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(float(a), float(b), abs_tol=1e-9)  # type: ignore[arg-type]
+
+
+def _flag_some(env: Env) -> None:
+    c = env.conn
+    flags.mark(c, DS, "DEV_52_QUERY_3", "8线", author="t")  # golds 8线 · 8线 · 8条线: re-scored against 8条线
+    flags.mark(c, DS, "DEV_4_QUERY_1", "足球运动员", author="t")  # the only gold: dropped
+    flags.mark(c, DS, "DEV_176_QUERY_0", "1,000米", author="t", proposed="约1,000米")
+    key = c.execute(
+        "SELECT i.key FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ? ORDER BY i.id LIMIT 1", (CDQA,)
+    ).fetchone()[0]
+    flags.bulk_mark(c, flags.targets_for_item(c, CDQA, key), author="t")
+
+
+def test_nothing_flagged_equals_stored_metrics(env: Env) -> None:
+    for run in RUNS:
+        for f in (Filter(run=run), Filter(run=run, em=0), Filter(run=run, search="年")):
+            stored = query.metrics(env.conn, f)
+            s = slice_metrics_excluding_stale(env.conn, f)
+            assert s.stale_items == s.dropped == 0
+            for m in METRICS:
+                assert _same(getattr(s.metrics, m), getattr(stored, m)), (run, f, m)
+    assert stale_counts(env.conn) == {}
+
+
+def test_whole_run_equals_rescore_excluding_stale(env: Env) -> None:
+    _flag_some(env)
+    for run in RUNS:
+        want = flags.rescore_excluding_stale(env.conn, run).excluding_stale
+        got = slice_metrics_excluding_stale(env.conn, Filter(run=run)).metrics
+        for m in METRICS:
+            assert _same(getattr(got, m), want.get(m)), (run, m)
+    s = slice_metrics_excluding_stale(env.conn, Filter(run="bidaf-baseline"))
+    assert (s.stale_items, s.dropped) == (3, 1)
+    counts = stale_counts(env.conn)
+    assert (counts[DS].golds, counts[DS].items, counts[DS].dropped) == (3, 3, 1)
+    assert counts[CDQA].dropped == counts[CDQA].items == 1
+
+
+def test_filtered_slice_and_compare_run(env: Env) -> None:
+    _flag_some(env)
+    f = Filter(run="bidaf-baseline", compare="roberta-wwm-large", search="嘉兴南站")
+    s = slice_metrics_excluding_stale(env.conn, f)
+    stored, stored_b = query.metrics_ab(env.conn, f)
+    assert s.compare is not None and s.metrics.items == stored.items == s.compare.items
+    assert s.stale_items == 1 and s.dropped == 0
+    # DEV_52_QUERY_3: bidaf said 8线 (EM 1 against the stale gold, 0 against 8条线)
+    assert s.metrics.em == pytest.approx(stored.em - 100 / stored.items)
+    assert s.compare.em is not None and stored_b is not None and s.compare.em <= stored_b.em
+
+
+def test_overview_in_both_modes(env: Env) -> None:
+    base = overview(env.conn)
+    same = overview_excluding_stale(env.conn, base)
+    for a, b in zip(base, same):
+        for ra, rb in zip([*a.runs, *([a.human] if a.human else [])], [*b.runs, *([b.human] if b.human else [])]):
+            for sa, sb in zip([ra.overall, *ra.slices], [rb.overall, *rb.slices]):
+                assert (sa.dimension, sa.value, sa.items, sa.errors) == (sb.dimension, sb.value, sb.items, sb.errors)
+                for m in ("em", "f1", "f1_recall", "answer_rate", "error_share"):
+                    assert _same(getattr(sa, m), getattr(sb, m)), (ra.name, sa.dimension, sa.value, m)
+    _flag_some(env)
+    excl = overview_excluding_stale(env.conn, overview(env.conn))
+    for ds in excl:
+        assert [r.name for r in ds.runs] == [r.name for r in next(d for d in base if d.name == ds.name).runs]
+        for r in ds.runs:
+            want = flags.rescore_excluding_stale(env.conn, r.name).excluding_stale
+            assert r.overall.items == want["items"] and r.overall.errors == want["errors"]
+            assert _same(r.overall.em, want.get("em")) and _same(r.overall.f1_recall, want.get("f1_recall"))
+            assert r.slices and sum(s.items for s in r.slices if s.dimension == ds.dimensions[0]) == r.overall.items
+    cmrc = next(d for d in excl if d.name == DS)
+    # the human estimate needs two golds: the three flagged items keep one or none
+    assert cmrc.human is not None and cmrc.human.overall.items == 153 - 3
