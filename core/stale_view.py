@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .flags import ALL_GOLDS, EXCLUDE_STALE, STALE_GOLDS_SQL, item_frame_excluding_stale
 from .overview import DatasetOverview, RunOverview, SliceStat
 from .query import Filter, SliceMetrics, build
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "ALL_GOLDS",
@@ -23,6 +26,7 @@ __all__ = [
     "StaleCounts",
     "StaleSlice",
     "overview_excluding_stale",
+    "rescored_rows",
     "slice_metrics_excluding_stale",
     "stale_counts",
 ]
@@ -91,12 +95,23 @@ class StaleSlice:
     mode: str = EXCLUDE_STALE
 
 
-def slice_metrics_excluding_stale(conn: Any, f: Filter) -> StaleSlice:
+def rescored_rows(conn: Any, runs: list[str]) -> pl.DataFrame:
+    """The rows of `item_frame_excluding_stale` that differ from the stored scores: items with a
+    stale gold and a gold left, re-scored (reusable across filters while no flag changes)."""
+    import polars as pl
+
+    frame = item_frame_excluding_stale(_raw(conn), runs, human=False)
+    return frame.filter(pl.col("stale_golds") > 0)
+
+
+def slice_metrics_excluding_stale(conn: Any, f: Filter, rescored: pl.DataFrame | None = None) -> StaleSlice:
     """`core.query.metrics_ab` of the filter with stale golds left out.
 
     Items without a stale gold keep their stored scores (summed in SQL); items with one take the
     re-scored rows of `item_frame_excluding_stale`; items left with no scored gold are dropped.
-    Which items the filter matches still follows the stored (all golds) scores.
+    Which items the filter matches still follows the stored (all golds) scores. `rescored`:
+    `rescored_rows` of the filter's runs, computed once while no flag changes (a 100k-item run
+    costs a full re-read otherwise).
     """
     raw = _raw(conn)
     sql, params = build(raw, f)
@@ -123,7 +138,7 @@ def slice_metrics_excluding_stale(conn: Any, f: Filter) -> StaleSlice:
             s.has_cdqa = s.has_cdqa or bool(r[3 + 2 * k])
     named = [r for r in runs if r]
     if kept and named:
-        frame = item_frame_excluding_stale(raw, named, human=False)
+        frame = rescored if rescored is not None else rescored_rows(raw, named)
         dataset = _dataset_of(raw, named[0])
         for rec in frame.iter_rows(named=True):
             if rec["stale_golds"] == 0 or rec["item_key"] not in kept or rec["dataset"] != dataset:
@@ -184,14 +199,19 @@ def _stat(dim: str, value: str | None, row: dict[str, Any] | None) -> SliceStat:
 
 
 def overview_excluding_stale(
-    conn: Any, datasets: list[DatasetOverview], *, slices: bool = True
+    conn: Any, datasets: list[DatasetOverview], *, slices: bool = True, frame: pl.DataFrame | None = None
 ) -> list[DatasetOverview]:
     """`datasets` (from `core.overview.overview`) with every run's and the human estimate's numbers
-    recomputed with stale golds excluded; the structure (runs, slice values, order) is kept."""
+    recomputed with stale golds excluded; the structure (runs, slice values, order) is kept.
+
+    `frame`: `item_frame_excluding_stale(conn, None, human=True)` when the caller has it already
+    (the overview's quick and full passes share one: it is the expensive part)."""
     from .report import DIMENSIONS, slice_table
 
     raw = _raw(conn)
-    frame = item_frame_excluding_stale(raw, None, human=True).drop("stale_golds", "mode")
+    if frame is None:
+        frame = item_frame_excluding_stale(raw, None, human=True)
+    frame = frame.drop("stale_golds", "mode")
     tables = {"all": slice_table(frame, None)}
     if slices:
         tables.update((dim, slice_table(frame, dim)) for dim in DIMENSIONS)

@@ -29,6 +29,7 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.flags import item_frame_excluding_stale
 from qa_inspect.core.query import Filter
 from qa_inspect.core.stale_view import (
     ALL_GOLDS,
@@ -36,6 +37,7 @@ from qa_inspect.core.stale_view import (
     StaleCounts,
     StaleSlice,
     overview_excluding_stale,
+    rescored_rows,
     slice_metrics_excluding_stale,
     stale_counts,
 )
@@ -45,8 +47,8 @@ from .stale_form import ALL, AuthorForm, GoldChoice, OpenFlag, StaleForm, StaleF
 
 # -- keys -------------------------------------------------------------------------------------
 MARK_BINDINGS = [
-    Binding("s", "mark_stale", "Stale", tooltip="Mark a gold answer stale (reason, new answer, evidence); on a selection: every item selected"),
-    Binding("S", "unmark_stale", "Clear stale", show=False, tooltip="Clear the stale flag (of the selection, the item, or the chosen gold)"),
+    Binding("s", "mark_stale", "Stale", tooltip="Mark a gold answer stale (on a selection: every item selected)"),
+    Binding("S", "unmark_stale", "Clear stale", show=False, tooltip="Clear stale flags (of the selection, the item or the chosen gold)"),
 ]
 UNDO_BINDINGS = [
     Binding("u", "stale_undo", "Undo flag", show=False, tooltip="Undo your last stale-flag action (again: the one before)"),
@@ -54,16 +56,16 @@ UNDO_BINDINGS = [
 ]
 METRICS_BINDING = Binding(
     "m", "toggle_stale_metrics", "Excl. stale",
-    tooltip="Metrics: all golds ↔ stale golds excluded (items left with no gold dropped)",
+    tooltip="Metrics: all golds ↔ stale golds excluded",
 )
 METRICS_BINDING_QUIET = Binding(
     "m", "toggle_stale_metrics", "Excl. stale", show=False,  # the status line shows the mode and the key
-    tooltip="Metrics: all golds ↔ stale golds excluded (items left with no gold dropped)",
+    tooltip="Metrics: all golds ↔ stale golds excluded",
 )
 BROWSER_STALE_BINDINGS = [
     *MARK_BINDINGS,
     Binding("space", "toggle_select", "Select", show=False, tooltip="Select the row or not (s then marks every selected item)"),
-    Binding("ctrl+a", "select_all", "Select all", show=False, tooltip="Select every item matching the filter (again: clear the selection)"),
+    Binding("ctrl+a", "select_all", "Select all", show=False, tooltip="Select every item matching the filter (again: clear)"),
     *UNDO_BINDINGS,
     METRICS_BINDING_QUIET,
 ]
@@ -76,7 +78,7 @@ DETAIL_STALE_BINDINGS = [
 OVERVIEW_STALE_BINDINGS = [*UNDO_BINDINGS, METRICS_BINDING]
 
 PALETTE_ROWS: list[tuple[str, str]] = [
-    ("palette", "Set annotator name: the name written with your stale flags (default: the system user)"),
+    ("palette", "Set annotator name: who your stale flags are written as"),
 ]
 """Help rows for stale commands reached through the palette only."""
 
@@ -133,6 +135,8 @@ class BulkReady(Message):
 class StaleMetricsLoaded(Message):
     generation: int
     result: StaleSlice
+    rescored: tuple[Any, Any] | None = None
+    """(key, `rescored_rows` frame) for the next filter change while no flag changes."""
 
 
 @dataclass
@@ -435,8 +439,8 @@ def _unmark_item_job(item_id: int, gold_idx: int | None, conn: sqlite3.Connectio
     open_ = {f.gold_text for f in flags.flags_for_item(conn, ref.dataset, ref.key) if f.status == "open"}
     todo = [flags.Target(ref.dataset, ref.key, t) for t in texts if t in open_]
     if not todo:
-        what = "This gold answer is" if gold_idx is not None else "No gold answer of this item is"
-        return JobResult(f"{what} not flagged stale: nothing to clear.", False, "warning")
+        what = "This gold answer is not" if gold_idx is not None else "No gold answer of this item is"
+        return JobResult(f"{what} flagged stale: nothing to clear.", False, "warning")
     entries = flags.bulk_unmark(conn, todo, on_busy=on_busy)
     if len(entries) == 1:
         return JobResult(f"Cleared the stale flag of {_short(ref.key, 24)} '{_short(entries[0].gold_text)}'  (u undoes)")
@@ -572,22 +576,31 @@ class BrowserStale(StaleActions):
     def stale_mode_changed(self) -> None:
         self.__dict__["_stale_slice"] = None
         if exclude_stale(self.app):
-            self._stale_slice_worker(self.generation, self.filter)
+            self._stale_slice_start(self.generation, self.filter)
         self._show_status()  # type: ignore[attr-defined]
 
     def on_count_loaded(self, message: Any) -> None:
         """After the browser's own handler: in excluded mode, re-score the slice too."""
         if exclude_stale(self.app) and message.generation == self.generation:
-            self._stale_slice_worker(message.generation, message.filter)
+            self._stale_slice_start(message.generation, message.filter)
+
+    def _stale_slice_start(self, generation: int, f: Filter) -> None:
+        key = (self.stale_version()[0], f.run, f.compare)
+        cached = self.__dict__.get("_stale_rescored")
+        self._stale_slice_worker(generation, f, key, cached[1] if cached and cached[0] == key else None)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="stale-metrics")
-    def _stale_slice_worker(self, generation: int, f: Filter) -> None:
+    def _stale_slice_worker(self, generation: int, f: Filter, key: Any, rescored: Any) -> None:
         with self.db.connect() as conn:
-            result = slice_metrics_excluding_stale(conn, f)
+            if rescored is None:
+                rescored = rescored_rows(conn, [r for r in (f.run, f.compare) if r])
+            result = slice_metrics_excluding_stale(conn, f, rescored)
         if not get_current_worker().is_cancelled:
-            self.post_message(StaleMetricsLoaded(generation, result))  # type: ignore[attr-defined]
+            self.post_message(StaleMetricsLoaded(generation, result, (key, rescored)))  # type: ignore[attr-defined]
 
     def on_stale_metrics_loaded(self, message: StaleMetricsLoaded) -> None:
+        if message.rescored is not None:
+            self.__dict__["_stale_rescored"] = message.rescored
         if message.generation == self.generation:
             self.__dict__["_stale_slice"] = (message.generation, message.result)
             self._show_status()  # type: ignore[attr-defined]
@@ -706,7 +719,14 @@ class OverviewStale(StaleActions):
         self.post_message(StaleOverviewCounts(stale_counts(conn)))  # type: ignore[attr-defined]
         if not exclude_stale(self.app):
             return datasets
-        return overview_excluding_stale(conn, datasets, slices=slices)
+        worker = get_current_worker()
+        cached = self.__dict__.get("_stale_frame")  # only this worker's thread reads or writes it
+        if cached is None or cached[0] is not worker:
+            cached = self.__dict__["_stale_frame"] = (worker, item_frame_excluding_stale(conn, None, human=True))
+        out = overview_excluding_stale(conn, datasets, slices=slices, frame=cached[1])
+        if slices:  # the full pass comes last: free the frame
+            self.__dict__.pop("_stale_frame", None)
+        return out
 
     @property
     def stale_counts(self) -> dict[str, StaleCounts]:
