@@ -48,7 +48,7 @@ from .stale_form import ALL, AuthorForm, GoldChoice, OpenFlag, StaleForm, StaleF
 # -- keys -------------------------------------------------------------------------------------
 MARK_BINDINGS = [
     Binding("s", "mark_stale", "Stale", tooltip="Mark a gold answer stale (on a selection: every item selected)"),
-    Binding("S", "unmark_stale", "Clear stale", show=False, tooltip="Clear stale flags (of the selection, the item or the chosen gold)"),
+    Binding("S", "unmark_stale", "Clear stale", show=False, tooltip="Clear stale flags (of the selection, item or chosen gold)"),
 ]
 UNDO_BINDINGS = [
     Binding("u", "stale_undo", "Undo flag", show=False, tooltip="Undo your last stale-flag action (again: the one before)"),
