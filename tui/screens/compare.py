@@ -127,10 +127,7 @@ class CompareScreen(BaseScreen):
     CompareScreen #cmp-changes { height: 1fr; margin: 0 1; }
     CompareScreen.-short .cmp-section { margin-top: 0; }
     CompareScreen.-short #cmp-slices { max-height: 6; }
-    CompareScreen.-wide #cmp-lower { layout: horizontal; }
-    CompareScreen.-wide #cmp-slices-box { width: 1fr; height: 1fr; max-height: 100%; }
-    CompareScreen.-wide #cmp-slices { height: 1fr; max-height: 100%; }
-    CompareScreen.-wide #cmp-changes-box { width: 1fr; }
+    CompareScreen.-tall #cmp-slices { max-height: 14; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", tooltip="Browse a count's items (A, B, Δ B−A columns), a slice, or an item"),
@@ -300,23 +297,25 @@ class CompareScreen(BaseScreen):
             title.update(Content.styled("Per slice", "bold"))
             return
         cdqa = self.cdqa
-        narrow = self._width < 100
+        narrow = (table.size.width or self._width) < 90
         title.update(Content.assemble(
             ("Per slice", "bold"),
             (" · Δ = B − A" + (" · n = answered items behind F1-recall" if cdqa else ""), "$foreground-muted"),
         ))
         metrics = ("f1_recall", "answer_rate") if cdqa else ("em", "f1")
-        names = {"em": "EM", "f1": "F1", "f1_recall": "F1-r", "answer_rate": "ans%"}
-        slice_w = 16 if narrow else 24
+        names = {"em": "EM", "f1": "F1", "f1_recall": "F1r" if narrow else "F1-r", "answer_rate": "ans" if narrow else "ans%"}
+        slice_w = (12 if cdqa else 16) if narrow else 24
+        num_w = 5 if narrow else 6
+        n_w = max([5, *(len(f"{s.n_a}/{s.n_b}") for s in d.slices if s.metric == "f1_recall")])
         table.add_column(Text("slice"), width=slice_w, key="slice")
-        table.add_column(Text("items", justify="right"), width=5, key="items")
+        table.add_column(Text("items", justify="right"), width=max(5, len(f"{d.common:,}")), key="items")
         for m in metrics:
             n = names[m]
-            table.add_column(Text(f"{n} A", justify="right"), width=6, key=f"{m}_a")
-            table.add_column(Text(f"{n} B", justify="right"), width=6, key=f"{m}_b")
+            table.add_column(Text(f"{n} A", justify="right"), width=num_w, key=f"{m}_a")
+            table.add_column(Text(f"{n} B", justify="right"), width=num_w, key=f"{m}_b")
             table.add_column(Text(f"Δ {n}", justify="right"), width=6, key=f"{m}_d")
             if m == "f1_recall":
-                table.add_column(Text("n A/B", justify="right"), width=7, key="n")
+                table.add_column(Text("n A/B", justify="right"), width=n_w, key="n")
         rows: dict[tuple[str, str], dict[str, SliceDelta]] = {}
         for s in d.slices:
             rows.setdefault((s.dimension, s.value), {})[s.metric] = s
@@ -359,11 +358,10 @@ class CompareScreen(BaseScreen):
             table.add_column(Text(""), key="none")
             table.add_row(Text(f"No item's {label} changed.", style="dim italic"))
             return
-        wide = self._width >= 150
-        width = self._width // 2 if wide else self._width
-        key_w = 0 if width < 100 else min(max(len(c.key) for c in d.changes), 16)
-        fixed = 3 * 6 + (key_w + 2 if key_w else 0) + 3 * 2 + 2 * 3 + 3  # scores, key, padding, scrollbar
-        free = max(width - fixed, 24)
+        avail = (table.size.width or self._width - 4) - 2  # less the vertical scrollbar
+        key_w = min(max(len(c.key) for c in d.changes), 16) if avail >= 130 else 0
+        ncols = 6 + (1 if key_w else 0)
+        free = max(avail - (5 + 5 + 6) - 2 * ncols - key_w, 24)  # scores, cell padding, id
         q_w = max(8, free * 2 // 5)
         p_w = max(8, (free - q_w) // 2)
         if key_w:
@@ -388,7 +386,7 @@ class CompareScreen(BaseScreen):
 
     def on_resize(self, event: Resize) -> None:
         if self.diff is not None and event.size.width != self._width:
-            self._fill()
+            self.call_after_refresh(self._fill)  # once the tables have their new sizes
 
     # -- filters the tables open -------------------------------------------------------------
     def base(self) -> Filter:

@@ -58,12 +58,15 @@ class HelpScreen(BaseModal):
 
     def compose(self) -> ComposeResult:
         from ..app import QAInspectApp
+        from ..widgets.facet_panel import FacetList
         from .browser import BrowserScreen
+        from .compare import CompareScreen
         from .detail import DetailScreen
         from .filters import FilterScreen
         from .overview import OverviewScreen
+        from .slices import SlicesScreen
 
-        screens: list[type] = [OverviewScreen, BrowserScreen, DetailScreen, FilterScreen]
+        screens: list[type] = [OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, FilterScreen, SlicesScreen]
         if self.origin is not None and type(self.origin) in screens:
             screens.remove(type(self.origin))
             screens.insert(0, type(self.origin))
@@ -73,6 +76,8 @@ class HelpScreen(BaseModal):
             if cls is BrowserScreen:
                 rows += TABLE_KEYS
             blocks.append(section(cls.HELP_TITLE, rows))
+            if cls is BrowserScreen:
+                blocks.append(section("Facet panel (F)", binding_rows(self.app, list(FacetList.BINDINGS))))
         glob = binding_rows(self.app, list(QAInspectApp.BINDINGS))
         glob.append((self.app.get_key_display(Binding(self.app.COMMAND_PALETTE_BINDING, "")), "command palette: every action by name"))
         glob += PALETTE_ROWS  # stale commands without a key (annotator name)

@@ -286,7 +286,9 @@ class FacetPanel(WorkerErrors, Vertical):
         accent = theme.accent or "yellow"
         has_errors = any(t.errors is not None for t in self.tables)
         inner = max((table.size.width or (self.size.width or 48) - 1) - 2, 30)  # less the scrollbar
-        value_w = min(max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows)]), 14)
+        longest = max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows),
+                       *(cell_len(FACETS[t.name].label) - 3 for t in self.tables)])
+        value_w = min(longest, 24 if inner >= 70 else 14)
         fixed = 3 + value_w + 6 + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them
         bar_w = max(6, min(inner - fixed, 40))
         table.add_column(Text("value"), width=3 + value_w, key="value")
@@ -294,7 +296,7 @@ class FacetPanel(WorkerErrors, Vertical):
         if has_errors:
             table.add_column(Text("err%", justify="right"), width=5, key="rate")
             table.add_column(Text("share", justify="right"), width=6, key="share")
-        legend = Text.assemble("  ", ("█", ok), " items ", ("█", bad), " errors") if has_errors else Text("  items")
+        legend = Text.assemble("  ", ("█", ok), " n ", ("█", bad), " wrong") if has_errors else Text("  items")
         legend.truncate(bar_w + 2)
         table.add_column(legend, width=bar_w + 2, key="bar")
         cursor = 0
