@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from qa_inspect.core.facets import FACETS
 from qa_inspect.core.query import Filter
 
 from ..text import clean, truncate
@@ -37,11 +38,17 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     if f.search.strip():
         out.append(("search", f.search.strip()))
     facets = getattr(f, "facets", ())  # set by saved slices / the run diff (core.facets)
+    grouped: dict[str, list[str]] = {}
     for name, value in facets:
-        out.append((str(name), str(value)))
+        grouped.setdefault(str(name), []).append(str(value))
+    for name, values in grouped.items():  # values of one facet are OR-ed: one chip
+        d = FACETS.get(name)
+        out.append((d.label if d is not None else name, ",".join(values)))
     outcome = getattr(f, "outcome", None)
     if outcome:
-        out.append(("outcome", str(outcome).replace("_", " ")))
+        t = getattr(f, "outcome_threshold", None)
+        by = "by EM" if t is None else f"by score ≥ {t:g}"  # which row of the compare screen's table
+        out.append(("outcome", f"{str(outcome).replace('_', ' ')} {by}"))
     return out
 
 
