@@ -514,3 +514,30 @@ async def test_small_terminal_compare_and_facets(env: Env) -> None:
         assert panel.region.y > app.screen.query_one(ItemTable).region.y  # below the items at 80 columns
         facets = panel.query_one(FacetList)
         assert sum(c.get_render_width(facets) for c in facets.ordered_columns) <= facets.size.width
+
+
+@async_test
+async def test_compare_shows_model_text_literally_and_c_uses_the_chosen_b(env: Env) -> None:
+    nasty = "[bold red]x[/] \x1b[2J\x07end"
+    env.conn.execute(
+        "UPDATE predictions SET text = ? WHERE run_id = (SELECT id FROM runs WHERE name = 'roberta-wwm-large')"
+        " AND item_id = (SELECT id FROM items WHERE key = 'DEV_4_QUERY_1')",
+        (nasty,),
+    )
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bidaf-baseline")
+        browser.set_filter(browser.filter.with_(compare="roberta-wwm-large"))
+        await settle(pilot)
+        await pilot.press("c")  # B is chosen already: no picker
+        await settle(pilot)
+        compare = app.screen
+        assert isinstance(compare, CompareScreen) and compare.run_b == "roberta-wwm-large"
+        changes = compare.query_one("#cmp-changes", DataTable)
+        keys = [c.key for c in compare.change_refs]
+        assert "DEV_4_QUERY_1" in keys
+        row = changes.get_row_at(keys.index("DEV_4_QUERY_1"))
+        shown = [cell.plain for cell in row]
+        assert any(s.startswith("[bold red]x[/] ␛[2J␇") for s in shown), shown
+        assert not any("\x1b" in s for s in shown)
