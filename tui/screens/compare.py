@@ -498,7 +498,8 @@ class CompareScreen(BaseScreen):
                 self.threshold = float(choice)
                 self.reload()
 
-        self.app.push_screen(RunPicker("Right when", f"{self.threshold:g}", list(THRESHOLDS), labels=labels), done)
+        picker = RunPicker("An answer counts as right when", f"{self.threshold:g}", list(THRESHOLDS), labels=labels)
+        self.app.push_screen(picker, done)
 
     def action_toggle_scope(self) -> None:
         if self.scope is None:
