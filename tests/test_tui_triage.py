@@ -541,3 +541,27 @@ async def test_compare_shows_model_text_literally_and_c_uses_the_chosen_b(env: E
         shown = [cell.plain for cell in row]
         assert any(s.startswith("[bold red]x[/] ␛[2J␇") for s in shown), shown
         assert not any("\x1b" in s for s in shown)
+
+
+@async_test
+async def test_item_columns_follow_the_panel_and_the_terminal(env: Env) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bert-base-chinese")
+        table = browser.query_one(ItemTable)
+
+        def used() -> int:
+            return sum(c.get_render_width(table) for c in table.ordered_columns)
+
+        full = used()
+        assert full <= table.size.width
+        await pilot.press("F")
+        await settle(pilot)
+        assert used() <= table.size.width < SIZE[0] - 40  # laid out again for the narrower table
+        await pilot.resize_terminal(170, 45)
+        await settle(pilot)
+        assert table.size.width - 4 <= used() <= table.size.width  # and for the wider one
+        await pilot.resize_terminal(90, 30)  # narrow: the panel goes below, the table is full width
+        await settle(pilot)
+        assert used() <= table.size.width and table.size.width >= 88

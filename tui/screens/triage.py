@@ -90,13 +90,13 @@ class TriageActions:
         panel.follow(self.filter)
         panel.show(not panel.shown)
         (panel.query_one(FacetList) if panel.shown else table).focus()
-        self.call_after_refresh(self._table_width_changed)
 
-    def _table_width_changed(self) -> None:
-        """The panel took or gave back width: lay the item table's columns out again."""
+    def on_item_table_resized(self, message: ItemTable.Resized) -> None:
+        """The panel took or gave back width, or the terminal changed: once the table has its new
+        size, lay its columns out for it (the screen's own resize handler sees the old size)."""
         table: ItemTable = self.query_one(ItemTable)
         rebuild = getattr(self, "_rebuild_columns", None)
-        if rebuild is None or self.info is None:
+        if rebuild is None or self.info is None or not table.cols:
             return
         rebuild()
         if table.win_rows:

@@ -296,7 +296,7 @@ class FacetPanel(WorkerErrors, Vertical):
         if has_errors:
             table.add_column(Text("err%", justify="right"), width=5, key="rate")
             table.add_column(Text("share", justify="right"), width=6, key="share")
-        legend = Text.assemble("  ", ("█", ok), " n ", ("█", bad), " wrong") if has_errors else Text("  items")
+        legend = Text.assemble("  ", ("█", ok), " n ", ("█", bad), " err") if has_errors else Text("  items")
         legend.truncate(bar_w + 2)
         table.add_column(legend, width=bar_w + 2, key="bar")
         cursor = 0

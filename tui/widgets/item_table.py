@@ -114,6 +114,16 @@ class ItemTable(DataTable[Text]):
 
         sort: str
 
+    @dataclass
+    class Resized(Message):
+        """The table's own width changed (terminal resized, facet panel shown or hidden): the
+        screen lays the columns out again for `width` once the table has it."""
+
+        width: int
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized(event.size.width))
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.win_start = 0
