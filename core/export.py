@@ -8,7 +8,7 @@ only when some exported item has one). Columns that are empty on every exported 
 run's EM, a dataset without tags) are left out. Lists stay lists in JSONL and Parquet and are
 joined with `GOLD_SEPARATOR` in CSV and Markdown.
 
-`delta` is run − compare, as the browser's Δ column.
+`delta` is compare − run (B − A), as the browser's Δ column and `qa-inspect diff`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import polars as pl
 
 from .errors import QAInspectError
 from .flags import STALE_GOLDS_SQL
-from .query import Filter, _order, build
+from .query import DELTA_SQL, Filter, build, order_clause
 
 FORMATS: dict[str, str] = {
     ".csv": "csv",
@@ -64,7 +64,7 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     sql, params = build(conn, f)
     cmp_cols = (
         "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall,"
-        " COALESCE(p.f1, p.f1_recall, 0) - COALESCE(pb.f1, pb.f1_recall, 0)"
+        f" {DELTA_SQL}"
         if f.compare
         else "NULL, NULL, NULL, NULL, NULL, NULL"
     )
@@ -74,7 +74,7 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
         " p.em, p.f1, p.refused, p.f1_recall,"
         f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
-        f" {sql} ORDER BY {_order(f)}",
+        f" {sql} ORDER BY {order_clause(f)}",
         params,
     ).fetchall()
     golds: dict[int, list[str]] = {}

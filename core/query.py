@@ -22,10 +22,13 @@ SORTS: dict[str, str] = {
     "f1": "p.f1",
     "f1_recall": "p.f1_recall",
     "refused": "p.refused",
-    "stale": "stale",  # expanded by _order
-    "delta": "delta",  # expanded by _order (needs a compare run)
+    "stale": "stale",  # expanded by order_clause
+    "delta": "delta",  # expanded by order_clause (needs a compare run): B − A, as `qa-inspect diff` reports
 }
 """Sortable columns: name → SQL expression (the only way a column name enters SQL)."""
+
+DELTA_SQL = "COALESCE(pb.f1, pb.f1_recall, 0) - COALESCE(p.f1, p.f1_recall, 0)"
+"""Δ of a compared item: run B's score − run A's (F1, or F1-recall for CDQA), as `qa-inspect diff`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,15 +254,13 @@ def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRo
     the shown columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
     """
     sql, params = build(conn, f)
-    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {_order(f)} LIMIT ? OFFSET ?",
+    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {order_clause(f)} LIMIT ? OFFSET ?",
                                       [*params, limit, offset])]
     if not ids:
         return []
     _, run, cmp_ = _ids(conn, f)
     cmp_cols = "pb.em, pb.f1, pb.f1_recall" if f.compare else "NULL, NULL, NULL"
-    delta = (
-        "COALESCE(p.f1, p.f1_recall, 0) - COALESCE(pb.f1, pb.f1_recall, 0)" if f.compare else "NULL"
-    )
+    delta = DELTA_SQL if f.compare else "NULL"
     joins = "LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
     jparams: list[Any] = [run if run is not None else -1]
     if f.compare:
@@ -278,12 +279,13 @@ def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRo
     return [ItemRow(*by_id[i]) for i in ids if i in by_id]
 
 
-def _order(f: Filter) -> str:
+def order_clause(f: Filter) -> str:
+    """ORDER BY for the filter's sort (ties by item id, so paging is stable)."""
     order = SORTS.get(f.sort, "i.id")
     if order == "stale":
         order = f"i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s)"
     elif order == "delta":
-        order = "COALESCE(p.f1, p.f1_recall, 0) - COALESCE(pb.f1, pb.f1_recall, 0)" if f.compare else "i.id"
+        order = DELTA_SQL if f.compare else "i.id"
     direction = "DESC" if f.descending else "ASC"
     if order == "i.id":  # never NULL: a bare rowid order lets SQLite walk the table and stop early
         return f"i.id {direction}"
@@ -294,7 +296,7 @@ def position(conn: Any, f: Filter, item_id: int) -> int | None:
     """0-based row index of an item within the filter, or None when the filter excludes it."""
     sql, params = build(conn, f)
     row = conn.execute(
-        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {_order(f)}) - 1 AS rn {sql})"
+        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {order_clause(f)}) - 1 AS rn {sql})"
         " WHERE id = ?",
         [*params, item_id],
     ).fetchone()
@@ -306,7 +308,7 @@ def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
     sql, params = build(conn, f)
     fn = "LEAD" if step >= 0 else "LAG"
     row = conn.execute(
-        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {_order(f)}) AS nid"
+        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {order_clause(f)}) AS nid"
         f" {sql}) WHERE id = ?",
         [*params, item_id],
     ).fetchone()

@@ -74,7 +74,7 @@ def test_columns(conn) -> None:
     assert (t2["key"], t2["prediction"], t2["compare_prediction"], t2["em"], t2["compare_em"]) == (
         "T_2", "6300公", "6300公里", 0, 1
     )
-    assert t2["golds"] == ["6300公里"] and t2["delta"] == pytest.approx(-0.2)
+    assert t2["golds"] == ["6300公里"] and t2["delta"] == pytest.approx(0.2)
     cd = item_table(conn, Filter(dataset="cdqa_tiny", run="llm-x"))
     assert "split" not in cd.columns and "em" not in cd.columns  # empty for every CDQA row
     assert {"refused", "f1_recall", "superseded_golds"} <= set(cd.columns)

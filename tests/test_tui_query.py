@@ -38,7 +38,7 @@ SORTS = ["key", "f1", "em", "question", "prediction", "stale", "delta"]
 def test_pages_concatenate_to_the_full_order(conn: sqlite3.Connection, sort: str, descending: bool) -> None:
     f = Filter(run=RUN, compare="roberta-wwm-large", sort=sort, descending=descending)
     sql, params = query.build(conn, f)
-    expected = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {query._order(f)}", params)]
+    expected = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {query.order_clause(f)}", params)]
     got: list[int] = []
     for offset in range(0, len(expected) + 40, 40):
         got += [r.item_id for r in query.page(conn, f, offset, 40)]
@@ -50,7 +50,7 @@ def test_page_columns(conn: sqlite3.Connection) -> None:
     assert [r.item_id for r in rows] == sorted(r.item_id for r in rows)  # id order
     r = rows[0]
     assert r.question and r.best_gold and r.em in (0, 1) and r.compare_em in (0, 1)
-    assert r.delta == pytest.approx((r.f1 or 0) - (r.compare_f1 or 0))
+    assert r.delta == pytest.approx((r.compare_f1 or 0) - (r.f1 or 0))
 
 
 def test_metrics_ab_is_metrics_of_each_run(conn: sqlite3.Connection) -> None:

@@ -29,7 +29,7 @@ from ..messages import CountLoaded, WindowLoaded
 from ..text import clean
 from ..widgets.facet_panel import FacetPanel
 from ..widgets.filter_bar import FilterBar
-from ..widgets.item_table import WINDOW, ItemTable, columns_for, shown_descending
+from ..widgets.item_table import WINDOW, ItemTable, columns_for
 from ..widgets.selectable_table import SelectableItemTable
 from ..widgets.status_line import StatusLine
 from .base import BaseScreen
@@ -179,7 +179,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
 
     def _show_status(self) -> None:
         table = self.query_one(ItemTable)
-        label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if shown_descending(self.filter) else " ↑")
+        label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
         metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
         self.query_one(StatusLine).show(
             self.total, self.info.items if self.info else None, metrics, compare, label,

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.theme import Theme
 from textual.widgets import DataTable
 
-from qa_inspect.core.query import Filter, ItemRow
+from qa_inspect.core.query import ItemRow
 
 from ..text import cell_text, number
 
@@ -48,12 +48,7 @@ REFUSED = Col("refused", "ref", "refused", 3)
 STALE = Col("stale", "stale", "stale", 5)
 B_EM = Col("b_em", "B EM", None, 4, justify="right")
 DELTA = Col("delta", "Δ B−A", "delta", 7, justify="right")
-"""B − A, as the compare screen and `qa-inspect diff` report it (core's `delta` is A − B: shown negated)."""
-
-
-def shown_descending(f: Filter) -> bool:
-    """Whether the list reads descending as shown: Δ is shown as B − A but sorted by core's A − B."""
-    return not f.descending if f.sort == "delta" else f.descending
+"""B − A (core's `delta`), as the compare screen and `qa-inspect diff` report it."""
 
 
 def columns_for(
@@ -171,7 +166,7 @@ class ItemTable(DataTable[Text]):
             self._fill(self.win_rows)
 
     def _label(self, col: Col) -> Text:
-        down = not self.descending if col.sort == "delta" else self.descending  # see `shown_descending`
+        down = self.descending
         arrow = (" ↓" if down else " ↑") if col.sort == self.sort_key else ""
         return Text(col.label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
 
@@ -304,7 +299,7 @@ def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
     if key == "delta":
         if r.delta is None:
             return Text("—", style="dim", justify="right")
-        d = -100 * r.delta  # shown as B − A
+        d = 100 * r.delta
         if abs(d) < 1e-9:
             return Text("0", justify="right", style="dim")
         return Text(f"{d:+.1f}", justify="right", style=palette["good"] if d > 0 else palette["bad"])
