@@ -143,7 +143,7 @@ def _attach_null_odds(run: Run, path: Path) -> None:
         prediction.meta["null_odds"] = float(value)
 
     missing = _attach_by_id(run, path, "null-odds", "number", attach)
-    run.meta["null_odds"] = {"path": str(path), "without_null_odds": missing}
+    run.meta["null_odds"] = {"file": path.name, "without_null_odds": missing}  # beside the run: no machine path
 
 
 def _attach_nbest(run: Run, path: Path) -> None:
@@ -151,7 +151,7 @@ def _attach_nbest(run: Run, path: Path) -> None:
         prediction.candidates = _candidates(path, prediction.ref, entries)
 
     missing = _attach_by_id(run, path, "n-best", "candidates", attach)
-    run.meta["nbest"] = {"path": str(path), "without_candidates": missing}
+    run.meta["nbest"] = {"file": path.name, "without_candidates": missing}  # beside the run: no machine path
 
 
 def _attach_by_id(run: Run, path: Path, label: str, values: str, attach: Callable[[Prediction, Any], None]) -> int:
