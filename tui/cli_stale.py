@@ -72,6 +72,15 @@ def _describe(e: F.Entry) -> str:
     return s
 
 
+def _print_entries(entries: list[F.Entry], done: str, as_json: bool) -> None:
+    """The journal entries a mark/unmark wrote: JSON, or `<done>: <gold> (by <author>)` a line."""
+    if as_json:
+        print_json([e.to_dict() for e in entries])
+        return
+    for e in entries:
+        _line(f"{done}: {_describe(e)} (by {clean(e.author)})")
+
+
 @stale_app.command("mark")
 def mark_cmd(
     runs_dir: RunsDir,
@@ -93,11 +102,7 @@ def mark_cmd(
         targets = F.targets_of(ref, idx, text)
         entries = F.bulk_mark(conn, targets, reason=reason, proposed=new_answer, evidence=evidence, author=author,
                               skip_flagged=False, on_busy=_say)
-    if as_json:
-        print_json([e.to_dict() for e in entries])
-        return
-    for e in entries:
-        _line(f"marked stale: {_describe(e)} (by {clean(e.author)})")
+    _print_entries(entries, "marked stale", as_json)
 
 
 @stale_app.command("unmark")
@@ -137,11 +142,7 @@ def unmark_cmd(
         if not flagged:
             raise fail(f"no gold of item {key} is flagged stale")
         entries = F.bulk_unmark(conn, [f.target for f in flagged], author=author, on_busy=_say)
-    if as_json:
-        print_json([e.to_dict() for e in entries])
-        return
-    for e in entries:
-        _line(f"unmarked: {_describe(e)} (by {clean(e.author)})")
+    _print_entries(entries, "unmarked", as_json)
 
 
 def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
