@@ -20,6 +20,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -123,8 +124,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--db", type=Path, default=Path("/tmp/qa-inspect-bench-tui.db"))
-    ap.add_argument("--out", type=Path, default=Path("/tmp/qa-inspect-bench-triage"), help="runs folder (exports)")
+    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db")
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-triage", help="runs folder (exports)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the database even if it exists")
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()

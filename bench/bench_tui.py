@@ -25,6 +25,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -178,7 +179,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--db", type=Path, default=Path("/tmp/qa-inspect-bench-tui.db"))
+    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the database even if it exists")
     ap.add_argument("--rounds", type=int, default=3, help="passes over the list of filter changes")
     ap.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
