@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from qa_inspect.core.loader import load_runs
 from tests.helpers import Env, load_template, loaded_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,6 +46,16 @@ def loaded_template(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path)
     """sample_runs loaded once per test module: `runs/` and `qa.db` in a folder tests only copy
     from (`env`, `tests.helpers.copy_loaded`)."""
     return load_template(tmp_path_factory.mktemp("loaded"), sample_runs)
+
+
+@pytest.fixture(scope="module")
+def loaded_db(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
+    """sample_runs loaded in place into a fresh `qa.db`, once per test module (the TUI tests show
+    it with the relative runs folder `sample_runs`: `tests.helpers.app_for`)."""
+    path = tmp_path_factory.mktemp("loaded-db") / "qa.db"
+    summary = load_runs(sample_runs, path)
+    assert not summary.errors, summary.errors
+    return path
 
 
 @pytest.fixture

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.worker import WorkerState
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import read_source
 from qa_inspect.core.loader import load_runs
 from qa_inspect.core.store import open_db
+from qa_inspect.tui.app import QAInspectApp
+from qa_inspect.tui.screens.browser import BrowserScreen
+from qa_inspect.tui.widgets.facet_panel import FacetPanel
 
 FORMAT_FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
@@ -92,3 +99,87 @@ def error_of(path: Path) -> FormatError:
         read_source(path)
     assert str(path) in str(info.value)
     return info.value
+
+
+# ---------------------------------------------------------------- TUI pilot and snapshot tests
+
+SAMPLE_RUNS_DIR = Path("sample_runs")
+Settle = Callable[[Pilot[None]], Awaitable[None]]
+Before = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def async_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    """Run an async test with asyncio.run (no async pytest plugin is installed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        asyncio.run(fn(*args, **kwargs))  # type: ignore[arg-type]
+
+    return wrapper
+
+
+def app_for(db: Path, runs: Path = SAMPLE_RUNS_DIR) -> QAInspectApp:
+    """The app on `db`, its runs folder shown as `runs` (relative by default: no absolute path on screen)."""
+    return QAInspectApp(db_path=db, runs_dir=runs)
+
+
+def _busy(pilot: Pilot[None]) -> bool:
+    return any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Let workers finish and their messages land (rounds: one answer may start another worker)."""
+    for _ in range(10):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not _busy(pilot):
+            return
+
+
+async def settle_facets(pilot: Pilot[None]) -> None:
+    """`settle`, with short pauses and the facet panel's debounce timer run out too."""
+    for _ in range(20):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+        if not _busy(pilot):
+            panel = pilot.app.screen.query(FacetPanel)
+            if not panel or not panel.first()._dirty or not panel.first().shown:
+                return
+            await pilot.pause(0.35)  # a debounced facet count is about to start
+
+
+async def open_run(pilot: Pilot[None], run: str, settle: Settle = settle) -> BrowserScreen:
+    """`app.open_run(run)`, settled, checked to show the browser."""
+    app = pilot.app
+    assert isinstance(app, QAInspectApp)
+    app.open_run(run)
+    await settle(pilot)
+    assert isinstance(app.screen, BrowserScreen)
+    return app.screen
+
+
+def run_before(
+    *steps: Callable[[QAInspectApp], object],
+    keys: tuple[str, ...] = (),
+    settle: Settle = settle,
+    key_by_key: bool = False,
+) -> Before:
+    """A snapshot's `run_before`: settle, apply each step to the app (settling after each), then
+    press the keys, all at once or (`key_by_key`) settling after each."""
+
+    async def before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        app = pilot.app
+        assert isinstance(app, QAInspectApp)
+        for step in steps:
+            step(app)
+            await settle(pilot)
+        if key_by_key:
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+        elif keys:
+            await pilot.press(*keys)
+            await settle(pilot)
+
+    return before

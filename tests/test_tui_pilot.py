@@ -2,66 +2,31 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import shutil
 import sqlite3
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.worker import WorkerState
 from textual.widgets import Static
 
 from qa_inspect.core import query
-from qa_inspect.core.loader import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.browser import BrowserScreen
 from qa_inspect.tui.screens.detail import DetailScreen
 from qa_inspect.tui.screens.overview import OverviewScreen
 from qa_inspect.tui.widgets.item_table import ItemTable
+from tests.helpers import app_for, async_test, open_run, settle
 
 SIZE = (120, 40)
 
 
-def async_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    """Run an async test with asyncio.run (no async pytest plugin is installed)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: object, **kwargs: object) -> None:
-        asyncio.run(fn(*args, **kwargs))  # type: ignore[arg-type]
-
-    return wrapper
-
-
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    db = tmp_path_factory.mktemp("pilot") / "qa.db"
-    summary = load_runs(sample_runs, db)
-    assert not summary.errors, summary.errors
-    return db
-
-
 @pytest.fixture()
-def db(loaded: Path, tmp_path: Path) -> Path:
+def db(loaded_db: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the loaded sample runs' database."""
     path = tmp_path / "qa.db"
-    shutil.copy(loaded, path)
+    shutil.copy(loaded_db, path)
     return path
-
-
-def make_app(db: Path) -> QAInspectApp:
-    return QAInspectApp(db_path=db, runs_dir=Path("sample_runs"))
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land (rounds: one answer may start another worker)."""
-    for _ in range(10):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
-            return
 
 
 def count(db: Path, f: Filter) -> int:
@@ -69,18 +34,9 @@ def count(db: Path, f: Filter) -> int:
         return query.count(conn, f)
 
 
-async def open_run(pilot: Pilot[None], run: str) -> BrowserScreen:
-    app = pilot.app
-    assert isinstance(app, QAInspectApp)
-    app.open_run(run)
-    await settle(pilot)
-    assert isinstance(app.screen, BrowserScreen)
-    return app.screen
-
-
 @async_test
 async def test_overview_then_enter_opens_browser(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
@@ -98,7 +54,7 @@ async def test_overview_then_enter_opens_browser(db: Path) -> None:
 
 @async_test
 async def test_slice_row_opens_filtered_browser(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("tab", "tab")  # cdqa runs → cmrc runs → slices table
@@ -115,7 +71,7 @@ async def test_slice_row_opens_filtered_browser(db: Path) -> None:
 
 @async_test
 async def test_filters_update_count_and_metrics(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bert-base-chinese")
@@ -140,7 +96,7 @@ async def test_filters_update_count_and_metrics(db: Path) -> None:
 
 @async_test
 async def test_open_item_and_walk_with_n_p(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -171,7 +127,7 @@ async def test_open_item_and_walk_with_n_p(db: Path) -> None:
 
 @async_test
 async def test_compare_adds_columns_and_disagree_filter(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -194,7 +150,7 @@ async def test_compare_adds_columns_and_disagree_filter(db: Path) -> None:
 
 @async_test
 async def test_sort_by_header_click_and_key(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -216,7 +172,7 @@ async def test_sort_by_header_click_and_key(db: Path) -> None:
 
 @async_test
 async def test_filter_dialog_applies(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "glm-6b")
@@ -247,7 +203,7 @@ async def test_model_text_is_shown_literally(db: Path) -> None:
             " AND i.key = 'DEV_4_QUERY_0')",
             (nasty,),
         )
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -263,7 +219,7 @@ async def test_model_text_is_shown_literally(db: Path) -> None:
 
 @async_test
 async def test_help_and_palette_reach_every_action(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -296,7 +252,7 @@ async def test_worker_error_becomes_notification(db: Path, monkeypatch: pytest.M
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(query, "metrics_ab", boom)
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_run(pilot, "bidaf-baseline")
@@ -305,7 +261,7 @@ async def test_worker_error_becomes_notification(db: Path, monkeypatch: pytest.M
 
 @async_test
 async def test_small_terminal(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "qwen-7b-chat")
@@ -327,7 +283,7 @@ async def test_empty_database_says_what_to_do(tmp_path: Path) -> None:
 
 @async_test
 async def test_n_past_the_browser_window_walks_in_sql(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         f = Filter(run="bidaf-baseline", em=0, sort="f1", descending=True)
@@ -351,7 +307,7 @@ async def test_n_past_the_browser_window_walks_in_sql(db: Path) -> None:
 
 @async_test
 async def test_mouse_header_click_sorts_and_double_click_opens(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -371,7 +327,7 @@ async def test_mouse_header_click_sorts_and_double_click_opens(db: Path) -> None
 
 @async_test
 async def test_theme_switch_recolours_tables(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "qa-inspect"
@@ -390,7 +346,7 @@ async def test_stale_gold_shows_in_table_and_detail(db: Path) -> None:
     with sqlite3.connect(db, isolation_level=None) as conn:
         flags.append(conn, "mark", "cmrc2018_dev_sample", "DEV_52_QUERY_1", "近5.6万平方米",
                      author="alice", reason="station extended", proposed="约6万平方米")
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")

@@ -7,35 +7,21 @@ app is driven by `run_before` and every worker has finished before the picture i
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.worker import WorkerState
 
-from qa_inspect.core.loader import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.detail import DetailScreen
-
-Before = Callable[[Pilot[None]], Awaitable[None]]
+from tests.helpers import app_for
+from tests.helpers import run_before as run
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    path = tmp_path_factory.mktemp("snap") / "qa.db"
-    assert not load_runs(sample_runs, path).errors
-    return path
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land (rounds: one answer may start another worker)."""
-    for _ in range(10):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
-            return
+def db(loaded_db: Path) -> Path:
+    return loaded_db
 
 
 def item_id(db: Path, key: str) -> int:
@@ -43,30 +29,9 @@ def item_id(db: Path, key: str) -> int:
         return conn.execute("SELECT id FROM items WHERE key = ?", (key,)).fetchone()[0]
 
 
-def run(*steps: Callable[[QAInspectApp], object], keys: tuple[str, ...] = ()) -> Before:
-    """Settle, apply each step to the app (settling after each), then press keys."""
-
-    async def before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        app = pilot.app
-        assert isinstance(app, QAInspectApp)
-        for step in steps:
-            step(app)
-            await settle(pilot)
-        if keys:
-            await pilot.press(*keys)
-            await settle(pilot)
-
-    return before
-
-
 def open_detail(db: Path, run_name: str, key: str) -> Callable[[QAInspectApp], object]:
     f = Filter(run=run_name)
     return lambda app: app.push_screen(DetailScreen(f, item_id(db, key)))
-
-
-def app_for(db: Path) -> QAInspectApp:
-    return QAInspectApp(db_path=db, runs_dir=Path("sample_runs"))
 
 
 def test_overview_120x40(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,8 @@ from qa_inspect.tui.screens.stale_form import AuthorForm, StaleForm
 from qa_inspect.tui.widgets.detail_parts import answers
 from qa_inspect.tui.widgets.item_table import ItemTable
 from qa_inspect.tui.widgets.status_line import StatusLine
-from tests.test_tui_pilot import SIZE, async_test, db, loaded, make_app, open_run, settle  # noqa: F401 (fixtures)
+from tests.helpers import app_for, async_test, open_run, settle
+from tests.test_tui_pilot import SIZE, db  # noqa: F401 (a fixture)
 
 DS = "cmrc2018_dev_sample"
 
@@ -64,7 +65,7 @@ def fill(form: StaleForm, **values: str) -> None:
 
 @async_test
 async def test_mark_from_browser_writes_journal_and_shows_stale(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -95,7 +96,7 @@ async def test_mark_from_browser_writes_journal_and_shows_stale(db: Path) -> Non
 
 @async_test
 async def test_escape_cancels_the_form(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -109,7 +110,7 @@ async def test_escape_cancels_the_form(db: Path) -> None:
 
 @async_test
 async def test_mark_one_gold_from_detail(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -154,7 +155,7 @@ async def test_mark_one_gold_from_detail(db: Path) -> None:
 
 @async_test
 async def test_undo_and_redo_flip_the_state(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -189,7 +190,7 @@ async def test_undo_and_redo_flip_the_state(db: Path) -> None:
 
 @async_test
 async def test_bulk_mark_selection_after_confirmation(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -232,7 +233,7 @@ async def test_bulk_mark_selection_after_confirmation(db: Path) -> None:
 
 @async_test
 async def test_select_all_matching_the_filter(db: Path) -> None:
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -280,7 +281,7 @@ async def test_metrics_toggle_excludes_stale_golds(db: Path) -> None:
         excluded = slice_metrics_excluding_stale(conn, Filter(dataset=DS, run="bidaf-baseline"))
         rescored = flags.rescore_excluding_stale(conn, "bidaf-baseline")
     assert excluded.metrics.em == pytest.approx(rescored.excluding_stale["em"])
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -322,7 +323,7 @@ async def test_metrics_toggle_excludes_stale_golds(db: Path) -> None:
 async def test_busy_database_is_a_notification(db: Path) -> None:
     with sqlite3.connect(db, isolation_level=None) as conn:
         flags.mark(conn, DS, "DEV_4_QUERY_0", "巴西")
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_run(pilot, "bidaf-baseline")
@@ -346,7 +347,7 @@ async def test_busy_database_is_a_notification(db: Path) -> None:
 @async_test
 async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(flags.AUTHOR_ENV)
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
@@ -389,7 +390,7 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
 @async_test
 async def test_author_change_in_the_form_is_remembered(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(flags.AUTHOR_ENV)
-    app = make_app(db)
+    app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")

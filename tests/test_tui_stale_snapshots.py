@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags
-from qa_inspect.core.loader import load_runs
-from tests.test_tui_snapshots import app_for, open_detail, run
+from tests.helpers import app_for
+from tests.helpers import run_before as run
+from tests.test_tui_snapshots import open_detail
 
 DS = "cmrc2018_dev_sample"
 
@@ -22,9 +23,8 @@ def _entry(conn: sqlite3.Connection, key: str, gold: str, author: str, ts: str, 
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    path = tmp_path_factory.mktemp("snap-stale") / "qa.db"
-    assert not load_runs(sample_runs, path).errors
+def db(loaded_db: Path) -> Path:
+    path = loaded_db
     conn = sqlite3.connect(path, isolation_level=None)
     _entry(conn, "DEV_52_QUERY_3", "8线", "alice", "2024-05-01T09:30:00.000Z", reason="line renamed",
            proposed="8条线路", evidence="https://example.org/jiaxing-south")

@@ -3,16 +3,11 @@ export. Each test drives a fresh loaded copy of sample_runs/ (`env`), so exports
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Awaitable, Callable
-
 import polars as pl
 import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from textual.worker import WorkerState
 
 from qa_inspect.core import query
 from qa_inspect.core.diff import diff_runs
@@ -27,43 +22,21 @@ from qa_inspect.tui.screens.export_dialog import ExportDialog, default_path, saf
 from qa_inspect.tui.screens.slices import SaveSliceDialog, SlicesScreen
 from qa_inspect.tui.widgets.facet_panel import FacetList, FacetPanel, choose, split_bar, toggle
 from qa_inspect.tui.widgets.item_table import ItemTable
-from tests.helpers import Env
+import tests.helpers
+from tests.helpers import Env, app_for, async_test
+from tests.helpers import settle_facets as settle
 
 SIZE = (120, 40)
 CMRC = "cmrc2018_dev_sample"
 
 
-def async_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    @functools.wraps(fn)
-    def wrapper(*args: object, **kwargs: object) -> None:
-        asyncio.run(fn(*args, **kwargs))  # type: ignore[arg-type]
-
-    return wrapper
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land; timers (the facet debounce) included."""
-    for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
-            panel = pilot.app.screen.query(FacetPanel)
-            if not panel or not panel.first()._dirty or not panel.first().shown:
-                return
-            await pilot.pause(0.35)  # a debounced facet count is about to start
-
-
 def make_app(env: Env) -> QAInspectApp:
-    return QAInspectApp(db_path=env.db, runs_dir=env.runs)
+    return app_for(env.db, env.runs)
 
 
 async def open_run(pilot: Pilot[None], run: str) -> BrowserScreen:
-    app = pilot.app
-    assert isinstance(app, QAInspectApp)
-    app.open_run(run)
-    await settle(pilot)
-    assert isinstance(app.screen, BrowserScreen)
-    return app.screen
+    """`tests.helpers.open_run`, settled with the facet panel's debounce."""
+    return await tests.helpers.open_run(pilot, run, settle)
 
 
 async def open_compare(pilot: Pilot[None], run_a: str, pick_down: int) -> CompareScreen:

@@ -7,57 +7,23 @@ facet panel's debounce timer run out before the picture is taken.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.worker import WorkerState
 
-from qa_inspect.core.loader import load_runs
 from qa_inspect.tui.app import QAInspectApp
-from qa_inspect.tui.widgets.facet_panel import FacetPanel
-
-Before = Callable[[Pilot[None]], Awaitable[None]]
+from tests.helpers import Before, app_for, run_before, settle_facets
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Path:
-    path = tmp_path_factory.mktemp("snap-triage") / "qa.db"
-    assert not load_runs(sample_runs, path).errors
-    return path
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-        if any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
-            continue
-        panels = pilot.app.screen.query(FacetPanel)
-        if panels and panels.first().shown and panels.first()._dirty:
-            await pilot.pause(0.35)  # the debounced count starts soon
-            continue
-        return
+def db(loaded_db: Path) -> Path:
+    return loaded_db
 
 
 def run(*steps: Callable[[QAInspectApp], object], keys: tuple[str, ...] = ()) -> Before:
-    async def before(pilot: Pilot[None]) -> None:
-        await settle(pilot)
-        app = pilot.app
-        assert isinstance(app, QAInspectApp)
-        for step in steps:
-            step(app)
-            await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return before
-
-
-def app_for(db: Path) -> QAInspectApp:
-    return QAInspectApp(db_path=db, runs_dir=Path("sample_runs"))
+    """`run_before` settling with the facet debounce, after each key."""
+    return run_before(*steps, keys=keys, settle=settle_facets, key_by_key=True)
 
 
 def test_compare_120x40(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
