@@ -19,6 +19,8 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core.detail import StaleInfo
+
 from ..text import clean, truncate
 from ..widgets.detail_parts import show_ts
 from .base import BaseModal
@@ -27,15 +29,9 @@ ALL = 0
 """Select value of "every gold of the item"; gold choices count from 1."""
 
 
-@dataclass(slots=True)
-class OpenFlag:
-    """An open proposal on a gold (from `core.flags.flags_for_item`), as the form shows it."""
-
-    author: str
-    ts: str
-    reason: str | None = None
-    proposed: str | None = None
-    evidence: str | None = None
+OpenFlag = StaleInfo
+"""An open proposal on a gold (from `core.flags.flags_for_item`), as the form shows it: the
+detail view's `StaleInfo` (author, ts, reason, proposed, evidence)."""
 
 
 @dataclass(slots=True)
