@@ -7,6 +7,7 @@ import functools
 import json
 import shutil
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,12 +129,24 @@ def _busy(pilot: Pilot[None]) -> bool:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land (rounds: one answer may start another worker)."""
-    for _ in range(10):
+    """Let workers finish and their messages land (rounds: one answer may start another worker, and
+    a screen pushed a moment ago starts its workers on mount, so idle must hold twice in a row)."""
+    idle = 0
+    for _ in range(20):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        if not _busy(pilot):
+        idle = idle + 1 if not _busy(pilot) else 0
+        if idle == 2:
             return
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait for a state the test is about to assert (a chain of workers and messages may be long)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await settle(pilot)
+        await pilot.pause(0.01)
 
 
 async def settle_facets(pilot: Pilot[None]) -> None:

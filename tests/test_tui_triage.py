@@ -387,7 +387,7 @@ async def test_slices_list_deletes_and_palette_lists(env: Env) -> None:
         helps = [h for _, h, _ in provider._entries()]
         assert "em=0" in helps[1] and "refused=True" in helps[2]
         provider._entries()[2][2]()  # the palette entry opens the slice
-        await settle(pilot)
+        await tests.helpers.until(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.total is not None)
         assert isinstance(app.screen, BrowserScreen) and app.screen.filter.refused is True
         assert app.screen.total == query.count(env.conn, Filter(run="glm-6b", refused=True))
         await pilot.press("ctrl+o")
