@@ -59,6 +59,28 @@ def export_format(path: Path) -> str:
     return fmt
 
 
+CHUNK = 5_000
+"""Rows turned into a polars frame at a time (and golds looked up per chunk)."""
+
+
+def _with_golds(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.DataFrame:
+    """Add every gold (and superseded gold) of the frame's items as list columns."""
+    ids = frame["item_id"].to_list()
+    golds: dict[int, list[str]] = {}
+    superseded: dict[int, list[str]] = {}
+    if ids:
+        for item_id, text, old in conn.execute(
+            f"SELECT item_id, text, superseded FROM golds WHERE item_id IN ({', '.join('?' * len(ids))})"
+            " ORDER BY item_id, idx",
+            ids,
+        ):
+            (superseded if old else golds).setdefault(item_id, []).append(text)
+    return frame.with_columns(
+        pl.Series("golds", [golds.get(i, []) for i in ids], dtype=pl.List(pl.String)),
+        pl.Series("superseded_golds", [superseded.get(i, []) for i in ids], dtype=pl.List(pl.String)),
+    )
+
+
 def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     """The rows `export_items` writes, as a polars frame (golds as lists)."""
     sql, params = build(conn, f)
@@ -68,7 +90,7 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         if f.compare
         else "NULL, NULL, NULL, NULL, NULL, NULL"
     )
-    rows = conn.execute(
+    cursor = conn.execute(
         "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
         " i.answer_type, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
@@ -76,15 +98,7 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
         f" {sql} ORDER BY {order_clause(f)}",
         params,
-    ).fetchall()
-    golds: dict[int, list[str]] = {}
-    superseded: dict[int, list[str]] = {}
-    for item_id, text, old in conn.execute(
-        f"SELECT g.item_id, g.text, g.superseded FROM golds g WHERE g.item_id IN (SELECT i.id {sql})"
-        " ORDER BY g.item_id, g.idx",
-        params,
-    ):
-        (superseded if old else golds).setdefault(item_id, []).append(text)
+    )
     schema = {
         "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,
         "answer_type": pl.String, "question": pl.String, "prediction": pl.String, "best_gold": pl.String,
@@ -92,11 +106,11 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         "compare_prediction": pl.String, "compare_em": pl.Int64, "compare_f1": pl.Float64,
         "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "delta": pl.Float64,
     }
-    frame = pl.DataFrame(rows, schema=schema, orient="row")
-    ids = frame["item_id"].to_list()
+    # Chunks of Python rows become compact Arrow columns at once: memory stays near the frame's own size.
+    chunks = [_with_golds(conn, pl.DataFrame(rows, schema=schema, orient="row"))
+              for rows in iter(lambda: cursor.fetchmany(CHUNK), [])]
+    frame = pl.concat(chunks) if chunks else _with_golds(conn, pl.DataFrame(schema=schema))
     frame = frame.with_columns(
-        pl.Series("golds", [golds.get(i, []) for i in ids], dtype=pl.List(pl.String)),
-        pl.Series("superseded_golds", [superseded.get(i, []) for i in ids], dtype=pl.List(pl.String)),
         pl.lit(f.run, dtype=pl.String).alias("run"),
         pl.lit(f.compare, dtype=pl.String).alias("compare_run"),
     )
