@@ -44,26 +44,8 @@ class GoldInfo:
         return not self.superseded
 
 
-@dataclass(slots=True)
-class GoldMatch:
-    """A prediction against one gold: its own scores and what the metric matched in each string."""
-
-    gold_idx: int
-    em: int | None
-    f1: float | None
-    f1_recall: float | None
-    gold_ranges: list[Range] = field(default_factory=list)
-    pred_ranges: list[Range] = field(default_factory=list)
-    gold_subseq: list[Range] = field(default_factory=list)
-    pred_subseq: list[Range] = field(default_factory=list)
-    best: bool = False
-    matched: int = 0
-    """Segments (CMRC) or tokens (CDQA) the metric counted as common to both strings."""
-    pred_units: int = 0
-    gold_units: int = 0
-    em_pred: str | None = None
-    """CMRC: the prediction and gold as EM compared them (official punctuation removal)."""
-    em_gold: str | None = None
+GoldMatch = detail_align.Match
+"""A prediction against one gold: its own scores and what the metric matched in each string."""
 
 
 @dataclass(slots=True)
@@ -197,21 +179,15 @@ def _align(info: PredictionInfo, detail: ItemDetail) -> None:
     """Per-gold scores and matched ranges for one prediction (see `detail_align`)."""
     golds = [g.text for g in detail.golds]
     matches = detail_align.per_gold(info.scorer, detail.family, info.text, golds)
+    for m in matches:
+        m.gold_idx = detail.golds[m.gold_idx].idx  # position in this list → the gold's own index
     best = info.best_gold
     if best is None:
         scored = [m for m, g in zip(matches, detail.golds) if g.scored]
         if scored and not info.refused:
             best = max(scored, key=lambda m: (m.score, -m.gold_idx)).gold_idx
     for m in matches:
-        info.per_gold.append(
-            GoldMatch(
-                gold_idx=detail.golds[m.gold_idx].idx, em=m.em, f1=m.f1, f1_recall=m.f1_recall,
-                gold_ranges=m.gold_ranges, pred_ranges=m.pred_ranges,
-                gold_subseq=m.gold_subseq, pred_subseq=m.pred_subseq,
-                best=detail.golds[m.gold_idx].idx == best,
-                matched=m.matched, pred_units=m.pred_units, gold_units=m.gold_units,
-                em_pred=m.em_pred, em_gold=m.em_gold,
-            )
-        )
+        m.best = m.gold_idx == best
+    info.per_gold.extend(matches)
     if detail.context and info.text:
         info.context_span = detail_align.in_context(info.text, detail.context, [g.span for g in detail.golds])

@@ -25,6 +25,8 @@ class Match:
     pred_ranges: list[Range] = field(default_factory=list)
     gold_subseq: list[Range] = field(default_factory=list)
     pred_subseq: list[Range] = field(default_factory=list)
+    best: bool = False
+    """The best-scoring gold (set by `core.detail`, which knows the stored best gold)."""
     matched: int = 0
     """Segments (CMRC) or tokens (CDQA) the metric counted as common."""
     pred_units: int = 0
