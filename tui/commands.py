@@ -35,7 +35,26 @@ async def _search(matcher: Matcher, entries: list[tuple[str, str, Callable[[], o
             yield Hit(score, _highlight(matcher, title), command, text=title, help=escape(clean(help_text)))
 
 
-class ActionsProvider(Provider):
+Entry = tuple[str, str, Callable[[], object]]
+"""(title, help, command) of one palette entry."""
+
+
+class EntriesProvider(Provider):
+    """A provider whose entries are a plain list: subclasses say what, discovery and search are shared."""
+
+    def _entries(self) -> list[Entry]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        async for hit in _discover(self._entries()):
+            yield hit
+
+    async def search(self, query: str) -> Hits:
+        async for hit in _search(self.matcher(query), self._entries()):
+            yield hit
+
+
+class ActionsProvider(EntriesProvider):
     """One entry per described binding of the current screen and the app (help, quit, …)."""
 
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
@@ -53,27 +72,11 @@ class ActionsProvider(Provider):
                 out.append((title, b.tooltip or b.description, partial(screen.run_action, action)))
         return out
 
-    async def discover(self) -> Hits:
-        async for hit in _discover(self._entries()):
-            yield hit
 
-    async def search(self, query: str) -> Hits:
-        async for hit in _search(self.matcher(query), self._entries()):
-            yield hit
-
-
-class RunsProvider(Provider):
+class RunsProvider(EntriesProvider):
     """`Open run NAME`: jump straight to a run's items (names come from the loaded overview)."""
 
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         runs: list[tuple[str, str]] = getattr(self.app, "known_runs", [])
         open_run = getattr(self.app, "open_run")
         return [(f"Open run {name}", f"items of {name} on {dataset}", partial(open_run, name)) for name, dataset in runs]
-
-    async def discover(self) -> Hits:
-        async for hit in _discover(self._entries()):
-            yield hit
-
-    async def search(self, query: str) -> Hits:
-        async for hit in _search(self.matcher(query), self._entries()):
-            yield hit

@@ -14,7 +14,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import Hits, Provider
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -24,6 +23,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core.query import Filter
 from qa_inspect.core.slices import MAX_NAME, SavedSlice, SliceError, delete_slice, describe, list_slices, save_slice
 
+from ..commands import EntriesProvider
 from ..text import cell_text, clean
 from .base import BaseModal
 
@@ -276,7 +276,7 @@ def show_slices(app: App[Any]) -> None:
     app.push_screen(SlicesScreen(), done)
 
 
-class SlicesProvider(Provider):
+class SlicesProvider(EntriesProvider):
     """Palette: "Open saved slice …" (the list) and "Open saved slice NAME" for each slice."""
 
     async def startup(self) -> None:
@@ -300,15 +300,3 @@ class SlicesProvider(Provider):
         ]
         out += [(f"Open saved slice {s.name}", describe(s.filter), partial(open_slice, self.app, s)) for s in self.saved]
         return out
-
-    async def discover(self) -> Hits:
-        from ..commands import _discover
-
-        async for hit in _discover(self._entries()):
-            yield hit
-
-    async def search(self, query: str) -> Hits:
-        from ..commands import _search
-
-        async for hit in _search(self.matcher(query), self._entries()):
-            yield hit

@@ -22,7 +22,6 @@ from typing import Any
 
 from textual import events, work
 from textual.binding import Binding
-from textual.command import Hits, Provider
 from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
@@ -42,6 +41,7 @@ from qa_inspect.core.stale_view import (
     stale_counts,
 )
 
+from ..commands import EntriesProvider
 from ..text import clean, truncate
 from .stale_form import ALL, AuthorForm, GoldChoice, OpenFlag, StaleForm, StaleFormData, StaleFormResult
 
@@ -756,7 +756,7 @@ class OverviewStale(StaleActions):
 
 
 # -- palette ----------------------------------------------------------------------------------
-class StaleCommands(Provider):
+class StaleCommands(EntriesProvider):
     """Stale commands without a key of their own: set the annotator name, clear the selection."""
 
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
@@ -768,18 +768,6 @@ class StaleCommands(Provider):
         if isinstance(screen, BrowserStale) and (screen.selected_ids or screen.select_filter is not None):
             out.append(("Clear selection", "unselect every selected item", screen.stale_clear_selection))
         return out
-
-    async def discover(self) -> Hits:
-        from ..commands import _discover
-
-        async for hit in _discover(self._entries()):
-            yield hit
-
-    async def search(self, query: str) -> Hits:
-        from ..commands import _search
-
-        async for hit in _search(self.matcher(query), self._entries()):
-            yield hit
 
 
 __all__ = [
