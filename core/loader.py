@@ -18,17 +18,18 @@ import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .discover import MANIFEST_NAME, load_manifest, run_display_name, walk
 from .errors import FormatError, QAInspectError
 from .formats import Skip, read_source, side_owners
-from .ingest import FileStamp, RunCache, delete_path, record_file, transaction, write_dataset, write_run
+from .ingest import FileStamp, RunCache, RunWrite, delete_path, record_file, transaction, write_dataset, write_run
 from .linking import dataset_indexes, link_stored_run
 from .model import Dataset, Run
 from .paths import default_db_path
 from .store import open_db, store_error
 
+T = TypeVar("T")
 Progress = Callable[[int, int, str], None]
 """on_progress(done, total, message): called as files are examined."""
 
@@ -126,6 +127,22 @@ def load_runs(
     finally:
         conn.close()
     return summary
+
+
+def _write_file(
+    conn: sqlite3.Connection, rel: str, write: Callable[[], T], summary: LoadSummary, errored: list[str]
+) -> T | None:
+    """One file's rows in one transaction; a database error of that file is reported, not raised
+    (errors that concern the whole database are raised)."""
+    try:
+        with transaction(conn):
+            return write()
+    except sqlite3.Error as exc:
+        if _db_wide(exc):
+            raise
+        summary.errors.append({"path": rel, "message": f"{rel}: database error ({exc})"})
+        errored.append(rel)
+        return None
 
 
 def _db_wide(exc: sqlite3.Error) -> bool:
@@ -247,16 +264,16 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     for i, (cand, ds) in enumerate(parsed_datasets):
         progress(i, len(parsed_datasets), f"storing {cand.rel}")
         ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
-        try:
-            with transaction(conn):
-                items, golds, _ = write_dataset(conn, ds, cand.rel)
-                record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
-        except sqlite3.Error as exc:
-            if _db_wide(exc):
-                raise
-            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
-            errored.append(cand.rel)
+
+        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
+            out = write_dataset(conn, ds, cand.rel)
+            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
+            return out
+
+        written = _write_file(conn, cand.rel, store_dataset, summary, errored)
+        if written is None:
             continue
+        items, golds, _ = written
         summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding))
 
     if parsed_runs:
@@ -272,17 +289,17 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             continue
         run.name = _unique_name(conn, "runs", run.name, cand.rel)
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
-        try:
-            with transaction(conn):
-                res = write_run(conn, run, cand.rel, dataset_id, link.reason, cache)
-                record_file(conn, _stamp(cand, "run", run.format, run.encoding))
-                for extra in run.extra_paths:
-                    _record_side(conn, runs_dir, Path(extra), cand.rel)
-        except sqlite3.Error as exc:
-            if _db_wide(exc):
-                raise
-            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: database error ({exc})"})
-            errored.append(cand.rel)
+
+        def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
+                      reason: str = link.reason) -> RunWrite:
+            out = write_run(conn, run, cand.rel, dataset_id, reason, cache)
+            record_file(conn, _stamp(cand, "run", run.format, run.encoding))
+            for extra in run.extra_paths:
+                _record_side(conn, runs_dir, Path(extra), cand.rel)
+            return out
+
+        res = _write_file(conn, cand.rel, store_run, summary, errored)
+        if res is None:
             continue
         summary.runs.append(
             RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded",
