@@ -68,7 +68,7 @@ CHILD = """
 import resource, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 s = load_runs(Path(sys.argv[1]), Path(sys.argv[2]))
 dt = time.perf_counter() - t0
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["FormatError", "QAInspectError", "StoreError", "UnknownNameError"]
+
 
 class QAInspectError(Exception):
     """Base for errors a user can cause; `str()` is the one line we print."""
@@ -25,3 +27,14 @@ class FormatError(QAInspectError):
 
 class StoreError(QAInspectError):
     """The database cannot be opened or written (locked, corrupt, not a database)."""
+
+
+class UnknownNameError(QAInspectError):
+    """A dataset, run, slice or scorer named by the user that does not exist; says which ones do."""
+
+    def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...], hint: str = "") -> None:
+        self.kind = kind
+        self.name = name
+        self.known = list(known)
+        shown = ", ".join(self.known) if self.known else "none loaded"
+        super().__init__(f"no {kind} named {name!r}{hint} (known: {shown})")

@@ -24,6 +24,8 @@ import re
 import unicodedata
 from pathlib import PurePath
 
+__all__ = ["SPLIT_WORDS", "normalise_question", "question_key", "split_from_id", "split_from_name"]
+
 SPLIT_WORDS: dict[str, str] = {
     "trial": "trial",
     "dev": "dev",

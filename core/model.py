@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+__all__ = ["Candidate", "Dataset", "Family", "Gold", "Item", "Prediction", "Run"]
+
 Family = Literal["cmrc", "cdqa", "squad"]
 """Scoring family of a dataset: decides the default scorer (CMRC/SQuAD → EM/F1, CDQA → F1-recall)."""
 

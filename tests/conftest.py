@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from tests.helpers import Env, load_template, loaded_env
 
 REPO = Path(__file__).resolve().parent.parent

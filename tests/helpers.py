@@ -20,7 +20,7 @@ from textual.worker import WorkerState
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import read_source
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.browser import BrowserScreen

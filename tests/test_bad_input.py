@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from qa_inspect.core import loader, store
+from qa_inspect.core.load import loader
+from qa_inspect.core import store
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.tui.cli import app
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags
-from qa_inspect.core.detail import item_detail
-from qa_inspect.core.detail_align import in_context, per_gold
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.query import item_detail
+from qa_inspect.core.query import in_context, per_gold
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import align, cdqa, cmrc
 
 
@@ -120,9 +120,9 @@ def test_stale_flag_shows_who_and_why(conn: sqlite3.Connection) -> None:
 
 def test_unknown_item() -> None:
     c = sqlite3.connect(":memory:")
-    from qa_inspect.core.store import _migrate
+    from qa_inspect.core.store import migrate
 
-    _migrate(c, 0)
+    migrate(c, 0)
     assert item_detail(c, 12345, None) is None
 
 

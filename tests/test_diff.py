@@ -28,8 +28,9 @@ import pytest
 from typer.testing import CliRunner
 
 from qa_inspect.core import query
-from qa_inspect.core.diff import DiffError, cell_filter, diff_runs
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.errors import UnknownNameError
+from qa_inspect.core.report import DiffError, cell_filter, diff_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import OUTCOMES, Filter
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app
@@ -172,7 +173,7 @@ def test_within_restricts_items(conn) -> None:
 def test_refusals(conn) -> None:
     with pytest.raises(DiffError, match="different datasets"):
         diff_runs(conn, "run-a", "llm-y")
-    with pytest.raises(DiffError, match="no run named 'nope'"):
+    with pytest.raises(UnknownNameError, match="no run named 'nope'"):
         diff_runs(conn, "run-a", "nope")
     with pytest.raises(DiffError, match="itself"):
         diff_runs(conn, "run-a", "run-a")

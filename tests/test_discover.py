@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core.discover import (
+from qa_inspect.core.load import (
     DatasetIndex,
     LinkResult,
     link_run,
     load_manifest,
+    read_in_folder,
     run_display_name,
     walk,
 )
@@ -70,7 +71,7 @@ def test_walk(runs: Path) -> None:
 
 
 def test_every_walked_file_reads_or_skips_with_reason(runs: Path) -> None:
-    outcome = {p.relative_to(runs).as_posix(): read_source(p, runs_dir=runs) for p in walk(runs).files}
+    outcome = {p.relative_to(runs).as_posix(): read_in_folder(p, runs) for p in walk(runs).files}
     kinds = {rel: (r.reason if isinstance(r, Skip) else type(r).__name__) for rel, r in outcome.items()}
     assert kinds == {
         "bert/all_results.json": "all values are numbers: a metrics or scores file, not predictions",
@@ -121,10 +122,10 @@ def test_manifest(runs: Path) -> None:
     assert entry is not None and entry.hints() == {"name": "bert-base", "model": "bert-base-chinese"}
     assert [p.name for p, r in walk(runs, manifest).skipped if r == "ignored by qa-inspect.toml"] == ["b.NDJSON"]
 
-    ds = read_source(runs / "data" / "cmrc2018_dev_excerpt.json", runs_dir=runs, manifest=manifest)
+    ds = read_in_folder(runs / "data" / "cmrc2018_dev_excerpt.json", runs, manifest)
     assert isinstance(ds, Dataset) and ds.name == "cmrc-dev"
     assert ds.items[0].split == "dev", "an id prefix beats the manifest split"
-    run = read_source(runs / "bert" / "eval_predictions.json", runs_dir=runs, manifest=manifest)
+    run = read_in_folder(runs / "bert" / "eval_predictions.json", runs, manifest)
     assert isinstance(run, Run) and (run.name, run.model) == ("bert-base", "bert-base-chinese")
     assert run_display_name(runs / "bert" / "eval_predictions.json", runs, manifest) == "bert-base"
 
@@ -132,7 +133,7 @@ def test_manifest(runs: Path) -> None:
 def test_manifest_kind_is_enforced(runs: Path) -> None:
     touch(runs, "qa-inspect.toml", '[[dataset]]\npath = "bert/eval_predictions.json"\n')
     manifest = load_manifest(runs)
-    result = read_source(runs / "bert" / "eval_predictions.json", manifest=manifest)
+    result = read_in_folder(runs / "bert" / "eval_predictions.json", manifest=manifest)
     assert result == Skip(runs / "bert" / "eval_predictions.json", "a run (prediction-map), not a dataset")
 
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from qa_inspect.core import query
-from qa_inspect.core.export import GOLD_SEPARATOR, ExportError, export_format, export_items, item_table
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.query import GOLD_SEPARATOR, ExportError, export_format, export_items, item_table
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app

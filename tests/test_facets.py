@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core import facets, flags, query
-from qa_inspect.core.facets import FACETS, facet_table, facet_tables, question_word
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.query import facets
+from qa_inspect.core import flags
+from qa_inspect.core import query
+from qa_inspect.core.query import FACETS, facet_table, facet_tables, question_word
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.store import open_db
 

@@ -11,7 +11,10 @@ import time
 import pytest
 
 from qa_inspect.core import flags as F
-from qa_inspect.core import transaction
+from qa_inspect.core.errors import UnknownNameError
+from qa_inspect.core.query import targets_for_filter
+from qa_inspect.core.report import EXCLUDE_STALE, item_frame_excluding_stale, rescore_excluding_stale
+from qa_inspect.core.store import transaction
 from qa_inspect.core.errors import StoreError
 from qa_inspect.core.metrics.registry import score_prediction
 from tests.helpers import Env
@@ -98,7 +101,7 @@ def test_resolve_item_by_key_question_and_rewritten_question(env: Env) -> None:
     assert F.resolve_item(env.conn, "DEV_4_QUERY_0").dataset == CMRC
     with pytest.raises(F.FlagError, match="no item 'DEV_4_QUERY_0' in dataset 'cdqa_sample'"):
         F.resolve_item(env.conn, "DEV_4_QUERY_0", CDQA)
-    with pytest.raises(F.FlagError, match="no dataset named 'x'"):
+    with pytest.raises(UnknownNameError, match="no dataset named 'x'"):
         F.resolve_item(env.conn, "DEV_4_QUERY_0", "x")
 
 
@@ -219,7 +222,7 @@ def test_bulk_mark_leaves_existing_proposals_alone(env: Env) -> None:
 def test_targets_for_filter(env: Env) -> None:
     from qa_inspect.core import query
 
-    targets = F.targets_for_filter(env.conn, query.Filter(dataset=CDQA, tags=("fast-changing",)))
+    targets = targets_for_filter(env.conn, query.Filter(dataset=CDQA, tags=("fast-changing",)))
     expected = env.conn.execute(
         "SELECT COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ? AND i.tag = 'fast-changing'", (CDQA,)
     ).fetchone()[0]
@@ -247,7 +250,7 @@ def test_latest_by_time_decides_whatever_the_arrival_order(env: Env) -> None:
     a = metro(c)
 
     def put(action: str, ts: str) -> None:
-        F._write(c, lambda cc: F._insert(cc, action, a, "x", ts=ts))
+        F.append(c, action, *_t(a), author="x", ts=ts)
 
     put("unmark", "2030-01-02T00:00:00.000Z")  # arrives first, happened later
     put("mark", "2030-01-01T00:00:00.000Z")
@@ -327,18 +330,18 @@ def test_rescore_excluding_stale(env: Env) -> None:
     key, pred, scorer, texts = picked
     full = next(k for k, _, _ in rows if k != key)  # an item whose every gold goes stale
 
-    before = F.rescore_excluding_stale(c, run)
+    before = rescore_excluding_stale(c, run)
     assert before.all_golds == before.excluding_stale and before.stale_golds == 0
     F.mark(c, CMRC, key, pred)
     F.bulk_mark(c, F.targets_for_item(c, CMRC, full))
-    after = F.rescore_excluding_stale(c, run)
-    assert after.mode == F.EXCLUDE_STALE == "stale golds excluded"
+    after = rescore_excluding_stale(c, run)
+    assert after.mode == EXCLUDE_STALE == "stale golds excluded"
     assert after.all_golds == before.all_golds
     assert after.items_dropped == 1 and after.items_rescored == 1
     assert after.excluding_stale["items"] == before.all_golds["items"] - 1
 
-    frame = F.item_frame_excluding_stale(c, [run], human=False)
-    assert set(frame["mode"].unique()) == {F.EXCLUDE_STALE}
+    frame = item_frame_excluding_stale(c, [run], human=False)
+    assert set(frame["mode"].unique()) == {EXCLUDE_STALE}
     assert frame.filter(frame["item_key"] == full).height == 0
     row = frame.filter(frame["item_key"] == key).to_dicts()[0]
     expected = score_prediction(scorer, pred, [t for t in _all_golds(c, key) if t != pred])
@@ -364,8 +367,8 @@ def _t(t: F.Target) -> tuple[str, str, str]:
 def test_a_local_action_wins_over_an_entry_from_a_clock_ahead(env: Env) -> None:
     c = env.conn
     a = metro(c)
-    F._write(c, lambda cc: F._insert(cc, "mark", a, "bob", proposed="7号线", ts="2099-01-01T00:00:00.000Z",
-                                     meta={"imported_from": "bob.jsonl"}))
+    F.append(c, "mark", *_t(a), author="bob", proposed="7号线", ts="2099-01-01T00:00:00.000Z",
+             meta={"imported_from": "bob.jsonl"})
     assert F.current_flags(c)[0].proposed == "7号线"
     e = F.unmark(c, *_t(a))
     assert e.ts == "2099-01-01T00:00:00.001Z"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from qa_inspect.core.discover import run_display_name, walk
+from qa_inspect.core.load import run_display_name, walk
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import CANDIDATE_SUFFIXES, Skip, formats, read_source, side_owners
 from qa_inspect.core.formats._prompt import extract_question, prompt_text, shown_prompt

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from qa_inspect.core.discover import match_by_position, match_in_prompts
-from qa_inspect.core.loader import LoadSummary, load_runs
+from qa_inspect.core.load import match_by_position, match_in_prompts
+from qa_inspect.core.load import LoadSummary, load_runs
 from qa_inspect.core.model import Prediction
 
 FIXTURE = Path(__file__).parent / "fixtures" / "frameworks" / "runs"

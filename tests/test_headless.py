@@ -39,7 +39,7 @@ CORE_FILES = sorted(p for p in CORE.rglob("*.py") if "__pycache__" not in p.part
 
 def test_core_files_found() -> None:
     names = {p.relative_to(CORE).as_posix() for p in CORE_FILES}
-    assert {"loader.py", "store.py", "ingest.py", "report.py", "formats/__init__.py"} <= names
+    assert {"load/loader.py", "store/schema.py", "load/ingest.py", "report/metrics.py", "formats/__init__.py"} <= names
 
 
 @pytest.mark.parametrize("path", CORE_FILES, ids=lambda p: p.relative_to(CORE).as_posix())
@@ -67,7 +67,7 @@ def test_scanner_sees_nested_and_dynamic_imports(tmp_path: Path) -> None:
 def test_importing_core_loads_no_ui_library() -> None:
     code = (
         "import sys\n"
-        "import qa_inspect.core.loader, qa_inspect.core.report, qa_inspect.core.scoring, qa_inspect.core.flags\n"
+        "import qa_inspect.core.load, qa_inspect.core.report, qa_inspect.core.query, qa_inspect.core.flags\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

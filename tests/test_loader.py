@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core import flags, loader
-from qa_inspect.core.loader import LoadSummary, load_runs
+from qa_inspect.core import flags
+from qa_inspect.core.load import discover, loader
+from qa_inspect.core.load import LoadSummary, load_runs
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 CDQA = "cdqa/cdqa_sample.json"
@@ -112,10 +113,10 @@ def no_reading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def boom(path, **kwargs):  # noqa: ANN001, ANN003
         raise AssertionError(f"{path} was re-read")
 
-    monkeypatch.setattr(loader, "read_source", boom)
+    monkeypatch.setattr(discover, "read_source", boom)
     hashed: list[str] = []
-    real = loader._sha256
-    monkeypatch.setattr(loader, "_sha256", lambda p: (hashed.append(Path(p).name), real(p))[1])
+    real = loader.sha256_file
+    monkeypatch.setattr(loader, "sha256_file", lambda p: (hashed.append(Path(p).name), real(p))[1])
     return hashed
 
 
@@ -482,6 +483,8 @@ def test_real_data_loads_every_item_and_gold(shared_data: Path, tmp_path: Path) 
         "cmrc2018_dev": (3219, 9657, "loaded"),
         "cmrc2018_trial": (1002, 1002, "loaded"),
         "CDQA_v1": (1339, 1339 + 438, "loaded"),
+        "squad1_dev_normans_answerable": (96, 293, "loaded"),
+        "squad2_dev_normans": (208, 293, "loaded"),  # 112 unanswerable questions have no gold
     }
     with sqlite3.connect(db) as conn:
         rows = dict(
@@ -491,8 +494,10 @@ def test_real_data_loads_every_item_and_gold(shared_data: Path, tmp_path: Path) 
             ).fetchall()
         )
         items = dict(conn.execute("SELECT d.name, COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id GROUP BY 1"))
-    assert rows == {"cmrc2018_dev:0": 9657, "cmrc2018_trial:0": 1002, "CDQA_v1:0": 1339, "CDQA_v1:1": 438}
-    assert items == {"cmrc2018_dev": 3219, "cmrc2018_trial": 1002, "CDQA_v1": 1339}
+    assert rows == {"cmrc2018_dev:0": 9657, "cmrc2018_trial:0": 1002, "CDQA_v1:0": 1339, "CDQA_v1:1": 438,
+                    "squad1_dev_normans_answerable:0": 293, "squad2_dev_normans:0": 293}
+    assert items == {"cmrc2018_dev": 3219, "cmrc2018_trial": 1002, "CDQA_v1": 1339,
+                     "squad1_dev_normans_answerable": 96, "squad2_dev_normans": 208}
 
     start = time.perf_counter()
     again = load(shared_data, db)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import report
-from qa_inspect.core.loader import load_runs
-from qa_inspect.core.overview import HUMAN, DatasetOverview, overview
+from qa_inspect.core.load import load_runs
+from qa_inspect.core.report import HUMAN, DatasetOverview, overview
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_quick_pass_has_the_same_overall_numbers(sample_db: Path, data: list[Dat
 
 
 def test_browse_info(sample_db: Path) -> None:
-    from qa_inspect.core.overview import browse_info
+    from qa_inspect.core.report import browse_info
 
     with sqlite3.connect(sample_db) as conn:
         info = browse_info(conn, "glm-6b", None)

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import cdqa, cmrc
 from qa_inspect.core.metrics.human import aggregate_human, human_score
 from qa_inspect.core.report import DIMENSIONS, HUMAN, item_frame, report, slice_table

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from qa_inspect.core import query
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import report
-from qa_inspect.core.slices import (
+from qa_inspect.core.query import (
     SliceError,
     delete_slice,
     describe,
@@ -21,8 +21,8 @@ from qa_inspect.core.slices import (
     list_slices,
     load_slice,
     save_slice,
-    slice_report,
 )
+from qa_inspect.core.report import slice_report
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags as F
-from qa_inspect.core import stale_export as X
+from qa_inspect.core.errors import UnknownNameError
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats.textio import loads
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.store import open_db
 from tests.helpers import Env, loaded_env
 
@@ -67,7 +67,7 @@ def test_patch_has_one_line_per_flagged_gold(env: Env) -> None:
     F.mark(c, CDQA, key_of(c, PHONE_Q), "云帆X10", author="bob")
     F.unmark(c, CDQA, key_of(c, PHONE_Q), "云帆X10", author="bob")
     buf = io.StringIO()
-    assert X.export_patch(c, buf) == 2
+    assert F.export_patch(c, buf) == 2
     lines = [json.loads(x) for x in buf.getvalue().splitlines()]
     first = lines[0]
     assert set(first) >= {"dataset", "item_key", "question", "old_answer", "proposed_answer", "reason", "evidence",
@@ -80,7 +80,7 @@ def test_patch_has_one_line_per_flagged_gold(env: Env) -> None:
     assert first["gold_index"] == 0 and first["conflict"] is False
     assert lines[1]["dataset"] == CMRC and lines[1]["proposed_answer"] is None
     buf = io.StringIO()
-    assert X.export_patch(c, buf, CDQA) == 1
+    assert F.export_patch(c, buf, CDQA) == 1
 
 
 # --- dataset, in its own format ----------------------------------------------------------------
@@ -89,7 +89,7 @@ def test_patch_has_one_line_per_flagged_gold(env: Env) -> None:
 def test_dataset_export_without_flags_is_the_same_bytes(env: Env, tmp_path: Path) -> None:
     for name, rel in ((CDQA, CDQA_FILE), (CMRC, CMRC_FILE)):
         out = tmp_path / "out" / rel.name
-        report = X.export_dataset(env.conn, env.runs, name, out)
+        report = F.export_dataset(env.conn, env.runs, name, out)
         assert (report.replaced, report.removed) == (0, 0)
         assert out.read_bytes() == (env.runs / rel).read_bytes()
 
@@ -106,7 +106,7 @@ def test_cdqa_export_applies_proposals_and_round_trips(env: Env, tmp_path: Path)
     F.mark(c, CDQA, phone, "云帆X10", proposed="云帆X11")  # the rewrite itself is stale now
     F.mark(c, CDQA, third[0], third[1], reason="no proposal yet")
     out = tmp_path / "release" / "cdqa" / "cdqa_sample.json"
-    report = X.export_dataset(c, env.runs, CDQA, out)
+    report = F.export_dataset(c, env.runs, CDQA, out)
     assert report.replaced == 2 and report.removed == 0
     assert [(n["item_key"], n["old_answer"]) for n in report.not_applied] == [(third[0], third[1])]
 
@@ -162,7 +162,7 @@ def test_squad_export_replaces_or_removes_and_round_trips(env: Env, tmp_path: Pa
     F.mark(c, CMRC, two, texts[0], proposed="不在文中的答案")
     F.mark(c, CMRC, two, texts[1])
     out = tmp_path / "release" / "cmrc2018_dev_sample.json"
-    report = X.export_dataset(c, env.runs, CMRC, out)
+    report = F.export_dataset(c, env.runs, CMRC, out)
     n_dev4 = sum(1 for _, t, _ in ref.golds if t == ref.golds[0][1])
     n_two0 = sum(1 for _, t, _ in F.resolve_item(c, two, CMRC).golds if t == texts[0])
     n_two1 = sum(1 for _, t, _ in F.resolve_item(c, two, CMRC).golds if t == texts[1])
@@ -202,16 +202,16 @@ def test_squad_export_replaces_or_removes_and_round_trips(env: Env, tmp_path: Pa
 
 def test_dataset_export_refuses_to_overwrite_its_source(env: Env) -> None:
     with pytest.raises(F.FlagError, match="source file itself"):
-        X.export_dataset(env.conn, env.runs, CDQA, env.runs / CDQA_FILE)
-    with pytest.raises(F.FlagError, match="no dataset named"):
-        X.export_dataset(env.conn, env.runs, "nope", env.root / "x.json")
+        F.export_dataset(env.conn, env.runs, CDQA, env.runs / CDQA_FILE)
+    with pytest.raises(UnknownNameError, match="no dataset named"):
+        F.export_dataset(env.conn, env.runs, "nope", env.root / "x.json")
 
 
 def test_dataset_export_notices_a_source_changed_since_loading(env: Env) -> None:
     path = env.runs / CDQA_FILE
     path.write_bytes(path.read_bytes() + b"\n")
     with pytest.raises(F.FlagError, match="changed since it was loaded"):
-        X.export_dataset(env.conn, env.runs, CDQA, env.root / "x.json")
+        F.export_dataset(env.conn, env.runs, CDQA, env.root / "x.json")
 
 
 # --- import -----------------------------------------------------------------------------------
@@ -223,17 +223,17 @@ def test_importing_a_patch_twice_changes_nothing(env: Env, other: Env, tmp_path:
     F.bulk_mark(env.conn, F.targets_for_items(env.conn, [1, 2, 3]), reason="bulk", author="alice")
     patch = tmp_path / "alice.patch.jsonl"
     with patch.open("w", encoding="utf-8") as fh:
-        X.export_patch(env.conn, fh)
-    first = X.import_file(other.conn, patch)
+        F.export_patch(env.conn, fh)
+    first = F.import_file(other.conn, patch)
     assert (first.kind, first.added, first.duplicates) == ("patch", 3, 0)
     state = flag_state(other.conn)
     assert state == flag_state(env.conn)
     entries = len(F.journal(other.conn))
-    second = X.import_file(other.conn, patch)
+    second = F.import_file(other.conn, patch)
     assert (second.added, second.duplicates) == (0, 3)
     assert flag_state(other.conn) == state and len(F.journal(other.conn)) == entries
     # into the database it came from: nothing new either
-    assert X.import_file(env.conn, patch).added == 0
+    assert F.import_file(env.conn, patch).added == 0
     # imported entries are someone else's work: not on the importer's undo stack
     assert F.undo(other.conn, "alice") == []
 
@@ -244,17 +244,17 @@ def test_conflicting_proposals_are_both_kept_and_listed(env: Env, other: Env, tm
     F.mark(other.conn, CDQA, metro, "6号线", proposed="8号线")
     patch = tmp_path / "a.jsonl"
     with patch.open("w", encoding="utf-8") as fh:
-        X.export_patch(env.conn, fh)
-    result = X.import_file(other.conn, patch)
+        F.export_patch(env.conn, fh)
+    result = F.import_file(other.conn, patch)
     assert result.added == 1 and [f.item_key for f in result.conflicts] == [metro]
     [flag] = F.current_flags(other.conn)
     assert flag.conflict and sorted(p.proposed for p in flag.proposals) == ["7号线", "8号线"]
     buf = io.StringIO()
-    assert X.export_patch(other.conn, buf) == 2  # one line per proposal, both marked as a conflict
+    assert F.export_patch(other.conn, buf) == 2  # one line per proposal, both marked as a conflict
     assert all(json.loads(x)["conflict"] for x in buf.getvalue().splitlines())
-    report = X.export_dataset(other.conn, other.runs, CDQA, tmp_path / "out.json")
+    report = F.export_dataset(other.conn, other.runs, CDQA, tmp_path / "out.json")
     assert report.conflicts and report.conflicts[0]["proposals"] == ["7号线", "8号线"]
-    assert X.import_file(other.conn, patch).added == 0
+    assert F.import_file(other.conn, patch).added == 0
     assert len(F.current_flags(other.conn)[0].proposals) == 2
 
 
@@ -269,26 +269,26 @@ def test_journal_import_carries_unmarks_and_undos_and_converges(env: Env, other:
     F.unmark(b, CMRC, "DEV_4_QUERY_0", F.resolve_item(b, "DEV_4_QUERY_0").golds[0][1], author="bob")
     ja, jb = tmp_path / "a.journal.jsonl", tmp_path / "b.journal.jsonl"
     with ja.open("w", encoding="utf-8") as fh:
-        assert X.export_journal(a, fh) == 3
+        assert F.export_journal(a, fh) == 3
     with jb.open("w", encoding="utf-8") as fh:
-        X.export_journal(b, fh)
-    assert X.import_file(b, ja).kind == "journal"
-    X.import_file(a, jb)
+        F.export_journal(b, fh)
+    assert F.import_file(b, ja).kind == "journal"
+    F.import_file(a, jb)
     assert flag_state(a) == flag_state(b)
     assert {(f.item_key, f.proposed) for f in F.current_flags(a)} == {(metro, "7号线"), (phone, "云帆X11")}
     undo = next(e for e in F.journal(b) if e.action == "undo")
     cancelled = next(e for e in F.journal(b) if e.id == undo.ref)
     assert cancelled.author == "alice" and cancelled.item_key == phone  # the reference travelled as a uid
-    assert X.import_file(b, ja).added == 0 and X.import_file(a, jb).added == 0
+    assert F.import_file(b, ja).added == 0 and F.import_file(a, jb).added == 0
 
 
 def test_import_from_another_database_file(env: Env, other: Env) -> None:
     metro = key_of(env.conn, METRO_Q)
     F.mark(env.conn, CDQA, metro, "6号线", proposed="7号线", author="alice")
-    result = X.import_file(other.conn, env.db)
+    result = F.import_file(other.conn, env.db)
     assert (result.kind, result.added) == ("database", 1)
     assert flag_state(other.conn) == flag_state(env.conn)
-    assert X.import_file(other.conn, env.db).added == 0
+    assert F.import_file(other.conn, env.db).added == 0
 
 
 def test_a_bad_import_line_adds_nothing(env: Env, tmp_path: Path) -> None:
@@ -297,15 +297,15 @@ def test_a_bad_import_line_adds_nothing(env: Env, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(good, ensure_ascii=False) + "\n" + json.dumps({"dataset": CDQA}) + "\n", encoding="utf-8")
     with pytest.raises(FormatError, match=r"bad\.jsonl, line 2: neither a patch line"):
-        X.import_file(env.conn, path)
+        F.import_file(env.conn, path)
     path.write_text(json.dumps(good, ensure_ascii=False) + "\n{oops\n", encoding="utf-8")
     with pytest.raises(FormatError, match="line 2: invalid JSON"):
-        X.import_file(env.conn, path)
+        F.import_file(env.conn, path)
     assert F.journal(env.conn) == []
     # a hand-written patch line without uid or time still imports once only
     path.write_text(json.dumps(good, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert X.import_file(env.conn, path).added == 1
-    assert X.import_file(env.conn, path).added == 0
+    assert F.import_file(env.conn, path).added == 1
+    assert F.import_file(env.conn, path).added == 0
     assert F.current_flags(env.conn)[0].proposed == "7号线"
 
 
@@ -318,8 +318,8 @@ def _nearest(context: str, text: str, start: int) -> int:
 def test_an_empty_export_imports_as_nothing(env: Env, other: Env, tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     with path.open("w", encoding="utf-8") as fh:
-        assert X.export_patch(env.conn, fh) == 0
-    result = X.import_file(other.conn, path)
+        assert F.export_patch(env.conn, fh) == 0
+    result = F.import_file(other.conn, path)
     assert (result.kind, result.added, result.duplicates) == ("empty", 0, 0)
 
 
@@ -343,7 +343,7 @@ def test_jsonl_dataset_export_keeps_unchanged_lines_verbatim(tmp_path: Path) -> 
         repeated = F.resolve_item(c, "Who wrote Example?").key + "#2"
         F.mark(c, ds, repeated, "A. Writer")
         out = tmp_path / "new" / "dataset.jsonl"
-        report = X.export_dataset(c, runs, ds, out)
+        report = F.export_dataset(c, runs, ds, out)
         assert (report.replaced, report.removed, report.emptied) == (1, 1, [repeated])
     finally:
         c.close()
@@ -372,7 +372,7 @@ def test_cmrc_original_export_keeps_number_literals(tmp_path: Path) -> None:
         ds = "cmrc_original_small"
         F.mark(c, ds, "TEST_0_QUERY_1", "1.50", proposed="1.60万册")
         out = tmp_path / "new" / "cmrc_original_small.json"
-        assert X.export_dataset(c, runs, ds, out).replaced == 1
+        assert F.export_dataset(c, runs, ds, out).replaced == 1
     finally:
         c.close()
     text = out.read_text(encoding="utf-8")

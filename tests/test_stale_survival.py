@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags as F
-from qa_inspect.core.loader import load_runs
-from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, _statements, open_db
+from qa_inspect.core.report import rescore_excluding_stale
+from qa_inspect.core.load import load_runs
+from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, split_statements, open_db
 from tests.helpers import Env
 
 CDQA = "cdqa_sample"
@@ -90,7 +91,7 @@ def test_flags_survive_a_changed_prediction_file(env: Env) -> None:
     summary = load_runs(env.runs, env.db)
     assert [r.status for r in summary.runs if r.name == "glm-6b"] == ["loaded"]
     assert stale_rows(env.conn) == before
-    assert F.rescore_excluding_stale(env.conn, "glm-6b").items_dropped == 1
+    assert rescore_excluding_stale(env.conn, "glm-6b").items_dropped == 1
 
 
 def test_new_release_with_the_item_unchanged_keeps_the_flag(env: Env) -> None:
@@ -175,7 +176,7 @@ def test_flags_survive_a_schema_migration(env: Env) -> None:
 def test_a_first_version_database_opens_and_loads(tmp_path: Path, sample_runs: Path) -> None:
     db = tmp_path / "old.db"
     conn = sqlite3.connect(db, isolation_level=None)
-    for statement in _statements(MIGRATIONS[0]):
+    for statement in split_statements(MIGRATIONS[0]):
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute(
@@ -284,7 +285,7 @@ import sqlite3, sys
 from qa_inspect.core import flags as F
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("BEGIN IMMEDIATE")
-F._insert(conn, "mark", F.Target(*sys.argv[2:5]), "tui-user", reason="held")
+F.insert_entry(conn, "mark", F.Target(*sys.argv[2:5]), "tui-user", reason="held")
 print("locked", flush=True)
 sys.stdin.readline()
 conn.execute("COMMIT")

@@ -7,10 +7,16 @@ import math
 
 import pytest
 
-from qa_inspect.core import flags, query
-from qa_inspect.core.overview import overview
+from qa_inspect.core import flags
+from qa_inspect.core import query
+from qa_inspect.core.report import overview
 from qa_inspect.core.query import Filter
-from qa_inspect.core.stale_view import overview_excluding_stale, slice_metrics_excluding_stale, stale_counts
+from qa_inspect.core.report import (
+    overview_excluding_stale,
+    rescore_excluding_stale,
+    slice_metrics_excluding_stale,
+    stale_counts,
+)
 from tests.helpers import Env
 
 DS = "cmrc2018_dev_sample"
@@ -50,7 +56,7 @@ def test_nothing_flagged_equals_stored_metrics(env: Env) -> None:
 def test_whole_run_equals_rescore_excluding_stale(env: Env) -> None:
     _flag_some(env)
     for run in RUNS:
-        want = flags.rescore_excluding_stale(env.conn, run).excluding_stale
+        want = rescore_excluding_stale(env.conn, run).excluding_stale
         got = slice_metrics_excluding_stale(env.conn, Filter(run=run)).metrics
         for m in METRICS:
             assert _same(getattr(got, m), want.get(m)), (run, m)
@@ -87,7 +93,7 @@ def test_overview_in_both_modes(env: Env) -> None:
     for ds in excl:
         assert [r.name for r in ds.runs] == [r.name for r in next(d for d in base if d.name == ds.name).runs]
         for r in ds.runs:
-            want = flags.rescore_excluding_stale(env.conn, r.name).excluding_stale
+            want = rescore_excluding_stale(env.conn, r.name).excluding_stale
             assert r.overall.items == want["items"] and r.overall.errors == want["errors"]
             assert _same(r.overall.em, want.get("em")) and _same(r.overall.f1_recall, want.get("f1_recall"))
             assert r.slices and sum(s.items for s in r.slices if s.dimension == ds.dimensions[0]) == r.overall.items

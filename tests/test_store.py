@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core import paths, store
+from qa_inspect.core.store import paths
+from qa_inspect.core import store
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.paths import default_db_path
+from qa_inspect.core.store import default_db_path
 from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, open_db
 
 TABLES = {"files", "datasets", "contexts", "items", "golds", "runs", "predictions", "annotations"}
@@ -51,11 +52,11 @@ def test_reopening_migrates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     )
     conn.close()
     ran: list[int] = []
-    original = store._migrate
-    monkeypatch.setattr(store, "_migrate", lambda c, v: (ran.append(v), original(c, v)))
+    original = store.schema.migrate
+    monkeypatch.setattr(store.schema, "migrate", lambda c, v: (ran.append(v), original(c, v)))
     conn = open_db(db_path).conn
     try:
-        # _migrate is called with the current version, so its loop is empty
+        # migrate is called with the current version, so its loop is empty
         assert ran == [SCHEMA_VERSION]
         assert conn.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] == 1
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -68,8 +69,8 @@ def test_migrations_run_forward_from_an_older_version(tmp_path: Path, monkeypatc
     db_path = tmp_path / "qa.db"
     open_db(db_path).conn.close()
     extra = "CREATE TABLE IF NOT EXISTS later_addition (x INTEGER);"
-    monkeypatch.setattr(store, "MIGRATIONS", [*MIGRATIONS, extra])
-    monkeypatch.setattr(store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store.schema, "MIGRATIONS", [*MIGRATIONS, extra])
+    monkeypatch.setattr(store.schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     conn = open_db(db_path).conn
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core import flags, query
-from qa_inspect.core.loader import load_runs
+from qa_inspect.core import flags
+from qa_inspect.core import query
+from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 
 
@@ -80,7 +81,7 @@ def test_answered_filter_matches_span_runs_too(tmp_path) -> None:
     """`refused=False` means answered: for CMRC runs (no refusal column) every predicted item."""
     from pathlib import Path
 
-    from qa_inspect.core.loader import load_runs
+    from qa_inspect.core.load import load_runs
     from qa_inspect.core.query import Filter, count
     from qa_inspect.core.store import open_db
 

@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
 from qa_inspect.core import flags
-from qa_inspect.core.query import Filter
-from qa_inspect.core.stale_view import slice_metrics_excluding_stale
+from qa_inspect.core.query import Filter, targets_for_filter
+from qa_inspect.core.report import rescore_excluding_stale, slice_metrics_excluding_stale
 from qa_inspect.tui.screens.browser import BrowserScreen
 from qa_inspect.tui.screens.confirm import ConfirmDialog
 from qa_inspect.tui.screens.detail import DetailScreen
@@ -246,7 +246,7 @@ async def test_select_all_matching_the_filter(db: Path) -> None:
         assert all(cell(table, k, "sel") == "✓" for k in range(len(table.win_rows)))
         assert f"all {screen.total} selected" in str(screen.query_one(StatusLine).render())
         with sqlite3.connect(db) as conn:
-            targets = flags.targets_for_filter(conn, screen.filter)
+            targets = targets_for_filter(conn, screen.filter)
         await pilot.press("s")
         await settle(pilot)
         dialog = app.screen
@@ -279,7 +279,7 @@ async def test_metrics_toggle_excludes_stale_golds(db: Path) -> None:
         flags.mark(conn, DS, "DEV_52_QUERY_3", "8线", reason="renamed")
         flags.mark(conn, DS, "DEV_4_QUERY_1", "足球运动员")  # the only gold: the item drops out
         excluded = slice_metrics_excluding_stale(conn, Filter(dataset=DS, run="bidaf-baseline"))
-        rescored = flags.rescore_excluding_stale(conn, "bidaf-baseline")
+        rescored = rescore_excluding_stale(conn, "bidaf-baseline")
     assert excluded.metrics.em == pytest.approx(rescored.excluding_stale["em"])
     app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:

@@ -18,8 +18,7 @@ DS = "cmrc2018_dev_sample"
 
 
 def _entry(conn: sqlite3.Connection, key: str, gold: str, author: str, ts: str, **fields: str) -> None:
-    target = flags.Target(DS, key, gold)
-    flags._write(conn, lambda c: flags._insert(c, "mark", target, author, ts=ts, **fields))
+    flags.append(conn, "mark", DS, key, gold, author=author, ts=ts, **fields)
 
 
 @pytest.fixture(scope="module")

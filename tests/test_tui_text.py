@@ -64,7 +64,7 @@ def test_bar() -> None:
 def test_core_never_imports_textual_or_rich() -> None:
     code = (
         "import sys\n"
-        "import qa_inspect.core.detail, qa_inspect.core.detail_align, qa_inspect.core.overview, qa_inspect.core.query\n"
+        "import qa_inspect.core.query, qa_inspect.core.report, qa_inspect.core.store\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         "assert not bad, bad\n"
     )

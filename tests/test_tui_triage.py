@@ -10,10 +10,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from qa_inspect.core import query
-from qa_inspect.core.diff import diff_runs
-from qa_inspect.core.facets import facet_tables
+from qa_inspect.core.report import diff_runs
+from qa_inspect.core.query import facet_tables
 from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.slices import list_slices, load_slice, save_slice
+from qa_inspect.core.query import list_slices, load_slice, save_slice
 from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.browser import BrowserScreen
 from qa_inspect.tui.screens.compare import CompareScreen, OutcomeTable, scope_of

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.loader import LoadSummary, load_runs
+from qa_inspect.core.load import LoadSummary, load_runs
 from qa_inspect.core.store import open_db
 
 from .cli_output import load_progress, print_load_summary

@@ -10,11 +10,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from qa_inspect.core.diff import RunDiff, diff_runs
+from qa_inspect.core.report import RunDiff, diff_runs
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.export import export_format, export_items
+from qa_inspect.core.query import export_format, export_items
 from qa_inspect.core.query import SORTS, Filter
-from qa_inspect.core.slices import delete_slice, describe, list_slices, load_slice, save_slice
+from qa_inspect.core.query import delete_slice, describe, list_slices, load_slice, save_slice
 
 from .cli import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json
 

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from qa_inspect.core.loader import LoadSummary
+from qa_inspect.core.load import LoadSummary
 
 ProgressFn = Callable[[int, int, str], None]
 

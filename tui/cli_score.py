@@ -16,8 +16,9 @@ from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.metrics.registry import SCORERS
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.report import DIMENSIONS, report
-from qa_inspect.core.scoring import score_run
-from qa_inspect.core.slices import load_slice, slice_report
+from qa_inspect.core.load import score_run
+from qa_inspect.core.query import load_slice
+from qa_inspect.core.report import slice_report
 
 from .cli import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
 

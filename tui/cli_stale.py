@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from qa_inspect.core import flags as F
-from qa_inspect.core import stale_export as X
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale
 
 from .cli import DbOpt, JsonOpt, app, err, fail, loaded_db, out, print_json
 from .text import clean, truncate
@@ -122,8 +123,8 @@ def unmark_cmd(
         try:
             ref = F.resolve_item(conn, item_id, dataset)
             ds, key = ref.dataset, ref.key
-        except F.FlagError:
-            # The item may be gone from the data (a resolved flag): its key is still in the journal.
+        except QAInspectError:
+            # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
             hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
             if len(hits) != 1:
                 raise
@@ -273,7 +274,7 @@ def export_cmd(
                 raise fail(f"no dataset named {dataset!r} (datasets: {names})")
         if fmt == "dataset":
             name = dataset or _only_dataset(conn)
-            report = X.export_dataset(conn, runs_dir, name, output)
+            report = F.export_dataset(conn, runs_dir, name, output)
             _inside_runs(runs_dir, output)
             if as_json:
                 print_json(report.to_dict())
@@ -287,9 +288,9 @@ def export_cmd(
             raise fail(f"{output}: cannot write ({exc.strerror})") from None
         try:
             if fmt == "patch":
-                n = X.export_patch(conn, fh, dataset, include_resolved=not open_only)
+                n = F.export_patch(conn, fh, dataset, include_resolved=not open_only)
             else:
-                n = X.export_journal(conn, fh, dataset)
+                n = F.export_journal(conn, fh, dataset)
         finally:
             if not to_stdout:
                 fh.close()
@@ -323,7 +324,7 @@ def _inside_runs(runs_dir: Path, output: Path) -> None:
     _say(f"note: {output} is inside the runs folder; the next load reads it as another dataset")
 
 
-def _print_dataset_report(r: X.DatasetExport) -> None:
+def _print_dataset_report(r: F.DatasetExport) -> None:
     _line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
           f" replaced, {r.removed} removed")
     for c in r.conflicts:
@@ -347,7 +348,7 @@ def import_cmd(
     if not file.is_file():
         raise fail(f"{file}: no such file")
     with loaded_db(runs_dir, db) as conn:
-        result = X.import_file(conn, file, on_busy=_say)
+        result = F.import_file(conn, file, on_busy=_say)
     if as_json:
         print_json(result.to_dict())
         return
@@ -384,7 +385,7 @@ def score_cmd(
     with loaded_db(runs_dir, db) as conn:
         names = [run] if run else [r[0] for r in conn.execute(
             "SELECT name FROM runs WHERE dataset_id IS NOT NULL ORDER BY name")]
-        results = [F.rescore_excluding_stale(conn, n) for n in names]
+        results = [rescore_excluding_stale(conn, n) for n in names]
     if as_json:
         print_json([r.to_dict() for r in results])
         return
@@ -392,7 +393,7 @@ def score_cmd(
     for col in ("run", "dataset", "mode", "items", "em", "f1", "f1_recall", "answer_rate"):
         t.add_column(col, justify="left" if col in ("run", "dataset", "mode") else "right")
     for r in results:
-        for mode, nums in ((F.ALL_GOLDS, r.all_golds), (F.EXCLUDE_STALE, r.excluding_stale)):
+        for mode, nums in ((ALL_GOLDS, r.all_golds), (EXCLUDE_STALE, r.excluding_stale)):
             t.add_row(Text(_short(r.run, 40)), Text(_short(r.dataset, 40)), Text(mode), *[Text(_num(nums.get(m)))
                       for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
     out.print(t)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from qa_inspect.core.detail import ItemDetail
-from qa_inspect.core.overview import DatasetOverview
+from qa_inspect.core.query import ItemDetail
+from qa_inspect.core.report import DatasetOverview
 from qa_inspect.core.query import Filter, ItemRow, SliceMetrics
 
 

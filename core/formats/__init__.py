@@ -1,5 +1,7 @@
 """Source-format readers and the one entry point that picks among them: `read_source`.
 
+May import: `core.errors`, `core.model`, `core.keys` (never the store, the runs folder or a manifest).
+
 Adding a format = adding one module here. A reader module (any module of this package whose name
 does not start with `_` and that defines `FORMAT`) exposes:
 
@@ -33,14 +35,23 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from ..errors import FormatError
-from ..model import Dataset, Run
-from .textio import Document, read_document, type_name
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.model import Dataset, Run
 
-if TYPE_CHECKING:
-    from ..discover import Manifest
+from ._prompt import normalise_text
+from .textio import (
+    Document,
+    JSONFloat,
+    loads,
+    number_text,
+    parse,
+    read_document,
+    read_text,
+    sha256_file,
+    type_name,
+)
 
 Kind = Literal["dataset", "run"]
 CANDIDATE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".eval", ".prediction"})
@@ -80,21 +91,17 @@ def read_source(
     *,
     as_kind: Kind | None = None,
     hints: Mapping[str, Any] | None = None,
-    runs_dir: Path | None = None,
-    manifest: Manifest | None = None,
 ) -> Dataset | Run | Skip:
     """Read one file as whatever it is (or as `as_kind` only).
 
     `hints` (all optional): `name` (dataset/run name; default the file stem), `split` (dataset
     split when ids do not say), `model` (run model), `family` (dataset scoring family), `format`
-    (a FORMAT name: skip sniffing and use that reader). Given `manifest`, its entry for `path`
-    supplies hints and the kind; given `runs_dir`, runs are named by
-    `core.discover.run_display_name`. Explicit `hints`/`as_kind` win over both.
+    (a FORMAT name: skip sniffing and use that reader), `run_name` (a name applied to runs only,
+    e.g. one derived from the folder layout). Readers know nothing of runs folders or manifests:
+    `core.load` turns those into hints.
     """
     path = Path(path)
     hints = dict(hints or {})
-    if manifest is not None or runs_dir is not None:
-        as_kind, hints = _from_manifest(path, as_kind, hints, runs_dir, manifest)
     if path.suffix.lower() not in CANDIDATE_SUFFIXES:
         return Skip(path, "not a JSON/JSONL file")
     forced = hints.pop("format", None)
@@ -159,20 +166,6 @@ def display_name(path: Path) -> str | None:
     return None
 
 
-def _from_manifest(
-    path: Path, as_kind: Kind | None, hints: dict[str, Any], runs_dir: Path | None, manifest: Manifest | None
-) -> tuple[Kind | None, dict[str, Any]]:
-    from ..discover import run_display_name  # discover builds on this package: import late
-
-    entry = manifest.entry_for(path) if manifest is not None else None
-    merged = {**(entry.hints() if entry is not None else {}), **hints}
-    if entry is not None and as_kind is None:
-        as_kind = entry.kind
-    if "name" not in merged and runs_dir is not None:
-        merged["run_name"] = run_display_name(path, runs_dir, manifest)  # applied to runs only
-    return as_kind, merged
-
-
 def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Dataset | Run:
     """Run a reader; a shape it did not foresee still ends as a one-line FormatError."""
     hints = dict(hints)
@@ -222,14 +215,23 @@ def _keys(value: Any) -> str:
 
 
 __all__ = [
+    "read_text",
+    "read_document",
+    "parse",
+    "number_text",
+    "loads",
+    "JSONFloat",
     "CANDIDATE_SUFFIXES",
     "Document",
     "Kind",
     "Skip",
+    "describe_shape",
     "display_name",
     "formats",
+    "normalise_text",
     "read_source",
     "readers",
+    "sha256_file",
     "side_owners",
     "side_reason",
 ]

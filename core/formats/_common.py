@@ -8,10 +8,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError
-from ..keys import question_key, split_from_id, split_from_name
-from ..model import Dataset, Family, Gold, Item, Prediction, Run
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.keys import question_key, split_from_id, split_from_name
+from qa_inspect.core.model import Dataset, Family, Gold, Item, Prediction, Run
+
 from .textio import Document, number_text, type_name
+
+__all__ = [
+    "ID_FIELDS",
+    "PREDICTION_FIELDS",
+    "Keys",
+    "SpanStats",
+    "answer_text",
+    "build_dataset",
+    "build_run",
+    "clean_id",
+    "dataset_name",
+    "describe",
+    "fail",
+    "family_of",
+    "first_id",
+    "first_object",
+    "head_records",
+    "item_split",
+    "list_golds",
+    "locate",
+    "make_gold",
+]
 
 ID_FIELDS = ("id", "qid", "query_id", "question_id")
 """Fields a generic record names its item by, first found wins (dataset and prediction records)."""

@@ -21,6 +21,8 @@ import re
 import unicodedata
 from typing import Any
 
+__all__ = ["USER_ROLES", "extract_question", "message_text", "normalise_text", "prompt_text", "shown_prompt"]
+
 _QUESTION = re.compile(r"(?:问题|题目|问|(?<![A-Za-z])Question|(?<![A-Za-z])Q)[ \t\u3000]*[:：]", re.I)
 _ANSWER = re.compile(r"(?:答案|回答|答|(?<![A-Za-z])Answer|(?<![A-Za-z])A)[ \t\u3000]*[:：]", re.I)
 _ANSWER_ONLY = re.compile(r"^\s*(?:答案|回答|答|Answer|A)\s*[:：]?\s*$", re.I)

@@ -19,9 +19,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..model import Dataset, Gold, Item
+from qa_inspect.core.model import Dataset, Gold, Item
+
 from ._common import Keys, answer_text, build_dataset, fail, first_object, item_split
 from .textio import Document, plain, type_name
+
+__all__ = ["ANSWER_TYPES", "FORMAT", "KIND", "PRIORITY", "TAGS", "read", "sniff", "split_qa"]
 
 FORMAT = "cdqa-v1"
 KIND: Literal["dataset"] = "dataset"

@@ -24,10 +24,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..model import Prediction, Run
+from qa_inspect.core.model import Prediction, Run
+
 from ._common import build_run, fail, first_object
 from ._prompt import extract_question
 from .textio import Document, number_text, plain, type_name
+
+__all__ = [
+    "FORMAT",
+    "FRAMEWORK",
+    "KIND",
+    "PRIORITY",
+    "SUFFIX",
+    "claims_name",
+    "display_name",
+    "metrics_path",
+    "parse_name",
+    "read",
+    "side_file_reason",
+    "sniff",
+]
 
 FORMAT = "cdqa-eval"
 KIND: Literal["run"] = "run"

@@ -13,9 +13,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..model import Dataset, Item
-from ._common import Keys, SpanStats, build_dataset, clean_id, fail, first_object, item_split, list_golds
+from qa_inspect.core.model import Dataset, Item
+
+from ._common import (
+    Keys,
+    SpanStats,
+    build_dataset,
+    clean_id,
+    fail,
+    first_object,
+    item_split,
+    list_golds,
+)
 from .textio import Document, plain, type_name
+
+__all__ = ["FORMAT", "KIND", "PRIORITY", "read", "sniff"]
 
 FORMAT = "cmrc-original"
 KIND: Literal["dataset"] = "dataset"

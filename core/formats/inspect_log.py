@@ -24,11 +24,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..errors import FormatError
-from ..model import Prediction, Run
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.model import Prediction, Run
+
 from ._common import build_run, clean_id
 from ._prompt import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
+
+__all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]
 
 FORMAT = "inspect-log"
 KIND: Literal["run"] = "run"

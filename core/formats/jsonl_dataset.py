@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..model import Dataset, Gold, Item
+from qa_inspect.core.model import Dataset, Gold, Item
+
 from ._common import (
     ID_FIELDS,
     PREDICTION_FIELDS,
@@ -28,6 +29,8 @@ from ._common import (
     make_gold,
 )
 from .textio import Document, plain, type_name
+
+__all__ = ["FORMAT", "KIND", "PRIORITY", "read", "sniff"]
 
 FORMAT = "jsonl-dataset"
 KIND: Literal["dataset"] = "dataset"

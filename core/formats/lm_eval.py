@@ -33,11 +33,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import FormatError
-from ..model import Prediction, Run
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.model import Prediction, Run
+
 from ._common import build_run, fail, first_id
 from ._prompt import extract_question, message_text
 from .textio import Document, number_text, plain, read_document, type_name
+
+__all__ = [
+    "FORMAT",
+    "FRAMEWORK",
+    "ID_FIELDS",
+    "KIND",
+    "PRIORITY",
+    "QUESTION_FIELDS",
+    "claims_name",
+    "display_name",
+    "read",
+    "results_for",
+    "side_file_owners",
+    "side_file_reason",
+    "sniff",
+]
 
 FORMAT = "lm-eval-samples"
 KIND: Literal["run"] = "run"

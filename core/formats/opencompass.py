@@ -29,11 +29,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from ..errors import FormatError
-from ..model import Prediction, Run
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.model import Prediction, Run
+
 from ._common import build_run
 from ._prompt import extract_question, prompt_text, shown_prompt
 from .textio import Document, plain, read_document, type_name
+
+__all__ = [
+    "FORMAT",
+    "FRAMEWORK",
+    "KIND",
+    "PRIORITY",
+    "Layout",
+    "claims_name",
+    "display_name",
+    "layout",
+    "read",
+    "side_file_owners",
+    "side_file_reason",
+    "sniff",
+]
 
 FORMAT = "opencompass-predictions"
 KIND: Literal["run"] = "run"

@@ -19,10 +19,28 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import FormatError
-from ..model import Candidate, Prediction, Run
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.model import Candidate, Prediction, Run
+
 from ._common import build_run
 from .textio import Document, number_text, read_document, type_name
+
+__all__ = [
+    "FORMAT",
+    "KIND",
+    "NBEST_SUFFIX",
+    "NULL_ODDS_SUFFIX",
+    "PRIORITY",
+    "SIDE_SUFFIXES",
+    "main_path",
+    "nbest_path",
+    "null_odds_path",
+    "read",
+    "side_file_owners",
+    "side_file_reason",
+    "skip_reason",
+    "sniff",
+]
 
 FORMAT = "prediction-map"
 KIND: Literal["run"] = "run"

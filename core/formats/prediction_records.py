@@ -14,9 +14,20 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..model import Prediction, Run
-from ._common import ID_FIELDS, PREDICTION_FIELDS, build_run, describe, fail, first_id, head_records
+from qa_inspect.core.model import Prediction, Run
+
+from ._common import (
+    ID_FIELDS,
+    PREDICTION_FIELDS,
+    build_run,
+    describe,
+    fail,
+    first_id,
+    head_records,
+)
 from .textio import Document, number_text, plain, type_name
+
+__all__ = ["FORMAT", "KIND", "PRIORITY", "TEXT_FIELDS", "read", "sniff"]
 
 FORMAT = "prediction-records"
 KIND: Literal["run"] = "run"

@@ -14,9 +14,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ..model import Dataset, Item
-from ._common import Keys, SpanStats, answer_text, build_dataset, clean_id, fail, family_of, item_split, list_golds
+from qa_inspect.core.model import Dataset, Item
+
+from ._common import (
+    Keys,
+    SpanStats,
+    answer_text,
+    build_dataset,
+    clean_id,
+    fail,
+    family_of,
+    item_split,
+    list_golds,
+)
 from .textio import Document, plain, type_name
+
+__all__ = ["FORMAT", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]
 
 FORMAT = "squad"
 KIND: Literal["dataset"] = "dataset"

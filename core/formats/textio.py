@@ -18,6 +18,7 @@ Decisions:
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zipfile
@@ -25,7 +26,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError
+from qa_inspect.core.errors import FormatError
+
+__all__ = [
+    "JSONL_SUFFIXES",
+    "ZIP_MAGIC",
+    "Archive",
+    "Document",
+    "JSONFloat",
+    "is_zip",
+    "loads",
+    "number_text",
+    "parse",
+    "plain",
+    "read_archive",
+    "read_document",
+    "read_text",
+    "sha256_file",
+    "type_name",
+]
 
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -268,3 +287,12 @@ def read_document(path: Path) -> Document:
     text, encoding = read_text(path)
     return parse(path, text, encoding)
 
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB chunks (how the loader tells a changed file)."""
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

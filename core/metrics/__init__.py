@@ -8,4 +8,36 @@
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
 
 Importing this package is cheap: NLTK and jieba load on first use.
+
+May import: nothing of the project (the standard library, NLTK and jieba only).
 """
+
+from __future__ import annotations
+
+from .human import HumanScore, aggregate_human, human_score
+from .registry import (
+    CDQA_F1_RECALL,
+    CMRC_OFFICIAL,
+    SCORERS,
+    ScoreRow,
+    aggregate,
+    default_scorer,
+    metrics_of,
+    score_prediction,
+    uses_f1_recall,
+)
+
+__all__ = [
+    "CDQA_F1_RECALL",
+    "HumanScore",
+    "CMRC_OFFICIAL",
+    "SCORERS",
+    "ScoreRow",
+    "aggregate",
+    "aggregate_human",
+    "default_scorer",
+    "human_score",
+    "metrics_of",
+    "score_prediction",
+    "uses_f1_recall",
+]

@@ -12,7 +12,10 @@ from typing import Any
 
 from . import cdqa, cmrc
 
-__all__ = ["SCORERS", "ScoreRow", "aggregate", "default_scorer", "score_prediction"]
+__all__ = [
+    "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "ScoreRow", "aggregate", "default_scorer", "metrics_of",
+    "score_prediction", "uses_f1_recall",
+]
 
 CMRC_OFFICIAL = "cmrc2018-official"
 CDQA_F1_RECALL = "cdqa-f1-recall"
@@ -36,6 +39,23 @@ class ScoreRow:
 def _check(scorer: str) -> None:
     if scorer not in SCORERS:
         raise ValueError(f"unknown scorer {scorer!r}; known scorers: {', '.join(SCORERS)}")
+
+
+_METRICS = {CMRC_OFFICIAL: ("em", "f1"), CDQA_F1_RECALL: ("f1_recall", "answer_rate")}
+
+
+def metrics_of(scorer: str) -> tuple[str, ...]:
+    """The headline metrics a scorer gives (the names of `core.report` columns), in display order."""
+    _check(scorer)
+    return _METRICS[scorer]
+
+
+def uses_f1_recall(scorer: str | None = None, family: str | None = None) -> bool:
+    """Whether F1-recall and answer rate (not EM/F1) are the numbers: the stored scorer decides,
+    else the dataset family's default scorer. The one answer to "is this run CDQA-scored"."""
+    if not scorer and family:
+        scorer = _DEFAULTS.get(family)
+    return scorer is not None and "f1_recall" in _METRICS.get(scorer, ())
 
 
 def default_scorer(family: str) -> str:

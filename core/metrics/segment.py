@@ -15,6 +15,20 @@ import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
+__all__ = [
+    "SP_CHARS",
+    "Prepared",
+    "cache_clear",
+    "fast_path_applies",
+    "nltk_tokenize",
+    "prepared",
+    "remove_punctuation",
+    "segment",
+    "segment_reference",
+    "segment_spans",
+    "segment_tuple",
+]
+
 SP_CHARS = "-:_*^/\\~`+=，。：？！“”；’《》·、「」（）－～『』"
 """The official `sp_char` list, one char each. Its two-char entry '……' can never equal a single
 char, so it is left out: '…' is never punctuation (QUIRK)."""

@@ -21,8 +21,8 @@ from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.overview import BrowseInfo, browse_info
-from qa_inspect.core.detail_align import is_cdqa
+from qa_inspect.core.report import BrowseInfo, browse_info
+from qa_inspect.core.query import is_cdqa
 from qa_inspect.core.query import Filter
 
 from ..messages import CountLoaded, WindowLoaded

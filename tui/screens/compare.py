@@ -28,9 +28,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.diff import DiffError, ItemChange, RunDiff, SliceDelta, diff_runs
+from qa_inspect.core.report import DiffError, ItemChange, RunDiff, SliceDelta, diff_runs
 from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.slices import describe
+from qa_inspect.core.query import describe
 
 from ..text import cell_text, clean, truncate
 from .base import BaseScreen

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.detail import ItemDetail, item_detail
+from qa_inspect.core.query import ItemDetail, item_detail
 from qa_inspect.core.query import Filter
 
 from ..messages import DetailLoaded, NeighbourFound

@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Label, Static
 
-from qa_inspect.core.export import FORMATS, ExportError, export_format
+from qa_inspect.core.query import FORMATS, ExportError, export_format
 
 from ..text import clean
 from .base import BaseModal

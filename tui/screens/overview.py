@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.overview import DatasetOverview, overview
+from qa_inspect.core.report import DatasetOverview, overview
 from qa_inspect.core.query import Filter
 
 from ..messages import OverviewLoaded

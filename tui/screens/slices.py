@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Input, Label, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core.query import Filter
-from qa_inspect.core.slices import MAX_NAME, SavedSlice, SliceError, delete_slice, describe, list_slices, save_slice
+from qa_inspect.core.query import MAX_NAME, SavedSlice, SliceError, delete_slice, describe, list_slices, save_slice
 
 from ..commands import EntriesProvider
 from ..text import cell_text, clean

@@ -28,13 +28,13 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.flags import item_frame_excluding_stale
-from qa_inspect.core.query import Filter
-from qa_inspect.core.stale_view import (
+from qa_inspect.core.query import Filter, targets_for_filter
+from qa_inspect.core.report import (
     ALL_GOLDS,
     EXCLUDE_STALE,
     StaleCounts,
     StaleSlice,
+    item_frame_excluding_stale,
     overview_excluding_stale,
     rescored_rows,
     slice_metrics_excluding_stale,
@@ -347,7 +347,7 @@ class StaleActions:
     @work(thread=True, exclusive=True, exit_on_error=False, group="stale-prepare")
     def _stale_bulk_prepare(self, action: str, item_ids: list[int] | None, f: Filter | None) -> None:
         with self.db.connect() as conn:
-            targets = flags.targets_for_filter(conn, f) if f is not None else flags.targets_for_items(conn, item_ids or [])
+            targets = targets_for_filter(conn, f) if f is not None else flags.targets_for_items(conn, item_ids or [])
             datasets = sorted({t.dataset for t in targets})
             stale_now = {fl.target for ds in datasets for fl in flags.current_flags(conn, ds, include_resolved=False)}
             author = flags.author_for(conn)

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.detail import StaleInfo
+from qa_inspect.core.query import StaleInfo
 
 from ..text import clean, truncate
 from ..widgets.detail_parts import show_ts

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.message import Message
 
-from qa_inspect.core.export import ExportError, export_items
+from qa_inspect.core.query import ExportError, export_items
 from qa_inspect.core.query import Filter
 
 from ..text import clean
@@ -21,7 +21,7 @@ from ..widgets.facet_panel import FacetList, FacetPanel
 from ..widgets.item_table import ItemTable
 
 if TYPE_CHECKING:
-    from qa_inspect.core.overview import BrowseInfo
+    from qa_inspect.core.report import BrowseInfo
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qa_inspect.core.facets import FACETS
+from qa_inspect.core.query import FACETS
 from qa_inspect.core.query import Filter
 
 from ..text import clean, truncate

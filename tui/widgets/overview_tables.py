@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from qa_inspect.core.overview import DatasetOverview, RunOverview, SliceStat
+from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
 
 from ..text import bar, cell_text, clean, number
 

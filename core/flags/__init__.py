@@ -1,0 +1,116 @@
+"""Stale-answer flags: an append-only journal in `annotations`, the current state derived from it.
+
+Holds, each module importing only those listed before it:
+
+- `journal`: journal records (`Target`, `Entry`), appending and reading entries;
+- `state`: how the deciding mark and the open proposals of a gold are derived;
+- `targets`: finding the item and the golds to flag;
+- `current`: the golds flagged stale now (`Flag`, `current_flags`, `flags_for_item`);
+- `actions`: mark/unmark, one gold or many; `undo`: per-author undo/redo of whole actions;
+- `patch`: the patch and the journal as JSONL; `json_layout` + `release`: the dataset's own file
+  with the proposals applied; `merge`: a patch, a journal or another database merged in.
+
+A flag is *open* while a scored (not superseded) gold of its item still has the flagged text,
+*resolved* when the dataset is loaded but the text is gone (or only left as a superseded original
+answer: the release rewrote it), and *orphaned* when no dataset of that name is loaded.
+
+May import: `core.store`, `core.formats`, `core.model`, `core.keys`, `core.errors`. Metrics with
+stale golds excluded live in `core.report` (they are reports over this state).
+"""
+
+from __future__ import annotations
+
+from qa_inspect.core.store import (
+    AUTHOR_ENV,
+    CURRENT_FLAGS_SQL,
+    STALE_GOLDS_SQL,
+    BusyCallback,
+    author_for,
+    default_author,
+    get_setting,
+    set_default_author,
+    set_setting,
+)
+
+from .actions import bulk_mark, bulk_unmark, mark, unmark
+from .current import Flag, Proposal, current_flags, flags_for_item
+from .journal import (
+    Entry,
+    FlagError,
+    Target,
+    append,
+    insert_entry,
+    journal,
+    new_uid,
+    normalise_ts,
+)
+from .json_layout import JsonStyle, dump_json
+from .merge import ImportResult, import_file
+from .patch import (
+    JOURNAL_KIND,
+    PATCH_KIND,
+    export_journal,
+    export_patch,
+    journal_records,
+    patch_records,
+)
+from .release import DATASET_FORMATS, DatasetExport, export_dataset
+from .targets import (
+    ItemRef,
+    resolve_item,
+    targets_for_item,
+    targets_for_items,
+    targets_of,
+)
+from .undo import UndoState, describe_group, redo, undo, undo_state
+
+__all__ = [
+    "AUTHOR_ENV",
+    "CURRENT_FLAGS_SQL",
+    "DATASET_FORMATS",
+    "JOURNAL_KIND",
+    "PATCH_KIND",
+    "STALE_GOLDS_SQL",
+    "BusyCallback",
+    "DatasetExport",
+    "Entry",
+    "Flag",
+    "FlagError",
+    "ImportResult",
+    "ItemRef",
+    "JsonStyle",
+    "Proposal",
+    "Target",
+    "UndoState",
+    "append",
+    "author_for",
+    "bulk_mark",
+    "bulk_unmark",
+    "current_flags",
+    "default_author",
+    "describe_group",
+    "dump_json",
+    "export_dataset",
+    "export_journal",
+    "export_patch",
+    "flags_for_item",
+    "get_setting",
+    "import_file",
+    "insert_entry",
+    "journal",
+    "journal_records",
+    "mark",
+    "new_uid",
+    "normalise_ts",
+    "patch_records",
+    "redo",
+    "resolve_item",
+    "set_default_author",
+    "set_setting",
+    "targets_for_item",
+    "targets_for_items",
+    "targets_of",
+    "undo",
+    "undo_state",
+    "unmark",
+]

@@ -1,0 +1,226 @@
+"""The stale-answer journal: append-only entries in `annotations`, and the records that name golds.
+
+Entries are keyed by (dataset name, item key, gold text) — never by row ids — so flags survive
+reloads, changed prediction files and new dataset releases. Nothing is ever updated or deleted.
+
+Actions (`annotations.action`):
+
+- `mark`: this gold is stale (optional reason, proposed new answer, evidence URL);
+- `unmark`: it is not (clears every open mark on the gold);
+- `undo`: cancels the entry named by `ref`; a redo appends the cancelled action again (a new
+  `mark`/`unmark` whose `meta.redo_of` is the uid of the entry it repeats).
+
+A new local mark/unmark is stamped now, but never earlier than an entry already on that gold (a
+clock set back, an imported entry from a clock ahead): what you do after seeing a state decides.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.store import (
+    BusyCallback,
+    author_for,
+    sqlite_connection,
+    write_transaction,
+)
+
+__all__ = ["Entry", "FlagError", "Target", "append", "insert_entry", "journal", "new_uid", "normalise_ts"]
+
+
+class FlagError(QAInspectError):
+    """A flag action that cannot be done as asked (unknown item, gold not there, nothing to undo)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One gold answer, as flags name it."""
+
+    dataset: str
+    item_key: str
+    gold_text: str
+
+
+@dataclass(slots=True)
+class Entry:
+    """One journal row; `meta` is the decoded JSON (`batch`, `supersedes`, `redo_of`, `imported_from`, `ref_uid`)."""
+
+    id: int
+    uid: str
+    ts: str
+    author: str
+    action: str
+    dataset: str
+    item_key: str
+    gold_text: str
+    reason: str | None = None
+    proposed: str | None = None
+    evidence: str | None = None
+    ref: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def target(self) -> Target:
+        return Target(self.dataset, self.item_key, self.gold_text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "uid": self.uid, "ts": self.ts, "author": self.author, "action": self.action,
+            "dataset": self.dataset, "item_key": self.item_key, "gold_text": self.gold_text,
+            "reason": self.reason, "proposed": self.proposed, "evidence": self.evidence, "ref": self.ref,
+            "meta": self.meta,
+        }
+
+
+_ENTRY_COLS = "id, uid, ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence, ref, meta"
+
+
+def _entry(row: Sequence[Any]) -> Entry:
+    meta = row[12]
+    try:
+        decoded = json.loads(meta) if meta else {}
+    except ValueError:
+        decoded = {"raw": meta}
+    return Entry(*row[:12], meta=decoded if isinstance(decoded, dict) else {"raw": decoded})
+
+
+def _iso_ms(dt: datetime) -> str:
+    """A UTC time as the journal writes it (milliseconds, `Z`): one width, so text order is time order."""
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def _now() -> str:
+    """Now, as the journal writes times."""
+    return _iso_ms(datetime.now(timezone.utc))
+
+
+def normalise_ts(value: str) -> str:
+    """An ISO time as the journal writes it (UTC, milliseconds, `Z`); ValueError when unreadable."""
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    dt = datetime.fromisoformat(text)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return _iso_ms(dt.astimezone(timezone.utc))
+
+
+def new_uid() -> str:
+    """A journal entry's identity, kept across exports and imports (row ids are not)."""
+    return uuid.uuid4().hex
+
+
+def insert_entry(
+    conn: sqlite3.Connection,
+    action: str,
+    target: Target,
+    author: str,
+    *,
+    reason: str | None = None,
+    proposed: str | None = None,
+    evidence: str | None = None,
+    ref: int | None = None,
+    meta: dict[str, Any] | None = None,
+    uid: str | None = None,
+    ts: str | None = None,
+) -> Entry:
+    """One journal entry written on `conn` inside a transaction the caller holds (no checks, no
+    commit): for importers and for tests that stage a journal. `append` is the committed form."""
+    entry = Entry(
+        id=0, uid=uid or new_uid(), ts=ts or _now(), author=author, action=action, dataset=target.dataset,
+        item_key=target.item_key, gold_text=target.gold_text, reason=_blank(reason), proposed=_blank(proposed),
+        evidence=_blank(evidence), ref=ref, meta={k: v for k, v in (meta or {}).items() if v not in (None, [], "")},
+    )
+    cur = conn.execute(
+        "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence,"
+        " ref, uid, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (entry.ts, entry.author, entry.action, entry.dataset, entry.item_key, entry.gold_text, entry.reason,
+         entry.proposed, entry.evidence, entry.ref, entry.uid,
+         json.dumps(entry.meta, ensure_ascii=False, sort_keys=True) if entry.meta else None),
+    )
+    entry.id = int(cur.lastrowid or 0)
+    return entry
+
+
+def _stamp(conn: sqlite3.Connection, target: Target) -> str:
+    """Time of a new local mark/unmark: now, but never before an entry already on the same gold
+    (a clock set back, or an imported entry from a clock ahead), so what you do now decides."""
+    now = _now()
+    row = conn.execute(
+        "SELECT MAX(ts) FROM annotations WHERE dataset = ? AND item_key = ? AND gold_text = ?"
+        " AND action IN ('mark', 'unmark')",
+        (target.dataset, target.item_key, target.gold_text),
+    ).fetchone()
+    latest = row[0] if row else None
+    if not latest or latest < now:
+        return now
+    try:
+        after = datetime.fromisoformat(latest.replace("Z", "+00:00")) + timedelta(milliseconds=1)
+    except ValueError:
+        return now
+    return _iso_ms(after)
+
+
+def _blank(value: str | None) -> str | None:
+    """Empty form fields are "not given"."""
+    return value if value is not None and value.strip() else None
+
+
+def append(
+    conn: Any,
+    action: str,
+    dataset: str,
+    item_key: str,
+    gold_text: str,
+    *,
+    author: str | None = None,
+    reason: str | None = None,
+    proposed: str | None = None,
+    evidence: str | None = None,
+    ref: int | None = None,
+    ts: str | None = None,
+    meta: dict[str, Any] | None = None,
+    on_busy: BusyCallback | None = None,
+) -> int:
+    """Low level: one journal entry in its own committed transaction, no checks; returns its id.
+
+    `ts` (ISO 8601, UTC) backdates or postdates the entry, as an imported entry would be; by
+    default it is now (never earlier than the gold's latest entry). `meta` is stored as JSON."""
+    if action not in ("mark", "unmark", "undo"):
+        raise ValueError(f"unknown journal action {action!r}")
+    raw = sqlite_connection(conn)
+    who = author_for(raw, author)
+    target = Target(dataset, item_key, gold_text)
+    entry = write_transaction(
+        raw,
+        lambda c: insert_entry(c, action, target, who, reason=reason, proposed=proposed, evidence=evidence, ref=ref,
+                               meta=meta, ts=ts or (_stamp(c, target) if action != "undo" else None)),
+        on_busy,
+    )
+    return entry.id
+
+
+def journal(
+    conn: Any, *, dataset: str | None = None, item_key: str | None = None, author: str | None = None,
+    limit: int | None = None,
+) -> list[Entry]:
+    """Journal entries, oldest first (every action, undo and import; nothing is ever removed)."""
+    where, params = [], []
+    for col, value in (("dataset", dataset), ("item_key", item_key), ("author", author)):
+        if value is not None:
+            where.append(f"{col} = ?")
+            params.append(value)
+    sql = f"SELECT {_ENTRY_COLS} FROM annotations" + (" WHERE " + " AND ".join(where) if where else "")
+    if limit is not None:
+        sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT ?) ORDER BY id"
+        params.append(limit)
+    else:
+        sql += " ORDER BY id"
+    return [_entry(r) for r in sqlite_connection(conn).execute(sql, params)]

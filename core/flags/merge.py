@@ -1,0 +1,213 @@
+"""Stale flags in: merge a patch, a journal export, or another qa-inspect database file.
+
+Entries keep their uid, so importing the same file twice adds nothing; imported marks supersede
+nothing, so another annotator's different proposal is kept beside yours (a conflict). Undo
+references travel as uids. The whole file is one transaction: a bad line adds nothing and names
+the line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import JSONFloat, loads, read_text
+from qa_inspect.core.store import (
+    BusyCallback,
+    sqlite_connection,
+    write_transaction,
+)
+
+from .current import Flag, current_flags
+from .journal import Entry, Target, _now, insert_entry, normalise_ts
+
+__all__ = ["ImportResult", "import_file"]
+
+
+@dataclass(slots=True)
+class ImportResult:
+    path: str
+    kind: str
+    """"patch", "journal", "database" (or "empty")."""
+    added: int = 0
+    duplicates: int = 0
+    conflicts: list[Flag] = field(default_factory=list)
+    """Flags touched by the import that now have more than one proposal."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "kind": self.kind, "added": self.added, "duplicates": self.duplicates,
+                "conflicts": [f.to_dict() for f in self.conflicts]}
+
+
+@dataclass(slots=True)
+class _Incoming:
+    uid: str
+    ts: str
+    author: str
+    action: str
+    target: Target
+    reason: str | None
+    proposed: str | None
+    evidence: str | None
+    ref_uid: str | None
+    meta: dict[str, Any]
+
+
+def _text(path: Path, rec: dict[str, Any], name: str, where: str, *, required: bool = False) -> str | None:
+    value = rec.get(name)
+    if value is None:
+        if required:
+            raise FormatError(str(path), f"no {name!r}", where)
+        return None
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and name in ("old_answer", "gold_text", "proposed_answer", "proposed"):
+            return value.literal if isinstance(value, JSONFloat) else str(value)
+        raise FormatError(str(path), f"{name!r} is not text", where)
+    return value
+
+
+def _ts(path: Path, value: Any, where: str, name: str = "time") -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise FormatError(str(path), f"{name!r} is not an ISO date-time", where)
+    try:
+        return normalise_ts(value)
+    except ValueError:
+        raise FormatError(str(path), f"{name!r} is not an ISO date-time: {value!r}", where) from None
+
+
+def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
+    if not isinstance(rec, dict):
+        raise FormatError(str(path), "not a JSON object", where)
+    if "action" in rec:  # a journal entry
+        action = rec.get("action")
+        if action not in ("mark", "unmark", "undo"):
+            raise FormatError(str(path), f"unknown action {action!r}", where)
+        uid = _text(path, rec, "uid", where, required=True) or ""
+        meta = rec.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise FormatError(str(path), "'meta' is not an object", where)
+        return _Incoming(
+            uid=uid, ts=_ts(path, rec.get("ts"), where, "ts") or now, author=_text(path, rec, "author", where) or "unknown",
+            action=action,
+            target=Target(_text(path, rec, "dataset", where, required=True) or "",
+                          _text(path, rec, "item_key", where, required=True) or "",
+                          _text(path, rec, "gold_text", where, required=True) or ""),
+            reason=_text(path, rec, "reason", where), proposed=_text(path, rec, "proposed", where),
+            evidence=_text(path, rec, "evidence", where), ref_uid=_text(path, rec, "ref_uid", where), meta=dict(meta),
+        )
+    if "old_answer" in rec:  # a patch line
+        target = Target(_text(path, rec, "dataset", where, required=True) or "",
+                        _text(path, rec, "item_key", where, required=True) or "",
+                        _text(path, rec, "old_answer", where, required=True) or "")
+        proposed = _text(path, rec, "proposed_answer", where)
+        reason, evidence = _text(path, rec, "reason", where), _text(path, rec, "evidence", where)
+        author = _text(path, rec, "author", where) or "unknown"
+        ts = _ts(path, rec.get("time"), where)
+        uid = _text(path, rec, "uid", where)
+        if not uid:  # a hand-written patch: a uid from the content, so a second import adds nothing
+            basis = json.dumps([target.dataset, target.item_key, target.gold_text, proposed, reason, evidence, author, ts],
+                               ensure_ascii=False)
+            uid = hashlib.sha256(basis.encode()).hexdigest()[:32]
+        return _Incoming(uid=uid, ts=ts or now, author=author, action="mark", target=target, reason=reason,
+                         proposed=proposed, evidence=evidence, ref_uid=None, meta={})
+    raise FormatError(str(path), "neither a patch line ('old_answer') nor a journal entry ('action')", where)
+
+
+def _read_import(path: Path, now: str) -> tuple[str, list[_Incoming]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read ({exc.strerror or exc})") from None
+    if data.startswith(b"SQLite format 3\x00"):
+        return "database", _read_database(path, now)
+    if not data.strip():
+        return "empty", []  # an export with nothing in it
+    text, _ = read_text(path)
+    out: list[_Incoming] = []
+    kinds: set[str] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            rec = loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(str(path), f"invalid JSON: {exc.msg} at column {exc.colno}", where) from None
+        out.append(_parse_line(path, rec, where, now))
+        kinds.add("journal" if isinstance(rec, dict) and "action" in rec else "patch")
+    return ("+".join(sorted(kinds)) or "empty"), out
+
+
+def _read_database(path: Path, now: str) -> list[_Incoming]:
+    try:
+        src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise FormatError(str(path), f"cannot open database ({exc})") from None
+    try:
+        rows = src.execute(
+            "SELECT a.uid, a.ts, a.author, a.action, a.dataset, a.item_key, a.gold_text, a.reason, a.proposed,"
+            " a.evidence, r.uid, a.meta, a.id FROM annotations a LEFT JOIN annotations r ON r.id = a.ref ORDER BY a.id"
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise FormatError(str(path), f"not a qa-inspect database ({exc})") from None
+    finally:
+        src.close()
+    out = []
+    for uid, ts, author, action, ds, key, gold, reason, proposed, evidence, ref_uid, meta, rowid in rows:
+        try:
+            decoded = json.loads(meta) if meta else {}
+        except ValueError:
+            decoded = {}
+        if not uid:  # written before uids existed and never migrated: derive one from the row
+            uid = hashlib.sha256(f"{path.resolve()}#{rowid}#{ts}".encode()).hexdigest()[:32]
+        out.append(_Incoming(uid, ts or now, author, action, Target(ds, key, gold), reason, proposed, evidence,
+                             ref_uid or (decoded.get("ref_uid") if isinstance(decoded, dict) else None),
+                             decoded if isinstance(decoded, dict) else {}))
+    return out
+
+
+def import_file(conn: Any, path: Path, *, on_busy: BusyCallback | None = None) -> ImportResult:
+    """Merge a patch, a journal export or another database's journal; one transaction."""
+    path = Path(path)
+    kind, incoming = _read_import(path, _now())
+    raw = sqlite_connection(conn)
+    result = ImportResult(str(path), kind)
+
+    def work(c: sqlite3.Connection) -> list[Entry]:
+        added: list[Entry] = []
+        local: dict[str, int] = {}
+        for inc in incoming:
+            if inc.uid in local or c.execute("SELECT 1 FROM annotations WHERE uid = ?", (inc.uid,)).fetchone():
+                result.duplicates += 1
+                continue
+            ref = None
+            if inc.ref_uid:
+                ref = local.get(inc.ref_uid)
+                if ref is None:
+                    row = c.execute("SELECT id FROM annotations WHERE uid = ?", (inc.ref_uid,)).fetchone()
+                    ref = row[0] if row else None
+            meta = {**inc.meta, "imported_from": inc.meta.get("imported_from") or path.name}
+            if inc.ref_uid:
+                meta["ref_uid"] = inc.ref_uid
+            e = insert_entry(c, inc.action, inc.target, inc.author, reason=inc.reason, proposed=inc.proposed,
+                        evidence=inc.evidence, ref=ref, meta=meta, uid=inc.uid, ts=inc.ts)
+            local[inc.uid] = e.id
+            added.append(e)
+        return added
+
+    added = write_transaction(raw, work, on_busy) if incoming else []
+    result.added = len(added)
+    touched = {e.target for e in added}
+    if touched:
+        datasets = {t.dataset for t in touched}
+        result.conflicts = [
+            f for ds in sorted(datasets) for f in current_flags(raw, ds) if f.conflict and f.target in touched
+        ]
+    return result

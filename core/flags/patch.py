@@ -1,0 +1,90 @@
+"""Stale flags out as JSONL: the patch (current proposals) and the journal (every entry).
+
+- **Patch** (`export_patch`): one JSON line per open proposal on a flagged gold — normally one line
+  per flagged gold; a gold with conflicting proposals gets one line each (`"conflict": true`).
+  Fields: `kind` ("stale-flag"), `dataset`, `item_key`, `question`, `old_answer`, `gold_index`
+  (0-based position in the dataset's answer list, null once resolved), `proposed_answer`,
+  `reason`, `evidence`, `author`, `time`, `tags` ({tag, answer_type, split}), `uid` (of the
+  journal entry), `status` (open/resolved/orphaned), `conflict`.
+- **Journal** (`export_journal`): every journal entry, one JSON line each (`kind` "journal",
+  `uid`, `ts`, `author`, `action`, `dataset`, `item_key`, `gold_text`, `reason`, `proposed`,
+  `evidence`, `ref_uid` (the entry an undo cancels), `meta`). It carries unmarks and undos, which
+  a patch cannot.
+
+Both read back with `core.stale_import.import_file`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from qa_inspect.core.store import sqlite_connection
+
+from .current import current_flags
+from .journal import journal
+
+__all__ = ["JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records"]
+
+
+PATCH_KIND = "stale-flag"
+JOURNAL_KIND = "journal"
+
+
+def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bool = True) -> list[dict[str, Any]]:
+    """The patch as dicts (what `export_patch` writes, one per line)."""
+    out: list[dict[str, Any]] = []
+    for f in current_flags(conn, dataset, include_resolved=include_resolved):
+        proposals = f.proposals or []
+        for p in proposals or [None]:
+            out.append({
+                "kind": PATCH_KIND,
+                "dataset": f.dataset,
+                "item_key": f.item_key,
+                "question": f.question,
+                "old_answer": f.gold_text,
+                "gold_index": f.gold_idxs[0] if f.gold_idxs else None,
+                "proposed_answer": p.proposed if p else f.proposed,
+                "reason": p.reason if p else f.reason,
+                "evidence": p.evidence if p else f.evidence,
+                "author": p.author if p else f.author,
+                "time": p.ts if p else f.ts,
+                "tags": f.tags,
+                "uid": p.uid if p else f.uid,
+                "status": f.status,
+                "conflict": f.conflict,
+            })
+    return out
+
+
+def _write_jsonl(out: TextIO, records: list[dict[str, Any]]) -> int:
+    """One JSON object per line, non-ASCII kept as is; returns the number of lines."""
+    for rec in records:
+        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return len(records)
+
+
+def export_patch(conn: Any, out: TextIO, dataset: str | None = None, *, include_resolved: bool = True) -> int:
+    """Write the patch JSONL to `out`; returns the number of lines."""
+    return _write_jsonl(out, patch_records(conn, dataset, include_resolved=include_resolved))
+
+
+def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any]]:
+    """The journal as dicts (what `export_journal` writes); undo references as uids, which travel."""
+    raw = sqlite_connection(conn)
+    uids = dict(raw.execute("SELECT id, uid FROM annotations"))
+    out = []
+    for e in journal(raw, dataset=dataset):
+        out.append({
+            "kind": JOURNAL_KIND, "uid": e.uid, "ts": e.ts, "author": e.author, "action": e.action,
+            "dataset": e.dataset, "item_key": e.item_key, "gold_text": e.gold_text, "reason": e.reason,
+            "proposed": e.proposed, "evidence": e.evidence,
+            "ref_uid": uids.get(e.ref) if e.ref is not None else e.meta.get("ref_uid"),
+            "meta": e.meta,
+        })
+    return out
+
+
+def export_journal(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+    """Write every journal entry (oldest first) as JSONL; returns the number of lines."""
+    return _write_jsonl(out, journal_records(conn, dataset))

@@ -1,0 +1,57 @@
+"""A runs folder into the database: find the files, read them, link runs to datasets, score once, write.
+
+Holds: `manifest` (the optional `qa-inspect.toml`), `discover` (walking the folder, reading a file
+with the manifest's hints, run names), `matching` (which dataset a run goes with, by id, question,
+prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
+score`), `ingest` (writing datasets and runs, scores computed once), `linking` (matching against
+the stored datasets), `loader` (`load_runs`: the phases, incremental by size, mtime and SHA-256).
+
+May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
+"""
+
+from __future__ import annotations
+
+from .discover import (
+    GENERIC_STEMS,
+    STATE_DIR,
+    WalkResult,
+    read_in_folder,
+    run_display_name,
+    walk,
+)
+from .loader import DatasetReport, LoadSummary, RunReport, load_runs
+from .manifest import MANIFEST_NAME, Manifest, ManifestEntry, load_manifest
+from .matching import (
+    DatasetIndex,
+    LinkResult,
+    PositionMatch,
+    link_run,
+    match_by_position,
+    match_in_prompts,
+)
+from .scoring import ScoredFile, score_run
+
+__all__ = [
+    "GENERIC_STEMS",
+    "MANIFEST_NAME",
+    "STATE_DIR",
+    "DatasetIndex",
+    "DatasetReport",
+    "LinkResult",
+    "LoadSummary",
+    "Manifest",
+    "ManifestEntry",
+    "PositionMatch",
+    "RunReport",
+    "ScoredFile",
+    "WalkResult",
+    "link_run",
+    "load_manifest",
+    "load_runs",
+    "match_by_position",
+    "match_in_prompts",
+    "read_in_folder",
+    "run_display_name",
+    "score_run",
+    "walk",
+]

@@ -1,0 +1,105 @@
+"""What is in a runs folder: which files to read, and how each is read (kind and hints from the
+manifest, run names from the folder layout). Which run goes with which dataset is `core.load.matching`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qa_inspect.core.formats import (
+    CANDIDATE_SUFFIXES,
+    Kind,
+    Skip,
+    display_name,
+    read_source,
+    side_reason,
+)
+from qa_inspect.core.model import Dataset, Run
+
+from .manifest import MANIFEST_NAME, Manifest
+
+__all__ = ["GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"]
+
+STATE_DIR = ".qa-inspect"
+GENERIC_STEMS = frozenset(
+    {"predictions", "eval_predictions", "predict_predictions", "test_predictions", "generated_predictions"}
+)
+"""Stems that say nothing about the run (HF / LLaMA-Factory output names): the folder names it."""
+
+
+@dataclass(slots=True)
+class WalkResult:
+    """Files to try (sorted by relative path) and files passed over, each with a reason."""
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    """`Skip` is a NamedTuple: `for path, reason in result.skipped` works."""
+
+
+def walk(runs_dir: Path, manifest: Manifest | None = None) -> WalkResult:
+    """Candidate files under `runs_dir`, recursively; hidden entries and `.qa-inspect/` are not
+    looked at (not even listed as skipped: they are ours or the user's private files)."""
+    runs_dir = Path(runs_dir)
+    result = WalkResult()
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(runs_dir):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != STATE_DIR]
+        for name in files:
+            if not name.startswith("."):
+                path = Path(folder) / name
+                found.append((path.relative_to(runs_dir).as_posix(), path))
+    for rel, path in sorted(found):
+        if rel == MANIFEST_NAME:
+            result.skipped.append(Skip(path, "qa-inspect manifest"))
+        elif manifest is not None and manifest.ignores(path):
+            result.skipped.append(Skip(path, f"ignored by {MANIFEST_NAME}"))
+        elif path.suffix.lower() in CANDIDATE_SUFFIXES:
+            result.files.append(path)
+        else:
+            # A framework's own side outputs (configs, metrics, logs) say what they are.
+            result.skipped.append(Skip(path, side_reason(path) or "not a JSON/JSONL file"))
+    return result
+
+
+def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = None) -> str:
+    """Manifest name, else a name from the framework's layout (lm-eval `<model>/<task>`,
+    OpenCompass `<model>/<dataset>`, CDQA `<task>/<model>--<prompt>--<n>shots`: see the readers'
+    `display_name`), else the file stem; generic output names (`eval_predictions.json`) take the
+    parent folder's name instead (HF writes one output folder per model), with `/predict` or
+    `/test` added for non-eval outputs so one folder's eval and predict files stay apart.
+    Two folders of the same name (`a/seed1`, `b/seed1`) are left for the store to tell apart."""
+    path = Path(path)
+    if manifest is not None:
+        entry = manifest.entry_for(path)
+        if entry is not None and entry.name:
+            return entry.name
+    framework = display_name(path)
+    if framework:
+        return framework
+    stem = path.stem
+    if stem not in GENERIC_STEMS or path.parent.resolve() == Path(runs_dir).resolve():
+        return stem
+    prefix = stem[: -len("predictions")].rstrip("_")
+    folder = path.parent.name
+    return f"{folder}/{prefix}" if prefix in ("predict", "test") else folder
+
+
+def read_in_folder(
+    path: Path, runs_dir: Path | None = None, manifest: Manifest | None = None, *, hints: Mapping[str, Any] | None = None
+) -> Dataset | Run | Skip:
+    """Read one file of a runs folder: the manifest's entry for it supplies the kind and hints, and
+    a run is named by `run_display_name`. Explicit `hints` win over both."""
+    kind: Kind | None = None
+    merged: dict[str, Any] = {}
+    entry = manifest.entry_for(path) if manifest is not None else None
+    if entry is not None:
+        kind = entry.kind
+        merged.update(entry.hints())
+    merged.update(hints or {})
+    if "name" not in merged and runs_dir is not None:
+        merged["run_name"] = run_display_name(path, runs_dir, manifest)
+    return read_source(path, as_kind=kind, hints=merged)

@@ -1,0 +1,204 @@
+"""Which stored dataset a freshly read run goes with, and which item each prediction names.
+
+`link_run` (core.load.matching) matches by id and question text. Predictions that match no item that
+way but carry their prompt or row position (framework logs) are matched by a dataset question
+found inside the prompt, then by position checked against the logged gold (`_fallback_link`); the
+link reason and `runs.meta.fallback_matching` say how many.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from qa_inspect.core.keys import question_key
+from qa_inspect.core.model import Run
+
+from .ingest import item_rows_db
+from .matching import (
+    DatasetIndex,
+    LinkResult,
+    link_run,
+    match_by_position,
+    match_in_prompts,
+)
+from .scoring import lookups, resolve
+
+__all__ = ["POSITION_AGREEMENT", "dataset_indexes", "link_stored_run"]
+
+
+def link_stored_run(
+    conn: sqlite3.Connection, run: Run, indexes: dict[str, DatasetIndex], target: str | None
+) -> LinkResult:
+    """Link a run against the stored datasets (`target`: the dataset the manifest names)."""
+    link = link_run(run, indexes, prefer=target)
+    link = _fallback_link(conn, run, indexes, link, target)
+    if link.dataset is not None:
+        link = _pin_repeated_questions(conn, run, link, indexes, target)
+    return link
+
+
+POSITION_AGREEMENT = 0.9
+"""Share of a run's matched predictions that must sit at their item's position before positions
+without a gold to check are trusted."""
+
+
+def _fallback_link(
+    conn: sqlite3.Connection, run: Run, indexes: dict[str, DatasetIndex], link: LinkResult, target: str | None
+) -> LinkResult:
+    """Predictions that match nothing by id or question but carry the prompt they were asked with
+    (`meta["prompt"]`) or their row in the framework's copy of the dataset (`meta["position"]`,
+    OpenCompass): search the dataset's questions inside the prompt, then take the item at that
+    position when the logged gold agrees. Tried on the linked dataset; when nothing linked (and
+    the manifest named no dataset), on every dataset, keeping the one that explains the most."""
+    if not any("prompt" in p.meta or "position" in p.meta for p in run.predictions):
+        return link
+    if link.dataset is not None:
+        if not link.unmatched:
+            return link
+        names = [link.dataset]
+    elif target is not None:
+        return link  # the manifest named a dataset that is not loaded: said in link.reason
+    else:
+        names = sorted(indexes)
+    best: tuple[int, str, dict[int, tuple[str, str]], dict[str, Any]] | None = None
+    for name in names:
+        todo = [i for i, p in enumerate(run.predictions) if indexes[name].match(p) is None]
+        if not todo:
+            continue
+        fixes, stats, evidence = _fallback_refs(conn, name, run, todo, linked=link.dataset == name, named=target == name)
+        if fixes and (best is None or evidence > best[0]):
+            best = (evidence, name, fixes, stats)
+    if best is None:
+        if link.dataset is None:
+            return replace(link, reason=f"{link.reason}; nor by a dataset question inside the prompts or by position")
+        return link
+    _, name, fixes, stats = best
+    for i, (ref, how) in fixes.items():
+        prediction = run.predictions[i]
+        prediction.meta["matched_by"] = how
+        if prediction.ref_kind == "question":
+            prediction.meta.setdefault("extracted_question", prediction.ref)
+        prediction.ref, prediction.ref_kind = ref, ("question" if how == "prompt" else "id")
+    run.meta["fallback_matching"] = stats
+    return _relink(run, name, indexes, target)
+
+
+def _relink(run: Run, name: str, indexes: dict[str, DatasetIndex], target: str | None) -> LinkResult:
+    """Link again to `name` after refs changed; the reason says what the fallbacks did."""
+    relinked = link_run(run, {name: indexes[name]}, prefer=name if target == name else None)
+    stats = run.meta.get("fallback_matching", {})
+    said = [f"{stats['prompt']} by a dataset question found in the prompt"] if stats.get("prompt") else []
+    if stats.get("position"):
+        said.append(f"{stats['position']} by position ({stats['position_gold_checked']} gold-checked)")
+    if stats.get("position_gold_mismatches"):
+        said.append(f"{stats['position_gold_mismatches']} positions whose gold differs, not linked")
+    if stats.get("repeated_questions_pinned"):
+        said.append(f"{stats['repeated_questions_pinned']} predictions of repeated questions told apart by position")
+    return replace(relinked, reason="; ".join([relinked.reason, *said]))
+
+
+def _fallback_refs(
+    conn: sqlite3.Connection, name: str, run: Run, todo: list[int], *, linked: bool, named: bool
+) -> tuple[dict[int, tuple[str, str]], dict[str, Any], int]:
+    """(prediction index → (new ref, how), stats, evidence) for the predictions `todo` on dataset
+    `name`; evidence counts prompt hits and gold-checked positions, never blind positions.
+    Positions without a gold are taken only on the dataset the run already linked to, and only
+    when its matched predictions sit at their items' positions (`POSITION_AGREEMENT`) or, with
+    none matched, when the manifest named that dataset."""
+    dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (name,)).fetchone()[0]
+    rows = item_rows_db(conn, dataset_id)
+    fixes: dict[int, tuple[str, str]] = {}
+    pending = [run.predictions[i] for i in todo]
+    questions = [text for _, question, original, _ in rows for text in (question, original) if text]
+    for local, question in match_in_prompts(pending, questions).items():
+        fixes[todo[local]] = (question, "prompt")
+    stats: dict[str, Any] = {"prompt": len(fixes), "position": 0, "position_gold_checked": 0,
+                             "position_gold_mismatches": 0}
+    left = [i for i in todo if i not in fixes and "position" in run.predictions[i].meta]
+    if left:
+        ordered = conn.execute(
+            "SELECT id, key FROM items WHERE dataset_id = ? ORDER BY source_line, id", (dataset_id,)
+        ).fetchall()
+        golds: dict[int, list[str]] = {}
+        for item_id, text in conn.execute(
+            "SELECT g.item_id, g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.dataset_id = ?"
+            " ORDER BY g.item_id, g.idx",
+            (dataset_id,),
+        ):
+            golds.setdefault(item_id, []).append(text)
+        agreement = _position_agreement(run, rows, [item_id for item_id, _ in ordered])
+        if agreement is not None:
+            stats["position_agreement"] = round(agreement, 4)
+        blind_ok = linked and (agreement >= POSITION_AGREEMENT if agreement is not None else named)
+        result = match_by_position(
+            [run.predictions[i] for i in left], [(key, golds.get(item_id, [])) for item_id, key in ordered]
+        )
+        for local, key in result.keys.items():
+            if run.predictions[left[local]].meta.get("gold") in (None, [], "") and not blind_ok:
+                continue
+            fixes[left[local]] = (key, "position")
+            stats["position"] += 1
+        stats["position_gold_checked"] = result.checked
+        stats["position_gold_mismatches"] = len(result.mismatches)
+        if result.mismatches:
+            stats["position_mismatch_sample"] = result.mismatches[:10]
+        if result.beyond:
+            stats["positions_beyond_dataset"] = result.beyond
+    return fixes, stats, stats["prompt"] + stats["position_gold_checked"]
+
+
+def _pin_repeated_questions(
+    conn: sqlite3.Connection, run: Run, link: LinkResult, indexes: dict[str, DatasetIndex], target: str | None
+) -> LinkResult:
+    """A question the dataset asks more than once names its first item only; a prediction that
+    names it and carries a row position whose item asks that very question goes to that item."""
+    positioned = [p for p in run.predictions if p.ref_kind == "question" and isinstance(p.meta.get("position"), int)]
+    if not positioned:
+        return link
+    rows = conn.execute(
+        "SELECT i.key, i.question, json_extract(i.meta, '$.original_question') FROM items i"
+        " JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ? ORDER BY i.source_line, i.id",
+        (link.dataset,),
+    ).fetchall()
+    asked = [{question_key(t) for t in (q, o) if t} for _, q, o in rows]
+    counts = Counter(k for keys in asked for k in keys)
+    pinned = 0
+    for prediction in positioned:
+        position = prediction.meta["position"]
+        qkey = question_key(prediction.ref)
+        if counts[qkey] > 1 and 0 <= position < len(rows) and qkey in asked[position]:
+            prediction.meta.setdefault("question", prediction.ref)
+            prediction.meta["matched_by"] = "position (the dataset repeats this question)"
+            prediction.ref, prediction.ref_kind = rows[position][0], "id"
+            pinned += 1
+    if not pinned:
+        return link
+    run.meta.setdefault("fallback_matching", {})["repeated_questions_pinned"] = pinned
+    assert link.dataset is not None
+    return _relink(run, link.dataset, indexes, target)
+
+
+def _position_agreement(run: Run, rows: list[tuple[str, str, str | None, int]], order: list[int]) -> float | None:
+    """Share of the run's predictions matched by id/question whose `position` is their item's."""
+    by_key, by_q = lookups(rows)
+    at = {item_id: n for n, item_id in enumerate(order)}
+    total = agree = 0
+    for prediction in run.predictions:
+        position = prediction.meta.get("position")
+        item_id = resolve(prediction, by_key, by_q) if isinstance(position, int) else None
+        if item_id is None:
+            continue
+        total += 1
+        agree += at.get(item_id) == position
+    return agree / total if total else None
+
+
+def dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
+    """Link candidates built from stored rows, so unchanged datasets are not re-read."""
+    return {
+        name: DatasetIndex.from_rows((k, q, o) for k, q, o, _ in item_rows_db(conn, ds_id))
+        for ds_id, name in conn.execute("SELECT id, name FROM datasets").fetchall()
+    }

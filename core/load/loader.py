@@ -1,0 +1,396 @@
+"""Load a runs folder into the database, re-reading only files whose content changed.
+
+A file is unchanged when its size and mtime match what `files` remembers (nothing is read), or when
+its SHA-256 does (only hashed). Each changed file is written in its own transaction, so an error in
+one file leaves that file's rows as they were and the others still load.
+
+Side files (n-best, null odds, OpenCompass shards and results, lm-eval results) are read by their
+run: when one appears, changes or goes, every run reading it is reloaded. Which dataset a run goes
+with is `core.linking`'s business.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from qa_inspect.core.errors import FormatError, QAInspectError
+from qa_inspect.core.formats import Skip, sha256_file, side_owners
+from qa_inspect.core.model import Dataset, Run
+from qa_inspect.core.store import default_db_path, open_db, store_error
+
+from .discover import read_in_folder, run_display_name, walk
+from .ingest import (
+    FileStamp,
+    RunCache,
+    RunWrite,
+    delete_path,
+    record_file,
+    transaction,
+    write_dataset,
+    write_run,
+)
+from .linking import dataset_indexes, link_stored_run
+from .manifest import MANIFEST_NAME, load_manifest
+
+__all__ = ["DatasetReport", "LoadSummary", "Progress", "RunReport", "load_runs"]
+
+T = TypeVar("T")
+Progress = Callable[[int, int, str], None]
+"""on_progress(done, total, message): called as files are examined."""
+
+
+@dataclass(slots=True)
+class DatasetReport:
+    name: str
+    path: str
+    format: str
+    items: int
+    golds: int
+    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
+    encoding: str | None = None  # how the file was decoded: utf-8, or gb18030 as a fallback
+
+
+@dataclass(slots=True)
+class RunReport:
+    name: str
+    path: str
+    format: str
+    dataset: str | None
+    predictions: int
+    unmatched: int
+    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
+    link: str = ""
+    encoding: str | None = None
+
+
+@dataclass(slots=True)
+class LoadSummary:
+    db: str
+    datasets: list[DatasetReport] = field(default_factory=list)
+    runs: list[RunReport] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed) or any(
+            r.status != "unchanged" for r in [*self.datasets, *self.runs]
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "datasets": [asdict(d) for d in self.datasets],
+            "runs": [{k: v for k, v in asdict(r).items() if k != "link"} for r in self.runs],
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "removed": self.removed,
+        }
+
+
+@dataclass(slots=True)
+class _Candidate:
+    path: Path
+    rel: str
+    size: int
+    mtime_ns: int
+    sha256: str | None = None
+
+
+def load_runs(
+    runs_dir: Path,
+    db_path: Path | None = None,
+    *,
+    on_progress: Progress | None = None,
+    timeout: float | None = None,
+) -> LoadSummary:
+    """Bring the database in line with the folder; never raises for a bad source file.
+
+    A database that is locked (waited on for `timeout` seconds, see `store.open_db`) or corrupt
+    raises `StoreError`, one line, whether that shows when opening it or only when writing.
+    """
+    runs_dir = runs_dir.resolve()
+    db_path = db_path or default_db_path(runs_dir)
+    summary = LoadSummary(db=str(db_path))
+    if not runs_dir.is_dir():
+        raise QAInspectError(f"{runs_dir}: not a folder")
+    db = open_db(db_path, timeout=timeout)
+    conn = db.conn
+    try:
+        _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+    except sqlite3.Error as exc:
+        raise store_error(db_path, exc) from None
+    finally:
+        conn.close()
+    return summary
+
+
+def _write_file(
+    conn: sqlite3.Connection, rel: str, write: Callable[[], T], summary: LoadSummary, errored: list[str]
+) -> T | None:
+    """One file's rows in one transaction; a database error of that file is reported, not raised
+    (errors that concern the whole database are raised)."""
+    try:
+        with transaction(conn):
+            return write()
+    except sqlite3.Error as exc:
+        if _db_wide(exc):
+            raise
+        summary.errors.append({"path": rel, "message": f"{rel}: database error ({exc})"})
+        errored.append(rel)
+        return None
+
+
+def _db_wide(exc: sqlite3.Error) -> bool:
+    """Locked, busy, I/O or corrupt: the whole load stops (a constraint error is one file's)."""
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
+def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
+    manifest = None
+    manifest_ok = True
+    try:
+        manifest = load_manifest(runs_dir)
+    except FormatError as exc:
+        manifest_ok = False
+        summary.errors.append({"path": _rel(runs_dir, Path(exc.path)), "message": _relmsg(runs_dir, str(exc))})
+
+    scan = walk(runs_dir, manifest)
+    summary.skipped.extend({"path": _rel(runs_dir, p), "reason": r} for p, r in scan.skipped)
+    candidates: list[_Candidate] = []
+    errored: list[str] = []  # files that failed this time; their stored rows (if any) stay
+    for path in scan.files:
+        rel = _rel(runs_dir, path)
+        try:
+            st = path.stat()
+            problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
+        except OSError as exc:
+            problem = exc.strerror or str(exc)
+        if problem is not None:
+            summary.errors.append({"path": rel, "message": f"{rel}: cannot read ({problem})"})
+            errored.append(rel)  # still there: an unreadable file is not a removed one
+            continue
+        candidates.append(_Candidate(path, rel, st.st_size, st.st_mtime_ns))
+    present = {c.rel for c in candidates} | set(errored)
+
+    # path → (kind, size, mtime_ns, sha256, owner)
+    stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
+    # The manifest decides names, models, formats and links: when it changes, every file is re-read.
+    reread_all = False
+    if manifest_ok:
+        stamp = _manifest_stamp(runs_dir)
+        old_stamp = stored.pop(MANIFEST_NAME, None)
+        if (stamp.sha256 if stamp else None) != (old_stamp[3] if old_stamp else None):
+            reread_all = True
+            with transaction(conn):
+                if stamp is None:
+                    conn.execute("DELETE FROM files WHERE path = ?", (MANIFEST_NAME,))
+                else:
+                    record_file(conn, stamp)
+    else:
+        stored.pop(MANIFEST_NAME, None)
+    for rel in sorted(set(stored) - present):
+        with transaction(conn):
+            delete_path(conn, rel)
+        if stored[rel][0] != "skipped":
+            summary.removed.append(rel)
+
+    changed: list[_Candidate] = []
+    unchanged: list[_Candidate] = []
+    for i, cand in enumerate(candidates):
+        progress(i, len(candidates), f"checking {cand.rel}")
+        old = stored.get(cand.rel)
+        if old and old[1] == cand.size and old[2] == cand.mtime_ns and not reread_all:
+            unchanged.append(cand)
+            continue
+        try:
+            cand.sha256 = sha256_file(cand.path)
+        except OSError as exc:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: cannot read ({exc.strerror})"})
+            errored.append(cand.rel)
+            continue
+        if old and old[3] == cand.sha256 and not reread_all:
+            with transaction(conn):
+                conn.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel))
+            unchanged.append(cand)
+        else:
+            changed.append(cand)
+    # A side file (n-best, null odds, shard, framework results) is read by its run: when one
+    # changes, appears or goes, reload the run(s) reading it instead of the side file itself.
+    sides = {c.rel for c in changed if c.rel in stored and stored[c.rel][0] == "side"}
+    owners = {stored[rel][4] for rel in sides}
+    owners |= {stored[rel][4] for rel in summary.removed if rel in stored and stored[rel][0] == "side"}
+    for cand in changed:
+        owners.update(_rel(runs_dir, owner) for owner in side_owners(cand.path))
+    changed = [c for c in changed if c.rel not in sides]
+    unchanged.extend(c for c in candidates if c.rel in sides)  # reported as side files below
+    for cand in [c for c in unchanged if c.rel in owners]:
+        unchanged.remove(cand)
+        changed.append(cand)
+
+    # Runs whose dataset is gone (deleted, or moved to another path) are read again to re-link them.
+    orphans = {row[0] for row in conn.execute("SELECT path FROM runs WHERE dataset_id IS NULL")}
+    for cand in [c for c in unchanged if c.rel in orphans]:
+        unchanged.remove(cand)
+        changed.append(cand)
+
+    parsed_datasets: list[tuple[_Candidate, Dataset]] = []
+    parsed_runs: list[tuple[_Candidate, Run]] = []
+    for i, cand in enumerate(changed):
+        progress(i, len(changed), f"reading {cand.rel}")
+        try:
+            src = read_in_folder(cand.path, runs_dir, manifest)
+        except FormatError as exc:
+            summary.errors.append({"path": cand.rel, "message": _relmsg(runs_dir, str(exc))})
+            errored.append(cand.rel)
+            continue
+        if isinstance(src, Skip):
+            summary.skipped.append({"path": cand.rel, "reason": src.reason})
+            if cand.rel not in stored or stored[cand.rel][0] == "skipped":
+                # Remembered, so an unchanged folder re-reads nothing. A file that held data and
+                # now holds something else keeps its rows (wrong shape = bad input) and is re-read.
+                with transaction(conn):
+                    record_file(conn, _stamp(cand, "skipped", None, None, note=src.reason))
+        elif isinstance(src, Dataset):
+            parsed_datasets.append((cand, src))
+        else:
+            src.name = run_display_name(cand.path, runs_dir, manifest) if not src.name else src.name
+            parsed_runs.append((cand, src))
+
+    for i, (cand, ds) in enumerate(parsed_datasets):
+        progress(i, len(parsed_datasets), f"storing {cand.rel}")
+        ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
+
+        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
+            out = write_dataset(conn, ds, cand.rel)
+            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
+            return out
+
+        written = _write_file(conn, cand.rel, store_dataset, summary, errored)
+        if written is None:
+            continue
+        items, golds, _ = written
+        summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding))
+
+    if parsed_runs:
+        indexes = dataset_indexes(conn)
+        cache = RunCache()
+    for i, (cand, run) in enumerate(parsed_runs):
+        progress(i, len(parsed_runs), f"scoring {cand.rel}")
+        target = manifest.dataset_for(cand.path) if manifest else None
+        link = link_stored_run(conn, run, indexes, target)
+        if link.dataset is None:
+            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
+            errored.append(cand.rel)
+            continue
+        run.name = _unique_name(conn, "runs", run.name, cand.rel)
+        dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
+
+        def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
+                      reason: str = link.reason) -> RunWrite:
+            out = write_run(conn, run, cand.rel, dataset_id, reason, cache)
+            record_file(conn, _stamp(cand, "run", run.format, run.encoding))
+            for extra in run.extra_paths:
+                _record_side(conn, runs_dir, Path(extra), cand.rel)
+            return out
+
+        res = _write_file(conn, cand.rel, store_run, summary, errored)
+        if res is None:
+            continue
+        summary.runs.append(
+            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded",
+                      link.reason, run.encoding)
+        )
+
+    _report_stored(conn, [c.rel for c in unchanged], summary, "unchanged")
+    _report_stored(conn, errored, summary, "error")
+    if errored:
+        # Keep the old rows but forget the stamp, so the next load reads the file again.
+        with transaction(conn):
+            conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in errored])
+    summary.datasets.sort(key=lambda d: d.path)
+    summary.runs.sort(key=lambda r: r.path)
+    progress(1, 1, "done")
+
+
+def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
+    """Report what the database holds for files not (successfully) read this time."""
+    for rel in rels:
+        kind_row = conn.execute("SELECT kind, owner, note FROM files WHERE path = ?", (rel,)).fetchone()
+        kind = kind_row[0] if kind_row else None
+        if kind == "dataset":
+            row = conn.execute(
+                "SELECT name, format, item_count, gold_count, encoding FROM datasets WHERE path = ?", (rel,)
+            ).fetchone()
+            if row:
+                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4]))
+        elif kind == "run":
+            row = conn.execute(
+                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding"
+                " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
+                (rel,),
+            ).fetchone()
+            if row:
+                summary.runs.append(
+                    RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6])
+                )
+        elif kind == "side" and status == "unchanged":
+            summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
+        elif kind == "skipped" and status == "unchanged":
+            summary.skipped.append({"path": rel, "reason": kind_row[2] or "not QA data"})
+
+
+def _manifest_stamp(runs_dir: Path) -> FileStamp | None:
+    path = runs_dir / MANIFEST_NAME
+    try:
+        st = path.stat()
+        return FileStamp(MANIFEST_NAME, "manifest", st.st_size, st.st_mtime_ns, sha256_file(path))
+    except OSError:
+        return None
+
+
+def _record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:
+    """Remember a side file (n-best) so an unchanged one is not re-read, and a changed one reloads its run."""
+    st = path.stat()
+    rel = _rel(runs_dir, path)
+    record_file(conn, FileStamp(rel, "side", st.st_size, st.st_mtime_ns, sha256_file(path), owner=owner))
+
+
+def _stamp(
+    cand: _Candidate, kind: str, fmt: str | None, encoding: str | None, *, note: str | None = None
+) -> FileStamp:
+    return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding, note=note)
+
+
+def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> str:
+    """Names are unique per table; a second file with the same name gets its folder appended."""
+    base, n, candidate = name, 1, name
+    while True:
+        row = conn.execute(f"SELECT path FROM {table} WHERE name = ?", (candidate,)).fetchone()  # noqa: S608
+        if row is None or row[0] == rel:
+            return candidate
+        n += 1
+        parent = Path(rel).parent.name
+        candidate = f"{base} ({parent})" if n == 2 and parent else f"{base} ({n})"
+
+
+def _rel(runs_dir: Path, path: Path) -> str:
+    """`path` relative to the runs folder; a symlink is named by where it is, not where it points."""
+    for candidate in (Path(path), Path(path).resolve()):
+        try:
+            return candidate.relative_to(runs_dir).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
+def _relmsg(runs_dir: Path, message: str) -> str:
+    """Error lines name files relative to the runs folder, as the user typed them."""
+    return message.replace(str(runs_dir) + os.sep, "")

@@ -1,0 +1,194 @@
+"""The optional manifest `RUNS_DIR/qa-inspect.toml`: what the user declares about a runs folder.
+
+Optional `RUNS_DIR/qa-inspect.toml`; without it everything is guessed from shapes
+and names. Paths are relative to RUNS_DIR (absolute paths work too)::
+
+    ignore = ["scratch/*", "*.tmp.json"]   # fnmatch globs over relative paths ('*' crosses '/')
+
+    [[dataset]]
+    path = "data/cmrc2018_dev.json"        # required
+    name = "cmrc-dev"                      # default: the file stem
+    split = "dev"                          # for items whose id does not name a split
+    family = "cmrc"                        # cmrc | squad | cdqa (default: guessed by the reader)
+    format = "squad"                       # a reader FORMAT: skip sniffing
+
+    [[run]]
+    path = "bert/eval_predictions.json"    # required
+    name = "bert-base"                     # default: see run_display_name
+    model = "bert-base-chinese"
+    dataset = "cmrc-dev"                   # link to this dataset instead of guessing
+    format = "prediction-map"
+
+    [[link]]                               # link many runs at once
+    runs = "llm/*.jsonl"
+    dataset = "cdqa"
+
+A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
+explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
+A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import formats
+
+__all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
+
+MANIFEST_NAME = "qa-inspect.toml"
+
+_KEYS: dict[str, frozenset[str]] = {
+    "dataset": frozenset({"path", "name", "split", "family", "format"}),
+    "run": frozenset({"path", "name", "model", "dataset", "format"}),
+    "link": frozenset({"runs", "dataset"}),
+}
+_FAMILIES = ("cmrc", "squad", "cdqa")
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    """One `[[dataset]]` or `[[run]]` table; `path` is resolved against the runs folder."""
+
+    kind: Literal["dataset", "run"]
+    path: Path
+    name: str | None = None
+    split: str | None = None
+    family: str | None = None
+    model: str | None = None
+    dataset: str | None = None
+    format: str | None = None
+
+    def hints(self) -> dict[str, Any]:
+        """The `hints` for `core.formats.read_source`."""
+        pairs = {"name": self.name, "split": self.split, "family": self.family, "model": self.model}
+        pairs["format"] = self.format
+        return {k: v for k, v in pairs.items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    path: Path
+    root: Path
+    datasets: tuple[ManifestEntry, ...] = ()
+    runs: tuple[ManifestEntry, ...] = ()
+    links: Mapping[str, str] = field(default_factory=dict)
+    """Run path relative to the root (posix) → dataset name, from `[[run]] dataset =`."""
+    link_globs: tuple[tuple[str, str], ...] = ()
+    """`[[link]]` tables: (glob over run paths relative to the root, dataset name), in file order."""
+    ignore: tuple[str, ...] = ()
+
+    @staticmethod
+    def _rel_to(root: Path, path: Path) -> str:
+        try:
+            return Path(path).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return Path(path).resolve().as_posix()
+
+    def _rel(self, path: Path) -> str:
+        return self._rel_to(self.root, path)
+
+    def entry_for(self, path: Path) -> ManifestEntry | None:
+        target = Path(path).resolve()
+        return next((e for e in (*self.datasets, *self.runs) if e.path.resolve() == target), None)
+
+    def ignores(self, path: Path) -> bool:
+        rel = self._rel(path)
+        return any(fnmatch.fnmatch(rel, pattern) for pattern in self.ignore)
+
+    def dataset_for(self, run_path: Path) -> str | None:
+        """The dataset a run is declared to go with: its own `dataset =`, else the first `[[link]]`."""
+        rel = self._rel(run_path)
+        if rel in self.links:
+            return self.links[rel]
+        return next((name for pattern, name in self.link_globs if fnmatch.fnmatch(rel, pattern)), None)
+
+
+def load_manifest(runs_dir: Path) -> Manifest | None:
+    """`RUNS_DIR/qa-inspect.toml` validated, or None when there is none."""
+    root = Path(runs_dir)
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError(str(path), f"cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(str(path), f"invalid TOML: {exc}") from None
+    for key in data:
+        if key not in ("dataset", "run", "link", "ignore"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore)", key)
+    ignore = data.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
+        raise FormatError(str(path), "expected a list of glob strings", "ignore")
+    tables = {kind: _tables(path, data, kind) for kind in _KEYS}
+    entries = {
+        kind: tuple(_entry(path, root, kind, i, t) for i, t in enumerate(tables[kind], 1))
+        for kind in ("dataset", "run")
+    }
+    seen_paths: dict[Path, str] = {}
+    seen_names: set[str] = set()
+    for kind in ("dataset", "run"):
+        for i, entry in enumerate(entries[kind], 1):
+            where = f"[[{kind}]] #{i}"
+            target = entry.path.resolve()
+            if target in seen_paths:
+                raise FormatError(str(path), f"same file as {seen_paths[target]}", f"{where}, path")
+            seen_paths[target] = where
+            if kind == "dataset" and entry.name is not None:
+                if entry.name in seen_names:
+                    raise FormatError(str(path), f"dataset name {entry.name!r} used twice", f"{where}, name")
+                seen_names.add(entry.name)
+    links = []
+    for i, table in enumerate(tables["link"], 1):
+        runs, dataset = (_text(path, table, key, f"[[link]] #{i}", required=True) for key in ("runs", "dataset"))
+        links.append((str(runs), str(dataset)))
+    explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
+    return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore))
+
+
+def _tables(path: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    tables = data.get(kind, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise FormatError(str(path), f"expected [[{kind}]] tables", kind)
+    for i, table in enumerate(tables, 1):
+        for key in table:
+            if key not in _KEYS[kind]:
+                allowed = ", ".join(sorted(_KEYS[kind]))
+                raise FormatError(str(path), f"unknown key (expected {allowed})", f"[[{kind}]] #{i}, {key}")
+    return tables
+
+
+def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    value = table.get(key)
+    if value is None:
+        if required:
+            raise FormatError(str(path), "missing (required)", f"{where}, {key}")
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise FormatError(str(path), "expected a non-empty string", f"{where}, {key}")
+    return value.strip()
+
+
+def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, table: dict[str, Any]) -> ManifestEntry:
+    where = f"[[{kind}]] #{index}"
+    values = {key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind]}
+    target = root / str(values.pop("path"))
+    if not target.is_file():
+        raise FormatError(str(path), f"no such file: {target}", f"{where}, path")
+    if values.get("family") is not None and values["family"] not in _FAMILIES:
+        raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
+    known = formats()
+    if values.get("format") is not None and known.get(values["format"]) != kind:
+        choices = ", ".join(sorted(f for f, k in known.items() if k == kind))
+        raise FormatError(str(path), f"unknown {kind} format (expected {choices})", f"{where}, format")
+    return ManifestEntry(kind=kind, path=target, **values)
+
+

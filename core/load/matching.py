@@ -1,0 +1,217 @@
+"""Which dataset a run goes with, and which item each prediction names: pure matching over indexes.
+
+`link_run` matches by item id and by normalised question text and says how well (coverage, reason);
+`match_in_prompts` and `match_by_position` are the fallbacks for framework logs. Nothing here reads
+the database: `core.load.linking` builds the indexes from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from qa_inspect.core.formats import normalise_text
+from qa_inspect.core.keys import normalise_question, question_key
+from qa_inspect.core.model import Dataset, Prediction, Run
+
+from .manifest import MANIFEST_NAME
+
+__all__ = [
+    "MIN_QUESTION_CHARS", "DatasetIndex", "LinkResult", "PositionMatch", "link_run", "match_by_position",
+    "match_in_prompts",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetIndex:
+    """What a run is matched against: item keys and normalised-question keys, as plain sets, so
+    the store can build one from its rows (`key`, `question_key(question)`) without re-reading.
+
+    `question_keys` should hold `question_key` of every shown question, of every original
+    question (CDQA rewrites), and the `q:` item keys themselves (they are question keys).
+    """
+
+    ids: AbstractSet[str]
+    question_keys: AbstractSet[str]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[str, str | None, str | None]]) -> DatasetIndex:
+        """From `(item key, question, original question or None)` rows."""
+        ids: set[str] = set()
+        qkeys: set[str] = set()
+        for key, question, original in rows:
+            ids.add(key)
+            if key.startswith("q:"):
+                qkeys.add(key.split("#", 1)[0])
+            qkeys.update(question_key(text) for text in (question, original) if text)
+        return cls(frozenset(ids), frozenset(qkeys))
+
+    @classmethod
+    def from_dataset(cls, dataset: Dataset) -> DatasetIndex:
+        return cls.from_rows(
+            (item.key, item.question, item.meta.get("original_question")) for item in dataset.items
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def match(self, prediction: Prediction) -> str | None:
+        """What a prediction matched by (its id, or the key of its question), None if nothing.
+
+        An id that names no item falls back to the record's question (`meta["question"]`), so
+        an LLM run with its own numbering still links by text.
+        """
+        if prediction.ref_kind == "id":
+            if prediction.ref in self.ids:
+                return prediction.ref
+            question = prediction.meta.get("question")
+            if not isinstance(question, str):
+                return None
+            key = question_key(question)
+        else:
+            key = question_key(prediction.ref)
+        return key if key in self.question_keys else None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkResult:
+    dataset: str | None
+    matched: int
+    """Predictions that name an item of `dataset`."""
+    unmatched: list[str]
+    """Refs of the run's predictions that name no item of `dataset` (all refs when None)."""
+    coverage: float
+    """Share of the dataset's items the run answers (distinct matches / items, 0.0–1.0)."""
+    reason: str
+
+
+def link_run(run: Run, indexes: Mapping[str, DatasetIndex], *, prefer: str | None = None) -> LinkResult:
+    """The dataset this run answers: `prefer` (from the manifest) when given, else the one with
+    the most matched predictions, then the highest coverage, then the first name in sorted order."""
+    total = len(run.predictions)
+
+    def measure(name: str) -> LinkResult:
+        index = indexes[name]
+        hits = [index.match(p) for p in run.predictions]
+        unmatched = [p.ref for p, hit in zip(run.predictions, hits) if hit is None]
+        distinct = len({hit for hit in hits if hit is not None})
+        coverage = min(1.0, distinct / len(index)) if len(index) else 0.0
+        return LinkResult(name, total - len(unmatched), unmatched, coverage, "")
+
+    everything = [p.ref for p in run.predictions]
+    if prefer is not None:
+        if prefer not in indexes:
+            known = ", ".join(sorted(indexes)) or "none loaded"
+            reason = f"{MANIFEST_NAME} names dataset {prefer!r}, which is not loaded (loaded: {known})"
+            return LinkResult(None, 0, everything, 0.0, reason)
+        named = measure(prefer)
+        return replace(named, reason=f"named in {MANIFEST_NAME}; {_summary(named, total)}")
+    results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
+    if not results or results[0].matched == 0:
+        tried = ", ".join(sorted(indexes)) or "no datasets loaded"
+        return LinkResult(None, 0, everything, 0.0, f"no prediction matches any dataset by id or question (tried: {tried})")
+    best = results[0]
+    reason = f"best match by {_kinds(run)}; {_summary(best, total)}"
+    ties = [r.dataset for r in results[1:] if (r.matched, r.coverage) == (best.matched, best.coverage)]
+    if ties:
+        reason += f"; tie with {', '.join(repr(t) for t in ties)}: first in sorted order chosen"
+    return replace(best, reason=reason)
+
+
+def _kinds(run: Run) -> str:
+    kinds = sorted({p.ref_kind for p in run.predictions})
+    return " and ".join("question text" if k == "question" else k for k in kinds) or "id"
+
+
+def _summary(result: LinkResult, total: int) -> str:
+    return f"{result.matched}/{total} predictions matched, covering {result.coverage:.1%} of {result.dataset!r}"
+
+
+# ------------------------------------------------------------------------- fallback matching
+# LLM frameworks log prompts, and OpenCompass logs row positions, where a reader could not say
+# which item a prediction answers. The loader uses these two, on one dataset's rows, for the
+# predictions that match nothing by id or question.
+
+MIN_QUESTION_CHARS = 4
+"""Shorter questions are not searched inside prompts (too likely to occur by accident)."""
+
+
+def match_in_prompts(
+    predictions: Iterable[Prediction], questions: Iterable[str]
+) -> dict[int, str]:
+    """For predictions with `meta["prompt"]`: index → the dataset question found inside the
+    prompt (normalised the way `question_key` does). Of several, the one that starts last wins
+    (few-shot examples come before the question asked), then the longest."""
+    width = MIN_QUESTION_CHARS
+    buckets: dict[str, list[tuple[str, str]]] = {}
+    seen: set[str] = set()
+    for question in questions:
+        norm = normalise_text(normalise_question(question))
+        if len(norm) >= width and norm not in seen:
+            seen.add(norm)
+            buckets.setdefault(norm[:width], []).append((norm, question))
+    for bucket in buckets.values():
+        bucket.sort(key=lambda pair: -len(pair[0]))
+    found: dict[int, str] = {}
+    if not buckets:
+        return found
+    for index, prediction in enumerate(predictions):
+        prompt = prediction.meta.get("prompt")
+        if not isinstance(prompt, str):
+            continue
+        text = normalise_text(prompt)
+        # Scan from the end: the first start that begins a question is the last one.
+        for at in range(len(text) - width, -1, -1):
+            bucket = buckets.get(text[at : at + width])
+            hit = next((q for norm, q in bucket if text.startswith(norm, at)), None) if bucket else None
+            if hit is not None:
+                found[index] = hit
+                break
+    return found
+
+
+@dataclass(slots=True)
+class PositionMatch:
+    keys: dict[int, str] = field(default_factory=dict)
+    """Prediction index → item key, for positions whose gold agrees (or that carry no gold)."""
+    checked: int = 0
+    """Positions whose gold was compared and agreed."""
+    unchecked: int = 0
+    """Positions taken without a gold to compare."""
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    """`{position, gold, dataset_golds}` where the file's gold is not the item's."""
+    beyond: int = 0
+    """Positions past the dataset's last item."""
+
+
+def match_by_position(
+    predictions: Iterable[Prediction], ordered: list[tuple[str, list[str]]]
+) -> PositionMatch:
+    """For predictions with `meta["position"]` (0-based row in the framework's copy of the
+    dataset): the item at that position of `ordered` (`(key, gold texts)` in dataset order), kept
+    when the file's `meta["gold"]` (a text or a list; OpenCompass de-duplicates answers) is among
+    the item's golds, after NFKC and stripping; a mismatch is reported, never linked."""
+    result = PositionMatch()
+    for index, prediction in enumerate(predictions):
+        position = prediction.meta.get("position")
+        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            continue
+        if position >= len(ordered):
+            result.beyond += 1
+            continue
+        key, golds = ordered[position]
+        gold = prediction.meta.get("gold")
+        texts = [gold] if isinstance(gold, (str, int, float)) and not isinstance(gold, bool) else gold
+        if not isinstance(texts, list) or not texts:
+            result.keys[index] = key
+            result.unchecked += 1
+            continue
+        have = {normalise_text(g) for g in golds}
+        if all(normalise_text(str(t)) in have for t in texts):
+            result.keys[index] = key
+            result.checked += 1
+        else:
+            result.mismatches.append({"position": position, "gold": texts, "dataset_golds": golds})
+    return result

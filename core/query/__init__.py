@@ -1,0 +1,145 @@
+"""Questions asked of the database: which items a filter selects, their pages, facets, detail, export.
+
+Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
+definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
+(counts, pages, positions, metrics of a filter), `facets` (frequency tables), `slices` (saved
+filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
+list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer).
+
+May import: `core.flags`, `core.store`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
+"""
+
+from __future__ import annotations
+
+from .align import Match, in_context, is_cdqa, per_gold
+from .detail import (
+    GoldInfo,
+    GoldMatch,
+    ItemDetail,
+    PredictionInfo,
+    StaleInfo,
+    item_detail,
+)
+from .export import (
+    FORMATS,
+    GOLD_SEPARATOR,
+    ExportError,
+    export_format,
+    export_items,
+    item_table,
+    markdown_cell,
+    markdown_table,
+    write_frame,
+)
+from .facets import (
+    FacetRow,
+    FacetTable,
+    clear,
+    facet_table,
+    facet_tables,
+    length_bucket,
+    question_word,
+    select,
+    selected,
+)
+from .filters import OUTCOMES, SORTS, Filter
+from .rows import (
+    ItemRow,
+    SliceMetrics,
+    compare_metrics,
+    count,
+    distinct_values,
+    item_ids,
+    metrics,
+    metrics_ab,
+    neighbour,
+    page,
+    position,
+    targets_for_filter,
+)
+from .slices import (
+    MAX_NAME,
+    SavedSlice,
+    SliceError,
+    delete_slice,
+    describe,
+    get_slice,
+    list_slices,
+    load_slice,
+    save_slice,
+)
+from .sql import (
+    DELTA_SQL,
+    ERROR_SQL,
+    FACETS,
+    STALE_ITEMS_SQL,
+    FacetDef,
+    build,
+    error_expr,
+    order_clause,
+    right_sql,
+)
+
+__all__ = [
+    "DELTA_SQL",
+    "ERROR_SQL",
+    "FACETS",
+    "FORMATS",
+    "GOLD_SEPARATOR",
+    "MAX_NAME",
+    "OUTCOMES",
+    "SORTS",
+    "STALE_ITEMS_SQL",
+    "ExportError",
+    "FacetDef",
+    "FacetRow",
+    "FacetTable",
+    "Filter",
+    "GoldInfo",
+    "GoldMatch",
+    "ItemDetail",
+    "ItemRow",
+    "Match",
+    "PredictionInfo",
+    "SavedSlice",
+    "SliceError",
+    "SliceMetrics",
+    "StaleInfo",
+    "build",
+    "clear",
+    "compare_metrics",
+    "count",
+    "delete_slice",
+    "describe",
+    "distinct_values",
+    "error_expr",
+    "export_format",
+    "export_items",
+    "facet_table",
+    "facet_tables",
+    "get_slice",
+    "in_context",
+    "is_cdqa",
+    "item_detail",
+    "item_ids",
+    "item_table",
+    "length_bucket",
+    "list_slices",
+    "load_slice",
+    "markdown_cell",
+    "markdown_table",
+    "metrics",
+    "metrics_ab",
+    "neighbour",
+    "order_clause",
+    "page",
+    "per_gold",
+    "position",
+    "question_word",
+    "right_sql",
+    "save_slice",
+    "select",
+    "selected",
+    "targets_for_filter",
+    "write_frame",
+]

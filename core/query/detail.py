@@ -1,0 +1,197 @@
+"""Headless data for the item detail view: one item, all its golds, every run's prediction.
+
+`item_detail(conn, item_id, run_name)` gathers what a researcher needs to understand a score:
+the question and passage, every gold with its span and stale flag, and for each run the
+prediction scored against *each* gold (the stored score is the max over golds) with the
+character ranges the official metric matched. Scores and alignments come from `core.metrics`;
+nothing here re-implements a metric.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from qa_inspect.core.flags import Flag, flags_for_item
+from qa_inspect.core.store import STALE_GOLDS_SQL
+
+from . import align as detail_align
+
+__all__ = ["GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "Range", "StaleInfo", "item_detail"]
+
+Range = tuple[int, int]
+
+
+@dataclass(slots=True)
+class StaleInfo:
+    """The flag that currently marks a gold stale (from the annotations journal)."""
+
+    author: str
+    ts: str
+    reason: str | None = None
+    proposed: str | None = None
+    evidence: str | None = None
+
+
+@dataclass(slots=True)
+class GoldInfo:
+    idx: int
+    text: str
+    span: Range | None = None
+    superseded: bool = False
+    stale: StaleInfo | None = None
+
+    @property
+    def scored(self) -> bool:
+        """Superseded golds are kept for display but never scored."""
+        return not self.superseded
+
+
+GoldMatch = detail_align.Match
+"""A prediction against one gold: its own scores and what the metric matched in each string."""
+
+
+@dataclass(slots=True)
+class PredictionInfo:
+    run: str
+    model: str | None
+    text: str
+    scorer: str | None
+    em: int | None
+    f1: float | None
+    refused: int | None
+    f1_recall: float | None
+    best_gold: int | None
+    raw: str | None = None
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    run_path: str | None = None
+    source_line: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    context_span: Range | None = None
+    per_gold: list[GoldMatch] = field(default_factory=list)
+
+    @property
+    def main(self) -> float | None:
+        """The headline score: F1, else F1-recall."""
+        return self.f1 if self.f1 is not None else self.f1_recall
+
+
+@dataclass(slots=True)
+class ItemDetail:
+    item_id: int
+    key: str
+    dataset: str
+    family: str
+    question: str
+    golds: list[GoldInfo]
+    context: str | None = None
+    title: str | None = None
+    split: str | None = None
+    tag: str | None = None
+    answer_type: str | None = None
+    is_impossible: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+    source_path: str | None = None
+    source_line: int | None = None
+    run: str | None = None
+    prediction: PredictionInfo | None = None
+    others: list[PredictionInfo] = field(default_factory=list)
+    missing_runs: list[str] = field(default_factory=list)
+    """Runs on this dataset that have no prediction for the item (they score 0)."""
+    flags: list[Flag] = field(default_factory=list)
+    """Every stale flag on the item (`core.flags.flags_for_item`): open ones with all their
+    proposals, and resolved ones whose gold text is gone from (or superseded in) this release."""
+
+
+def _json(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDetail | None:
+    """Everything about one item; `run_name` picks the prediction shown first (None: no run)."""
+    row = conn.execute(
+        "SELECT i.id, i.key, d.name, d.family, i.question, c.text, c.title, i.split, i.tag,"
+        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id"
+        " FROM items i JOIN datasets d ON d.id = i.dataset_id LEFT JOIN contexts c ON c.id = i.context_id"
+        " WHERE i.id = ?",
+        (item_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    detail = ItemDetail(
+        item_id=row[0], key=row[1], dataset=row[2], family=row[3], question=row[4], golds=[],
+        context=row[5], title=row[6], split=row[7], tag=row[8], answer_type=row[9],
+        is_impossible=bool(row[10]), meta=_json(row[11]) or {}, source_path=row[12], source_line=row[13],
+        run=run_name,
+    )
+    dataset_id = row[14]
+    stale = {
+        r[0]: StaleInfo(author=r[1], ts=r[2], reason=r[3], proposed=r[4], evidence=r[5])
+        for r in conn.execute(
+            f"SELECT s.idx, s.author, s.ts, s.reason, s.proposed, s.evidence FROM ({STALE_GOLDS_SQL}) s"
+            " WHERE s.item_id = ?",
+            (item_id,),
+        )
+    }
+    for idx, text, start, end, superseded in conn.execute(
+        "SELECT idx, text, span_start, span_end, superseded FROM golds WHERE item_id = ? ORDER BY idx",
+        (item_id,),
+    ):
+        span = (start, end) if start is not None and end is not None else None
+        detail.golds.append(GoldInfo(idx, text, span, bool(superseded), stale.get(idx)))
+    if stale or conn.execute(
+        "SELECT 1 FROM annotations WHERE dataset = ? AND item_key = ? LIMIT 1", (detail.dataset, detail.key)
+    ).fetchone():
+        detail.flags = flags_for_item(conn, detail.dataset, detail.key)
+
+    preds = conn.execute(
+        "SELECT r.name, r.model, p.text, p.scorer, p.em, p.f1, p.refused, p.f1_recall, p.best_gold,"
+        " p.raw, p.candidates, r.path, p.source_line, p.meta FROM predictions p JOIN runs r ON r.id = p.run_id"
+        " WHERE p.item_id = ? ORDER BY r.name",
+        (item_id,),
+    ).fetchall()
+    seen: set[str] = set()
+    for p in preds:
+        info = PredictionInfo(
+            run=p[0], model=p[1], text=p[2], scorer=p[3], em=p[4], f1=p[5], refused=p[6],
+            f1_recall=p[7], best_gold=p[8], raw=p[9], candidates=_json(p[10]) or [], run_path=p[11],
+            source_line=p[12], meta=_json(p[13]) or {},
+        )
+        _align(info, detail)
+        seen.add(info.run)
+        if info.run == run_name:
+            detail.prediction = info
+        else:
+            detail.others.append(info)
+    detail.missing_runs = [
+        name
+        for (name,) in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (dataset_id,))
+        if name not in seen and name != run_name
+    ]
+    if run_name is not None and detail.prediction is None:
+        detail.missing_runs.insert(0, run_name)
+    return detail
+
+
+def _align(info: PredictionInfo, detail: ItemDetail) -> None:
+    """Per-gold scores and matched ranges for one prediction (see `detail_align`)."""
+    golds = [g.text for g in detail.golds]
+    matches = detail_align.per_gold(info.scorer, detail.family, info.text, golds)
+    for m in matches:
+        m.gold_idx = detail.golds[m.gold_idx].idx  # position in this list → the gold's own index
+    best = info.best_gold
+    if best is None:
+        scored = [m for m, g in zip(matches, detail.golds) if g.scored]
+        if scored and not info.refused:
+            best = max(scored, key=lambda m: (m.score, -m.gold_idx)).gold_idx
+    for m in matches:
+        m.best = m.gold_idx == best
+    info.per_gold.extend(matches)
+    if detail.context and info.text:
+        info.context_span = detail_align.in_context(info.text, detail.context, [g.span for g in detail.golds])

@@ -1,0 +1,220 @@
+"""Export the item browser's current list to CSV, JSONL, Parquet or Markdown (polars writes it).
+
+The rows are the filter's items in the filter's order, with the columns the browser shows
+(key, split, tag, answer type, question, prediction, best gold, scores, stale flag, and the compare
+run's prediction, scores and Δ while comparing) plus every gold answer: `golds` holds the golds
+that are scored, `superseded_golds` those replaced by a rewritten answer (the column appears
+only when some exported item has one). Columns that are empty on every exported row (a CDQA
+run's EM, a dataset without tags) are left out. Lists stay lists in JSONL and Parquet and are
+joined with `GOLD_SEPARATOR` in CSV and Markdown.
+
+`delta` is compare − run (B − A), as the browser's Δ column and `qa-inspect diff`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import polars as pl
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.store import STALE_GOLDS_SQL
+
+from .filters import Filter
+from .sql import DELTA_SQL, build, order_clause
+
+__all__ = [
+    "CHUNK",
+    "FORMATS",
+    "GOLD_SEPARATOR",
+    "OPTIONAL",
+    "ExportError",
+    "export_format",
+    "export_items",
+    "item_table",
+    "markdown_cell",
+    "markdown_table",
+    "write_frame",
+]
+
+FORMATS: dict[str, str] = {
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+"""File extension → format."""
+
+GOLD_SEPARATOR = " | "
+"""How a list of golds is joined in CSV and Markdown."""
+
+OPTIONAL = (
+    "split", "tag", "answer_type", "best_gold", "em", "f1", "refused", "f1_recall",
+    "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "delta",
+)
+"""Columns left out when empty on every exported row."""
+
+
+class ExportError(QAInspectError):
+    """An output path with an unknown extension or that cannot be written."""
+
+
+def export_format(path: Path) -> str:
+    """The format a path's extension asks for; `ExportError` (one line) for any other."""
+    fmt = FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise ExportError(
+            f"{path}: unknown export format {Path(path).suffix or '(no extension)'!r};"
+            " use .csv, .jsonl, .parquet or .md"
+        )
+    return fmt
+
+
+CHUNK = 5_000
+"""Rows turned into a polars frame at a time (and golds looked up per chunk)."""
+
+
+def _with_golds(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.DataFrame:
+    """Add every gold (and superseded gold) of the frame's items as list columns."""
+    ids = frame["item_id"].to_list()
+    golds: dict[int, list[str]] = {}
+    superseded: dict[int, list[str]] = {}
+    if ids:
+        for item_id, text, old in conn.execute(
+            f"SELECT item_id, text, superseded FROM golds WHERE item_id IN ({', '.join('?' * len(ids))})"
+            " ORDER BY item_id, idx",
+            ids,
+        ):
+            (superseded if old else golds).setdefault(item_id, []).append(text)
+    return frame.with_columns(
+        pl.Series("golds", [golds.get(i, []) for i in ids], dtype=pl.List(pl.String)),
+        pl.Series("superseded_golds", [superseded.get(i, []) for i in ids], dtype=pl.List(pl.String)),
+    )
+
+
+def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
+    """The rows `export_items` writes, as a polars frame (golds as lists)."""
+    sql, params = build(conn, f)
+    cmp_cols = (
+        "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall,"
+        f" {DELTA_SQL}"
+        if f.compare
+        else "NULL, NULL, NULL, NULL, NULL, NULL"
+    )
+    cursor = conn.execute(
+        "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
+        " i.answer_type, i.question, p.text,"
+        " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
+        " p.em, p.f1, p.refused, p.f1_recall,"
+        f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
+        f" {sql} ORDER BY {order_clause(f)}",
+        params,
+    )
+    schema = {
+        "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,
+        "answer_type": pl.String, "question": pl.String, "prediction": pl.String, "best_gold": pl.String,
+        "em": pl.Int64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "stale": pl.Boolean,
+        "compare_prediction": pl.String, "compare_em": pl.Int64, "compare_f1": pl.Float64,
+        "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "delta": pl.Float64,
+    }
+    # Chunks of Python rows become compact Arrow columns at once: memory stays near the frame's own size.
+    chunks = [_with_golds(conn, pl.DataFrame(rows, schema=schema, orient="row"))
+              for rows in iter(lambda: cursor.fetchmany(CHUNK), [])]
+    frame = pl.concat(chunks) if chunks else _with_golds(conn, pl.DataFrame(schema=schema))
+    frame = frame.with_columns(
+        pl.lit(f.run, dtype=pl.String).alias("run"),
+        pl.lit(f.compare, dtype=pl.String).alias("compare_run"),
+    )
+    order = [
+        "dataset", "run", "key", "split", "tag", "answer_type", "question", "prediction", "best_gold",
+        "golds", "superseded_golds", "em", "f1", "refused", "f1_recall", "stale",
+        "compare_run", "compare_prediction", "compare_em", "compare_f1", "compare_refused",
+        "compare_f1_recall", "delta",
+    ]
+    keep = []
+    for c in order:
+        if c in ("run", "prediction") and not f.run:
+            continue
+        if c.startswith("compare_") and c not in OPTIONAL and not f.compare:
+            continue
+        if frame.height and c in OPTIONAL and frame[c].null_count() == frame.height:
+            continue
+        if c == "superseded_golds" and (not frame.height or frame[c].list.len().max() == 0):
+            continue
+        keep.append(c)
+    return frame.select(keep)
+
+
+def _flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """Lists joined for the flat formats."""
+    return frame.with_columns(
+        pl.col(c).list.join(GOLD_SEPARATOR) for c, t in frame.schema.items() if isinstance(t, pl.List)
+    )
+
+
+def markdown_cell(value: object) -> str:
+    """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped, line breaks → <br>.
+    The one rule for a Markdown cell (exports, `report --markdown`, `diff --markdown`)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = f"{round(value, 4)}" if isinstance(value, float) else str(value)
+    return text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+
+
+def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """A GitHub Markdown table (cells as `markdown_cell` writes them), ending in a newline."""
+    lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(frame: pl.DataFrame) -> str:
+    """`frame` (lists flattened) as a Markdown table."""
+    flat = _flat(frame)
+    return markdown_table(flat.columns, flat.iter_rows())
+
+
+def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None:
+    """Write `frame` to `path` in `fmt` (default: from the extension), replacing the file
+    atomically so a failed export never leaves half a file."""
+    path = Path(path)
+    fmt = fmt or export_format(path)
+    if not path.parent.is_dir():
+        raise ExportError(f"{path}: folder {path.parent} does not exist")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        if fmt == "csv":
+            _flat(frame).write_csv(tmp)
+        elif fmt == "jsonl":
+            frame.write_ndjson(tmp)
+        elif fmt == "parquet":
+            frame.write_parquet(tmp)
+        elif fmt == "markdown":
+            tmp.write_text(_markdown(frame), encoding="utf-8")
+        else:
+            raise ExportError(f"{path}: unknown export format {fmt!r}")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def export_items(conn: sqlite3.Connection, f: Filter, path: Path | str, *, fmt: str | None = None) -> int:
+    """Write the items of `f` to `path` (format from its extension unless `fmt` is given: csv,
+    jsonl, parquet, markdown); returns the number of rows. Raises `ExportError` (one line)."""
+    path = Path(path)
+    fmt = fmt or export_format(path)
+    frame = item_table(conn, f)
+    write_frame(frame, path, fmt)
+    return frame.height
+

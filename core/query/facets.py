@@ -1,0 +1,211 @@
+"""Facets: VisiData-style frequency tables of the item browser's current filter.
+
+For one facet (split, tag, answer type, refused, stale, prediction length, gold length, question
+word) `facet_table` counts the filtered items per value, with each value's errors (same definition
+as `core.report`: EM 0 for span scorers; a refusal, no answer or F1-recall < 1 for CDQA; a missing
+prediction is an error), and the `Filter` that selecting the value gives. The TUI draws the bars;
+this module only returns data.
+
+Facet values are SQL expressions from the fixed `FACETS` table of `core.query.sql`; every constant
+they use (the question words, the bucket bounds and labels) and every user value reach SQLite as
+parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .filters import Filter
+from .sql import (
+    ERROR_SQL,
+    FACETS,
+    LENGTH_BUCKETS,
+    LONGEST,
+    NO_PREDICTION,
+    OTHER,
+    QUESTION_WORDS,
+    FacetDef,
+    build,
+)
+
+__all__ = [
+    "FacetRow",
+    "FacetTable",
+    "clear",
+    "facet_table",
+    "facet_tables",
+    "length_bucket",
+    "question_word",
+    "select",
+    "selected",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FacetRow:
+    """One value of a facet under the current filter."""
+
+    value: Any
+    """The raw value (None for items without one); what `select` takes."""
+    label: str
+    items: int
+    errors: int | None
+    """None when the filter has no run (errors are a run's)."""
+    item_share: float
+    """items / all items under the filter, in % (the bar of a frequency table)."""
+    error_rate: float | None
+    """errors / items of this value, in %."""
+    error_share: float | None
+    """errors / all errors under the filter, in % (where the errors concentrate)."""
+    filter: Filter | None
+    """The filter with this value selected (replacing the facet's selection); None if not selectable."""
+
+
+@dataclass(frozen=True, slots=True)
+class FacetTable:
+    name: str
+    label: str
+    total: int
+    errors: int | None
+    rows: list[FacetRow]
+
+
+def _label(d: FacetDef, value: Any) -> str:
+    if d.name == "refused":
+        return {1: "refused", 0: "answered"}.get(value, NO_PREDICTION)
+    if d.name == "stale":
+        return "stale" if value else "not stale"
+    return "—" if value is None else str(value)
+
+
+def _has_run(conn: Any, f: Filter) -> bool:
+    return bool(f.run) and conn.execute("SELECT 1 FROM runs WHERE name = ?", (f.run,)).fetchone() is not None
+
+
+def _table(f: Filter, d: FacetDef, rows: list[tuple[Any, int, int]], has_run: bool) -> FacetTable:
+    """A `FacetTable` from (value, items, errors) rows, in the facet's value order."""
+    if d.order is not None:
+        rank = {v: n for n, v in enumerate(d.order)}
+        rows = sorted(rows, key=lambda r: (rank.get(r[0], len(rank)), str(r[0])))
+    else:
+        rows = sorted(rows, key=lambda r: (-r[1], r[0] is None, str(r[0])))
+    total = sum(r[1] for r in rows)
+    total_errors = sum(int(r[2] or 0) for r in rows) if has_run else None
+    out = []
+    for value, items, errors in rows:
+        errs = int(errors or 0) if has_run else None
+        out.append(
+            FacetRow(
+                value=value,
+                label=_label(d, value),
+                items=items,
+                errors=errs,
+                item_share=100.0 * items / total if total else 0.0,
+                error_rate=100.0 * errs / items if errs is not None and items else None,
+                error_share=(100.0 * errs / total_errors if total_errors else 0.0) if errs is not None else None,
+                filter=select(f, d.name, value),
+            )
+        )
+    return FacetTable(name=d.name, label=d.label, total=total, errors=total_errors, rows=out)
+
+
+def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
+    """Counts and errors per value of one facet for the items of `f` (one GROUP BY query)."""
+    d = FACETS[name]
+    sql, params = build(conn, f)
+    rows = conn.execute(
+        f"SELECT ({d.expr}) AS v, COUNT(*), SUM({ERROR_SQL}) {sql} GROUP BY v",
+        [*d.params, *params],
+    ).fetchall()
+    return _table(f, d, [tuple(r) for r in rows], _has_run(conn, f))
+
+
+def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> list[FacetTable]:
+    """Every facet (or the named ones) that tells something here, from one pass over the items
+    (about 3× faster than one `facet_table` per facet on 100k items). Left out: facets of the run
+    when `f` has none, and split/tag/answer type/refused when no item has a value (no tags in this
+    dataset, no refusals from a span scorer)."""
+    defs = [FACETS[n] for n in (names or FACETS) if not (FACETS[n].needs_run and not f.run)]
+    if not defs:
+        return []
+    sql, params = build(conn, f)
+    cols = ", ".join(f"({d.expr})" for d in defs)
+    cur = conn.execute(
+        f"SELECT {cols}, {ERROR_SQL} {sql}", [*(p for d in defs for p in d.params), *params]
+    )
+    counts: list[dict[Any, list[int]]] = [{} for _ in defs]
+    while batch := cur.fetchmany(5000):
+        for row in batch:
+            err = row[-1] or 0
+            for k in range(len(defs)):
+                c = counts[k].get(row[k])
+                if c is None:
+                    counts[k][row[k]] = [1, err]
+                else:
+                    c[0] += 1
+                    c[1] += err
+    has_run = _has_run(conn, f)
+    tables = []
+    for d, c in zip(defs, counts):
+        if d.name in ("split", "tag", "answer_type", "refused") and all(v is None for v in c):
+            continue
+        tables.append(_table(f, d, [(v, n, e) for v, (n, e) in c.items()], has_run))
+    return tables
+
+
+def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | None:
+    """The filter with `value` of facet `name` selected; `add=True` adds it to the facet's current
+    selection (OR) instead of replacing it. None when the value cannot be selected (an item
+    without a split/tag/answer type, or without a prediction in the refused facet)."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        if value is None:
+            return None
+        current: tuple[str, ...] = getattr(f, d.field) if add else ()
+        return f.with_(**{d.field: current if value in current else (*current, value)})
+    if d.field in ("refused", "stale"):
+        if value is None:
+            return None
+        current_b = getattr(f, d.field)
+        new = bool(value)
+        if add and current_b is not None and current_b != new:
+            return f.with_(**{d.field: None})  # both values selected: no restriction
+        return f.with_(**{d.field: new})
+    kept = f.facets if add else tuple(p for p in f.facets if p[0] != name)
+    pair = (name, str(value))
+    return f.with_(facets=kept if pair in kept else (*kept, pair))
+
+
+def clear(f: Filter, name: str) -> Filter:
+    """The filter without any selection on facet `name`."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        return f.with_(**{d.field: ()})
+    if d.field in ("refused", "stale"):
+        return f.with_(**{d.field: None})
+    return f.with_(facets=tuple(p for p in f.facets if p[0] != name))
+
+
+def selected(f: Filter, name: str) -> tuple[Any, ...]:
+    """The values of facet `name` that `f` currently selects (to mark rows in the panel)."""
+    d = FACETS[name]
+    if d.field in ("splits", "tags", "answer_types"):
+        return tuple(getattr(f, d.field))
+    if d.field in ("refused", "stale"):
+        v = getattr(f, d.field)
+        return () if v is None else (int(v),)
+    return tuple(v for n, v in f.facets if n == name)
+
+
+def question_word(question: str) -> str:
+    """The question word `qword` gives a question (Python twin of the SQL, for tests and tools)."""
+    return next((w for w in QUESTION_WORDS if w in question), OTHER)
+
+
+def length_bucket(length: int | None, missing: str = NO_PREDICTION) -> str:
+    """The bucket label of a text length (Python twin of the SQL)."""
+    if length is None:
+        return missing
+    return next((label for bound, label in LENGTH_BUCKETS if length <= bound), LONGEST)

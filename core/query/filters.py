@@ -1,0 +1,83 @@
+"""The item browser's filter: one immutable value every query, slice and comparison is built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+__all__ = ["OUTCOMES", "SORTS", "Filter"]
+
+SORTS: dict[str, str] = {
+    "key": "i.id",
+    "split": "i.split",
+    "tag": "i.tag",
+    "answer_type": "i.answer_type",
+    "question": "i.question",
+    "prediction": "p.text",
+    "em": "p.em",
+    "f1": "p.f1",
+    "f1_recall": "p.f1_recall",
+    "refused": "p.refused",
+    "stale": "stale",  # expanded by order_clause
+    "delta": "delta",  # expanded by order_clause (needs a compare run): B − A, as `qa-inspect diff` reports
+}
+"""Sortable columns: name → SQL expression (the only way a column name enters SQL)."""
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """What the item browser shows; immutable so a worker can hold one safely."""
+
+    dataset: str | None = None
+    run: str | None = None
+    splits: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    answer_types: tuple[str, ...] = ()
+    refused: bool | None = None
+    em: int | None = None
+    f1_min: float | None = None
+    f1_max: float | None = None
+    stale: bool | None = None
+    has_proposal: bool | None = None
+    search: str = ""
+    compare: str | None = None
+    only_disagree: bool = False
+    sort: str = "key"
+    descending: bool = False
+    facets: tuple[tuple[str, str], ...] = ()
+    """(facet name, value) pairs from `core.facets` (length buckets, question word …): values of
+    one facet are OR-ed, different facets AND-ed."""
+    outcome: str | None = None
+    """With `compare`: one cell of the run diff (`OUTCOMES`), on items both runs answer; run = A,
+    compare = B, so "fixed" = the run wrong and the compare run right. Matches nothing without
+    `compare`."""
+    outcome_threshold: float | None = None
+    """How `outcome` judges right: None = EM 1; a number = F1 (F1-recall for CDQA) ≥ it, refusals wrong."""
+
+    def with_(self, **changes: Any) -> Filter:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields that differ from the defaults, JSON-ready (tuples become lists)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value != f.default:
+                out[f.name] = [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Filter:
+        """Inverse of `to_dict`; unknown keys (from a newer qa-inspect) are ignored."""
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for name, value in data.items():
+            if name not in known:
+                continue
+            if isinstance(value, list):
+                value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            kwargs[name] = value
+        return cls(**kwargs)
+
+
+OUTCOMES: tuple[str, ...] = ("fixed", "broken", "both_wrong", "both_right")
+"""Cells of a run diff: A wrong → B right, A right → B wrong, both wrong, both right."""

@@ -1,0 +1,190 @@
+"""Pages, counts, positions and metrics of the items a `Filter` selects.
+
+Nothing here loads more than one page of rows, so a 100k-item dataset pages as fast as a small one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from qa_inspect.core.flags import Target, targets_for_items
+
+from .filters import Filter
+from .sql import DELTA_SQL, STALE_ITEMS_SQL, build, order_clause, run_ids
+
+__all__ = [
+    "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics", "metrics_ab",
+    "neighbour", "page", "position", "targets_for_filter",
+]
+
+_ITEM_COLUMNS = {"split": "i.split", "tag": "i.tag", "answer_type": "i.answer_type"}
+"""Item label columns a filter control offers values of (fixed names: the only way a column enters SQL)."""
+
+
+@dataclass(slots=True)
+class ItemRow:
+    item_id: int
+    key: str
+    split: str | None
+    tag: str | None
+    answer_type: str | None
+    question: str
+    prediction: str | None
+    best_gold: str | None
+    em: int | None
+    f1: float | None
+    refused: int | None
+    f1_recall: float | None
+    stale: int
+    compare_em: int | None = None
+    compare_f1: float | None = None
+    compare_f1_recall: float | None = None
+    delta: float | None = None
+
+
+@dataclass(slots=True)
+class SliceMetrics:
+    """Metrics of the current filter for the current run, the way the official scorers count."""
+
+    items: int
+    predicted: int
+    em: float | None = None
+    f1: float | None = None
+    answered: int | None = None
+    f1_recall: float | None = None
+    answer_rate: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def count(conn: Any, f: Filter) -> int:
+    sql, params = build(conn, f)
+    return conn.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0]
+
+
+def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRow]:
+    """One page of rows in the filter's order; ties broken by item id so paging is stable.
+
+    Two steps: the ids of the page (only the sort key is computed for every matching item), then
+    the shown columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
+    """
+    sql, params = build(conn, f)
+    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {order_clause(f)} LIMIT ? OFFSET ?",
+                                      [*params, limit, offset])]
+    if not ids:
+        return []
+    _, run, cmp_ = run_ids(conn, f)
+    cmp_cols = "pb.em, pb.f1, pb.f1_recall" if f.compare else "NULL, NULL, NULL"
+    delta = DELTA_SQL if f.compare else "NULL"
+    joins = "LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+    jparams: list[Any] = [run if run is not None else -1]
+    if f.compare:
+        joins += " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
+        jparams.append(cmp_ if cmp_ is not None else -1)
+    rows = conn.execute(
+        "SELECT i.id, i.key, i.split, i.tag, i.answer_type, i.question, p.text,"
+        " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
+        " p.em, p.f1, p.refused, p.f1_recall,"
+        f" i.id IN ({STALE_ITEMS_SQL}) AS stale,"
+        f" {cmp_cols}, {delta} AS delta"
+        f" FROM items i {joins} WHERE i.id IN ({', '.join('?' * len(ids))})",
+        [*jparams, *ids],
+    ).fetchall()
+    by_id = {r[0]: r for r in rows}
+    return [ItemRow(*by_id[i]) for i in ids if i in by_id]
+
+
+def position(conn: Any, f: Filter, item_id: int) -> int | None:
+    """0-based row index of an item within the filter, or None when the filter excludes it."""
+    sql, params = build(conn, f)
+    row = conn.execute(
+        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {order_clause(f)}) - 1 AS rn {sql})"
+        " WHERE id = ?",
+        [*params, item_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
+    """The item `step` rows away from `item_id` in the filter's order (for n/p), None past either end."""
+    sql, params = build(conn, f)
+    fn = "LEAD" if step >= 0 else "LAG"
+    row = conn.execute(
+        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {order_clause(f)}) AS nid"
+        f" {sql}) WHERE id = ?",
+        [*params, item_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def metrics(conn: Any, f: Filter) -> SliceMetrics:
+    """EM/F1 over all filtered items (a missing prediction counts 0, as the official script does),
+    F1-recall over answered items only and answer rate over all, as CDQA does."""
+    return _metrics(conn, f, "p")
+
+
+def compare_metrics(conn: Any, f: Filter) -> SliceMetrics | None:
+    """The same metrics for the compare run (B) over the same filtered items; None without one."""
+    return metrics_ab(conn, f)[1]
+
+
+def metrics_ab(conn: Any, f: Filter) -> tuple[SliceMetrics, SliceMetrics | None]:
+    """Metrics of run A and (with `compare`) run B over the filtered items, in one pass; the
+    item count is `items` of either, so the browser needs no separate `count`."""
+    aliases = ("p", "pb") if f.compare else ("p",)
+    sql, params = build(conn, f)
+    cols = ", ".join(_metric_columns(a) for a in aliases)
+    row = conn.execute(f"SELECT COUNT(*), {cols} {sql}", params).fetchone()
+    out = [_metrics_from(row[0], row[1 + 7 * k : 8 + 7 * k]) for k in range(len(aliases))]
+    return out[0], (out[1] if len(out) > 1 else None)
+
+
+def _metric_columns(alias: str) -> str:
+    a = {"p": "p", "pb": "pb"}[alias]  # the only aliases that exist in `build`
+    return (
+        f"COUNT({a}.id), AVG(COALESCE({a}.em, 0)), AVG(COALESCE({a}.f1, 0)),"
+        f" SUM(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN 1 ELSE 0 END),"
+        f" AVG(CASE WHEN {a}.id IS NOT NULL AND COALESCE({a}.refused, 0) = 0 THEN COALESCE({a}.f1_recall, 0) END),"
+        f" MAX({a}.em IS NOT NULL), MAX({a}.f1_recall IS NOT NULL OR {a}.refused IS NOT NULL)"
+    )
+
+
+def _metrics(conn: Any, f: Filter, alias: str) -> SliceMetrics:
+    sql, params = build(conn, f)
+    row = conn.execute(f"SELECT COUNT(*), {_metric_columns(alias)} {sql}", params).fetchone()
+    return _metrics_from(row[0], row[1:])
+
+
+def _metrics_from(items: int, row: Any) -> SliceMetrics:
+    predicted, em, f1, answered, f1r, has_em, has_cdqa = row
+    m = SliceMetrics(items=items, predicted=predicted)
+    if has_em:
+        m.em = 100.0 * (em or 0.0)
+        m.f1 = 100.0 * (f1 or 0.0)
+    if has_cdqa:
+        m.answered = answered or 0
+        m.f1_recall = 100.0 * f1r if f1r is not None else 0.0
+        m.answer_rate = 100.0 * (answered or 0) / items if items else 0.0
+    return m
+
+
+def distinct_values(conn: Any, dataset: str | None, column: str) -> list[str]:
+    """Values offered by a filter control (split, tag, answer type) for one dataset."""
+    col = _ITEM_COLUMNS[column]
+    sql = f"SELECT DISTINCT {col} FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE {col} IS NOT NULL"
+    params: list[Any] = []
+    if dataset:
+        sql += " AND d.name = ?"
+        params.append(dataset)
+    return [r[0] for r in conn.execute(sql + f" ORDER BY {col}", params)]
+
+
+def item_ids(conn: Any, f: Filter) -> list[int]:
+    """Ids of every item the filter selects (for acting on all of them: mark stale, export)."""
+    sql, params = build(conn, f)
+    return [r[0] for r in conn.execute(f"SELECT DISTINCT i.id {sql}", params)]
+
+
+def targets_for_filter(conn: Any, f: Filter) -> list[Target]:
+    """Every scored gold of every item the filter selects, as flag targets ("mark all of these stale")."""
+    return targets_for_items(conn, item_ids(conn, f))

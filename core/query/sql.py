@@ -1,0 +1,280 @@
+"""Filters → parameterised SQL, and the one definition of each rule a query needs.
+
+What an error is (`ERROR_SQL`), what "right" means at a threshold (`right_sql`), Δ between two runs
+(`DELTA_SQL`), the facet value expressions (`FACETS`) and the FROM/WHERE of a `Filter` (`build`)
+are written here once; counts, pages, facets, exports, reports and diffs all use them.
+
+Every value reaches SQLite as a parameter; column names come only from the fixed `SORTS` and
+`FACETS` tables. Facets with no `Filter` field of their own (lengths, question word) are selected
+through `Filter.facets`, which `build` turns into SQL with `facet_where`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from qa_inspect.core.store import STALE_GOLDS_SQL
+
+from .filters import OUTCOMES, SORTS, Filter
+
+__all__ = [
+    "DELTA_SQL", "ERROR_SQL", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
+    "QUESTION_WORDS", "STALE_ITEMS_SQL", "FacetDef", "build", "error_expr", "facet_where", "order_clause",
+    "right_sql", "run_ids",
+]
+
+ERROR_SQL = (
+    "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
+    " WHEN COALESCE(p.refused, 0) = 1 THEN 1 ELSE COALESCE(p.f1_recall, 0) < 1 END"
+)
+"""1 when run A's item is an error, else 0: the one definition of an error. An item is an error
+when it has no prediction, or EM 0 (span scorers), or (CDQA, no EM) a refusal or F1-recall < 1."""
+
+
+def error_expr() -> Any:
+    """`ERROR_SQL` as a polars expression over `core.report.item_frame` columns (predicted, em,
+    refused, f1_recall): the same rule, for frames re-scored in memory (stale golds excluded)."""
+    import polars as pl  # only reports need polars; queries stay light
+
+    return (
+        pl.when(~pl.col("predicted")).then(True)
+        .when(pl.col("em").is_not_null()).then(pl.col("em") < 1.0)
+        .when(pl.col("refused").fill_null(False)).then(True)
+        .otherwise(pl.col("f1_recall").fill_null(0.0) < 1.0)
+    )
+
+
+STALE_ITEMS_SQL = f"SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s"
+"""Ids of items with a gold flagged stale now (uncorrelated: SQLite evaluates it once)."""
+
+DELTA_SQL = "COALESCE(pb.f1, pb.f1_recall, 0) - COALESCE(p.f1, p.f1_recall, 0)"
+"""Δ of a compared item: run B's score − run A's (F1, or F1-recall for CDQA), as `qa-inspect diff`."""
+
+
+def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
+    """SQL truth of "this prediction is right": EM 1, or (threshold given) not a refusal and
+    F1 / F1-recall ≥ threshold. A missing prediction is never right. `alias` is p or pb."""
+    a = {"p": "p", "pb": "pb"}[alias]
+    if threshold is None:
+        return f"(COALESCE({a}.em, 0) = 1)"
+    params.append(float(threshold))
+    return f"(COALESCE({a}.refused, 0) = 0 AND COALESCE({a}.f1, {a}.f1_recall, 0) >= ?)"
+
+
+def _outcome_clause(f: Filter, params: list[Any]) -> str:
+    if f.outcome not in OUTCOMES:
+        raise ValueError(f"unknown outcome {f.outcome!r}; choose from {', '.join(OUTCOMES)}")
+    a_right = right_sql("p", f.outcome_threshold, params)
+    b_right = right_sql("pb", f.outcome_threshold, params)
+    a_cond, b_cond = {
+        "fixed": (f"NOT {a_right}", b_right),
+        "broken": (a_right, f"NOT {b_right}"),
+        "both_wrong": (f"NOT {a_right}", f"NOT {b_right}"),
+        "both_right": (a_right, b_right),
+    }[f.outcome]
+    return f"(p.id IS NOT NULL AND pb.id IS NOT NULL AND {a_cond} AND {b_cond})"
+
+
+
+QUESTION_WORDS: tuple[str, ...] = (
+    "为什么", "为何", "什么时候", "何时", "多少", "多久", "多长", "多大", "多高", "几",
+    "谁", "哪", "什么", "怎么", "怎样", "如何", "是否", "是不是", "吗",
+)
+"""Question words in the order they are tried: the first one the question contains wins, so the
+longer or more telling word comes first (什么时候 before 什么, 为什么 before 什么, 谁 before 什么)."""
+
+OTHER = "other"
+NO_PREDICTION = "no prediction"
+NO_GOLD = "no gold"
+
+LENGTH_BUCKETS: tuple[tuple[int, str], ...] = (
+    (0, "0"), (2, "1–2"), (4, "3–4"), (8, "5–8"), (16, "9–16"), (32, "17–32"), (64, "33–64"),
+)
+"""(largest length, label) in characters; longer texts fall in `LONGEST`."""
+LONGEST = "65+"
+LENGTH_LABELS: tuple[str, ...] = tuple(label for _, label in LENGTH_BUCKETS) + (LONGEST,)
+
+
+def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, ...]]:
+    params: list[Any] = [missing_label]
+    parts = [f"CASE WHEN {length_expr} IS NULL THEN ?"]
+    for bound, label in LENGTH_BUCKETS:
+        parts.append(f"WHEN {length_expr} <= ? THEN ?")
+        params += [bound, label]
+    parts.append("ELSE ? END")
+    params.append(LONGEST)
+    return " ".join(parts), tuple(params)
+
+
+def _question_word_sql() -> tuple[str, tuple[Any, ...]]:
+    params: list[Any] = []
+    parts = ["CASE"]
+    for word in QUESTION_WORDS:
+        parts.append("WHEN instr(i.question, ?) > 0 THEN ?")
+        params += [word, word]
+    parts.append("ELSE ? END")
+    params.append(OTHER)
+    return " ".join(parts), tuple(params)
+
+
+_PRED_LEN = _bucket_sql("(CASE WHEN p.id IS NULL THEN NULL ELSE length(p.text) END)", NO_PREDICTION)
+_GOLD_LEN = _bucket_sql(
+    "(SELECT length(g.text) FROM golds g WHERE g.item_id = i.id AND g.superseded = 0 ORDER BY g.idx LIMIT 1)",
+    NO_GOLD,
+)
+_QWORD = _question_word_sql()
+_STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
+
+
+@dataclass(frozen=True, slots=True)
+class FacetDef:
+    """One facet: its SQL value expression (+ parameters), how a value is selected, value order."""
+
+    name: str
+    label: str
+    expr: str
+    params: tuple[Any, ...] = ()
+    field: str | None = None
+    """The `Filter` field a selection sets (None: selected through `Filter.facets`)."""
+    order: tuple[Any, ...] | None = None
+    """Fixed value order (buckets, question words); None: by count, largest first."""
+    needs_run: bool = False
+
+
+FACETS: dict[str, FacetDef] = {
+    d.name: d
+    for d in (
+        FacetDef("split", "split", "i.split", field="splits"),
+        FacetDef("tag", "tag", "i.tag", field="tags"),
+        FacetDef("answer_type", "answer type", "i.answer_type", field="answer_types"),
+        FacetDef("refused", "refused", "p.refused", field="refused", order=(1, 0, None), needs_run=True),
+        FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
+        FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
+        FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
+        FacetDef("qword", "question word", *_QWORD, order=(*QUESTION_WORDS, OTHER)),
+    )
+}
+"""Every facet, in the order a facet panel lists them."""
+
+
+def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:
+    """SQL condition for `Filter.facets`: values of one facet OR-ed, facets AND-ed (appends params)."""
+    by_name: dict[str, list[Any]] = {}
+    for name, value in pairs:
+        if name not in FACETS:
+            raise ValueError(f"unknown facet {name!r}; choose from {', '.join(FACETS)}")
+        by_name.setdefault(name, []).append(value)
+    clauses = []
+    for name, values in by_name.items():
+        d = FACETS[name]
+        params.extend(d.params)
+        params.extend(values)
+        clauses.append(f"({d.expr}) IN ({', '.join('?' * len(values))})")
+    return "(" + " AND ".join(clauses) + ")"
+
+
+def run_ids(conn: Any, f: Filter) -> tuple[int | None, int | None, int | None]:
+    ds = run = cmp_ = None
+    if f.run:
+        row = conn.execute("SELECT id, dataset_id FROM runs WHERE name = ?", (f.run,)).fetchone()
+        if row:
+            run, ds = row
+    if ds is None and f.dataset:
+        row = conn.execute("SELECT id FROM datasets WHERE name = ?", (f.dataset,)).fetchone()
+        ds = row[0] if row else -1
+    if f.compare:
+        row = conn.execute("SELECT id FROM runs WHERE name = ?", (f.compare,)).fetchone()
+        cmp_ = row[0] if row else -1
+    return ds, run, cmp_
+
+
+def _in(column: str, values: tuple[str, ...], params: list[Any]) -> str:
+    params.extend(values)
+    return f"{column} IN ({', '.join('?' * len(values))})"
+
+
+def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
+    """FROM/WHERE clause and parameters shared by count, page and metrics queries."""
+    ds, run, cmp_ = run_ids(conn, f)
+    params: list[Any] = [run if run is not None else -1]
+    joins = ["FROM items i", "LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"]
+    if cmp_ is not None:
+        joins.append("LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?")
+        params.append(cmp_)
+    where: list[str] = []
+    if ds is not None:
+        where.append("i.dataset_id = ?")
+        params.append(ds)
+    if f.splits:
+        where.append(_in("i.split", f.splits, params))
+    if f.tags:
+        where.append(_in("i.tag", f.tags, params))
+    if f.answer_types:
+        where.append(_in("i.answer_type", f.answer_types, params))
+    if f.refused is not None:  # "answered" = a prediction that is not a refusal (span runs: any)
+        where.append("p.refused = 1" if f.refused else "p.id IS NOT NULL AND COALESCE(p.refused, 0) = 0")
+    if f.em is not None:
+        where.append("COALESCE(p.em, 0) = ?")
+        params.append(int(f.em))
+    if f.f1_min is not None:
+        where.append("COALESCE(p.f1, p.f1_recall, 0) >= ?")
+        params.append(f.f1_min)
+    if f.f1_max is not None:
+        where.append("COALESCE(p.f1, p.f1_recall, 0) <= ?")
+        params.append(f.f1_max)
+    # Stale flags: uncorrelated IN (SQLite evaluates the journal query once, not once per item).
+    if f.stale is not None:
+        where.append("i.id " + ("" if f.stale else "NOT ") + f"IN ({STALE_ITEMS_SQL})")
+    if f.has_proposal is not None:
+        where.append(
+            "i.id " + ("" if f.has_proposal else "NOT ")
+            + f"IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s WHERE s.proposed IS NOT NULL AND s.proposed != '')"
+        )
+    if f.search.strip():
+        where.append(_search_clause(f.search.strip(), params))
+    if f.only_disagree and cmp_ is not None:
+        where.append(
+            "(p.id IS NOT NULL OR pb.id IS NOT NULL) AND (p.em IS NOT pb.em OR p.refused IS NOT pb.refused"
+            " OR ABS(COALESCE(p.f1, -1) - COALESCE(pb.f1, -1)) > 1e-9"
+            " OR ABS(COALESCE(p.f1_recall, -1) - COALESCE(pb.f1_recall, -1)) > 1e-9)"
+        )
+    if f.facets:
+        where.append(facet_where(f.facets, params))
+    if f.outcome is not None:
+        where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
+    sql = " ".join(joins) + (" WHERE " + " AND ".join(where) if where else "")
+    return sql, params
+
+
+def _search_clause(text: str, params: list[Any]) -> str:
+    """Trigram FTS for 3+ characters (Chinese has no spaces to tokenise on); LIKE for shorter text."""
+    if len(text) >= 3:
+        phrase = '"' + text.replace('"', '""') + '"'
+        params.extend([phrase, phrase])
+        return (
+            "(i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)"
+            " OR p.id IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?))"
+        )
+    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    params.extend([like, like, like])
+    return (
+        "(i.question LIKE ? ESCAPE '\\' OR p.text LIKE ? ESCAPE '\\'"
+        " OR EXISTS (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.text LIKE ? ESCAPE '\\'))"
+    )
+
+
+def order_clause(f: Filter) -> str:
+    """ORDER BY for the filter's sort (ties by item id, so paging is stable)."""
+    order = SORTS.get(f.sort, "i.id")
+    if order == "stale":
+        order = f"i.id IN ({STALE_ITEMS_SQL})"
+    elif order == "delta":
+        order = DELTA_SQL if f.compare else "i.id"
+    direction = "DESC" if f.descending else "ASC"
+    if order == "i.id":  # never NULL: a bare rowid order lets SQLite walk the table and stop early
+        return f"i.id {direction}"
+    return f"{order} IS NULL, {order} {direction}, i.id {direction}"
+
+

@@ -1,0 +1,366 @@
+"""Two runs of one dataset compared: what B fixed and broke relative to A, per-slice metric deltas,
+and the items whose score moved most.
+
+Everything is computed on the items **both** runs answer (have a prediction for; a CDQA refusal
+is an answer that counts as wrong), so A and B are judged on the same questions:
+
+- outcome counts (fixed = A wrong → B right, broken, both wrong, both right) by EM (span scorers)
+  and by a threshold on the F1-style score (F1, or F1-recall for CDQA; refusals are wrong);
+- per slice (overall, each split / tag / answer type value) every metric of the runs' scorer for A
+  and B, with B − A and the number of items behind each number;
+- the largest changes of the F1-style score, B − A.
+
+`cell_filter` turns an outcome cell into a `core.query.Filter` (run = A, compare = B, `outcome`)
+so a UI can open the item browser on exactly the items counted in that cell.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import polars as pl
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.query import OUTCOMES, Filter, build
+from qa_inspect.core.store import require_run
+
+from .metrics import DIMENSIONS
+
+__all__ = [
+    "CRITERIA",
+    "DiffError",
+    "ItemChange",
+    "Outcomes",
+    "RunDiff",
+    "SliceDelta",
+    "cell_filter",
+    "diff_runs",
+]
+
+
+class DiffError(QAInspectError):
+    """Runs that cannot be compared (unknown, the same run, different or no dataset)."""
+
+
+CRITERIA = ("em", "threshold")
+"""How "right" is judged: EM 1, or the F1-style score ≥ threshold (refusals wrong)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcomes:
+    """The 2×2 table of one criterion on the items both runs answer."""
+
+    criterion: str  # "em" | "threshold"
+    label: str  # "EM", "F1 ≥ 0.5", "F1-recall ≥ 0.5"
+    threshold: float | None
+    fixed: int
+    broken: int
+    both_wrong: int
+    both_right: int
+
+    @property
+    def total(self) -> int:
+        return self.fixed + self.broken + self.both_wrong + self.both_right
+
+    def count(self, outcome: str) -> int:
+        if outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
+        return int(getattr(self, outcome))
+
+
+@dataclass(frozen=True, slots=True)
+class SliceDelta:
+    """One metric on one slice: A, B, B − A, and how many items stand behind each number."""
+
+    dimension: str  # "overall" | "split" | "tag" | "answer_type"
+    value: str  # "all" for overall; "—" for items without a value
+    metric: str  # "em" | "f1" | "f1_recall" | "answer_rate"
+    items: int  # items of the slice both runs answer
+    a: float | None
+    b: float | None
+    delta: float | None
+    n_a: int  # items behind A's number (answered ones for F1-recall)
+    n_b: int
+
+
+@dataclass(frozen=True, slots=True)
+class ItemChange:
+    """One item whose F1-style score changed (score = F1, or F1-recall with refusals as 0)."""
+
+    item_id: int
+    key: str
+    question: str
+    prediction_a: str
+    prediction_b: str
+    score_a: float
+    score_b: float
+    delta: float  # score_b − score_a
+    em_a: int | None = None
+    em_b: int | None = None
+    refused_a: bool | None = None
+    refused_b: bool | None = None
+
+
+@dataclass(slots=True)
+class RunDiff:
+    run_a: str
+    run_b: str
+    dataset: str
+    family: str
+    score_metric: str  # "f1" or "f1_recall": the score of `changes` and of the threshold criterion
+    threshold: float
+    items: int  # items of the dataset (within the restricting filter, if any)
+    predicted_a: int  # of those, how many each run answers
+    predicted_b: int
+    common: int  # answered by both: the base of every number below
+    outcomes: list[Outcomes] = field(default_factory=list)
+    slices: list[SliceDelta] = field(default_factory=list)
+    changes: list[ItemChange] = field(default_factory=list)
+    within: Filter | None = None
+
+    @property
+    def only_a(self) -> int:
+        return self.predicted_a - self.common
+
+    @property
+    def only_b(self) -> int:
+        return self.predicted_b - self.common
+
+    def outcome(self, criterion: str) -> Outcomes:
+        for o in self.outcomes:
+            if o.criterion == criterion:
+                return o
+        raise KeyError(criterion)
+
+    def cell_filter(self, outcome: str, criterion: str = "em", base: Filter | None = None) -> Filter:
+        """The item-browser filter of one cell (see module `cell_filter`)."""
+        base = base if base is not None else (self.within or Filter())
+        return cell_filter(
+            self.run_a, self.run_b, outcome, criterion=criterion, threshold=self.threshold,
+            base=base.with_(dataset=self.dataset),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "run_a": self.run_a, "run_b": self.run_b, "dataset": self.dataset, "family": self.family,
+            "score_metric": self.score_metric, "threshold": self.threshold, "items": self.items,
+            "predicted_a": self.predicted_a, "predicted_b": self.predicted_b, "common": self.common,
+            "only_a": self.only_a, "only_b": self.only_b,
+            "outcomes": [asdict(o) | {"total": o.total} for o in self.outcomes],
+            "slices": [asdict(s) for s in self.slices],
+            "changes": [asdict(c) for c in self.changes],
+        }
+        if self.within is not None:
+            out["within"] = self.within.to_dict()
+        return out
+
+
+def cell_filter(
+    run_a: str,
+    run_b: str,
+    outcome: str,
+    *,
+    criterion: str = "em",
+    threshold: float = 0.5,
+    base: Filter | None = None,
+) -> Filter:
+    """`base` (default: no restriction) showing run A with B as compare run, restricted to one
+    outcome cell: `query.count(conn, cell_filter(...))` equals the cell's count in `diff_runs`
+    (when `base` restricts nothing beyond the diff's own `within`)."""
+    if outcome not in OUTCOMES:
+        raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown criterion {criterion!r}; choose from {', '.join(CRITERIA)}")
+    return (base or Filter()).with_(
+        run=run_a,
+        compare=run_b,
+        outcome=outcome,
+        outcome_threshold=None if criterion == "em" else float(threshold),
+    )
+
+
+def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | None, str | None]:
+    ref = require_run(conn, name)
+    return ref.id, ref.dataset_id, ref.dataset, ref.family
+
+
+_COMMON_SQL = """
+SELECT i.id AS item_id, i.key AS key, i.question AS question,
+       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+       pa.text AS prediction_a, pa.em AS em_a, pa.f1 AS f1_a, pa.refused AS refused_a, pa.f1_recall AS f1_recall_a,
+       pb.text AS prediction_b, pb.em AS em_b, pb.f1 AS f1_b, pb.refused AS refused_b, pb.f1_recall AS f1_recall_b
+FROM items i
+JOIN predictions pa ON pa.item_id = i.id AND pa.run_id = ?
+JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?
+WHERE i.dataset_id = ?
+"""
+
+_SCHEMA = {
+    "item_id": pl.Int64, "key": pl.String, "question": pl.String,
+    "split": pl.String, "tag": pl.String, "answer_type": pl.String,
+    "prediction_a": pl.String, "em_a": pl.Int64, "f1_a": pl.Float64, "refused_a": pl.Boolean, "f1_recall_a": pl.Float64,
+    "prediction_b": pl.String, "em_b": pl.Int64, "f1_b": pl.Float64, "refused_b": pl.Boolean, "f1_recall_b": pl.Float64,
+}
+
+
+def _within(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
+    if within is None:
+        return ""
+    sql, p = build(conn, within)
+    params.extend(p)
+    return f" AND i.id IN (SELECT i.id {sql})"
+
+
+def _right(side: str, threshold: float | None) -> pl.Expr:
+    """Polars twin of `query.right_sql` (the same definition, so cells and counts agree)."""
+    if threshold is None:
+        return pl.col(f"em_{side}").fill_null(0) == 1
+    score = pl.coalesce(pl.col(f"f1_{side}"), pl.col(f"f1_recall_{side}"), pl.lit(0.0))
+    return ~pl.col(f"refused_{side}").fill_null(False) & (score >= threshold)
+
+
+def _score(side: str) -> pl.Expr:
+    return pl.coalesce(pl.col(f"f1_{side}"), pl.col(f"f1_recall_{side}"), pl.lit(0.0))
+
+
+def diff_runs(
+    conn: sqlite3.Connection,
+    run_a: str,
+    run_b: str,
+    *,
+    threshold: float = 0.5,
+    top: int = 20,
+    within: Filter | None = None,
+) -> RunDiff:
+    """Compare run B with run A (see the module doc). `within` restricts the items to those a
+    filter selects (e.g. a saved slice). Raises `DiffError` for an unknown run, the same run twice,
+    or runs of different datasets."""
+    if not 0.0 <= threshold <= 1.0:
+        raise DiffError(f"F1 threshold {threshold} is outside 0…1")
+    if run_a == run_b:
+        raise DiffError(f"run {run_a!r} compared with itself; name two different runs")
+    a_id, a_ds, a_ds_name, family = _run(conn, run_a)
+    b_id, b_ds, b_ds_name, _ = _run(conn, run_b)
+    if a_ds is None or b_ds is None:
+        lonely = run_a if a_ds is None else run_b
+        raise DiffError(f"run {lonely!r} is linked to no dataset, so it has nothing to compare on")
+    if a_ds != b_ds:
+        raise DiffError(
+            f"runs {run_a!r} ({a_ds_name}) and {run_b!r} ({b_ds_name}) are on different datasets;"
+            " diff compares two runs of one dataset"
+        )
+    assert a_ds_name is not None and family is not None
+
+    params: list[Any] = [a_ds]
+    restrict = _within(conn, within, params)
+    items, predicted_a, predicted_b = conn.execute(
+        "SELECT COUNT(*),"
+        " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?)),"
+        " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?))"
+        f" FROM items i WHERE i.dataset_id = ?{restrict}",
+        [a_id, b_id, *params],
+    ).fetchone()
+    params = [a_id, b_id, a_ds]
+    restrict = _within(conn, within, params)
+    rows = conn.execute(_COMMON_SQL + restrict + " ORDER BY i.id", params).fetchall()
+    frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+
+    if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
+        has_em = frame["em_a"].null_count() < frame.height and frame["em_b"].null_count() < frame.height
+    else:
+        has_em = family != "cdqa"
+    cdqa = not has_em
+    score_metric = "f1_recall" if cdqa else "f1"
+
+    outcomes = []
+    criteria = [("em", None, "EM")] if has_em else []
+    score_label = "F1-recall" if cdqa else "F1"
+    criteria.append(("threshold", threshold, f"{score_label} ≥ {threshold:g}"))
+    for criterion, t, label in criteria:
+        a_right, b_right = _right("a", t), _right("b", t)
+        counts = frame.select(
+            (~a_right & b_right).sum().alias("fixed"),
+            (a_right & ~b_right).sum().alias("broken"),
+            (~a_right & ~b_right).sum().alias("both_wrong"),
+            (a_right & b_right).sum().alias("both_right"),
+        ).row(0, named=True)
+        outcomes.append(Outcomes(criterion, label, t, **{k: int(v or 0) for k, v in counts.items()}))
+
+    diff = RunDiff(
+        run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric=score_metric,
+        threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
+        predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within,
+    )
+    diff.slices = _slice_deltas(frame, cdqa)
+    diff.changes = _changes(frame, top)
+    return diff
+
+
+def _metric_exprs(side: str, cdqa: bool) -> list[pl.Expr]:
+    if not cdqa:
+        return [
+            (pl.col(f"em_{side}").fill_null(0).mean() * 100).alias(f"em_{side}"),
+            (pl.col(f"f1_{side}").fill_null(0.0).mean() * 100).alias(f"f1_{side}"),
+        ]
+    answered = ~pl.col(f"refused_{side}").fill_null(False)
+    return [
+        (pl.col(f"f1_recall_{side}").fill_null(0.0).filter(answered).mean() * 100).alias(f"f1_recall_{side}"),
+        (answered.mean() * 100).alias(f"answer_rate_{side}"),
+        answered.sum().alias(f"answered_{side}"),
+    ]
+
+
+def _slice_deltas(frame: pl.DataFrame, cdqa: bool) -> list[SliceDelta]:
+    metrics = ("f1_recall", "answer_rate") if cdqa else ("em", "f1")
+    aggs = [pl.len().alias("items"), *_metric_exprs("a", cdqa), *_metric_exprs("b", cdqa)]
+    out: list[SliceDelta] = []
+    blocks: list[tuple[str, pl.DataFrame]] = [
+        ("overall", frame.with_columns(pl.lit("all").alias("value")))
+    ]
+    for dim in DIMENSIONS:
+        if frame.height and frame[dim].null_count() == frame.height:
+            continue  # the dataset has no such labels
+        blocks.append((dim, frame.with_columns(pl.col(dim).fill_null("—").alias("value"))))
+    for dim, block in blocks:
+        if block.height == 0:
+            continue
+        table = block.group_by("value").agg(aggs).sort("value")
+        for row in table.iter_rows(named=True):
+            for m in metrics:
+                a, b = row[f"{m}_a"], row[f"{m}_b"]
+                if m == "f1_recall":
+                    n_a, n_b = int(row["answered_a"]), int(row["answered_b"])
+                else:
+                    n_a = n_b = int(row["items"])
+                out.append(
+                    SliceDelta(
+                        dimension=dim, value=str(row["value"]), metric=m, items=int(row["items"]),
+                        a=a, b=b, delta=None if a is None or b is None else b - a, n_a=n_a, n_b=n_b,
+                    )
+                )
+    return out
+
+
+def _changes(frame: pl.DataFrame, top: int) -> list[ItemChange]:
+    if top <= 0 or frame.height == 0:
+        return []
+    scored = frame.with_columns(
+        pl.when(pl.col("refused_a").fill_null(False)).then(0.0).otherwise(_score("a")).alias("score_a"),
+        pl.when(pl.col("refused_b").fill_null(False)).then(0.0).otherwise(_score("b")).alias("score_b"),
+    ).with_columns((pl.col("score_b") - pl.col("score_a")).alias("delta"))
+    moved = (
+        scored.filter(pl.col("delta").abs() > 1e-12)
+        .with_columns(pl.col("delta").abs().alias("size"))
+        .sort(["size", "item_id"], descending=[True, False])
+        .head(top)
+    )
+    return [
+        ItemChange(
+            item_id=r["item_id"], key=r["key"], question=r["question"],
+            prediction_a=r["prediction_a"], prediction_b=r["prediction_b"],
+            score_a=r["score_a"], score_b=r["score_b"], delta=r["delta"],
+            em_a=r["em_a"], em_b=r["em_b"], refused_a=r["refused_a"], refused_b=r["refused_b"],
+        )
+        for r in moved.iter_rows(named=True)
+    ]

@@ -1,0 +1,135 @@
+"""Metrics by slice for every run (and the human estimate), built with polars from the database.
+
+Counting follows the official scorers: EM/F1 average over every item of the slice (an item the run
+did not answer counts 0); F1-recall averages answered items only and answer rate = answered / all.
+An *error* is an item not fully right, as `core.query.sql.ERROR_SQL` defines it (no prediction,
+EM 0, or for CDQA a refusal or F1-recall below 1). `error_share` is the slice's part of all the run's errors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+import polars as pl
+from qa_inspect.core.query import Filter, build, error_expr
+
+__all__ = ["DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"]
+
+DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type")
+"""Slice dimensions, in display order (fixed names: the only way a column name enters SQL)."""
+HUMAN = "human estimate"
+"""Name of the pseudo-run holding the human estimate."""
+
+_FRAME_SQL = """
+SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key,
+       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+       p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
+       p.f1_recall AS f1_recall
+FROM runs r JOIN datasets d ON d.id = r.dataset_id
+JOIN items i ON i.dataset_id = r.dataset_id
+LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
+"""
+
+_HUMAN_SQL = """
+SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key,
+       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+       1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall
+FROM items i JOIN datasets d ON d.id = i.dataset_id
+WHERE i.human_f1 IS NOT NULL
+"""
+
+_SCHEMA = {
+    "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
+    "split": pl.String, "tag": pl.String, "answer_type": pl.String, "predicted": pl.Boolean,
+    "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64,
+}
+
+
+def item_frame(
+    conn: sqlite3.Connection, runs: Sequence[str] | None = None, *, human: bool = True
+) -> pl.DataFrame:
+    """One row per (run, item of the run's dataset); the human estimate appears as a pseudo-run."""
+    sql, params = _FRAME_SQL, []
+    if runs:
+        sql += f" WHERE r.name IN ({', '.join('?' * len(runs))})"
+        params = list(runs)
+    rows = conn.execute(sql, params).fetchall()
+    if human:
+        rows += conn.execute(_HUMAN_SQL, (HUMAN,)).fetchall()
+    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+
+
+def _aggregates() -> list[pl.Expr]:
+    answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
+    error = error_expr()
+    return [
+        pl.len().alias("items"),
+        pl.col("predicted").sum().alias("predicted"),
+        (pl.col("em").fill_null(0.0).mean() * 100).alias("em"),
+        (pl.col("f1").fill_null(0.0).mean() * 100).alias("f1"),
+        answered.sum().alias("answered"),
+        (pl.col("f1_recall").filter(answered).fill_null(0.0).mean() * 100).alias("f1_recall"),
+        (answered.mean() * 100).alias("answer_rate"),
+        error.sum().alias("errors"),
+    ]
+
+
+def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
+    """Metrics per dataset × run × value of `by` (None: overall), with each slice's error share."""
+    keys = ["dataset", "family", "run"]
+    if by is not None:
+        if by not in DIMENSIONS:
+            raise ValueError(f"cannot slice by {by!r}; choose from {', '.join(DIMENSIONS)}")
+        frame = frame.with_columns(pl.col(by).fill_null("—").alias("value"))
+    else:
+        frame = frame.with_columns(pl.lit("all").alias("value"))
+    out = frame.group_by([*keys, "value"]).agg(_aggregates())
+    totals = frame.group_by(keys).agg(_aggregates()[-1].alias("run_errors"), pl.len().alias("run_items"))
+    out = out.join(totals, on=keys)
+    if by is not None:  # a dimension the dataset does not have at all is not a slice
+        out = out.filter(~((pl.col("value") == "—") & (pl.col("items") == pl.col("run_items"))))
+    out = out.with_columns(
+        pl.when(pl.col("run_errors") > 0)
+        .then(pl.col("errors") / pl.col("run_errors") * 100)
+        .otherwise(0.0)
+        .alias("error_share"),
+        pl.lit(by or "overall").alias("slice"),
+    )
+    # Metrics that do not belong to the family are nulled, so nobody reads EM of a CDQA run.
+    cdqa = pl.col("family") == "cdqa"
+    out = out.with_columns(
+        pl.when(cdqa).then(None).otherwise(pl.col("em")).alias("em"),
+        pl.when(cdqa).then(None).otherwise(pl.col("f1")).alias("f1"),
+        pl.when(cdqa).then(pl.col("f1_recall")).otherwise(None).alias("f1_recall"),
+        pl.when(cdqa).then(pl.col("answer_rate")).otherwise(None).alias("answer_rate"),
+        pl.when(cdqa).then(pl.col("answered")).otherwise(None).alias("answered"),
+    )
+    order = [pl.col("dataset"), pl.col("run") == HUMAN, pl.col("run"), pl.col("value")]
+    return out.sort(order).select(
+        "dataset", "family", "run", "slice", "value", "items", "predicted", "em", "f1",
+        "answered", "f1_recall", "answer_rate", "errors", "error_share",
+    )
+
+
+def report(
+    conn: sqlite3.Connection, by: Sequence[str] = DIMENSIONS, runs: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Overall plus one block per dimension in `by`, stacked: the `report` command's table."""
+    frame = item_frame(conn, runs)
+    parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
+    return pl.concat(parts, how="vertical")
+
+
+def slice_report(conn: sqlite3.Connection, f: Filter, by: Sequence[str] = DIMENSIONS) -> pl.DataFrame:
+    """`core.report.report` restricted to the items `f` selects: every run of those items'
+    datasets (and the human estimate) on just those items — e.g. how every model does on the
+    questions one model gets wrong. Error shares are within the slice."""
+    sql, params = build(conn, f)
+    keys = conn.execute(
+        f"SELECT DISTINCT (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key {sql}", params
+    ).fetchall()
+    chosen = pl.DataFrame(keys, schema={"dataset": pl.String, "item_key": pl.String}, orient="row")
+    frame = item_frame(conn).join(chosen, on=["dataset", "item_key"], how="semi")
+    parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
+    return pl.concat(parts, how="vertical")

@@ -1,0 +1,70 @@
+"""The SQLite file: where it lives, opening and migrating it, transactions, settings, shared views, names.
+
+Holds: `schema` (open_db, migrations, `PRAGMA user_version`), `transaction` (one committed write,
+retried while busy), `settings` (the settings table, the annotator name), `paths` (default
+database location), `views` (SQL for the current flags and stale golds), `names` (dataset/run
+look-ups with one "unknown name" error).
+
+May import: `core.errors` only (and sqlite_utils). Everything above the store reaches the
+database through these names.
+"""
+
+from __future__ import annotations
+
+from .names import RunRef, known_names, require_dataset, require_run
+from .paths import default_db_path, user_cache_dir
+from .schema import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    TIMEOUT_ENV,
+    default_timeout,
+    migrate,
+    open_db,
+    split_statements,
+    store_error,
+)
+from .settings import (
+    AUTHOR_ENV,
+    author_for,
+    default_author,
+    get_setting,
+    set_default_author,
+    set_setting,
+)
+from .transaction import (
+    BUSY_DEADLINE,
+    BusyCallback,
+    sqlite_connection,
+    write_transaction,
+)
+from .views import CURRENT_FLAGS_SQL, EFFECTIVE_SQL, STALE_GOLDS_SQL
+
+__all__ = [
+    "AUTHOR_ENV",
+    "BUSY_DEADLINE",
+    "CURRENT_FLAGS_SQL",
+    "EFFECTIVE_SQL",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "STALE_GOLDS_SQL",
+    "TIMEOUT_ENV",
+    "BusyCallback",
+    "RunRef",
+    "author_for",
+    "default_author",
+    "default_db_path",
+    "default_timeout",
+    "get_setting",
+    "known_names",
+    "migrate",
+    "open_db",
+    "require_dataset",
+    "require_run",
+    "set_default_author",
+    "set_setting",
+    "split_statements",
+    "sqlite_connection",
+    "store_error",
+    "user_cache_dir",
+    "write_transaction",
+]

@@ -1,0 +1,94 @@
+"""Database writes: each one committed `BEGIN IMMEDIATE` transaction, retried while another process writes.
+
+The TUI and the CLI may write to the same database at once (it runs in WAL mode). While another
+process holds the write lock, a write retries until `BUSY_DEADLINE`, telling `on_busy` once
+("database busy, retrying"); past it nothing is written and `StoreError` says so. Either way a
+crash or a timeout leaves whole actions only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from qa_inspect.core.errors import StoreError
+
+__all__ = ["BUSY_DEADLINE", "BusyCallback", "sqlite_connection", "write_transaction"]
+
+BUSY_DEADLINE = 30.0
+"""Seconds a write keeps retrying while another process holds the write lock."""
+_ATTEMPT_MS = 250
+
+BusyCallback = Callable[[str], None]
+
+
+def sqlite_connection(conn: Any) -> sqlite3.Connection:
+    """A `sqlite3.Connection` from it or from a `sqlite_utils.Database`."""
+    return getattr(conn, "conn", conn)
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def write_transaction(
+    conn: sqlite3.Connection,
+    work: Callable[[sqlite3.Connection], Any],
+    on_busy: BusyCallback | None = None,
+    deadline: float | None = None,
+) -> Any:
+    """Run `work` inside one IMMEDIATE transaction and commit; retry while the database is busy.
+
+    Either everything `work` wrote is committed or nothing is (then StoreError says why).
+    """
+    if conn.in_transaction:
+        raise StoreError("a transaction is already open on this connection; finish it before annotating")
+    limit = time.monotonic() + (BUSY_DEADLINE if deadline is None else deadline)
+    old_timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    told = False
+
+    def wait(exc: sqlite3.OperationalError) -> None:
+        nonlocal told
+        if not _busy(exc) or time.monotonic() >= limit:
+            if _busy(exc):
+                raise StoreError(
+                    "database busy: another process kept it locked; nothing was recorded, try again"
+                ) from None
+            raise StoreError(f"cannot write to the database ({exc})") from None
+        if not told and on_busy is not None:
+            on_busy("database busy (another process is writing), retrying…")
+        told = True
+        time.sleep(0.05)
+
+    conn.execute(f"PRAGMA busy_timeout = {_ATTEMPT_MS}")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as exc:
+                wait(exc)
+        try:
+            result = work(conn)
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise StoreError(f"cannot write to the database ({exc}); nothing was recorded") from None
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        while True:
+            try:
+                conn.execute("COMMIT")
+                return result
+            except sqlite3.OperationalError as exc:
+                try:
+                    wait(exc)
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(old_timeout)}")
