@@ -39,6 +39,7 @@ from .journal import (
     FlagError,
     Target,
     append,
+    has_entries,
     insert_entry,
     journal,
     new_uid,
@@ -57,6 +58,7 @@ from .patch import (
 from .release import DATASET_FORMATS, DatasetExport, export_dataset
 from .targets import (
     ItemRef,
+    item_by_id,
     resolve_item,
     targets_for_item,
     targets_for_items,
@@ -95,8 +97,10 @@ __all__ = [
     "export_patch",
     "flags_for_item",
     "get_setting",
+    "has_entries",
     "import_file",
     "insert_entry",
+    "item_by_id",
     "journal",
     "journal_records",
     "mark",

@@ -32,7 +32,7 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
-__all__ = ["Entry", "FlagError", "Target", "append", "insert_entry", "journal", "new_uid", "normalise_ts"]
+__all__ = ["Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid", "normalise_ts"]
 
 
 class FlagError(QAInspectError):
@@ -224,3 +224,9 @@ def journal(
     else:
         sql += " ORDER BY id"
     return [_entry(r) for r in sqlite_connection(conn).execute(sql, params)]
+
+
+def has_entries(conn: Any, dataset: str) -> bool:
+    """Whether the journal names `dataset` (its flags outlive the dataset being loaded)."""
+    row = sqlite_connection(conn).execute("SELECT 1 FROM annotations WHERE dataset = ? LIMIT 1", (dataset,)).fetchone()
+    return row is not None

@@ -15,7 +15,7 @@ from qa_inspect.core.store import require_dataset, sqlite_connection
 
 from .journal import FlagError, Target
 
-__all__ = ["ItemRef", "resolve_item", "targets_for_item", "targets_for_items", "targets_of"]
+__all__ = ["ItemRef", "item_by_id", "resolve_item", "targets_for_item", "targets_for_items", "targets_of"]
 
 
 def _golds(conn: sqlite3.Connection, item_id: int) -> list[tuple[int, str, int]]:
@@ -63,6 +63,14 @@ def _item_ref(conn: sqlite3.Connection, item_id: int) -> ItemRef:
     ).fetchone()
     golds = [(idx, text, bool(sup)) for idx, text, sup in _golds(conn, item_id)]
     return ItemRef(row[0], row[1], row[2], row[3], golds)
+
+
+def item_by_id(conn: Any, item_id: int) -> ItemRef | None:
+    """The item with this database id and its golds, or None when it is gone (reloaded away)."""
+    raw = sqlite_connection(conn)
+    if raw.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:
+        return None
+    return _item_ref(raw, item_id)
 
 
 def resolve_item(conn: Any, ident: str, dataset: str | None = None) -> ItemRef:

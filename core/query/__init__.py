@@ -67,6 +67,7 @@ from .slices import (
     list_slices,
     load_slice,
     save_slice,
+    slice_exists,
 )
 from .sql import (
     DELTA_SQL,
@@ -140,6 +141,7 @@ __all__ = [
     "save_slice",
     "select",
     "selected",
+    "slice_exists",
     "targets_for_filter",
     "write_frame",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "list_slices",
     "load_slice",
     "save_slice",
+    "slice_exists",
 ]
 
 MAX_NAME = 100
@@ -108,6 +109,11 @@ def list_slices(conn: sqlite3.Connection) -> list[SavedSlice]:
             "SELECT name, filter, created_at, author FROM slices ORDER BY name"
         )
     ]
+
+
+def slice_exists(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether a slice of this name is saved (to ask before overwriting it)."""
+    return conn.execute("SELECT 1 FROM slices WHERE name = ?", (name,)).fetchone() is not None
 
 
 def get_slice(conn: sqlite3.Connection, name: str) -> SavedSlice:

@@ -11,7 +11,14 @@ database through these names.
 
 from __future__ import annotations
 
-from .names import RunRef, known_names, require_dataset, require_run
+from .names import (
+    RunRef,
+    known_names,
+    require_dataset,
+    require_run,
+    run_names,
+    runs_by_dataset,
+)
 from .paths import default_db_path, user_cache_dir
 from .schema import (
     MIGRATIONS,
@@ -60,6 +67,8 @@ __all__ = [
     "open_db",
     "require_dataset",
     "require_run",
+    "run_names",
+    "runs_by_dataset",
     "set_default_author",
     "set_setting",
     "split_statements",

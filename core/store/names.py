@@ -13,7 +13,7 @@ from qa_inspect.core.errors import UnknownNameError
 
 from .transaction import sqlite_connection
 
-__all__ = ["RunRef", "known_names", "require_dataset", "require_run"]
+__all__ = ["RunRef", "known_names", "require_dataset", "require_run", "run_names", "runs_by_dataset"]
 
 _TABLES = {"dataset": "datasets", "run": "runs"}
 
@@ -56,3 +56,25 @@ def require_run(conn: Any, name: str, *, linked: bool = False) -> RunRef:
             else known_names(raw, "run")
         raise UnknownNameError("run", name, runs, " linked to a dataset" if linked else "")
     return RunRef(*row)
+
+
+def run_names(conn: Any, *, dataset: str | None = None, linked: bool = False, like: str | None = None) -> list[str]:
+    """Run names, sorted: of one dataset (`dataset`), of the dataset run `like` belongs to, or every
+    run linked to some dataset (`linked=True`), else all."""
+    raw = sqlite_connection(conn)
+    if like is not None:
+        sql, params = "SELECT name FROM runs WHERE dataset_id = (SELECT dataset_id FROM runs WHERE name = ?)", [like]
+    elif dataset is not None:
+        sql, params = "SELECT r.name FROM runs r JOIN datasets d ON d.id = r.dataset_id WHERE d.name = ?", [dataset]
+    else:
+        sql, params = "SELECT name FROM runs" + (" WHERE dataset_id IS NOT NULL" if linked else ""), []
+    return [r[0] for r in raw.execute(sql + " ORDER BY 1", params)]
+
+
+def runs_by_dataset(conn: Any) -> list[tuple[str, str | None]]:
+    """(run, its dataset or None) for every run, by dataset then run name (a run picker's list)."""
+    raw = sqlite_connection(conn)
+    rows = raw.execute(
+        "SELECT r.name, d.name FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id ORDER BY d.name, r.name"
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
