@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from qa_inspect.core.metrics import squad
 from qa_inspect.core.metrics.squad import V2Item, V11Item
 

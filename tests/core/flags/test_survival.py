@@ -17,11 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import flags as F
-from qa_inspect.core.report import rescore_excluding_stale
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, split_statements, open_db
+from qa_inspect.core.report import rescore_excluding_stale
+from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, open_db, split_statements
+
 from tests.helpers import Env
 
 CDQA = "cdqa_sample"

@@ -8,12 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import flags
-from qa_inspect.core.query import item_detail
-from qa_inspect.core.query import in_context, per_gold
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import align, cdqa, cmrc
+from qa_inspect.core.query import in_context, item_detail, per_gold
 
 
 @pytest.fixture(scope="module")

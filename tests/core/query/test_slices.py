@@ -7,13 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from qa_inspect.core import query
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.query import Filter
-from qa_inspect.core.report import report
 from qa_inspect.core.query import (
+    Filter,
     SliceError,
     delete_slice,
     describe,
@@ -22,11 +19,14 @@ from qa_inspect.core.query import (
     load_slice,
     save_slice,
 )
-from qa_inspect.core.report import slice_report
+from qa_inspect.core.report import report, slice_report
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app
+from typer.testing import CliRunner
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare"
+from tests.paths import FIXTURES
+
+FIXTURE = FIXTURES / "compare"
 
 
 @pytest.fixture(scope="module")

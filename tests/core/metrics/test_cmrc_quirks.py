@@ -5,7 +5,6 @@ gives; several are also rows of the conformance file (EDGE_*)."""
 from __future__ import annotations
 
 import pytest
-
 from qa_inspect.core.metrics import cdqa, cmrc
 from qa_inspect.core.metrics.segment import segment
 

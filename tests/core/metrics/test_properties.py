@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from qa_inspect.core.metrics import align, cdqa, cmrc
 from qa_inspect.core.metrics.segment import (
     SP_CHARS,

@@ -7,7 +7,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import report
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.report import HUMAN, DatasetOverview, overview

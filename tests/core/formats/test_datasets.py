@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.formats.cdqa import split_qa
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.model import Dataset
+
 from tests.helpers import FORMAT_FIXTURES as FIXTURES
 from tests.helpers import error_of, write_json
 

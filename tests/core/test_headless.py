@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parent.parent / "core"
+from tests.paths import CORE
+
+CORE = CORE
 FORBIDDEN = ("textual", "rich")
 
 

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
-from qa_inspect.core.load import loader
 from qa_inspect.core import store
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.load import load_runs
+from qa_inspect.core.load import load_runs, loader
 from qa_inspect.tui.cli import app
+from typer.testing import CliRunner
+
+from tests.paths import SAMPLE_RUNS
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 CDQA = "cdqa/cdqa_sample.json"
@@ -191,7 +191,7 @@ def test_bad_file_is_one_line_and_keeps_its_rows(name: str, runs: Path, db: Path
     assert snapshot(db, case.target) == before
 
     # fixed again: it loads
-    shutil.copy(Path(__file__).resolve().parent.parent / "sample_runs" / case.target, runs / case.target)
+    shutil.copy(SAMPLE_RUNS / case.target, runs / case.target)
     res = invoke("load", str(runs), "--db", str(db), "--json")
     assert res.exit_code == 0, res.output
     assert {r["path"]: r["status"] for r in json.loads(res.stdout)["runs"] + json.loads(res.stdout)["datasets"]}[

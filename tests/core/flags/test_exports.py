@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import UnknownNameError
-from qa_inspect.core.errors import FormatError
+from qa_inspect.core.errors import FormatError, UnknownNameError
 from qa_inspect.core.formats.textio import loads
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.store import open_db
+
 from tests.helpers import Env, loaded_env
+from tests.paths import FIXTURES
 
 CDQA = "cdqa_sample"
 CMRC = "cmrc2018_dev_sample"
@@ -323,7 +323,7 @@ def test_an_empty_export_imports_as_nothing(env: Env, other: Env, tmp_path: Path
     assert (result.kind, result.added, result.duplicates) == ("empty", 0, 0)
 
 
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+FIXTURES = FIXTURES / "formats"
 
 
 def _small_env(tmp_path: Path, name: str) -> tuple[Path, Path, sqlite3.Connection]:

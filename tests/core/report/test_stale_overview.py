@@ -6,17 +6,16 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from qa_inspect.core import flags
-from qa_inspect.core import query
-from qa_inspect.core.report import overview
+from qa_inspect.core import flags, query
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
+    overview,
     overview_excluding_stale,
     rescore_excluding_stale,
     slice_metrics_excluding_stale,
     stale_counts,
 )
+
 from tests.helpers import Env
 
 DS = "cmrc2018_dev_sample"

@@ -13,12 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from qa_inspect.core.load import match_by_position, match_in_prompts
-from qa_inspect.core.load import LoadSummary, load_runs
+from qa_inspect.core.load import (
+    LoadSummary,
+    load_runs,
+    match_by_position,
+    match_in_prompts,
+)
 from qa_inspect.core.model import Prediction
 
-FIXTURE = Path(__file__).parent / "fixtures" / "frameworks" / "runs"
+from tests.paths import FIXTURES
+
+FIXTURE = FIXTURES / "frameworks" / "runs"
 LM = "lm_eval/Qwen__Qwen2-7B-Instruct"
 DATE = "2024-06-01T10-20-30.123456"
 LM_CMRC = f"{LM}/samples_cmrc_mini_{DATE}.jsonl"

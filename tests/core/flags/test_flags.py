@@ -9,14 +9,17 @@ import threading
 import time
 
 import pytest
-
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import UnknownNameError
-from qa_inspect.core.query import targets_for_filter
-from qa_inspect.core.report import EXCLUDE_STALE, item_frame_excluding_stale, rescore_excluding_stale
-from qa_inspect.core.store import transaction
-from qa_inspect.core.errors import StoreError
+from qa_inspect.core.errors import StoreError, UnknownNameError
 from qa_inspect.core.metrics.registry import score_prediction
+from qa_inspect.core.query import targets_for_filter
+from qa_inspect.core.report import (
+    EXCLUDE_STALE,
+    item_frame_excluding_stale,
+    rescore_excluding_stale,
+)
+from qa_inspect.core.store import transaction
+
 from tests.helpers import Env
 
 CDQA = "cdqa_sample"

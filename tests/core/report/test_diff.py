@@ -25,17 +25,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from qa_inspect.core import query
 from qa_inspect.core.errors import UnknownNameError
-from qa_inspect.core.report import DiffError, cell_filter, diff_runs
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import OUTCOMES, Filter
+from qa_inspect.core.report import DiffError, cell_filter, diff_runs
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app
+from typer.testing import CliRunner
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare"
+from tests.paths import FIXTURES
+
+FIXTURE = FIXTURES / "compare"
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
-from qa_inspect.core.keys import normalise_question, question_key, split_from_id, split_from_name
+from qa_inspect.core.keys import (
+    normalise_question,
+    question_key,
+    split_from_id,
+    split_from_name,
+)
 
 
 def test_question_key_shape_and_stability() -> None:

@@ -12,10 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from qa_inspect.core.load import DatasetIndex, link_run
 from qa_inspect.core.formats import read_source
 from qa_inspect.core.formats.cdqa import split_qa
+from qa_inspect.core.load import DatasetIndex, link_run
 from qa_inspect.core.model import Dataset, Run
 
 

@@ -6,16 +6,21 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from qa_inspect.core.query import facets
-from qa_inspect.core import flags
-from qa_inspect.core import query
-from qa_inspect.core.query import FACETS, facet_table, facet_tables, question_word
+from qa_inspect.core import flags, query
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import (
+    FACETS,
+    Filter,
+    facet_table,
+    facet_tables,
+    facets,
+    question_word,
+)
 from qa_inspect.core.store import open_db
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare"
+from tests.paths import FIXTURES
+
+FIXTURE = FIXTURES / "compare"
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.model import Candidate, Run
+
 from tests.helpers import FORMAT_FIXTURES as FIXTURES
 from tests.helpers import error_of, write
 

@@ -6,10 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, read_source
-from qa_inspect.core.formats.textio import JSONFloat, loads, number_text, plain, read_document
+from qa_inspect.core.formats.textio import (
+    JSONFloat,
+    loads,
+    number_text,
+    plain,
+    read_document,
+)
+
+from tests.paths import FIXTURES
 
 RECORDS = '{"id": "a", "prediction": "甲"}\n{"id": "b", "prediction": "乙"}\n'
 
@@ -135,7 +142,7 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     calls: list[Path] = []
     real = formats.read_document
     monkeypatch.setattr(formats, "read_document", lambda path: calls.append(path) or real(path))
-    fixtures = Path(__file__).parent / "fixtures" / "formats"
+    fixtures = FIXTURES / "formats"
     read_source(fixtures / "hf_run" / "eval_predictions.json")
     read_source(fixtures / "hf_run" / "eval_nbest_predictions.json")  # side file: skipped unparsed
     read_source(fixtures / "hf_run" / "config.json")

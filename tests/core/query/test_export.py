@@ -8,16 +8,23 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
-
 from qa_inspect.core import query
-from qa_inspect.core.query import GOLD_SEPARATOR, ExportError, export_format, export_items, item_table
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import (
+    GOLD_SEPARATOR,
+    ExportError,
+    Filter,
+    export_format,
+    export_items,
+    item_table,
+)
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.cli import app
+from typer.testing import CliRunner
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare"
+from tests.paths import FIXTURES
+
+FIXTURE = FIXTURES / "compare"
 
 
 @pytest.fixture(scope="module")

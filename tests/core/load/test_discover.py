@@ -6,7 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import Skip, read_source
+from qa_inspect.core.keys import question_key
 from qa_inspect.core.load import (
     DatasetIndex,
     LinkResult,
@@ -16,12 +18,11 @@ from qa_inspect.core.load import (
     run_display_name,
     walk,
 )
-from qa_inspect.core.errors import FormatError
-from qa_inspect.core.formats import Skip, read_source
-from qa_inspect.core.keys import question_key
 from qa_inspect.core.model import Dataset, Gold, Item, Prediction, Run
 
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+from tests.paths import FIXTURES
+
+FIXTURES = FIXTURES / "formats"
 
 
 def touch(root: Path, rel: str, text: str = "{}") -> Path:

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from qa_inspect.core.metrics import align, cdqa, cmrc, human, registry
 from qa_inspect.core.metrics.registry import ScoreRow
 

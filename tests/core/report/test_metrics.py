@@ -9,7 +9,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import cdqa, cmrc
 from qa_inspect.core.metrics.human import aggregate_human, human_score

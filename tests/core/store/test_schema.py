@@ -7,12 +7,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from qa_inspect.core.store import paths
 from qa_inspect.core import store
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.store import default_db_path
-from qa_inspect.core.store import MIGRATIONS, SCHEMA_VERSION, open_db
+from qa_inspect.core.store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    default_db_path,
+    open_db,
+    paths,
+)
 
 TABLES = {"files", "datasets", "contexts", "items", "golds", "runs", "predictions", "annotations"}
 

@@ -13,15 +13,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from qa_inspect.core.load import run_display_name, walk
 from qa_inspect.core.errors import FormatError
-from qa_inspect.core.formats import CANDIDATE_SUFFIXES, Skip, formats, read_source, side_owners
+from qa_inspect.core.formats import (
+    CANDIDATE_SUFFIXES,
+    Skip,
+    formats,
+    read_source,
+    side_owners,
+)
 from qa_inspect.core.formats._prompt import extract_question, prompt_text, shown_prompt
 from qa_inspect.core.formats.textio import read_document
+from qa_inspect.core.load import run_display_name, walk
 from qa_inspect.core.model import Candidate, Dataset, Run
 
-RUNS = Path(__file__).parent / "fixtures" / "frameworks" / "runs"
+from tests.paths import FIXTURES
+
+RUNS = FIXTURES / "frameworks" / "runs"
 LM = RUNS / "lm_eval" / "Qwen__Qwen2-7B-Instruct"
 LM_DATE = "2024-06-01T10-20-30.123456"
 OC = RUNS / "opencompass" / "20240601_102030"

@@ -11,10 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import flags
-from qa_inspect.core.load import discover, loader
-from qa_inspect.core.load import LoadSummary, load_runs
+from qa_inspect.core.load import LoadSummary, discover, load_runs, loader
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 CDQA = "cdqa/cdqa_sample.json"
