@@ -78,26 +78,44 @@ def record_file(conn: sqlite3.Connection, stamp: FileStamp) -> None:
 
 
 def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple[int, int, int]:
-    """Upsert a dataset's rows; returns (items, golds, predictions rescored). Caller holds the transaction."""
-    scorer = default_scorer(ds.family)
+    """Upsert a dataset's rows; returns (items, golds, predictions rescored). Caller holds the transaction.
+
+    Items keep their row ids across reloads (matched by key), so predictions and annotations
+    stay attached; items gone from the file are deleted with their predictions."""
     gold_count = sum(len(it.golds) for it in ds.items)
+    dataset_id = _upsert_dataset_row(conn, ds, rel_path, gold_count)
+    context_ids = _write_contexts(conn, ds, dataset_id)
+    old_ids = dict(conn.execute("SELECT key, id FROM items WHERE dataset_id = ?", (dataset_id,)).fetchall())
+    if old_ids:
+        conn.execute("DELETE FROM golds WHERE item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,))
+        conn.execute("DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,))
+    _write_items(conn, ds, dataset_id, context_ids, old_ids)
+    keys = {it.key for it in ds.items}
+    _drop_gone_items(conn, dataset_id, [i for key, i in old_ids.items() if key not in keys])
+    rescored = rescore_dataset(conn, dataset_id) if old_ids else 0
+    return len(ds.items), gold_count, rescored
+
+
+def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, gold_count: int) -> int:
     row = conn.execute("SELECT id FROM datasets WHERE name = ?", (ds.name,)).fetchone()
-    values = (rel_path, ds.format, ds.family, scorer, ds.encoding, len(ds.items), gold_count, _json(ds.meta))
+    values = (rel_path, ds.format, ds.family, default_scorer(ds.family), ds.encoding, len(ds.items), gold_count,
+              _json(ds.meta))
     if row:
-        dataset_id = row[0]
         conn.execute(
             "UPDATE datasets SET path=?, format=?, family=?, scorer=?, encoding=?, item_count=?,"
             " gold_count=?, meta=? WHERE id=?",
-            (*values, dataset_id),
+            (*values, row[0]),
         )
-    else:
-        dataset_id = conn.execute(
-            "INSERT INTO datasets (name, path, format, family, scorer, encoding, item_count, gold_count, meta)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ds.name, *values),
-        ).lastrowid
+        return int(row[0])
+    return int(conn.execute(
+        "INSERT INTO datasets (name, path, format, family, scorer, encoding, item_count, gold_count, meta)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (ds.name, *values),
+    ).lastrowid or 0)
 
-    # Contexts are shared by many items (CMRC: ~4 questions a passage); store each once.
+
+def _write_contexts(conn: sqlite3.Connection, ds: Dataset, dataset_id: int) -> dict[str, int]:
+    """Contexts are shared by many items (CMRC: ~4 questions a passage); each is stored once."""
     conn.execute("UPDATE items SET context_id = NULL WHERE dataset_id = ?", (dataset_id,))
     conn.execute("DELETE FROM contexts WHERE dataset_id = ?", (dataset_id,))
     context_ids: dict[str, int] = {}
@@ -110,20 +128,16 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
                 "INSERT OR IGNORE INTO contexts (dataset_id, context_key, title, text) VALUES (?, ?, ?, ?)",
                 (dataset_id, ckey, it.title, it.context),
             ).lastrowid
+    return context_ids
 
-    old_ids = dict(conn.execute("SELECT key, id FROM items WHERE dataset_id = ?", (dataset_id,)).fetchall())
-    if old_ids:
-        conn.execute(
-            "DELETE FROM golds WHERE item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,)
-        )
-        conn.execute(
-            "DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,)
-        )
-    new_keys: set[str] = set()
+
+def _write_items(
+    conn: sqlite3.Connection, ds: Dataset, dataset_id: int, context_ids: dict[str, int], old_ids: dict[str, int]
+) -> None:
+    """Insert new items, update kept ones in place, then their golds and full-text rows."""
     gold_rows: list[tuple[Any, ...]] = []
     fts_rows: list[tuple[Any, ...]] = []
     for it in ds.items:
-        new_keys.add(it.key)
         ctx = context_ids.get(it.context_id or f"item:{it.key}") if it.context is not None else None
         human = _human(ds.family, [g.text for g in it.golds if not g.superseded])
         cols = (
@@ -144,29 +158,30 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
                 " is_impossible=?, source_line=?, human_em=?, human_f1=?, meta=? WHERE id=?",
                 (*cols, item_id),
             )
-        for idx, g in enumerate(it.golds):
-            gold_rows.append(
-                (item_id, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
-            )
-        fts_rows.append((item_id, it.question, "\n".join(g.text for g in it.golds)))
-    gone = [item_id for key, item_id in old_ids.items() if key not in new_keys]
-    for item_id in gone:
-        unindex_predictions(conn, "item_id = ?", (item_id,))
-    conn.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in gone])
-    if gone:  # their predictions went with them
-        conn.execute(
-            "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
-            " WHERE dataset_id = ?",
-            (dataset_id,),
+        gold_rows.extend(
+            (item_id, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
+            for idx, g in enumerate(it.golds)
         )
+        fts_rows.append((item_id, it.question, "\n".join(g.text for g in it.golds)))
     conn.executemany(
         "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         gold_rows,
     )
     conn.executemany("INSERT INTO items_fts (rowid, question, golds) VALUES (?, ?, ?)", fts_rows)
-    rescored = rescore_dataset(conn, dataset_id) if old_ids else 0
-    return len(ds.items), gold_count, rescored
+
+
+def _drop_gone_items(conn: sqlite3.Connection, dataset_id: int, gone: list[int]) -> None:
+    """Delete items no longer in the file; their predictions go with them, so runs are recounted."""
+    for item_id in gone:
+        unindex_predictions(conn, "item_id = ?", (item_id,))
+    conn.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in gone])
+    if gone:
+        conn.execute(
+            "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
+            " WHERE dataset_id = ?",
+            (dataset_id,),
+        )
 
 
 def _human(family: str, golds: list[str]) -> tuple[float | None, float | None]:

@@ -36,7 +36,7 @@ from .ingest import (
     write_run,
 )
 from .linking import dataset_indexes, link_stored_run
-from .manifest import MANIFEST_NAME, load_manifest
+from .manifest import MANIFEST_NAME, Manifest, load_manifest
 
 __all__ = ["DatasetReport", "LoadSummary", "Progress", "RunReport", "load_runs"]
 
@@ -153,119 +153,178 @@ def _db_wide(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
 
 
-def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
-    manifest = None
-    manifest_ok = True
-    try:
-        manifest = load_manifest(runs_dir)
-    except FormatError as exc:
-        manifest_ok = False
-        summary.errors.append({"path": _rel(runs_dir, Path(exc.path)), "message": _relmsg(runs_dir, str(exc))})
+@dataclass(slots=True)
+class _Pass:
+    """One load pass over a folder: what every phase reads and adds to."""
 
-    scan = walk(runs_dir, manifest)
-    summary.skipped.extend({"path": _rel(runs_dir, p), "reason": r} for p, r in scan.skipped)
+    runs_dir: Path
+    conn: sqlite3.Connection
+    summary: LoadSummary
+    progress: Progress
+    manifest: Manifest | None = None
+    manifest_ok: bool = True
+    stored: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """path → (kind, size, mtime_ns, sha256, owner) as the `files` table last saw it."""
+    errored: list[str] = field(default_factory=list)
+    """Files that failed this time; their stored rows (if any) stay."""
+
+    def error(self, rel: str, message: str) -> None:
+        self.summary.errors.append({"path": rel, "message": message})
+        self.errored.append(rel)
+
+
+def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
+    """The phases of a load, in order: manifest, walk, forget removed files, find what changed,
+    read it, store datasets, then link, score and store runs, then report what stayed."""
+    lp = _Pass(runs_dir, conn, summary, progress)
+    _read_manifest(lp)
+    candidates = _walk(lp)
+    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
+    reread_all = _sync_manifest_stamp(lp)
+    _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
+    changed, unchanged = _find_changed(lp, candidates, reread_all)
+    _reread_dependents(lp, candidates, changed, unchanged)
+    datasets, runs = _read_changed(lp, changed)
+    _store_datasets(lp, datasets)
+    _store_runs(lp, runs)
+    _finish(lp, unchanged)
+
+
+def _read_manifest(lp: _Pass) -> None:
+    try:
+        lp.manifest = load_manifest(lp.runs_dir)
+    except FormatError as exc:
+        lp.manifest_ok = False
+        lp.summary.errors.append({"path": _rel(lp.runs_dir, Path(exc.path)), "message": _relmsg(lp.runs_dir, str(exc))})
+
+
+def _walk(lp: _Pass) -> list[_Candidate]:
+    """Candidate files with their size and mtime; unreadable ones are errors (not removals)."""
+    scan = walk(lp.runs_dir, lp.manifest)
+    lp.summary.skipped.extend({"path": _rel(lp.runs_dir, p), "reason": r} for p, r in scan.skipped)
     candidates: list[_Candidate] = []
-    errored: list[str] = []  # files that failed this time; their stored rows (if any) stay
     for path in scan.files:
-        rel = _rel(runs_dir, path)
+        rel = _rel(lp.runs_dir, path)
         try:
             st = path.stat()
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
         except OSError as exc:
             problem = exc.strerror or str(exc)
         if problem is not None:
-            summary.errors.append({"path": rel, "message": f"{rel}: cannot read ({problem})"})
-            errored.append(rel)  # still there: an unreadable file is not a removed one
+            lp.error(rel, f"{rel}: cannot read ({problem})")
             continue
         candidates.append(_Candidate(path, rel, st.st_size, st.st_mtime_ns))
-    present = {c.rel for c in candidates} | set(errored)
+    return candidates
 
-    # path → (kind, size, mtime_ns, sha256, owner)
-    stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
-    # The manifest decides names, models, formats and links: when it changes, every file is re-read.
-    reread_all = False
-    if manifest_ok:
-        stamp = _manifest_stamp(runs_dir)
-        old_stamp = stored.pop(MANIFEST_NAME, None)
-        if (stamp.sha256 if stamp else None) != (old_stamp[3] if old_stamp else None):
-            reread_all = True
-            with transaction(conn):
-                if stamp is None:
-                    conn.execute("DELETE FROM files WHERE path = ?", (MANIFEST_NAME,))
-                else:
-                    record_file(conn, stamp)
-    else:
-        stored.pop(MANIFEST_NAME, None)
-    for rel in sorted(set(stored) - present):
-        with transaction(conn):
-            delete_path(conn, rel)
-        if stored[rel][0] != "skipped":
-            summary.removed.append(rel)
 
+def _sync_manifest_stamp(lp: _Pass) -> bool:
+    """The manifest decides names, models, formats and links: when it changes, every file is re-read."""
+    old_stamp = lp.stored.pop(MANIFEST_NAME, None)
+    if not lp.manifest_ok:
+        return False
+    stamp = _manifest_stamp(lp.runs_dir)
+    if (stamp.sha256 if stamp else None) == (old_stamp[3] if old_stamp else None):
+        return False
+    with transaction(lp.conn):
+        if stamp is None:
+            lp.conn.execute("DELETE FROM files WHERE path = ?", (MANIFEST_NAME,))
+        else:
+            record_file(lp.conn, stamp)
+    return True
+
+
+def _forget_removed(lp: _Pass, present: set[str]) -> None:
+    for rel in sorted(set(lp.stored) - present):
+        with transaction(lp.conn):
+            delete_path(lp.conn, rel)
+        if lp.stored[rel][0] != "skipped":
+            lp.summary.removed.append(rel)
+
+
+def _find_changed(
+    lp: _Pass, candidates: list[_Candidate], reread_all: bool
+) -> tuple[list[_Candidate], list[_Candidate]]:
+    """Split by size + mtime, then SHA-256 (a touched but equal file only gets its stamp updated)."""
     changed: list[_Candidate] = []
     unchanged: list[_Candidate] = []
     for i, cand in enumerate(candidates):
-        progress(i, len(candidates), f"checking {cand.rel}")
-        old = stored.get(cand.rel)
+        lp.progress(i, len(candidates), f"checking {cand.rel}")
+        old = lp.stored.get(cand.rel)
         if old and old[1] == cand.size and old[2] == cand.mtime_ns and not reread_all:
             unchanged.append(cand)
             continue
         try:
             cand.sha256 = sha256_file(cand.path)
         except OSError as exc:
-            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: cannot read ({exc.strerror})"})
-            errored.append(cand.rel)
+            lp.error(cand.rel, f"{cand.rel}: cannot read ({exc.strerror})")
             continue
         if old and old[3] == cand.sha256 and not reread_all:
-            with transaction(conn):
-                conn.execute("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel))
+            with transaction(lp.conn):
+                lp.conn.execute(
+                    "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel)
+                )
             unchanged.append(cand)
         else:
             changed.append(cand)
-    # A side file (n-best, null odds, shard, framework results) is read by its run: when one
-    # changes, appears or goes, reload the run(s) reading it instead of the side file itself.
+    return changed, unchanged
+
+
+def _reread_dependents(
+    lp: _Pass, candidates: list[_Candidate], changed: list[_Candidate], unchanged: list[_Candidate]
+) -> None:
+    """A side file (n-best, null odds, shard, framework results) is read by its run: when one
+    changes, appears or goes, the run(s) reading it are read again instead of the side file.
+    Runs whose dataset is gone (deleted or moved) are read again to re-link them."""
+    stored = lp.stored
     sides = {c.rel for c in changed if c.rel in stored and stored[c.rel][0] == "side"}
     owners = {stored[rel][4] for rel in sides}
-    owners |= {stored[rel][4] for rel in summary.removed if rel in stored and stored[rel][0] == "side"}
+    owners |= {stored[rel][4] for rel in lp.summary.removed if rel in stored and stored[rel][0] == "side"}
     for cand in changed:
-        owners.update(_rel(runs_dir, owner) for owner in side_owners(cand.path))
-    changed = [c for c in changed if c.rel not in sides]
-    unchanged.extend(c for c in candidates if c.rel in sides)  # reported as side files below
-    for cand in [c for c in unchanged if c.rel in owners]:
-        unchanged.remove(cand)
-        changed.append(cand)
+        owners.update(_rel(lp.runs_dir, owner) for owner in side_owners(cand.path))
+    changed[:] = [c for c in changed if c.rel not in sides]
+    unchanged.extend(c for c in candidates if c.rel in sides)  # reported as side files
+    orphans = {row[0] for row in lp.conn.execute("SELECT path FROM runs WHERE dataset_id IS NULL")}
+    for again in (owners, orphans):
+        for cand in [c for c in unchanged if c.rel in again]:
+            unchanged.remove(cand)
+            changed.append(cand)
 
-    # Runs whose dataset is gone (deleted, or moved to another path) are read again to re-link them.
-    orphans = {row[0] for row in conn.execute("SELECT path FROM runs WHERE dataset_id IS NULL")}
-    for cand in [c for c in unchanged if c.rel in orphans]:
-        unchanged.remove(cand)
-        changed.append(cand)
 
-    parsed_datasets: list[tuple[_Candidate, Dataset]] = []
-    parsed_runs: list[tuple[_Candidate, Run]] = []
+def _read_changed(
+    lp: _Pass, changed: list[_Candidate]
+) -> tuple[list[tuple[_Candidate, Dataset]], list[tuple[_Candidate, Run]]]:
+    datasets: list[tuple[_Candidate, Dataset]] = []
+    runs: list[tuple[_Candidate, Run]] = []
     for i, cand in enumerate(changed):
-        progress(i, len(changed), f"reading {cand.rel}")
+        lp.progress(i, len(changed), f"reading {cand.rel}")
         try:
-            src = read_in_folder(cand.path, runs_dir, manifest)
+            src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
         except FormatError as exc:
-            summary.errors.append({"path": cand.rel, "message": _relmsg(runs_dir, str(exc))})
-            errored.append(cand.rel)
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
             continue
         if isinstance(src, Skip):
-            summary.skipped.append({"path": cand.rel, "reason": src.reason})
-            if cand.rel not in stored or stored[cand.rel][0] == "skipped":
-                # Remembered, so an unchanged folder re-reads nothing. A file that held data and
-                # now holds something else keeps its rows (wrong shape = bad input) and is re-read.
-                with transaction(conn):
-                    record_file(conn, _stamp(cand, "skipped", None, None, note=src.reason))
+            _remember_skip(lp, cand, src.reason)
         elif isinstance(src, Dataset):
-            parsed_datasets.append((cand, src))
+            datasets.append((cand, src))
         else:
-            src.name = run_display_name(cand.path, runs_dir, manifest) if not src.name else src.name
-            parsed_runs.append((cand, src))
+            src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
+            runs.append((cand, src))
+    return datasets, runs
 
-    for i, (cand, ds) in enumerate(parsed_datasets):
-        progress(i, len(parsed_datasets), f"storing {cand.rel}")
+
+def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
+    """Remembered, so an unchanged folder re-reads nothing. A file that held data and now holds
+    something else keeps its rows (wrong shape = bad input) and is re-read next time."""
+    lp.summary.skipped.append({"path": cand.rel, "reason": reason})
+    if cand.rel not in lp.stored or lp.stored[cand.rel][0] == "skipped":
+        with transaction(lp.conn):
+            record_file(lp.conn, _stamp(cand, "skipped", None, None, note=reason))
+
+
+def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None:
+    conn = lp.conn
+    for i, (cand, ds) in enumerate(parsed):
+        lp.progress(i, len(parsed), f"storing {cand.rel}")
         ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
 
         def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
@@ -273,22 +332,27 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
             return out
 
-        written = _write_file(conn, cand.rel, store_dataset, summary, errored)
-        if written is None:
-            continue
-        items, golds, _ = written
-        summary.datasets.append(DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding))
+        written = _write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored)
+        if written is not None:
+            items, golds, _ = written
+            lp.summary.datasets.append(
+                DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding)
+            )
 
-    if parsed_runs:
-        indexes = dataset_indexes(conn)
-        cache = RunCache()
-    for i, (cand, run) in enumerate(parsed_runs):
-        progress(i, len(parsed_runs), f"scoring {cand.rel}")
-        target = manifest.dataset_for(cand.path) if manifest else None
+
+def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
+    """Link each run to a stored dataset, then score and store it in one transaction."""
+    if not parsed:
+        return
+    conn = lp.conn
+    indexes = dataset_indexes(conn)
+    cache = RunCache()
+    for i, (cand, run) in enumerate(parsed):
+        lp.progress(i, len(parsed), f"scoring {cand.rel}")
+        target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
         link = link_stored_run(conn, run, indexes, target)
         if link.dataset is None:
-            summary.errors.append({"path": cand.rel, "message": f"{cand.rel}: {link.reason}"})
-            errored.append(cand.rel)
+            lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
         run.name = _unique_name(conn, "runs", run.name, cand.rel)
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
@@ -298,26 +362,27 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             out = write_run(conn, run, cand.rel, dataset_id, reason, cache)
             record_file(conn, _stamp(cand, "run", run.format, run.encoding))
             for extra in run.extra_paths:
-                _record_side(conn, runs_dir, Path(extra), cand.rel)
+                _record_side(conn, lp.runs_dir, Path(extra), cand.rel)
             return out
 
-        res = _write_file(conn, cand.rel, store_run, summary, errored)
-        if res is None:
-            continue
-        summary.runs.append(
-            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched), "loaded",
-                      link.reason, run.encoding)
-        )
+        res = _write_file(conn, cand.rel, store_run, lp.summary, lp.errored)
+        if res is not None:
+            lp.summary.runs.append(
+                RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
+                          "loaded", link.reason, run.encoding)
+            )
 
-    _report_stored(conn, [c.rel for c in unchanged], summary, "unchanged")
-    _report_stored(conn, errored, summary, "error")
-    if errored:
+
+def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
+    _report_stored(lp.conn, [c.rel for c in unchanged], lp.summary, "unchanged")
+    _report_stored(lp.conn, lp.errored, lp.summary, "error")
+    if lp.errored:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
-        with transaction(conn):
-            conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in errored])
-    summary.datasets.sort(key=lambda d: d.path)
-    summary.runs.sort(key=lambda r: r.path)
-    progress(1, 1, "done")
+        with transaction(lp.conn):
+            lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
+    lp.summary.datasets.sort(key=lambda d: d.path)
+    lp.summary.runs.sort(key=lambda r: r.path)
+    lp.progress(1, 1, "done")
 
 
 def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
