@@ -40,7 +40,7 @@ from typing import Any, Literal, NamedTuple
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Dataset, Run
 
-from ._prompt import normalise_text
+from .prompts import normalise_text
 from .textio import (
     Document,
     JSONFloat,

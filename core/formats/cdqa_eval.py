@@ -7,7 +7,7 @@ With `--write_metrics` the script writes, under `<out_dir>/<task>/`:
 - `<same>--<answer rate>AR--<F1>F1.metrics`: the arguments as `key:value` lines, then one prompt.
 
 The records carry no id and no question, only the prompt, so:
-- Item: the question found in the prompt (`_prompt.extract_question`); the prompt stays in
+- Item: the question found in the prompt (`prompts.extract_question`); the prompt stays in
   `meta["prompt"]` so the loader can search dataset questions inside it when the extraction
   misses (the prompt templates are not published), and the answers in `meta["gold"]`.
 - Text = `normalized_pred` (what the official script scores), raw = `raw_pred`. The script
@@ -27,7 +27,7 @@ from typing import Any, Literal
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run, fail, first_object
-from ._prompt import extract_question
+from .prompts import extract_question
 from .textio import Document, number_text, plain, type_name
 
 __all__ = [

@@ -28,7 +28,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run, clean_id
-from ._prompt import extract_question, message_text, prompt_text, shown_prompt
+from .prompts import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
 
 __all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]

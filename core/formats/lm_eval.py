@@ -37,7 +37,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run, fail, first_id
-from ._prompt import extract_question, message_text
+from .prompts import extract_question, message_text
 from .textio import Document, number_text, plain, read_document, type_name
 
 __all__ = [

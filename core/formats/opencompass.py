@@ -7,7 +7,7 @@ dataset has an output column). A dataset split into shards is written as `<datas
 `<dataset_abbr>_1.json`, ... each indexed from 0; OpenCompass concatenates them in shard order,
 and so does this reader: `_0` is the run, the other shards are its side files (`Run.extra_paths`).
 
-- Item: by the question found in the prompt (`_prompt.extract_question`); `meta["position"]`
+- Item: by the question found in the prompt (`prompts.extract_question`); `meta["position"]`
   (the row's index over all shards) and `meta["gold"]` let the loader match by position against
   the dataset instead, checked against the gold (see `core.discover.match_by_position`), and
   `meta["prompt"]` lets it search dataset questions inside the prompt.
@@ -33,7 +33,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run
-from ._prompt import extract_question, prompt_text, shown_prompt
+from .prompts import extract_question, prompt_text, shown_prompt
 from .textio import Document, plain, read_document, type_name
 
 __all__ = [

@@ -21,7 +21,7 @@ from qa_inspect.core.formats import (
     read_source,
     side_owners,
 )
-from qa_inspect.core.formats._prompt import extract_question, prompt_text, shown_prompt
+from qa_inspect.core.formats.prompts import extract_question, prompt_text, shown_prompt
 from qa_inspect.core.formats.textio import read_document
 from qa_inspect.core.load import run_display_name, walk
 from qa_inspect.core.model import Candidate, Dataset, Run

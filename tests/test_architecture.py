@@ -1,0 +1,88 @@
+"""The house keeps its shape: the layer contracts hold and no room outgrows what one can read.
+
+The contracts themselves are in `pyproject.toml` (`[tool.importlinter]`); `lint-imports` runs the
+same check from a shell.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import CORE, REPO
+
+TUI = REPO / "tui"
+MAX_FILE_LINES = 500
+MAX_CORE_FUNCTION_LINES = 80
+MAX_CORE_ROOT_MODULES = 8
+
+
+def _sources(root: Path, *suffixes: str) -> list[Path]:
+    return sorted(p for s in suffixes for p in root.rglob(f"*{s}") if "__pycache__" not in p.parts)
+
+
+def test_import_contracts_hold() -> None:
+    """Arrows point down, core is headless, no circles (see the contracts in pyproject.toml)."""
+    res = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"],
+        capture_output=True, text=True, cwd=REPO, timeout=300,
+    )
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert "broken" in res.stdout and " 0 broken" in res.stdout
+
+
+def test_core_root_is_small() -> None:
+    """Shared vocabulary only at core's root; everything else lives in a package named for it."""
+    modules = sorted(p.name for p in CORE.glob("*.py"))
+    assert len(modules) <= MAX_CORE_ROOT_MODULES, modules
+
+
+@pytest.mark.parametrize("path", _sources(CORE, ".py"),
+                         ids=lambda p: p.relative_to(REPO).as_posix())
+def test_file_is_short_enough_to_read(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_FILE_LINES, f"{path.relative_to(REPO)} has {lines} lines"
+
+
+def test_core_functions_are_short() -> None:
+    long = []
+    for path in _sources(CORE, ".py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > MAX_CORE_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, "\n".join(long)
+
+
+def test_every_package_has_a_face() -> None:
+    """Each package's __init__ says what it holds (docstring) and what it hands on (`__all__`)."""
+    missing = []
+    for init in sorted(CORE.rglob("__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        has_all = any(isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)
+                      for n in tree.body)
+        if not ast.get_docstring(tree) or not has_all:
+            missing.append(str(init.relative_to(REPO)))
+    assert not missing, missing
+
+
+def test_no_private_name_crosses_a_package_border() -> None:
+    """`from qa_inspect.core.x import _name` (or `.._name`) from outside package x is a leak."""
+    leaks = []
+    for path in _sources(CORE, ".py") + _sources(TUI, ".py") + _sources(REPO / "tests", ".py"):
+        rel = path.relative_to(REPO)
+        own = ".".join(["qa_inspect", *rel.parts[:2]]) if rel.parts[0] == "core" and len(rel.parts) > 2 else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("qa_inspect"):
+                module = node.module or ""
+                inside = own is not None and (module == own or module.startswith(own + "."))
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                private += [m for m in module.split(".") if m.startswith("_")]
+                if private and not inside:
+                    leaks.append(f"{rel}:{node.lineno} {module}: {', '.join(private)}")
+    assert not leaks, "\n".join(leaks)
