@@ -64,6 +64,13 @@ class Dataset:
     items: list[Item]
     encoding: str = "utf-8"
     meta: dict[str, Any] = field(default_factory=dict)
+    scorer: str | None = None
+    """The scorer the user chose (manifest); None = by what the data is (`has_unanswerable`)."""
+
+    @property
+    def has_unanswerable(self) -> bool:
+        """Some question has no scored gold (SQuAD 2.0 `is_impossible`, empty answers)."""
+        return any(it.is_impossible or not any(not g.superseded for g in it.golds) for it in self.items)
 
 
 @dataclass(slots=True)

@@ -91,8 +91,8 @@ def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = Non
 def read_in_folder(
     path: Path, runs_dir: Path | None = None, manifest: Manifest | None = None, *, hints: Mapping[str, Any] | None = None
 ) -> Dataset | Run | Skip:
-    """Read one file of a runs folder: the manifest's entry for it supplies the kind and hints, and
-    a run is named by `run_display_name`. Explicit `hints` win over both."""
+    """Read one file of a runs folder: the manifest's entry for it supplies the kind, the hints and
+    a dataset's scorer, and a run is named by `run_display_name`. Explicit `hints` win over both."""
     kind: Kind | None = None
     merged: dict[str, Any] = {}
     entry = manifest.entry_for(path) if manifest is not None else None
@@ -102,4 +102,7 @@ def read_in_folder(
     merged.update(hints or {})
     if "name" not in merged and runs_dir is not None:
         merged["run_name"] = run_display_name(path, runs_dir, manifest)
-    return read_source(path, as_kind=kind, hints=merged)
+    src = read_source(path, as_kind=kind, hints=merged)
+    if isinstance(src, Dataset) and entry is not None and entry.scorer:
+        src.scorer = entry.scorer
+    return src

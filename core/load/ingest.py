@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qa_inspect.core.keys import question_key
-from qa_inspect.core.metrics import default_scorer, human_score, score_prediction
+from qa_inspect.core.metrics import human_score, score_prediction
 from qa_inspect.core.model import Dataset, Run
 
-from .scoring import lookups, resolve
+from .scoring import dataset_scorer, lookups, resolve
 
 __all__ = [
     "FileStamp",
@@ -98,14 +98,16 @@ def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple
 
 def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, gold_count: int) -> int:
     row = conn.execute("SELECT id FROM datasets WHERE name = ?", (ds.name,)).fetchone()
-    values = (rel_path, ds.format, ds.family, default_scorer(ds.family), ds.encoding, len(ds.items), gold_count,
-              _json(ds.meta))
+    scorer = dataset_scorer(ds)
+    values = (rel_path, ds.format, ds.family, scorer, ds.encoding, len(ds.items), gold_count, _json(ds.meta))
     if row:
         conn.execute(
             "UPDATE datasets SET path=?, format=?, family=?, scorer=?, encoding=?, item_count=?,"
             " gold_count=?, meta=? WHERE id=?",
             (*values, row[0]),
         )
+        # Runs are scored with their dataset's scorer: a new choice re-scores them (rescore_dataset).
+        conn.execute("UPDATE runs SET scorer = ? WHERE dataset_id = ?", (scorer, row[0]))
         return int(row[0])
     return int(conn.execute(
         "INSERT INTO datasets (name, path, format, family, scorer, encoding, item_count, gold_count, meta)"

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
-from qa_inspect.core.store import default_db_path, open_db, store_error
+from qa_inspect.core.store import default_db_path, get_setting, open_db, set_setting, store_error
 
 from .discover import read_in_folder, run_display_name, walk
 from .ingest import (
@@ -180,7 +180,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     _read_manifest(lp)
     candidates = _walk(lp)
     lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
-    reread_all = _sync_manifest_stamp(lp)
+    reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
     _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
     changed, unchanged = _find_changed(lp, candidates, reread_all)
     _reread_dependents(lp, candidates, changed, unchanged)
@@ -231,6 +231,16 @@ def _sync_manifest_stamp(lp: _Pass) -> bool:
         else:
             record_file(lp.conn, stamp)
     return True
+
+
+SCORING_RULES = "2"
+"""Bumped when the choice of scorers changes (2: SQuAD data gets the SQuAD scorers): a database
+loaded under older rules has every file read again, so stored scores follow the new choice."""
+
+
+def _scoring_rules_changed(lp: _Pass) -> bool:
+    """Recorded only once the pass has finished (`_finish`), so an interrupted load re-reads again."""
+    return get_setting(lp.conn, "scoring_rules") != SCORING_RULES and bool(lp.stored)
 
 
 def _forget_removed(lp: _Pass, present: set[str]) -> None:
@@ -380,6 +390,8 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
         with transaction(lp.conn):
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
+    if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
+        set_setting(lp.conn, "scoring_rules", SCORING_RULES)
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")

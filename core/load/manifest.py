@@ -11,6 +11,7 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     split = "dev"                          # for items whose id does not name a split
     family = "cmrc"                        # cmrc | squad | cdqa (default: guessed by the reader)
     format = "squad"                       # a reader FORMAT: skip sniffing
+    scorer = "squad-v2"                    # default: by what the data is (see core.metrics.registry)
 
     [[run]]
     path = "bert/eval_predictions.json"    # required
@@ -39,13 +40,14 @@ from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import formats
+from qa_inspect.core.metrics import SCORERS
 
 __all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
 
 MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
-    "dataset": frozenset({"path", "name", "split", "family", "format"}),
+    "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
     "run": frozenset({"path", "name", "model", "dataset", "format"}),
     "link": frozenset({"runs", "dataset"}),
 }
@@ -64,6 +66,8 @@ class ManifestEntry:
     model: str | None = None
     dataset: str | None = None
     format: str | None = None
+    scorer: str | None = None
+    """The dataset's scorer, chosen by the user (`[[dataset]] scorer =`)."""
 
     def hints(self) -> dict[str, Any]:
         """The `hints` for `core.formats.read_source`."""
@@ -185,6 +189,8 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
         raise FormatError(str(path), f"no such file: {target}", f"{where}, path")
     if values.get("family") is not None and values["family"] not in _FAMILIES:
         raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
+    if values.get("scorer") is not None and values["scorer"] not in SCORERS:
+        raise FormatError(str(path), f"unknown scorer (expected {', '.join(SCORERS)})", f"{where}, scorer")
     known = formats()
     if values.get("format") is not None and known.get(values["format"]) != kind:
         choices = ", ".join(sorted(f for f, k in known.items() if k == kind))

@@ -12,14 +12,15 @@ from typing import Any, TypeVar
 
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import (
+    RunItem,
     ScoreRow,
-    aggregate,
+    aggregate_run,
     default_scorer,
     score_prediction,
 )
 from qa_inspect.core.model import Dataset, Item, Prediction, Run
 
-__all__ = ["ScoredFile", "item_rows", "lookups", "resolve", "scorable", "score_run"]
+__all__ = ["ScoredFile", "dataset_scorer", "item_rows", "lookups", "resolve", "scorable", "score_run"]
 
 T = TypeVar("T")
 
@@ -68,27 +69,39 @@ class ScoredFile:
     rows: list[tuple[Item, Prediction | None, ScoreRow | None]]
     unmatched: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    na_probs: Mapping[str, float] | None = None
+    """No-answer probabilities by item key (`--null-odds FILE`); else each prediction's own
+    (`meta["null_odds"]`, from HF `*_null_odds.json`)."""
+    na_prob_thresh: float = 1.0
 
     def summary(self) -> dict[str, Any]:
+        """The official script's numbers overall (`overall`) and per split/tag/answer type."""
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "predictions": self.predictions,
             "scorer": self.scorer,
-            "overall": self._agg(lambda it: "all").get("all", aggregate(self.scorer, [], 0)),
+            "overall": self._aggregate(self.rows),
         }
         for name, attr in (("by_split", "split"), ("by_tag", "tag"), ("by_answer_type", "answer_type")):
-            groups = self._agg(lambda it, a=attr: getattr(it, a))
-            out[name] = {k: v for k, v in sorted(groups.items()) if k is not None}
+            groups: dict[str, list[tuple[Item, Prediction | None, ScoreRow | None]]] = {}
+            for r in self.rows:
+                value = getattr(r[0], attr)
+                if value is not None:  # items without the label are in no slice (partly tagged data)
+                    groups.setdefault(value, []).append(r)
+            out[name] = {k: self._aggregate(groups[k]) for k in sorted(groups)}
         out["unmatched"] = len(self.unmatched)
         out["unmatched_sample"] = self.unmatched[:20]
         out["duplicates"] = len(self.duplicates)
         return out
 
-    def _agg(self, key: Any) -> dict[Any, dict[str, Any]]:
-        groups: dict[Any, list[ScoreRow | None]] = {}
-        for item, _, row in self.rows:
-            groups.setdefault(key(item), []).append(row)
-        return {k: aggregate(self.scorer, rows, len(rows)) for k, rows in groups.items()}
+    def _aggregate(self, rows: list[tuple[Item, Prediction | None, ScoreRow | None]]) -> dict[str, Any]:
+        return aggregate_run(self.scorer, [self._run_item(*r) for r in rows], na_prob_thresh=self.na_prob_thresh)
+
+    def _run_item(self, item: Item, pred: Prediction | None, row: ScoreRow | None) -> RunItem:
+        if pred is None:
+            return RunItem(item.key, scorable(item), None)
+        na = self.na_probs.get(item.key) if self.na_probs is not None else pred.meta.get("null_odds")
+        return RunItem(item.key, scorable(item), pred.text, row, None if na is None else float(na))
 
     def item_records(self) -> list[dict[str, Any]]:
         """One JSON-ready record per dataset item (`--items FILE`)."""
@@ -109,11 +122,25 @@ class ScoredFile:
         return out
 
 
-def score_run(dataset: Dataset, run: Run, scorer: str | None = None) -> ScoredFile:
-    scorer = scorer or default_scorer(dataset.family)
+def dataset_scorer(ds: Dataset) -> str:
+    """The user's choice, else the scorer for what the data is (`metrics.default_scorer`)."""
+    return ds.scorer or default_scorer(ds.family, unanswerable=ds.has_unanswerable)
+
+
+def score_run(
+    dataset: Dataset,
+    run: Run,
+    scorer: str | None = None,
+    *,
+    na_probs: Mapping[str, float] | None = None,
+    na_prob_thresh: float = 1.0,
+) -> ScoredFile:
+    """Score a run against a dataset in memory (`qa-inspect score`): the dataset's scorer unless
+    one is named; SQuAD v2 no-answer probabilities from `na_probs` or the run's null odds."""
+    scorer = scorer or dataset_scorer(dataset)
     by_key, by_q = lookups(item_rows(dataset.items))
     chosen: dict[str, Prediction] = {}
-    result = ScoredFile(dataset.path, run.path, scorer, [])
+    result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh)
     for p in run.predictions:
         item = resolve(p, by_key, by_q)
         if item is None:

@@ -2,6 +2,7 @@
 
 - `cmrc`: CMRC 2018 official EM/F1 (QUIRKS listed there); `segment`: its segmentation, cached,
   with raw offsets.
+- `squad`: SQuAD v1.1 and v2.0 official EM/F1, HasAns/NoAns, no-answer thresholds (QUIRKS there).
 - `cdqa`: CDQA F1-recall and refusals.
 - `human`: human performance estimate from an item's golds.
 - `align`: matched ranges in raw strings, for display.
@@ -19,8 +20,12 @@ from .registry import (
     CDQA_F1_RECALL,
     CMRC_OFFICIAL,
     SCORERS,
+    SQUAD_V2,
+    SQUAD_V11,
+    RunItem,
     ScoreRow,
     aggregate,
+    aggregate_run,
     default_scorer,
     metrics_of,
     score_prediction,
@@ -32,8 +37,12 @@ __all__ = [
     "HumanScore",
     "CMRC_OFFICIAL",
     "SCORERS",
+    "SQUAD_V11",
+    "SQUAD_V2",
+    "RunItem",
     "ScoreRow",
     "aggregate",
+    "aggregate_run",
     "aggregate_human",
     "default_scorer",
     "human_score",

@@ -170,19 +170,23 @@ def score(
 
 
 def aggregate(scores: Iterable[CdqaScore | None], total: int) -> dict[str, float | int | None]:
-    """F1-recall averaged over answered items (percent, '.4f' as CDQA prints it) and answer rate
-    = answered / total (percent, rounded to 2 places as CDQA does). None = no prediction: it
-    counts in `total` but is not answered. `f1_recall` is None when nothing was answered."""
+    """As CDQA's `cdqa_eval.py`: F1-recall averaged over answered items (percent, '.4f' as CDQA
+    prints it) and answer rate = answered / the run's responses (percent, rounded to 2 places).
+    None = no prediction: it counts in `total` (the dataset's questions) but is not a response.
+    `f1_recall` is None when nothing was answered."""
     values: list[float] = []
-    seen = 0
+    seen = responses = 0
     for item in scores:
         seen += 1
-        if item is None or item.refused or item.f1_recall is None:
+        if item is None:
+            continue
+        responses += 1
+        if item.refused or item.f1_recall is None:
             continue
         values.append(item.f1_recall)
     if total < seen:
         raise ValueError(f"total ({total}) is smaller than the number of scores ({seen})")
     answered = len(values)
     f1 = float(format(sum(values) / answered * 100, ".4f")) if answered else None
-    rate = round(100 * answered / total, 2) if total else 0.0
-    return {"f1_recall": f1, "answer_rate": rate, "total": total, "answered": answered}
+    rate = round(100 * answered / responses, 2) if responses else 0.0
+    return {"f1_recall": f1, "answer_rate": rate, "total": total, "answered": answered, "responses": responses}

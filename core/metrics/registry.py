@@ -1,7 +1,14 @@
-"""Scorer names, per-family defaults, and one entry point the store and CLI call.
+"""Scorer names, the default scorer for what the data is, and the entry points the store and CLI call.
 
 Any scorer may be used on any dataset (a CMRC-style set scored with cdqa-f1-recall and vice
-versa); the family only picks the default.
+versa); what the data is only picks the default (`default_scorer`):
+
+| data | default scorer |
+|---|---|
+| Chinese span extraction (CMRC 2018, DRCD) | `cmrc2018-official` |
+| English span extraction, every question answerable (SQuAD 1.x) | `squad-v1.1` |
+| English with unanswerable questions (SQuAD 2.0: `is_impossible`, empty answers) | `squad-v2` |
+| CDQA (LLM answers, refusals) | `cdqa-f1-recall` |
 """
 
 from __future__ import annotations
@@ -10,18 +17,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cdqa, cmrc
+from . import cdqa, cmrc, squad
 
 __all__ = [
-    "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "ScoreRow", "aggregate", "default_scorer", "metrics_of",
-    "score_prediction", "uses_f1_recall",
+    "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V11", "SQUAD_V2", "RunItem", "ScoreRow", "aggregate",
+    "aggregate_run", "default_scorer", "metrics_of", "score_prediction", "uses_f1_recall",
 ]
 
 CMRC_OFFICIAL = "cmrc2018-official"
+SQUAD_V11 = "squad-v1.1"
+SQUAD_V2 = "squad-v2"
 CDQA_F1_RECALL = "cdqa-f1-recall"
-SCORERS: tuple[str, ...] = (CMRC_OFFICIAL, CDQA_F1_RECALL)
+SCORERS: tuple[str, ...] = (CMRC_OFFICIAL, SQUAD_V11, SQUAD_V2, CDQA_F1_RECALL)
 
-_DEFAULTS = {"cmrc": CMRC_OFFICIAL, "squad": CMRC_OFFICIAL, "cdqa": CDQA_F1_RECALL}
+_DEFAULTS = {"cmrc": CMRC_OFFICIAL, "squad": SQUAD_V11, "cdqa": CDQA_F1_RECALL}
 
 
 @dataclass(slots=True)
@@ -41,7 +50,12 @@ def _check(scorer: str) -> None:
         raise ValueError(f"unknown scorer {scorer!r}; known scorers: {', '.join(SCORERS)}")
 
 
-_METRICS = {CMRC_OFFICIAL: ("em", "f1"), CDQA_F1_RECALL: ("f1_recall", "answer_rate")}
+_METRICS = {
+    CMRC_OFFICIAL: ("em", "f1"),
+    SQUAD_V11: ("em", "f1"),
+    SQUAD_V2: ("em", "f1"),
+    CDQA_F1_RECALL: ("f1_recall", "answer_rate"),
+}
 
 
 def metrics_of(scorer: str) -> tuple[str, ...]:
@@ -58,14 +72,16 @@ def uses_f1_recall(scorer: str | None = None, family: str | None = None) -> bool
     return scorer is not None and "f1_recall" in _METRICS.get(scorer, ())
 
 
-def default_scorer(family: str) -> str:
-    """cmrc/squad → cmrc2018-official, cdqa → cdqa-f1-recall."""
+def default_scorer(family: str, *, unanswerable: bool = False) -> str:
+    """The scorer for what the data is (see the module docstring): cmrc → cmrc2018-official,
+    squad → squad-v1.1, or squad-v2 when some question has no answer, cdqa → cdqa-f1-recall."""
     try:
-        return _DEFAULTS[family]
+        scorer = _DEFAULTS[family]
     except KeyError:
         raise ValueError(
             f"unknown dataset family {family!r}; known families: {', '.join(_DEFAULTS)}"
         ) from None
+    return SQUAD_V2 if scorer == SQUAD_V11 and unanswerable else scorer
 
 
 def score_prediction(
@@ -76,8 +92,10 @@ def score_prediction(
 ) -> ScoreRow:
     """Score one prediction with the named scorer (`refusal_phrases` only matter for CDQA)."""
     _check(scorer)
-    if scorer == CMRC_OFFICIAL:
-        s = cmrc.score(prediction, golds)
+    if scorer in (CMRC_OFFICIAL, SQUAD_V11, SQUAD_V2):
+        s = (cmrc.score if scorer == CMRC_OFFICIAL else squad.score_v11 if scorer == SQUAD_V11 else squad.score_v2)(
+            prediction, golds
+        )
         return ScoreRow(scorer=scorer, em=s.em, f1=s.f1, best_gold=s.best_gold)
     c = cdqa.score(prediction, golds, phrases=refusal_phrases)
     return ScoreRow(scorer=scorer, refused=c.refused, f1_recall=c.f1_recall, best_gold=c.best_gold)
@@ -87,9 +105,12 @@ def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[
     """Dataset-level numbers as the official scorer reports them (None row = no prediction).
 
     cmrc2018-official → {em, f1, average, total, skip}; cdqa-f1-recall → {f1_recall,
-    answer_rate, total, answered}.
+    answer_rate, total, answered, responses}. The SQuAD scorers need more than the rows (ids,
+    which questions have answers, no-answer probabilities): use `aggregate_run`.
     """
     _check(scorer)
+    if scorer in (SQUAD_V11, SQUAD_V2):
+        raise ValueError(f"{scorer} aggregates whole runs: use aggregate_run")
     if scorer == CMRC_OFFICIAL:
         return cmrc.aggregate(
             (None if r is None else cmrc.CmrcScore(em=r.em or 0, f1=r.f1 or 0.0, best_gold=r.best_gold)
@@ -100,3 +121,37 @@ def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[
         (None if r is None else cdqa.CdqaScore(bool(r.refused), r.f1_recall, r.best_gold) for r in rows),
         total,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RunItem:
+    """One dataset question in a whole-run aggregate: its id, scored golds, and the prediction
+    (None = the run has none) with its score row and no-answer probability where known."""
+
+    id: str
+    golds: Sequence[str]
+    prediction: str | None
+    row: ScoreRow | None = None
+    na_prob: float | None = None
+
+
+def aggregate_run(
+    scorer: str, items: Sequence[RunItem], *, na_prob_thresh: float = 1.0, use_na_probs: bool = True
+) -> dict[str, Any]:
+    """What the scorer's official script prints for a whole run, `items` in dataset order.
+
+    squad-v1.1 → {exact_match, f1}; squad-v2 → {exact, f1, total, HasAns_*, NoAns_*} plus
+    best_exact/best_f1 and their thresholds when every answered item has a no-answer probability
+    (`use_na_probs=False` leaves them out); the others as `aggregate`.
+    """
+    _check(scorer)
+    if scorer == SQUAD_V11:
+        return squad.aggregate_v11([squad.V11Item(it.id, list(it.golds), it.prediction) for it in items])
+    if scorer == SQUAD_V2:
+        probs = {it.id: it.na_prob for it in items if it.prediction is not None and it.na_prob is not None}
+        answered = sum(1 for it in items if it.prediction is not None)
+        na_probs = probs if use_na_probs and probs and len(probs) == answered else None
+        v2 = [squad.V2Item(it.id, list(it.golds), bool(it.golds), it.prediction) for it in items]
+        return squad.aggregate_v2(v2, na_probs, na_prob_thresh)
+    rows = [it.row if it.prediction is not None else None for it in items]
+    return aggregate(scorer, rows, len(items))

@@ -171,4 +171,5 @@ def test_cdqa_refusal_substring() -> None:
     assert s.refused and s.f1_recall is None and s.best_gold is None
     assert not cdqa.score("我很抱歉地说是张三", ["张三"], phrases=("无可奉告",)).refused
     out = cdqa.aggregate([s, cdqa.score("张三", ["张三"]), None], total=4)
-    assert out == {"f1_recall": 100.0, "answer_rate": 25.0, "total": 4, "answered": 1}
+    # answer rate over the run's responses (2), as cdqa_eval.py: not over the 4 dataset items
+    assert out == {"f1_recall": 100.0, "answer_rate": 50.0, "total": 4, "answered": 1, "responses": 2}

@@ -54,7 +54,8 @@ def test_cdqa_aggregate_rates() -> None:
     rows = [cdqa.score("张海燕", ["张海燕"]), cdqa.score("2023", ["2023年"]),
             cdqa.score("抱歉", ["x"]), None]
     out = cdqa.aggregate(rows, total=6)
-    assert out == {"f1_recall": 75.0, "answer_rate": 33.33, "total": 6, "answered": 2}
+    # 3 responses (the None is a missing prediction): answer rate 2/3, as cdqa_eval.py divides
+    assert out == {"f1_recall": 75.0, "answer_rate": 66.67, "total": 6, "answered": 2, "responses": 3}
     assert cdqa.aggregate([cdqa.score("抱歉", ["x"])], 1)["f1_recall"] is None
 
 
@@ -62,15 +63,17 @@ def test_cdqa_aggregate_rates() -> None:
 
 
 def test_registry_names_and_defaults() -> None:
-    assert registry.SCORERS == ("cmrc2018-official", "cdqa-f1-recall")
-    assert registry.default_scorer("cmrc") == registry.default_scorer("squad") == "cmrc2018-official"
+    assert registry.SCORERS == ("cmrc2018-official", "squad-v1.1", "squad-v2", "cdqa-f1-recall")
+    assert registry.default_scorer("cmrc") == registry.default_scorer("cmrc", unanswerable=True) == "cmrc2018-official"
+    assert registry.default_scorer("squad") == "squad-v1.1"
+    assert registry.default_scorer("squad", unanswerable=True) == "squad-v2"
     assert registry.default_scorer("cdqa") == "cdqa-f1-recall"
     with pytest.raises(ValueError, match="cmrc"):
         registry.default_scorer("trivia")
 
 
 def test_registry_unknown_scorer_lists_names() -> None:
-    with pytest.raises(ValueError, match="cmrc2018-official, cdqa-f1-recall"):
+    with pytest.raises(ValueError, match="cmrc2018-official, squad-v1.1, squad-v2, cdqa-f1-recall"):
         registry.score_prediction("rouge", "a", ["a"])
     with pytest.raises(ValueError, match="cdqa-f1-recall"):
         registry.aggregate("rouge", [], 0)
@@ -92,7 +95,7 @@ def test_registry_aggregate_dispatch() -> None:
     assert registry.aggregate("cmrc2018-official", rows, 2)["em"] == 50.0
     rows = [registry.score_prediction("cdqa-f1-recall", p, ["张海燕"]) for p in ("张海燕", "抱歉")]
     assert registry.aggregate("cdqa-f1-recall", rows, 2) == {
-        "f1_recall": 100.0, "answer_rate": 50.0, "total": 2, "answered": 1}
+        "f1_recall": 100.0, "answer_rate": 50.0, "total": 2, "answered": 1, "responses": 2}
 
 
 # --- alignment -------------------------------------------------------------------------------
@@ -153,3 +156,27 @@ def test_metrics_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_registry_squad_scorers_score_and_aggregate_like_the_scripts() -> None:
+    row = registry.score_prediction("squad-v1.1", "the 1050s", ["1050s"])
+    assert (row.em, row.f1, row.best_gold) == (1, 1.0, 0)
+    assert registry.score_prediction("squad-v2", "", []).em == 1  # no answer expected, none given
+    assert registry.score_prediction("squad-v1.1", "", []).em == 0
+    items = [registry.RunItem("a", ["x"], "x"), registry.RunItem("b", [], ""), registry.RunItem("c", ["y"], None)]
+    v2 = registry.aggregate_run("squad-v2", items)
+    assert (v2["exact"], v2["total"], v2["HasAns_total"], v2["NoAns_exact"]) == (200 / 3, 3, 2, 100.0)
+    assert "best_exact" not in v2  # no no-answer probabilities
+    with_probs = [registry.RunItem(i.id, i.golds, i.prediction, na_prob=p) for i, p in zip(items, (0.1, 0.9, None))]
+    assert "best_f1_thresh" in registry.aggregate_run("squad-v2", with_probs)
+    assert registry.aggregate_run("squad-v1.1", items) == {"exact_match": 100 / 3, "f1": 100 / 3}
+    with pytest.raises(ValueError, match="aggregate_run"):
+        registry.aggregate("squad-v2", [], 0)
+
+
+def test_metrics_of_and_uses_f1_recall_answer_for_every_scorer() -> None:
+    for scorer in registry.SCORERS:
+        metrics = registry.metrics_of(scorer)
+        assert registry.uses_f1_recall(scorer) == ("f1_recall" in metrics)
+    assert registry.uses_f1_recall(family="cdqa") and not registry.uses_f1_recall(family="squad")
+    assert not registry.uses_f1_recall("squad-v2", "cdqa"), "the stored scorer decides over the family"
