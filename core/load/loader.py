@@ -22,7 +22,13 @@ from typing import Any, TypeVar
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
-from qa_inspect.core.store import default_db_path, get_setting, open_db, set_setting, store_error
+from qa_inspect.core.store import (
+    default_db_path,
+    get_setting,
+    open_db,
+    set_setting,
+    store_error,
+)
 
 from .discover import read_in_folder, run_display_name, walk
 from .ingest import (

@@ -21,7 +21,7 @@ from . import cdqa, cmrc, squad
 
 __all__ = [
     "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V11", "SQUAD_V2", "RunItem", "ScoreRow", "aggregate",
-    "aggregate_run", "default_scorer", "metrics_of", "score_prediction", "uses_f1_recall",
+    "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction", "uses_f1_recall",
 ]
 
 CMRC_OFFICIAL = "cmrc2018-official"
@@ -70,6 +70,12 @@ def uses_f1_recall(scorer: str | None = None, family: str | None = None) -> bool
     if not scorer and family:
         scorer = _DEFAULTS.get(family)
     return scorer is not None and "f1_recall" in _METRICS.get(scorer, ())
+
+
+def answer_rate(answered: int, responses: int) -> float | None:
+    """CDQA's answer rate in percent: answered (not refused) / the run's responses, as
+    `cdqa_eval.py` divides; None without a response. The one definition every report uses."""
+    return 100.0 * answered / responses if responses else None
 
 
 def default_scorer(family: str, *, unanswerable: bool = False) -> str:

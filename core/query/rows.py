@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qa_inspect.core.flags import Target, targets_for_items
+from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
 from .sql import DELTA_SQL, STALE_ITEMS_SQL, build, order_clause, run_ids
@@ -119,7 +120,7 @@ def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
 
 def metrics(conn: Any, f: Filter) -> SliceMetrics:
     """EM/F1 over all filtered items (a missing prediction counts 0, as the official script does),
-    F1-recall over answered items only and answer rate over all, as CDQA does."""
+    F1-recall over answered items only and answer rate over the run's responses, as CDQA does."""
     return _metrics(conn, f, "p")
 
 
@@ -164,7 +165,7 @@ def _metrics_from(items: int, row: Any) -> SliceMetrics:
     if has_cdqa:
         m.answered = answered or 0
         m.f1_recall = 100.0 * f1r if f1r is not None else 0.0
-        m.answer_rate = 100.0 * (answered or 0) / items if items else 0.0
+        m.answer_rate = answer_rate(answered or 0, predicted)
     return m
 
 

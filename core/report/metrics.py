@@ -1,7 +1,8 @@
 """Metrics by slice for every run (and the human estimate), built with polars from the database.
 
 Counting follows the official scorers: EM/F1 average over every item of the slice (an item the run
-did not answer counts 0); F1-recall averages answered items only and answer rate = answered / all.
+did not answer counts 0); F1-recall averages answered items only and answer rate = answered / the
+run's responses (`core.metrics.answer_rate`), as CDQA's script divides.
 An *error* is an item not fully right, as `core.query.sql.ERROR_SQL` defines it (no prediction,
 EM 0, or for CDQA a refusal or F1-recall below 1). `error_share` is the slice's part of all the run's errors.
 """
@@ -70,7 +71,7 @@ def _aggregates() -> list[pl.Expr]:
         (pl.col("f1").fill_null(0.0).mean() * 100).alias("f1"),
         answered.sum().alias("answered"),
         (pl.col("f1_recall").filter(answered).fill_null(0.0).mean() * 100).alias("f1_recall"),
-        (answered.mean() * 100).alias("answer_rate"),
+        (answered.sum() / pl.col("predicted").sum() * 100).alias("answer_rate"),  # metrics.answer_rate
         error.sum().alias("errors"),
     ]
 

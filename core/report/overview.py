@@ -3,7 +3,7 @@
 Pure functions of a connection, computed with SQL aggregates (one GROUP BY per slice dimension),
 so the TUI, the CLI and tests all see the same numbers. Metrics are counted the way the official
 scorers count: EM/F1 average over every item (a missing prediction counts 0), F1-recall over
-answered items only, answer rate over all items. An *error* is EM 0, or F1-recall below 1, or a
+answered items only, answer rate over the run's responses. An *error* is EM 0, or F1-recall below 1, or a
 refusal, or a missing prediction — the same rule as `core.report` (a test holds them equal).
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qa_inspect.core import query
-from qa_inspect.core.metrics import uses_f1_recall
+from qa_inspect.core.metrics import answer_rate, uses_f1_recall
 
 from .metrics import DIMENSIONS, HUMAN
 
@@ -192,7 +192,7 @@ def _stat(dim: str, value: str | None, items: int, sums: Any, cdqa: bool) -> Sli
     if cdqa:
         s.answered = int(answered or 0)
         s.f1_recall = 100.0 * (f1r or 0) / answered if answered else None
-        s.answer_rate = 100.0 * (answered or 0) / items if items else 0.0
+        s.answer_rate = answer_rate(int(answered or 0), predicted)
     else:
         s.em = 100.0 * (em or 0) / items if items else 0.0
         s.f1 = 100.0 * (f1 or 0) / items if items else 0.0

@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.metrics import answer_rate
 from qa_inspect.core.query import Filter, SliceMetrics, build
 from qa_inspect.core.store import STALE_GOLDS_SQL, sqlite_connection
 
@@ -68,7 +69,7 @@ class _Sums:
         if self.has_cdqa:
             m.answered = self.answered
             m.f1_recall = 100.0 * self.f1_recall / self.answered if self.answered else 0.0
-            m.answer_rate = 100.0 * self.answered / self.items if self.items else 0.0
+            m.answer_rate = answer_rate(self.answered, self.predicted)
         return m
 
 
