@@ -54,6 +54,11 @@ class Item:
     line: int | None = None
     """1-based line (JSONL) or record number (JSON) in the source file, for error messages."""
 
+    @property
+    def unanswerable(self) -> bool:
+        """No answer is expected: flagged `is_impossible`, or no gold that counts (SQuAD 2.0 NoAns)."""
+        return self.is_impossible or not any(not g.superseded for g in self.golds)
+
 
 @dataclass(slots=True)
 class Dataset:
@@ -70,7 +75,7 @@ class Dataset:
     @property
     def has_unanswerable(self) -> bool:
         """Some question has no scored gold (SQuAD 2.0 `is_impossible`, empty answers)."""
-        return any(it.is_impossible or not any(not g.superseded for g in it.golds) for it in self.items)
+        return any(it.unanswerable for it in self.items)
 
 
 @dataclass(slots=True)

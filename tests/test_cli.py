@@ -258,7 +258,7 @@ def test_score_unknown_scorer_is_one_line(sample_runs: Path) -> None:
                  str(sample_runs / "cmrc2018/runs/bert-base-chinese.json"), "--scorer", "bleu")
     assert res.exit_code == 1
     assert res.stdout == ""
-    assert res.stderr.strip() == "qa-inspect: unknown scorer 'bleu'; choose from cmrc2018-official, cdqa-f1-recall"
+    assert res.stderr.strip() == "qa-inspect: unknown scorer 'bleu'; choose from cmrc2018-official, squad-v1.1, squad-v2, cdqa-f1-recall"
 
 
 def test_score_file_errors_are_one_line(sample_runs: Path, tmp_path: Path) -> None:
@@ -282,7 +282,7 @@ def test_score_with_the_other_scorer(sample_runs: Path) -> None:
     assert res.exit_code == 0
     summary = json.loads(res.stdout)
     assert summary["scorer"] == "cdqa-f1-recall"
-    assert set(summary["overall"]) == {"f1_recall", "answer_rate", "total", "answered"}
+    assert set(summary["overall"]) == {"f1_recall", "answer_rate", "total", "answered", "responses"}
     assert summary["overall"]["total"] == 153
 
 
@@ -320,13 +320,15 @@ def test_score_cdqa_small(tmp_path: Path) -> None:
     assert stale < 1.0
     assert summary["overall"] == {
         "f1_recall": float(format((1.0 + stale) / 2 * 100, ".4f")),
-        "answer_rate": 50.0,
+        "answer_rate": 66.67,  # 2 answered of the run's 3 responses, as cdqa_eval.py divides
         "total": 4,
         "answered": 2,
+        "responses": 3,
     }
     assert summary["unmatched"] == 1
     assert summary["by_tag"]["fast-changing"]["answered"] == 2
-    assert summary["by_tag"]["never-changing"] == {"f1_recall": None, "answer_rate": 0.0, "total": 1, "answered": 0}
+    assert summary["by_tag"]["never-changing"] == {
+        "f1_recall": None, "answer_rate": 0.0, "total": 1, "answered": 0, "responses": 1}  # the refusal
     assert set(summary["by_answer_type"]) == {"other", "work", "location", "person"}
     records = {r["question"]: r for r in map(json.loads, items.read_text(encoding="utf-8").splitlines())}
     assert len(records) == 4
@@ -395,4 +397,4 @@ def test_report_by_one_dimension(runs: Path, tmp_path: Path) -> None:
     assert {r["slice"] for r in json.loads(res.stdout)} == {"overall", "tag"}
     res = invoke("report", str(runs), "--db", str(tmp_path / "qa.db"), "--by", "tag,colour")
     assert res.exit_code == 1
-    assert res.stderr.strip() == "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type"
+    assert res.stderr.strip() == "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable"

@@ -139,25 +139,26 @@ def _write_items(
     """Insert new items, update kept ones in place, then their golds and full-text rows."""
     gold_rows: list[tuple[Any, ...]] = []
     fts_rows: list[tuple[Any, ...]] = []
+    has_unanswerable = ds.has_unanswerable
     for it in ds.items:
         ctx = context_ids.get(it.context_id or f"item:{it.key}") if it.context is not None else None
         human = _human(ds.family, [g.text for g in it.golds if not g.superseded])
         cols = (
             question_key(it.question), it.question, ctx, it.split, it.tag, it.answer_type,
-            int(it.is_impossible), it.line, *human, _json(it.meta),
+            ("unanswerable" if it.unanswerable else "answerable") if has_unanswerable else None, int(it.is_impossible), it.line, *human, _json(it.meta),
         )
         item_id = old_ids.get(it.key)
         if item_id is None:
             item_id = conn.execute(
                 "INSERT INTO items (dataset_id, key, qkey, question, context_id, split, tag, answer_type,"
-                " is_impossible, source_line, human_em, human_f1, meta)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " answerable, is_impossible, source_line, human_em, human_f1, meta)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (dataset_id, it.key, *cols),
             ).lastrowid
         else:
             conn.execute(
                 "UPDATE items SET qkey=?, question=?, context_id=?, split=?, tag=?, answer_type=?,"
-                " is_impossible=?, source_line=?, human_em=?, human_f1=?, meta=? WHERE id=?",
+                " answerable=?, is_impossible=?, source_line=?, human_em=?, human_f1=?, meta=? WHERE id=?",
                 (*cols, item_id),
             )
         gold_rows.extend(

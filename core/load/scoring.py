@@ -82,10 +82,12 @@ class ScoredFile:
             "scorer": self.scorer,
             "overall": self._aggregate(self.rows),
         }
-        for name, attr in (("by_split", "split"), ("by_tag", "tag"), ("by_answer_type", "answer_type")):
+        unanswerable = any(item.unanswerable for item, _, _ in self.rows)
+        for name, label in (("by_split", _split), ("by_tag", _tag), ("by_answer_type", _answer_type),
+                            ("by_answerable", _answerable if unanswerable else _none)):
             groups: dict[str, list[tuple[Item, Prediction | None, ScoreRow | None]]] = {}
             for r in self.rows:
-                value = getattr(r[0], attr)
+                value = label(r[0])
                 if value is not None:  # items without the label are in no slice (partly tagged data)
                     groups.setdefault(value, []).append(r)
             out[name] = {k: self._aggregate(groups[k]) for k in sorted(groups)}
@@ -120,6 +122,26 @@ class ScoredFile:
                 "best_gold": golds[best] if best is not None and best < len(golds) else None,
             })
         return out
+
+
+def _split(it: Item) -> str | None:
+    return it.split
+
+
+def _tag(it: Item) -> str | None:
+    return it.tag
+
+
+def _answer_type(it: Item) -> str | None:
+    return it.answer_type
+
+
+def _answerable(it: Item) -> str | None:
+    return "unanswerable" if it.unanswerable else "answerable"
+
+
+def _none(it: Item) -> str | None:
+    return None
 
 
 def dataset_scorer(ds: Dataset) -> str:

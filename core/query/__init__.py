@@ -71,11 +71,13 @@ from .slices import (
 )
 from .sql import (
     DELTA_SQL,
+    DIMENSIONS,
     ERROR_SQL,
     FACETS,
     STALE_ITEMS_SQL,
     FacetDef,
     build,
+    dimension_columns,
     error_expr,
     order_clause,
     right_sql,
@@ -83,6 +85,7 @@ from .sql import (
 
 __all__ = [
     "DELTA_SQL",
+    "DIMENSIONS",
     "ERROR_SQL",
     "FACETS",
     "FORMATS",
@@ -112,6 +115,7 @@ __all__ = [
     "count",
     "delete_slice",
     "describe",
+    "dimension_columns",
     "distinct_values",
     "error_expr",
     "export_format",

@@ -125,8 +125,8 @@ def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
 def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> list[FacetTable]:
     """Every facet (or the named ones) that tells something here, from one pass over the items
     (about 3× faster than one `facet_table` per facet on 100k items). Left out: facets of the run
-    when `f` has none, and split/tag/answer type/refused when no item has a value (no tags in this
-    dataset, no refusals from a span scorer)."""
+    when `f` has none, and optional labels when no item has a value (no tags in this dataset, no
+    refusals from a span scorer, no unanswerable questions)."""
     defs = [FACETS[n] for n in (names or FACETS) if not (FACETS[n].needs_run and not f.run)]
     if not defs:
         return []
@@ -149,7 +149,7 @@ def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> li
     has_run = _has_run(conn, f)
     tables = []
     for d, c in zip(defs, counts):
-        if d.name in ("split", "tag", "answer_type", "refused") and all(v is None for v in c):
+        if d.optional and all(v is None for v in c):
             continue
         tables.append(_table(f, d, [(v, n, e) for v, (n, e) in c.items()], has_run))
     return tables
@@ -160,14 +160,12 @@ def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | N
     selection (OR) instead of replacing it. None when the value cannot be selected (an item
     without a split/tag/answer type, or without a prediction in the refused facet)."""
     d = FACETS[name]
+    if value is None and d.optional:
+        return None
     if d.field in ("splits", "tags", "answer_types"):
-        if value is None:
-            return None
         current: tuple[str, ...] = getattr(f, d.field) if add else ()
         return f.with_(**{d.field: current if value in current else (*current, value)})
     if d.field in ("refused", "stale"):
-        if value is None:
-            return None
         current_b = getattr(f, d.field)
         new = bool(value)
         if add and current_b is not None and current_b != new:

@@ -12,14 +12,14 @@ from qa_inspect.core.flags import Target, targets_for_items
 from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
-from .sql import DELTA_SQL, STALE_ITEMS_SQL, build, order_clause, run_ids
+from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, order_clause, run_ids
 
 __all__ = [
     "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics", "metrics_ab",
     "neighbour", "page", "position", "targets_for_filter",
 ]
 
-_ITEM_COLUMNS = {"split": "i.split", "tag": "i.tag", "answer_type": "i.answer_type"}
+_ITEM_COLUMNS = {d: f"i.{d}" for d in DIMENSIONS}
 """Item label columns a filter control offers values of (fixed names: the only way a column enters SQL)."""
 
 

@@ -20,10 +20,20 @@ from qa_inspect.core.store import STALE_GOLDS_SQL
 from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
-    "DELTA_SQL", "ERROR_SQL", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
+    "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "dimension_columns", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
     "QUESTION_WORDS", "STALE_ITEMS_SQL", "FacetDef", "build", "error_expr", "facet_where", "order_clause",
     "right_sql", "run_ids",
 ]
+
+DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
+"""Item labels that slice every report, in display order (`items` columns; fixed names: the only
+way a column name enters SQL). `answerable` is set only where some question has no answer."""
+
+
+def dimension_columns(alias: str = "i") -> str:
+    """`i.split AS split, …` for every dimension, in `DIMENSIONS` order."""
+    return ", ".join(f"{alias}.{d} AS {d}" for d in DIMENSIONS)
+
 
 ERROR_SQL = (
     "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
@@ -141,15 +151,20 @@ class FacetDef:
     order: tuple[Any, ...] | None = None
     """Fixed value order (buckets, question words); None: by count, largest first."""
     needs_run: bool = False
+    optional: bool = False
+    """An item label some items (or datasets) lack: hidden when no item has a value, and the
+    missing value cannot be selected."""
 
 
 FACETS: dict[str, FacetDef] = {
     d.name: d
     for d in (
-        FacetDef("split", "split", "i.split", field="splits"),
-        FacetDef("tag", "tag", "i.tag", field="tags"),
-        FacetDef("answer_type", "answer type", "i.answer_type", field="answer_types"),
-        FacetDef("refused", "refused", "p.refused", field="refused", order=(1, 0, None), needs_run=True),
+        FacetDef("split", "split", "i.split", field="splits", optional=True),
+        FacetDef("tag", "tag", "i.tag", field="tags", optional=True),
+        FacetDef("answer_type", "answer type", "i.answer_type", field="answer_types", optional=True),
+        FacetDef("answerable", "answerable", "i.answerable", order=("answerable", "unanswerable"), optional=True),
+        FacetDef("refused", "refused", "p.refused", field="refused", order=(1, 0, None), needs_run=True,
+                 optional=True),
         FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
         FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
         FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.query import OUTCOMES, Filter, build
+from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
 from .metrics import DIMENSIONS
@@ -73,7 +73,7 @@ class Outcomes:
 class SliceDelta:
     """One metric on one slice: A, B, B − A, and how many items stand behind each number."""
 
-    dimension: str  # "overall" | "split" | "tag" | "answer_type"
+    dimension: str  # "overall" or one of DIMENSIONS
     value: str  # "all" for overall; "—" for items without a value
     metric: str  # "em" | "f1" | "f1_recall" | "answer_rate"
     items: int  # items of the slice both runs answer
@@ -185,9 +185,8 @@ def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | No
     return ref.id, ref.dataset_id, ref.dataset, ref.family
 
 
-_COMMON_SQL = """
-SELECT i.id AS item_id, i.key AS key, i.question AS question,
-       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+_COMMON_SQL = f"""
+SELECT i.id AS item_id, i.key AS key, i.question AS question, {dimension_columns()},
        pa.text AS prediction_a, pa.em AS em_a, pa.f1 AS f1_a, pa.refused AS refused_a, pa.f1_recall AS f1_recall_a,
        pb.text AS prediction_b, pb.em AS em_b, pb.f1 AS f1_b, pb.refused AS refused_b, pb.f1_recall AS f1_recall_b
 FROM items i
@@ -198,7 +197,7 @@ WHERE i.dataset_id = ?
 
 _SCHEMA = {
     "item_id": pl.Int64, "key": pl.String, "question": pl.String,
-    "split": pl.String, "tag": pl.String, "answer_type": pl.String,
+    **{d: pl.String for d in DIMENSIONS},
     "prediction_a": pl.String, "em_a": pl.Int64, "f1_a": pl.Float64, "refused_a": pl.Boolean, "f1_recall_a": pl.Float64,
     "prediction_b": pl.String, "em_b": pl.Int64, "f1_b": pl.Float64, "refused_b": pl.Boolean, "f1_recall_b": pl.Float64,
 }

@@ -13,18 +13,21 @@ import sqlite3
 from collections.abc import Sequence
 
 import polars as pl
-from qa_inspect.core.query import Filter, build, error_expr
+from qa_inspect.core.query import (
+    DIMENSIONS,
+    Filter,
+    build,
+    dimension_columns,
+    error_expr,
+)
 
 __all__ = ["DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"]
 
-DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type")
-"""Slice dimensions, in display order (fixed names: the only way a column name enters SQL)."""
 HUMAN = "human estimate"
 """Name of the pseudo-run holding the human estimate."""
 
-_FRAME_SQL = """
-SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key,
-       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+_FRAME_SQL = f"""
+SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key, {dimension_columns()},
        p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
        p.f1_recall AS f1_recall
 FROM runs r JOIN datasets d ON d.id = r.dataset_id
@@ -32,9 +35,8 @@ JOIN items i ON i.dataset_id = r.dataset_id
 LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
 """
 
-_HUMAN_SQL = """
-SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key,
-       i.split AS split, i.tag AS tag, i.answer_type AS answer_type,
+_HUMAN_SQL = f"""
+SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key, {dimension_columns()},
        1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall
 FROM items i JOIN datasets d ON d.id = i.dataset_id
 WHERE i.human_f1 IS NOT NULL
@@ -42,7 +44,7 @@ WHERE i.human_f1 IS NOT NULL
 
 _SCHEMA = {
     "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
-    "split": pl.String, "tag": pl.String, "answer_type": pl.String, "predicted": pl.Boolean,
+    **{d: pl.String for d in DIMENSIONS}, "predicted": pl.Boolean,
     "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64,
 }
 

@@ -35,7 +35,7 @@ _ANSWERED = "(COALESCE(p.refused, 0) = 0)"
 class SliceStat:
     """One run on one slice. Percentages are 0–100; `error_share` is 0–1 of the run's errors."""
 
-    dimension: str  # "all" | "split" | "tag" | "answer_type"
+    dimension: str  # "all" or one of DIMENSIONS
     value: str | None
     items: int
     predicted: int = 0
@@ -98,17 +98,17 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     ).fetchall():
         ds = DatasetOverview(name, family, path, fmt, items, golds)
         cells = conn.execute(
-            "SELECT split, tag, answer_type, COUNT(*) FROM items WHERE dataset_id = ? GROUP BY 1, 2, 3", (ds_id,)
+            f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}", (ds_id,)
         ).fetchall()
-        ds.items = sum(c[3] for c in cells)
+        ds.items = sum(c[_N] for c in cells)
         for k, dim in enumerate(DIMENSIONS):
-            counts = _rollup([(c[k], (c[3],)) for c in cells])
+            counts = _rollup([(c[k], (c[_N],)) for c in cells])
             if any(v is not None for v in counts):
                 ds.slice_items[dim] = sorted(((v, n[0]) for v, n in counts.items()), key=_by_count)
         cdqa = uses_f1_recall(family=family)
         groups: dict[int, list[tuple[Any, ...]]] = {}
-        sql = _RUN_SQL if slices else _RUN_SQL.replace("i.split, i.tag, i.answer_type", "NULL, NULL, NULL").replace(
-            "GROUP BY 1, 2, 3, 4", "GROUP BY 1")
+        sql = _RUN_SQL if slices else _RUN_SQL.replace(_DIMS, ", ".join("NULL" for _ in DIMENSIONS)).replace(
+            f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
         for row in conn.execute(sql, (ds_id, ds_id)):
             groups.setdefault(row[0], []).append(row[1:])
         for run_id, rname, model, rpath, rfmt, scorer, npred, unmatched in conn.execute(
@@ -133,17 +133,22 @@ def _by_count(pair: tuple[str | None, int]) -> tuple[int, int, str]:
     return (-n, value is None, value or "")  # type: ignore[return-value]
 
 
+_DIMS = ", ".join(f"i.{d}" for d in DIMENSIONS)
+_N = len(DIMENSIONS)
+"""Rows below hold the dimensions first (`_DIMS`, in `DIMENSIONS` order), then the sums."""
+_GROUP = ", ".join(str(k + 1) for k in range(_N))
+_GROUP_AFTER_RUN = ", ".join(str(k + 2) for k in range(_N))
 _RUN_SQL = (
-    "SELECT p.run_id, i.split, i.tag, i.answer_type, COUNT(*), SUM(COALESCE(p.em, 0)), SUM(COALESCE(p.f1, 0)),"
+    f"SELECT p.run_id, {_DIMS}, COUNT(*), SUM(COALESCE(p.em, 0)), SUM(COALESCE(p.f1, 0)),"
     f" SUM({_ANSWERED}), SUM(CASE WHEN {_ANSWERED} THEN COALESCE(p.f1_recall, 0) ELSE 0 END),"
     f" SUM({query.ERROR_SQL})"
     " FROM predictions p JOIN items i ON i.id = p.item_id"
     " WHERE p.run_id IN (SELECT id FROM runs WHERE dataset_id = ?) AND i.dataset_id = ?"
-    " GROUP BY 1, 2, 3, 4"
+    f" GROUP BY 1, {_GROUP_AFTER_RUN}"
 )
 _HUMAN_SQL = (
-    "SELECT i.split, i.tag, i.answer_type, COUNT(*), SUM(i.human_em), SUM(i.human_f1), COUNT(*), 0,"
-    " SUM(i.human_em < 1) FROM items i WHERE i.dataset_id = ? AND i.human_f1 IS NOT NULL GROUP BY 1, 2, 3"
+    f"SELECT {_DIMS}, COUNT(*), SUM(i.human_em), SUM(i.human_f1), COUNT(*), 0,"
+    f" SUM(i.human_em < 1) FROM items i WHERE i.dataset_id = ? AND i.human_f1 IS NOT NULL GROUP BY {_GROUP}"
 )
 
 
@@ -163,16 +168,16 @@ def _rollup(rows: list[tuple[Any, tuple[Any, ...]]]) -> dict[Any, list[float]]:
 def _aggregate(
     ds: DatasetOverview, rows: list[tuple[Any, ...]], cdqa: bool, *, human: bool = False, per_slice: bool = True
 ) -> tuple[SliceStat, list[SliceStat]]:
-    """Overall and per-slice stats from the finest groups `(split, tag, type, sums…)`.
+    """Overall and per-slice stats from the finest groups `(dimensions…, sums…)`.
     The human estimate averages only the items that have one (two or more golds)."""
-    total = _rollup([(None, tuple(r[3:])) for r in rows]).get(None)
+    total = _rollup([(None, tuple(r[_N:])) for r in rows]).get(None)
     overall = _stat("all", None, int(total[0]) if human and total else ds.items, total, cdqa)
     overall.error_share = 1.0 if overall.errors else 0.0
     slices: list[SliceStat] = []
     for k, dim in enumerate(DIMENSIONS):
         if dim not in ds.slice_items or not per_slice:
             continue
-        by_value = _rollup([(r[k], tuple(r[3:])) for r in rows])
+        by_value = _rollup([(r[k], tuple(r[_N:])) for r in rows])
         for v, n in ds.slice_items[dim]:
             got = by_value.get(v)
             if human and got is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.metrics import human_score, score_prediction
+from qa_inspect.core.query import dimension_columns
 from qa_inspect.core.store import STALE_GOLDS_SQL, require_run, sqlite_connection
 
 from .metrics import HUMAN, item_frame, slice_table
@@ -100,8 +101,8 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
             frame = pl.concat([frame, pl.DataFrame(rows, schema=schema)], how="vertical")
     if human:
         hum = []
-        for ds, family, key, split, tag, atype, iid, hem, hf1 in raw.execute(
-            "SELECT d.name, d.family, i.key, i.split, i.tag, i.answer_type, i.id, i.human_em, i.human_f1"
+        for ds, family, key, *labels, iid, hem, hf1 in raw.execute(
+            f"SELECT d.name, d.family, i.key, {dimension_columns()}, i.id, i.human_em, i.human_f1"
             " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL ORDER BY i.id"
         ):
             if iid in stale:
@@ -109,7 +110,7 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
                 if est is None:
                     continue
                 hem, hf1 = est.em, est.f1
-            hum.append((ds, family, HUMAN, key, split, tag, atype, True, hem, hf1, None, None))
+            hum.append((ds, family, HUMAN, key, *labels, True, hem, hf1, None, None))
         if hum:
             frame = pl.concat([frame, pl.DataFrame(hum, schema=schema, orient="row")], how="vertical")
     counts = pl.DataFrame(

@@ -179,6 +179,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE files ADD COLUMN note TEXT;
     """,
+    # 4 → 5: unanswerable questions are a slice of their own (SQuAD 2.0 HasAns/NoAns):
+    # 'answerable' / 'unanswerable' where the dataset has unanswerable items, else NULL.
+    """
+    ALTER TABLE items ADD COLUMN answerable TEXT;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"

@@ -102,3 +102,29 @@ def test_a_database_scored_under_older_rules_is_rescored(shared_data: Path, conf
         assert set(conn.execute("SELECT DISTINCT scorer FROM predictions")) == {("squad-v2",)}
         assert conn.execute("SELECT SUM(em) FROM predictions").fetchone()[0] > 0
     assert {d.status for d in load_runs(runs, db).datasets} == {"unchanged"}
+
+
+def test_unanswerable_questions_are_a_slice_with_the_official_hasans_noans(
+    expected: dict, shared_data: Path, conformance_dir: Path, tmp_path: Path
+) -> None:
+    from qa_inspect.core import query
+    from qa_inspect.core.query import Filter
+
+    runs = tmp_path / "runs"
+    (runs / "v2_abstainer").mkdir(parents=True)
+    shutil.copy(shared_data / "squad2_dev_normans.json", runs / "squad2.json")
+    shutil.copy(conformance_dir / "squad_runs" / "v2_abstainer_predictions.json", runs / "v2_abstainer" / "predictions.json")
+    load_runs(runs, tmp_path / "qa.db")
+    want = expected["v2_abstainer"]["official"]
+    with sqlite3.connect(tmp_path / "qa.db") as conn:
+        table = report(conn, by=["answerable"])
+        by = {r["value"]: r for r in table.filter(table["slice"] == "answerable").iter_rows(named=True)
+              if r["run"] == "v2_abstainer"}
+        assert by["answerable"]["items"] == want["HasAns_total"] and by["unanswerable"]["items"] == want["NoAns_total"]
+        assert by["answerable"]["em"] == pytest.approx(want["HasAns_exact"], abs=1e-9)
+        assert by["answerable"]["f1"] == pytest.approx(want["HasAns_f1"], abs=1e-9)
+        assert by["unanswerable"]["em"] == pytest.approx(want["NoAns_exact"], abs=1e-9)
+        facet = query.facet_table(conn, Filter(run="v2_abstainer"), "answerable")
+        rows = {r.value: r for r in facet.rows}
+        assert rows["unanswerable"].items == want["NoAns_total"]
+        assert query.count(conn, rows["unanswerable"].filter) == want["NoAns_total"]
