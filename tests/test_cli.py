@@ -26,7 +26,9 @@ RUN_KEYS = {"name", "path", "format", "dataset", "predictions", "unmatched", "st
 # Beyond issue 2's shape, the summary documents which encoding each file was read with, and
 # which files disappeared since the last load.
 EXTRA_ENTRY_KEYS = {"encoding"}
-EXTRA_TOP_KEYS = {"removed"}
+EXTRA_TOP_KEYS = {"removed", "warnings"}
+# How each run was linked: coverage of the dataset and of the run (%), the method, warnings.
+EXTRA_RUN_KEYS = {"coverage", "run_coverage", "method", "warnings"}
 
 
 @pytest.fixture
@@ -60,7 +62,7 @@ def test_load_json_shape(runs: Path, tmp_path: Path) -> None:
         assert all(isinstance(d[k], str) for k in ("name", "path", "format"))
         assert d["status"] == "loaded"
     for r in summary["runs"]:
-        assert set(r) == RUN_KEYS | EXTRA_ENTRY_KEYS
+        assert set(r) == RUN_KEYS | EXTRA_ENTRY_KEYS | EXTRA_RUN_KEYS
         assert isinstance(r["predictions"], int) and isinstance(r["unmatched"], int)
         assert r["dataset"] in {d["name"] for d in summary["datasets"]}
         assert r["status"] == "loaded"

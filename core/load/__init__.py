@@ -4,7 +4,8 @@ Holds: `manifest` (the optional `qa-inspect.toml`), `discover` (walking the fold
 with the manifest's hints, run names), `matching` (which dataset a run goes with, by id, question,
 prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
 score`), `ingest` (writing datasets and runs, scores computed once), `linking` (matching against
-the stored datasets), `loader` (`load_runs`: the phases, incremental by size, mtime and SHA-256).
+the stored datasets), `loader` (`load_runs`: the phases, incremental by size, mtime and SHA-256)
+and `summary` (what a load did, file by file, with the warnings a user should read).
 
 May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -19,7 +20,7 @@ from .discover import (
     run_display_name,
     walk,
 )
-from .loader import DatasetReport, LoadSummary, RunReport, load_runs
+from .loader import load_runs
 from .manifest import MANIFEST_NAME, Manifest, ManifestEntry, load_manifest
 from .matching import (
     DatasetIndex,
@@ -30,6 +31,7 @@ from .matching import (
     match_in_prompts,
 )
 from .scoring import ScoredFile, score_run
+from .summary import DatasetReport, LoadSummary, RunReport
 
 __all__ = [
     "GENERIC_STEMS",

@@ -22,7 +22,7 @@ from qa_inspect.core.model import Dataset, Run
 
 from .manifest import MANIFEST_NAME, Manifest
 
-__all__ = ["GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"]
+__all__ = ["GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "strip_id_affixes", "walk"]
 
 STATE_DIR = ".qa-inspect"
 GENERIC_STEMS = frozenset(
@@ -105,4 +105,22 @@ def read_in_folder(
     src = read_source(path, as_kind=kind, hints=merged)
     if isinstance(src, Dataset) and entry is not None and entry.scorer:
         src.scorer = entry.scorer
+    if isinstance(src, Run) and entry is not None and (entry.id_prefix or entry.id_suffix):
+        strip_id_affixes(src, entry.id_prefix or "", entry.id_suffix or "")
     return src
+
+
+def strip_id_affixes(run: Run, prefix: str, suffix: str) -> None:
+    """Take a declared prefix/suffix off every prediction id that has it (the original is kept
+    in `meta["original_id"]`), so `…-high-conf` ids link to the dataset's own."""
+    for p in run.predictions:
+        if p.ref_kind != "id":
+            continue
+        ref = p.ref
+        if prefix and ref.startswith(prefix):
+            ref = ref[len(prefix):]
+        if suffix and ref.endswith(suffix):
+            ref = ref[: -len(suffix)]
+        if ref != p.ref:
+            p.meta.setdefault("original_id", p.ref)
+            p.ref = ref

@@ -30,10 +30,11 @@ __all__ = ["POSITION_AGREEMENT", "dataset_indexes", "link_stored_run"]
 
 
 def link_stored_run(
-    conn: sqlite3.Connection, run: Run, indexes: dict[str, DatasetIndex], target: str | None
+    conn: sqlite3.Connection, run: Run, indexes: dict[str, DatasetIndex], target: str | None, path: str | None = None
 ) -> LinkResult:
-    """Link a run against the stored datasets (`target`: the dataset the manifest names)."""
-    link = link_run(run, indexes, prefer=target)
+    """Link a run against the stored datasets (`target`: the dataset the manifest names; `path`:
+    the run as the manifest would name it, for the fixes the warnings offer)."""
+    link = link_run(run, indexes, prefer=target, path=path)
     link = _fallback_link(conn, run, indexes, link, target)
     if link.dataset is not None:
         link = _pin_repeated_questions(conn, run, link, indexes, target)
@@ -83,11 +84,13 @@ def _fallback_link(
             prediction.meta.setdefault("extracted_question", prediction.ref)
         prediction.ref, prediction.ref_kind = ref, ("question" if how == "prompt" else "id")
     run.meta["fallback_matching"] = stats
-    return _relink(run, name, indexes, target)
+    return _relink(run, name, indexes, target, link.warnings)
 
 
-def _relink(run: Run, name: str, indexes: dict[str, DatasetIndex], target: str | None) -> LinkResult:
-    """Link again to `name` after refs changed; the reason says what the fallbacks did."""
+def _relink(
+    run: Run, name: str, indexes: dict[str, DatasetIndex], target: str | None, earlier: tuple[str, ...] = ()
+) -> LinkResult:
+    """Link again to `name` after refs changed; the reason and method say what the fallbacks did."""
     relinked = link_run(run, {name: indexes[name]}, prefer=name if target == name else None)
     stats = run.meta.get("fallback_matching", {})
     said = [f"{stats['prompt']} by a dataset question found in the prompt"] if stats.get("prompt") else []
@@ -97,7 +100,9 @@ def _relink(run: Run, name: str, indexes: dict[str, DatasetIndex], target: str |
         said.append(f"{stats['position_gold_mismatches']} positions whose gold differs, not linked")
     if stats.get("repeated_questions_pinned"):
         said.append(f"{stats['repeated_questions_pinned']} predictions of repeated questions told apart by position")
-    return replace(relinked, reason="; ".join([relinked.reason, *said]))
+    method = ", ".join([relinked.method, *(how for how in ("prompt", "position") if stats.get(how))])
+    warnings = tuple(w for w in earlier if "alike" in w) + relinked.warnings  # ties seen before the fallback
+    return replace(relinked, reason="; ".join([relinked.reason, *said]), method=method, warnings=warnings)
 
 
 def _fallback_refs(

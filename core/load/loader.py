@@ -11,11 +11,12 @@ with is `core.linking`'s business.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,62 +44,13 @@ from .ingest import (
 )
 from .linking import dataset_indexes, link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .summary import DatasetReport, LoadSummary, RunReport
 
-__all__ = ["DatasetReport", "LoadSummary", "Progress", "RunReport", "load_runs"]
+__all__ = ["SCORING_RULES", "Progress", "load_runs"]
 
 T = TypeVar("T")
 Progress = Callable[[int, int, str], None]
 """on_progress(done, total, message): called as files are examined."""
-
-
-@dataclass(slots=True)
-class DatasetReport:
-    name: str
-    path: str
-    format: str
-    items: int
-    golds: int
-    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
-    encoding: str | None = None  # how the file was decoded: utf-8, or gb18030 as a fallback
-
-
-@dataclass(slots=True)
-class RunReport:
-    name: str
-    path: str
-    format: str
-    dataset: str | None
-    predictions: int
-    unmatched: int
-    status: str  # loaded | unchanged | error (the rows of the last good version are kept)
-    link: str = ""
-    encoding: str | None = None
-
-
-@dataclass(slots=True)
-class LoadSummary:
-    db: str
-    datasets: list[DatasetReport] = field(default_factory=list)
-    runs: list[RunReport] = field(default_factory=list)
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    errors: list[dict[str, str]] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.removed) or any(
-            r.status != "unchanged" for r in [*self.datasets, *self.runs]
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "db": self.db,
-            "datasets": [asdict(d) for d in self.datasets],
-            "runs": [{k: v for k, v in asdict(r).items() if k != "link"} for r in self.runs],
-            "skipped": self.skipped,
-            "errors": self.errors,
-            "removed": self.removed,
-        }
 
 
 @dataclass(slots=True)
@@ -366,11 +318,13 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     for i, (cand, run) in enumerate(parsed):
         lp.progress(i, len(parsed), f"scoring {cand.rel}")
         target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
-        link = link_stored_run(conn, run, indexes, target)
+        link = link_stored_run(conn, run, indexes, target, cand.rel)
         if link.dataset is None:
             lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
         run.name = _unique_name(conn, "runs", run.name, cand.rel)
+        run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
+                            "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
 
         def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
@@ -385,8 +339,10 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
         if res is not None:
             lp.summary.runs.append(
                 RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
-                          "loaded", link.reason, run.encoding)
+                          "loaded", link.reason, run.encoding, round(100 * link.coverage, 2),
+                          round(100 * link.run_coverage, 2), link.method, list(link.warnings))
             )
+            lp.summary.warnings.extend({"path": cand.rel, "message": f"{cand.rel}: {w}"} for w in link.warnings)
 
 
 def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
@@ -416,14 +372,17 @@ def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSumma
                 summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4]))
         elif kind == "run":
             row = conn.execute(
-                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding"
-                " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
+                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"
+                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
                 (rel,),
             ).fetchone()
             if row:
-                summary.runs.append(
-                    RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6])
-                )
+                link = (json.loads(row[7]) if row[7] else {}).get("link", {})
+                report = RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6],
+                                   link.get("coverage"), link.get("run_coverage"), link.get("method", ""),
+                                   list(link.get("warnings", [])))
+                summary.runs.append(report)
+                summary.warnings.extend({"path": rel, "message": f"{rel}: {w}"} for w in report.warnings)
         elif kind == "side" and status == "unchanged":
             summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
         elif kind == "skipped" and status == "unchanged":

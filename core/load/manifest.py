@@ -19,6 +19,7 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     model = "bert-base-chinese"
     dataset = "cmrc-dev"                   # link to this dataset instead of guessing
     format = "prediction-map"
+    id_suffix = "-high-conf"               # stripped from prediction ids before linking (also id_prefix)
 
     [[link]]                               # link many runs at once
     runs = "llm/*.jsonl"
@@ -48,7 +49,7 @@ MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
     "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
-    "run": frozenset({"path", "name", "model", "dataset", "format"}),
+    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix"}),
     "link": frozenset({"runs", "dataset"}),
 }
 _FAMILIES = ("cmrc", "squad", "cdqa")
@@ -68,6 +69,9 @@ class ManifestEntry:
     format: str | None = None
     scorer: str | None = None
     """The dataset's scorer, chosen by the user (`[[dataset]] scorer =`)."""
+    id_prefix: str | None = None
+    id_suffix: str | None = None
+    """Stripped from a run's prediction ids before linking (`…-high-conf` ids of a dev set)."""
 
     def hints(self) -> dict[str, Any]:
         """The `hints` for `core.formats.read_source`."""

@@ -7,6 +7,7 @@ the database: `core.load.linking` builds the indexes from it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -19,8 +20,9 @@ from qa_inspect.core.model import Dataset, Prediction, Run
 from .manifest import MANIFEST_NAME
 
 __all__ = [
-    "MIN_QUESTION_CHARS", "DatasetIndex", "LinkResult", "PositionMatch", "link_run", "match_by_position",
-    "match_in_prompts",
+    "LOW_COVERAGE", "MIN_QUESTION_CHARS", "DatasetIndex", "LinkResult", "PositionMatch", "affix_hint", "find_affix",
+    "link_run",
+    "match_by_position", "match_in_prompts",
 ]
 
 
@@ -75,6 +77,10 @@ class DatasetIndex:
         return key if key in self.question_keys else None
 
 
+LOW_COVERAGE = 0.5
+"""A run whose matched predictions are fewer than this share of its predictions gets a warning."""
+
+
 @dataclass(frozen=True, slots=True)
 class LinkResult:
     dataset: str | None
@@ -85,12 +91,29 @@ class LinkResult:
     coverage: float
     """Share of the dataset's items the run answers (distinct matches / items, 0.0–1.0)."""
     reason: str
+    method: str = ""
+    """How it was matched: id, question text, prompt, position, and/or named in the manifest."""
+    warnings: tuple[str, ...] = ()
+    """What a user should know and may want to fix: ties, low coverage, id affixes."""
+
+    @property
+    def total(self) -> int:
+        return self.matched + len(self.unmatched)
+
+    @property
+    def run_coverage(self) -> float:
+        """Share of the run's predictions that name an item of the dataset (0.0–1.0)."""
+        return self.matched / self.total if self.total else 0.0
 
 
-def link_run(run: Run, indexes: Mapping[str, DatasetIndex], *, prefer: str | None = None) -> LinkResult:
+def link_run(
+    run: Run, indexes: Mapping[str, DatasetIndex], *, prefer: str | None = None, path: str | None = None
+) -> LinkResult:
     """The dataset this run answers: `prefer` (from the manifest) when given, else the one with
-    the most matched predictions, then the highest coverage, then the first name in sorted order."""
+    the most matched predictions, then the highest coverage, then the first name in sorted order.
+    Every choice that could be wrong says so in `warnings` (`path`: the run as the manifest names it)."""
     total = len(run.predictions)
+    where = path or run.path
 
     def measure(name: str) -> LinkResult:
         index = indexes[name]
@@ -98,26 +121,118 @@ def link_run(run: Run, indexes: Mapping[str, DatasetIndex], *, prefer: str | Non
         unmatched = [p.ref for p, hit in zip(run.predictions, hits) if hit is None]
         distinct = len({hit for hit in hits if hit is not None})
         coverage = min(1.0, distinct / len(index)) if len(index) else 0.0
-        return LinkResult(name, total - len(unmatched), unmatched, coverage, "")
+        return LinkResult(name, total - len(unmatched), unmatched, coverage, "", _kinds(run))
 
     everything = [p.ref for p in run.predictions]
     if prefer is not None:
         if prefer not in indexes:
             known = ", ".join(sorted(indexes)) or "none loaded"
             reason = f"{MANIFEST_NAME} names dataset {prefer!r}, which is not loaded (loaded: {known})"
-            return LinkResult(None, 0, everything, 0.0, reason)
+            return LinkResult(None, 0, everything, 0.0, reason, "manifest")
         named = measure(prefer)
-        return replace(named, reason=f"named in {MANIFEST_NAME}; {_summary(named, total)}")
+        reason = f"named in {MANIFEST_NAME}; {_summary(named, total)}"
+        return replace(named, reason=reason, method=f"manifest, {named.method}",
+                       warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
+        by_affix = _link_by_affix(run, indexes, where, measure)
+        if by_affix is not None:
+            return by_affix
         tried = ", ".join(sorted(indexes)) or "no datasets loaded"
         return LinkResult(None, 0, everything, 0.0, f"no prediction matches any dataset by id or question (tried: {tried})")
     best = results[0]
     reason = f"best match by {_kinds(run)}; {_summary(best, total)}"
-    ties = [r.dataset for r in results[1:] if (r.matched, r.coverage) == (best.matched, best.coverage)]
-    if ties:
-        reason += f"; tie with {', '.join(repr(t) for t in ties)}: first in sorted order chosen"
-    return replace(best, reason=reason)
+    rivals = [r for r in results[1:] if r.matched == best.matched]
+    warnings = [_tie_warning(best, rivals, where)] if rivals else []
+    if any((r.matched, r.coverage) == (best.matched, best.coverage) for r in rivals):
+        reason += f"; tie with {', '.join(repr(r.dataset) for r in rivals)}: first in sorted order chosen"
+    warnings += _coverage_warnings(best, indexes[best.dataset or ""], where)
+    return replace(best, reason=reason, warnings=tuple(warnings))
+
+
+def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:
+    """Several datasets explain the run equally well: say which won, why, and how to choose."""
+    names = ", ".join(repr(r.dataset) for r in rivals)
+    same = all(r.coverage == best.coverage for r in rivals)
+    why = "it comes first by name" if same else f"it has the highest coverage ({best.coverage:.1%})"
+    return (f"{best.matched} predictions match {best.dataset!r} and {names} alike; {best.dataset!r} was chosen "
+            f"because {why}. To choose, add a [[run]] to {MANIFEST_NAME} with path = \"{where}\", dataset = \"NAME\"")
+
+
+def _coverage_warnings(
+    link: LinkResult, index: DatasetIndex, where: str, *, named_in_manifest: bool = False
+) -> tuple[str, ...]:
+    """Few of the run's predictions name an item of its dataset: say how few, and a likely fix."""
+    if link.total == 0 or link.run_coverage >= LOW_COVERAGE:
+        return ()
+    if named_in_manifest and link.matched == 0:
+        text = (f"{MANIFEST_NAME} links it to {link.dataset!r}, but none of its {link.total} predictions "
+                "names an item of it (by id or question)")
+    else:
+        text = (f"only {link.matched} of its {link.total} predictions ({link.run_coverage:.1%}) name an item of "
+                f"{link.dataset!r}; the rest are not scored. Is this the dataset it answers?")
+    hint = affix_hint(link.unmatched, index, where, link.dataset or "")
+    return (f"{text}; {hint}" if hint else text,)
+
+
+AFFIX_SAMPLE = 500
+
+
+def find_affix(refs: list[str], index: DatasetIndex) -> tuple[str, str] | None:
+    """("prefix" | "suffix", affix) when at least half the ids name items of `index` once a common
+    prefix or suffix is stripped (`…-high-conf`); decided on a sample, so it stays cheap."""
+    sample = [r for r in refs[:AFFIX_SAMPLE] if r not in index.ids]
+    if len(sample) < 2:
+        return None
+    for kind in ("suffix", "prefix"):
+        affix = _common_affix(sample, kind)
+        while affix:
+            stripped = [r[: -len(affix)] if kind == "suffix" else r[len(affix):] for r in sample]
+            if sum(s in index.ids for s in stripped) * 2 >= len(sample):
+                return kind, affix
+            affix = affix[1:] if kind == "suffix" else affix[:-1]
+    return None
+
+
+def affix_hint(refs: list[str], index: DatasetIndex, where: str, dataset: str) -> str | None:
+    """The manifest lines that strip the ids' common affix (`find_affix`), or None."""
+    found = find_affix(refs, index)
+    if found is None:
+        return None
+    kind, affix = found
+    return (f"its ids match {dataset!r} once the {kind} {affix!r} is stripped; to say so, add a [[run]] to "
+            f"{MANIFEST_NAME} with path = \"{where}\", dataset = \"{dataset}\", id_{kind} = \"{affix}\"")
+
+
+def _link_by_affix(
+    run: Run, indexes: Mapping[str, DatasetIndex], where: str, measure: Any
+) -> LinkResult | None:
+    """Nothing matched as given: strip a common id affix when that makes the run match a dataset
+    (the ids are changed in place, the originals kept), and warn how to make it explicit."""
+    refs = [p.ref for p in run.predictions if p.ref_kind == "id"]
+    for name in sorted(indexes):
+        found = find_affix(refs, indexes[name])
+        if found is None:
+            continue
+        kind, affix = found
+        for p in run.predictions:
+            ref = p.ref
+            if p.ref_kind == "id" and (ref.endswith(affix) if kind == "suffix" else ref.startswith(affix)):
+                p.meta.setdefault("original_id", ref)
+                p.ref = ref[: -len(affix)] if kind == "suffix" else ref[len(affix):]
+        link = measure(name)
+        warning = (f"no id matched as given; linked to {name!r} with the {kind} {affix!r} stripped from its ids "
+                   f"({link.matched} of {link.total} then match). To make this explicit, add a [[run]] to "
+                   f"{MANIFEST_NAME} with path = \"{where}\", dataset = \"{name}\", id_{kind} = \"{affix}\"")
+        reason = f"best match by id with the {kind} {affix!r} stripped; {_summary(link, link.total)}"
+        return replace(link, reason=reason, method=f"id without {kind} {affix!r}", warnings=(warning,))
+    return None
+
+
+def _common_affix(refs: list[str], kind: str) -> str:
+    if kind == "prefix":
+        return os.path.commonprefix(refs)
+    return os.path.commonprefix([r[::-1] for r in refs])[::-1]
 
 
 def _kinds(run: Run) -> str:
