@@ -5,12 +5,18 @@ Fixtures are written here with polars (no binary files in the repository).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from qa_inspect.core.formats import Skip, read_source
+from qa_inspect.core.formats import Skip, read_source, side_owners
 from qa_inspect.core.formats.textio import read_document
+from qa_inspect.core.keys import question_key
+from qa_inspect.core.load import load_runs
+from qa_inspect.core.load.discover import walk
+from qa_inspect.core.model import Dataset
 
 from tests.helpers import error_of
 
@@ -89,3 +95,124 @@ def test_dates_and_decimals_become_text(tmp_path: Path) -> None:
     frame = pl.DataFrame({"day": [date(2024, 5, 1)], "cost": [Decimal("1.50")], "tags": [["a"]]})
     table = read_document(write_table(frame, tmp_path / "t.parquet")).table
     assert table is not None and table.rows() == [(1, {"day": "2024-05-01", "cost": "1.50", "tags": ["a"]})]
+
+
+# --------------------------------------------------------------------------- Hugging Face datasets
+
+CONTEXT = "Example Town was founded in 1820 by river traders. Its hall dates from 1901."
+SQUAD_V2 = pl.DataFrame(
+    {
+        "id": ["5733be284776f41900661182", "5733be284776f41900661183", "5733be284776f41900661184"],
+        "title": ["Example_Town"] * 3,
+        "context": [CONTEXT] * 3,
+        "question": ["When was Example Town founded?", "Who closed the hall?", "When does the hall date from?"],
+        "answers": [
+            {"text": ["1820", "in 1820"], "answer_start": [28, 25]},
+            {"text": [], "answer_start": []},  # SQuAD v2 on the hub: unanswerable, no is_impossible column
+            {"text": ["1901"], "answer_start": [0]},  # start off: recovered
+        ],
+    },
+    schema_overrides={"answers": pl.Struct({"text": pl.List(pl.String), "answer_start": pl.List(pl.Int32)})},
+)
+
+
+def dataset_of(path: Path, **hints: Any) -> Dataset:
+    result = read_source(path, hints=hints or None)
+    assert isinstance(result, Dataset), result
+    return result
+
+
+def test_hub_squad_v2_parquet(tmp_path: Path) -> None:
+    folder = tmp_path / "squad_v2"
+    folder.mkdir()
+    ds = dataset_of(write_table(SQUAD_V2, folder / "validation-00000-of-00001.parquet"))
+    assert (ds.format, ds.family, ds.name, ds.encoding) == ("hf-table", "squad", "squad_v2/validation", "utf-8")
+    founded, closed, hall = ds.items
+    assert founded.key == "5733be284776f41900661182" and founded.title == "Example_Town"
+    assert [(g.text, g.answer_start, g.span_start) for g in founded.golds] == [("1820", 28, 28), ("in 1820", 25, 25)]
+    assert closed.golds == [] and closed.is_impossible and not founded.is_impossible
+    assert (hall.golds[0].span_start, hall.golds[0].span_end) == (71, 75)
+    assert [i.split for i in ds.items] == ["dev"] * 3, "split from the file name"
+    assert [i.line for i in ds.items] == [1, 2, 3] and founded.meta == {}
+    assert ds.meta == {"spans": {"given": 2, "recovered": 1, "none": 0}, "table": "Parquet table"}
+
+
+def test_answers_as_a_list_of_structs_and_is_impossible_column(tmp_path: Path) -> None:
+    frame = pl.DataFrame({
+        "id": ["a", "b"],
+        "question": ["Who?", "Why?"],
+        "context": ["Ann did.", "No reason."],
+        "answers": [[{"text": "Ann", "answer_start": 0}], []],
+        "is_impossible": [False, False],
+        "source": ["web", "web"],
+    })
+    ds = dataset_of(write_table(frame, tmp_path / "qa.parquet"), split="test")
+    assert ds.name == "qa" and [g.text for g in ds.items[0].golds] == ["Ann"]
+    assert not ds.items[1].is_impossible, "the table's own is_impossible wins"
+    assert ds.items[0].meta == {"source": "web"} and ds.items[0].split == "test"
+
+
+def test_question_answer_table_without_ids(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"question": ["What is the powerhouse of the cell?"], "answer": ["mitochondria"]})
+    ds = dataset_of(write_table(frame, tmp_path / "biology.arrow"))
+    assert ds.items[0].key == question_key("What is the powerhouse of the cell?")
+    assert [g.text for g in ds.items[0].golds] == ["mitochondria"] and ds.meta["table"] == "Arrow table"
+
+
+def test_bad_row_names_the_row(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"id": ["a", "a"], "question": ["Who?", "Why?"], "answers": [["x"], ["y"]]})
+    err = error_of(write_table(frame, tmp_path / "dup.parquet"))
+    assert err.record == "row 2" and err.message == "duplicate id 'a' (first at row 1)"
+
+
+def save_to_disk(folder: Path, frame: pl.DataFrame, split: str | None) -> Path:
+    """What `Dataset.save_to_disk` writes: an Arrow stream and two JSON side files."""
+    folder.mkdir(parents=True)
+    data = write_table(frame, folder / "data-00000-of-00001.stream.arrow").rename(folder / "data-00000-of-00001.arrow")
+    (folder / "dataset_info.json").write_text(
+        json.dumps({"builder_name": "squad_v2", "citation": "", "description": "", "features": {}, "splits": {}}),
+        encoding="utf-8")
+    state = {"_data_files": [{"filename": data.name}], "_fingerprint": "0f3e", "_format_columns": None,
+             "_format_kwargs": {}, "_format_type": None, "_output_all_columns": False, "_split": split}
+    (folder / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    return data
+
+
+def test_save_to_disk_folder(tmp_path: Path) -> None:
+    data = save_to_disk(tmp_path / "runs" / "squad_v2_dev", SQUAD_V2, "validation")
+    ds = dataset_of(data)
+    assert (ds.name, ds.meta["table"]) == ("squad_v2_dev", "Arrow stream")
+    assert {i.split for i in ds.items} == {"dev"}, "split from state.json"
+    walked = walk(tmp_path / "runs")
+    assert walked.files == sorted(data.parent.iterdir())
+    for side in ("dataset_info.json", "state.json"):
+        assert read_source(data.parent / side) == Skip(
+            data.parent / side, f"Hugging Face save_to_disk metadata ({side}) of data-00000-of-00001.arrow")
+    assert side_owners(data.parent / "state.json") == [data]
+
+
+def test_save_to_disk_dataset_dict_through_the_loader(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    save_to_disk(runs / "squad_v2" / "validation", SQUAD_V2, None)
+    save_to_disk(runs / "squad_v2" / "train", SQUAD_V2.head(1), None)
+    (runs / "squad_v2" / "dataset_dict.json").write_text('{"splits": ["train", "validation"]}', encoding="utf-8")
+    summary = load_runs(runs, tmp_path / "qa.db")
+    assert not summary.errors, summary.errors
+    assert [(d.name, d.format, d.items) for d in summary.datasets] == [
+        ("squad_v2/train", "hf-table", 1), ("squad_v2/validation", "hf-table", 3)]
+    reasons = {s["path"]: s["reason"] for s in summary.skipped}
+    assert reasons["squad_v2/dataset_dict.json"].startswith("Hugging Face save_to_disk DatasetDict index")
+    assert reasons["squad_v2/train/state.json"] == "Hugging Face save_to_disk metadata (state.json) of data-00000-of-00001.arrow"
+    assert len(reasons) == 5
+
+
+def test_shards_are_one_dataset(tmp_path: Path) -> None:
+    first = write_table(SQUAD_V2.head(2), tmp_path / "train-00000-of-00002.parquet")
+    second = write_table(SQUAD_V2.tail(1), tmp_path / "train-00001-of-00002.parquet")
+    ds = dataset_of(first)
+    assert ds.name == f"{tmp_path.name}/train" and len(ds.items) == 3 and ds.meta["shards"] == 2
+    assert read_source(second) == Skip(second, "shard 2 of 2 of train-00000-of-00002.parquet, read with it")
+    assert side_owners(second) == [first]
+    second.unlink()
+    err = error_of(first)
+    assert err.message == "shard train-00001-of-00002.parquet is missing (2 shards expected)"
