@@ -44,6 +44,7 @@ __all__ = [
     "shard_of",
     "side_file_owners",
     "side_file_reason",
+    "skip_reason",
     "sniff",
     "table_name",
 ]
@@ -116,6 +117,14 @@ def sniff(doc: Document) -> bool:
     if table is None or table.kind == "csv":
         return False
     return "question" in table.columns and record_role(table.columns) == "dataset"
+
+
+def skip_reason(doc: Document) -> str | None:
+    """A dataset table without rows is a shell with nothing to read (as SQuAD's empty `data`);
+    not said of a first shard, whose rows may all be in the others."""
+    if sniff(doc) and not _table(doc).rows() and shard_of(doc.path) is None:
+        return f"no questions (a {_table(doc).label} without rows)"
+    return None
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:

@@ -6,6 +6,7 @@ Fixtures are written here with polars (no binary files in the repository).
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from qa_inspect.core.formats.textio import read_document
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.load.discover import walk
-from qa_inspect.core.model import Dataset
+from qa_inspect.core.model import Dataset, Run
 
 from tests.helpers import error_of
 
@@ -216,3 +217,109 @@ def test_shards_are_one_dataset(tmp_path: Path) -> None:
     second.unlink()
     err = error_of(first)
     assert err.message == "shard train-00001-of-00002.parquet is missing (2 shards expected)"
+
+
+# ------------------------------------------------------------------------------ prediction tables
+
+
+def run_of(path: Path, **hints: Any) -> Run:
+    result = read_source(path, hints=hints or None)
+    assert isinstance(result, Run), result
+    return result
+
+
+def test_evaluate_squad_v2_predictions_with_no_answer_probability(tmp_path: Path) -> None:
+    frame = pl.DataFrame({
+        "id": ["5733be284776f41900661182", "5733be284776f41900661183"],
+        "prediction_text": ["1820", ""],
+        "no_answer_probability": [0.1, 0.9],
+    })
+    run = run_of(write_table(frame, tmp_path / "bert_squad_v2.parquet"), model="bert-base")
+    assert (run.format, run.name, run.model, run.encoding) == ("prediction-table", "bert_squad_v2", "bert-base", "utf-8")
+    assert [(p.ref, p.ref_kind, p.text, p.line) for p in run.predictions] == [
+        ("5733be284776f41900661182", "id", "1820", 1), ("5733be284776f41900661183", "id", "", 2)]
+    assert [p.meta for p in run.predictions] == [{"null_odds": 0.1}, {"null_odds": 0.9}]
+    assert run.meta == {"table": "Parquet table",
+                        "null_odds": {"column": "no_answer_probability", "without_null_odds": 0}}
+
+
+def test_csv_predictions_with_aliases_and_extra_columns(tmp_path: Path) -> None:
+    path = tmp_path / "preds.csv"
+    path.write_text("question_id,prediction,model,latency_ms\n7,42,m1,812\nq2,,m1,\n", encoding="utf-8")
+    run = run_of(path)
+    assert [(p.ref, p.text, p.line) for p in run.predictions] == [("7", "42", 2), ("q2", "", 3)]
+    assert run.model == "m1" and run.predictions[0].meta == {"latency_ms": "812"}
+    assert run.meta == {"table": "CSV table"}
+
+
+def test_gb18030_csv(tmp_path: Path) -> None:
+    path = tmp_path / "submission.csv"
+    path.write_bytes("id,prediction_text\nTEST_0_QUERY_0,一九九八年\n".encode("gb18030"))
+    run = run_of(path)
+    assert run.encoding == "gb18030" and run.predictions[0].text == "一九九八年"
+
+
+def test_question_refs_when_there_is_no_id_column(tmp_path: Path) -> None:
+    path = tmp_path / "llm.csv"
+    path.write_text("question,response\n谁？,甲\n谁？,乙\n", encoding="utf-8")
+    run = run_of(path)
+    assert [(p.ref_kind, p.ref) for p in run.predictions] == [("question", "谁？")] * 2
+    assert run.meta["repeated_questions"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("step,loss\n1,0.5\n", "not QA data: a CSV table with columns 'step', 'loss'"),
+        ("id,question,answer\nq1,Who?,Ann\n",
+         "a dataset table (question and gold columns, no prediction column): CSV datasets are not read, save it as JSONL or Parquet"),
+        ("dataset,run,key,question,prediction\nd,r,q1,Who?,Ann\n",
+         "a qa-inspect export of an item list, not a run (load the run it was exported from)"),
+        ("id,prediction_text\n", "no predictions (a CSV table without rows)"),
+    ],
+    ids=["metrics", "dataset", "export", "header-only"],
+)
+def test_csv_that_is_not_a_prediction_table_is_skipped(tmp_path: Path, text: str, reason: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    assert read_source(path) == Skip(path, reason)
+
+
+def test_dataset_table_without_rows_is_skipped(tmp_path: Path) -> None:
+    path = write_table(SQUAD_V2.head(0), tmp_path / "empty.parquet")
+    assert read_source(path) == Skip(path, "no questions (a Parquet table without rows)")
+
+
+def test_prediction_table_errors_name_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text("id,prediction_text,no_answer_probability\na,x,0.1\nb,y,high\n", encoding="utf-8")
+    err = error_of(path)
+    assert (err.record, err.message) == ("line 3", "no_answer_probability is 'high', expected a number")
+    path.write_text("id,prediction_text\na,x\n\"a\",z\n", encoding="utf-8")
+    assert str(error_of(path)) == f"{path}, line 3: duplicate id 'a' (first at line 2)"
+    frame = pl.DataFrame({"id": ["a"], "prediction": [["x"]]})
+    err = error_of(write_table(frame, tmp_path / "p.parquet"))
+    assert (err.record, err.message) == ("row 1", "prediction is a list, expected text")
+
+
+def test_parquet_dataset_and_csv_predictions_load_link_and_score(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write_table(SQUAD_V2, runs / "squad_v2_dev.parquet")
+    (runs / "bert.csv").write_text(
+        "id,prediction_text,no_answer_probability\n"
+        "5733be284776f41900661182,1820,0.1\n5733be284776f41900661183,,0.8\n5733be284776f41900661184,1901,0.2\n",
+        encoding="utf-8")
+    summary = load_runs(runs, tmp_path / "qa.db")
+    assert not summary.errors, summary.errors
+    assert [(d.name, d.format, d.items) for d in summary.datasets] == [("squad_v2_dev", "hf-table", 3)]
+    run = summary.runs[0]
+    assert (run.name, run.format, run.dataset, run.predictions, run.unmatched) == (
+        "bert", "prediction-table", "squad_v2_dev", 3, 0)
+    with sqlite3.connect(tmp_path / "qa.db") as conn:
+        scored = conn.execute(
+            "SELECT i.key, p.em, i.is_impossible FROM predictions p JOIN items i ON i.id = p.item_id ORDER BY i.key"
+        ).fetchall()
+    # How an empty answer to an unanswerable item scores is the scorer's business (core.metrics).
+    assert [(key[-1], em, impossible) for key, em, impossible in scored if not impossible] == [("2", 1, 0), ("4", 1, 0)]
+    assert len(scored) == 3
