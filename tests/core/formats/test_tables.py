@@ -323,3 +323,15 @@ def test_parquet_dataset_and_csv_predictions_load_link_and_score(tmp_path: Path)
     # How an empty answer to an unanswerable item scores is the scorer's business (core.metrics).
     assert [(key[-1], em, impossible) for key, em, impossible in scored if not impossible] == [("2", 1, 0), ("4", 1, 0)]
     assert len(scored) == 3
+
+
+def test_a_changed_later_shard_reloads_the_dataset(tmp_path: Path) -> None:
+    runs = tmp_path / "runs" / "squad"
+    runs.mkdir(parents=True)
+    write_table(SQUAD_V2.head(2), runs / "validation-00000-of-00002.parquet")
+    second = write_table(SQUAD_V2.tail(1), runs / "validation-00001-of-00002.parquet")
+    first_load = load_runs(runs.parent, tmp_path / "qa.db")
+    assert [(d.name, d.items, d.status) for d in first_load.datasets] == [("squad/validation", 3, "loaded")]
+    write_table(pl.concat([SQUAD_V2.tail(1), SQUAD_V2.tail(1).with_columns(id=pl.lit("extra"))]), second)
+    again = load_runs(runs.parent, tmp_path / "qa.db")
+    assert [(d.name, d.items, d.status) for d in again.datasets] == [("squad/validation", 4, "loaded")]
