@@ -18,9 +18,11 @@ does not start with `_` and that defines `FORMAT`) exposes:
   the loader reloads them when it appears, changes or goes; and `display_name(path) -> str | None`
   — a run name from the framework's own folder layout (see `core.discover.run_display_name`).
 
-Recognition order is magic bytes, then name, then shape: a zip archive is opened as such by
-`read_document` (only archive readers claim it), readers whose `claims_name` accepts the path are
-tried before the others, and every reader still checks the parsed shape.
+Recognition order is magic bytes, then name, then shape: a Git LFS pointer is an error saying
+so, a zip archive is opened as such by `read_document` (only archive readers claim it), Parquet
+and Arrow files are opened as tables (`Document.table`, only table readers claim them, by their
+columns), as are `.csv` files; readers whose `claims_name` accepts the path are tried before the
+others, and every reader still checks the parsed shape.
 
 A file is decoded and parsed once (`textio.read_document`); every reader sniffs the same
 `Document`. A file no reader claims is a `Skip` with a reason, never an error; a file a reader
@@ -41,6 +43,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Dataset, Run
 
 from .prompts import normalise_text
+from .tables import Table
 from .textio import (
     Document,
     JSONFloat,
@@ -54,8 +57,11 @@ from .textio import (
 )
 
 Kind = Literal["dataset", "run"]
-CANDIDATE_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".eval", ".prediction"})
-"""Files worth opening: JSON/JSONL, Inspect AI `.eval` logs (zip), CDQA evaluation `.prediction` files."""
+CANDIDATE_SUFFIXES = frozenset(
+    {".json", ".jsonl", ".ndjson", ".eval", ".prediction", ".parquet", ".arrow", ".csv"}
+)
+"""Files worth opening: JSON/JSONL, Inspect AI `.eval` logs (zip), CDQA evaluation `.prediction`
+files, Parquet and Arrow tables (Hugging Face hub downloads, `save_to_disk`), CSV tables."""
 
 
 class Skip(NamedTuple):
@@ -183,6 +189,8 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
 
 def describe_shape(doc: Document) -> str:
     """A short description of a parsed file's shape for skip reasons."""
+    if doc.table is not None:
+        return _table_shape(doc.table)
     if doc.archive is not None:
         names = doc.archive.names
         shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
@@ -200,6 +208,15 @@ def describe_shape(doc: Document) -> str:
             return "an empty JSON object"
         return "a JSON object" + _keys(value)
     return f"a single JSON {_bare(value)}"
+
+
+def _table_shape(table: Table) -> str:
+    if table.problem is not None:
+        return f"a CSV file that cannot be read as a table ({table.problem})"
+    if not table.columns:
+        return f"a {table.label} without columns"
+    shown = ", ".join(repr(c) for c in table.columns[:6]) + (", ..." if len(table.columns) > 6 else "")
+    return f"a {table.label} with columns {shown}"
 
 
 def _bare(value: Any) -> str:

@@ -38,8 +38,9 @@ __all__ = [
 
 ID_FIELDS = ("id", "qid", "query_id", "question_id")
 """Fields a generic record names its item by, first found wins (dataset and prediction records)."""
-PREDICTION_FIELDS = ("prediction", "answer", "response", "pred")
-"""Fields that hold a prediction: a record with one is a run's, not a dataset's."""
+PREDICTION_FIELDS = ("prediction", "answer", "response", "pred", "prediction_text")
+"""Fields that hold a prediction, first found wins (`prediction_text`: the `evaluate` squad format).
+A record with one is a run's, except `answer` beside a question (see `_records.record_role`)."""
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _VISIBLE = re.compile(r"\S")

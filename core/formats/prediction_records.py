@@ -1,7 +1,9 @@
 """Prediction records: JSONL or a JSON list, one record per answered question.
 
 A record names its item by `id` (or `qid`/`query_id`/`question_id`) or else by its `question`
-text, and carries the answer in `prediction` (or `answer`/`response`/`pred`); `raw` (the full
+text, and carries the answer in `prediction` (or `answer`/`response`/`pred`/`prediction_text`);
+a record whose only such field is `answer`, beside a question, is a dataset's record instead
+(Inspect AI's `{id, question, answer}`: see `_records.record_role`); `raw` (the full
 model output before extraction) and `model` are optional; every other field goes to
 `Prediction.meta`, including `question` when the record also has an id (so a run whose ids do not
 match a dataset can still be matched by question). `Run.model` is set when all records agree.
@@ -25,6 +27,7 @@ from ._common import (
     first_id,
     head_records,
 )
+from ._records import record_role
 from .textio import Document, number_text, plain, type_name
 
 __all__ = ["FORMAT", "KIND", "PRIORITY", "TEXT_FIELDS", "read", "sniff"]
@@ -39,9 +42,9 @@ _SNIFF = 5
 
 
 def sniff(doc: Document) -> bool:
-    """Records (the first an object) where one of the first few carries a prediction field."""
+    """Records (the first an object) where one of the first few is a run's (`record_role`)."""
     head = head_records(doc, _SNIFF)
-    return head is not None and any(field in rec for rec in head for field in TEXT_FIELDS)
+    return head is not None and any(record_role(rec) == "run" for rec in head)
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:

@@ -12,8 +12,12 @@ Decisions:
   is read as JSONL too, by its suffix, since its shape is ambiguous).
 - JSON floats keep their literal text (`JSONFloat.literal`) so an answer written as `39764.0` or
   `1.50` becomes exactly that string, never a re-printed float.
-- Magic bytes come first: a zip archive (Inspect AI `.eval` logs) is not decoded as text but opened
-  as an `Archive` whose JSON members are parsed on first use (`Document.archive`).
+- Magic bytes come first: a Git LFS pointer (the file was cloned without `git lfs pull`) is an
+  error saying so, whatever its suffix; a zip archive (Inspect AI `.eval` logs) is not decoded as
+  text but opened as an `Archive` whose JSON members are parsed on first use (`Document.archive`);
+  Parquet and Arrow files (`PAR1`, `ARROW1`, an Arrow stream's `FF FF FF FF`) are opened as a
+  `tables.Table` (`Document.table`). A `.csv` file, which has no magic, is decoded like JSON and
+  parsed as a table too.
 """
 
 from __future__ import annotations
@@ -28,8 +32,12 @@ from typing import Any
 
 from qa_inspect.core.errors import FormatError
 
+from .tables import CSV_SUFFIXES, Table, csv_problem, csv_table, open_binary, table_kind
+
 __all__ = [
     "JSONL_SUFFIXES",
+    "LFS_MESSAGE",
+    "LFS_POINTER",
     "ZIP_MAGIC",
     "Archive",
     "Document",
@@ -40,6 +48,7 @@ __all__ = [
     "parse",
     "plain",
     "read_archive",
+    "read_csv",
     "read_document",
     "read_text",
     "sha256_file",
@@ -49,6 +58,9 @@ __all__ = [
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """A zip archive's first bytes (local file header; end of central directory for an empty one)."""
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
+"""How a Git LFS pointer file starts (the small text file Git holds in place of the data)."""
+LFS_MESSAGE = "Git LFS pointer (the data was not downloaded): run git lfs pull"
 
 
 class JSONFloat(float):
@@ -151,7 +163,7 @@ class Document:
 
     `value` is the JSON value for JSON files; for JSONL files it is None and `lines` holds
     `(line number, value)` pairs (blank lines dropped); for zip archives both are None and
-    `archive` holds the members.
+    `archive` holds the members; for Parquet, Arrow and CSV files `table` holds the table.
     """
 
     path: Path
@@ -160,6 +172,8 @@ class Document:
     lines: list[tuple[int, Any]] | None = None
     archive: Archive | None = None
     """Set (and `value`/`lines` None) when the file is a zip archive."""
+    table: Table | None = None
+    """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -169,7 +183,8 @@ class Document:
         """Numbered records: JSONL lines, or the elements of a top-level JSON list (1-based).
 
         A JSON object whose only list is under `data` and holds flat records (HF `datasets`
-        JSON export) counts as a record list too. None when the file is not record-shaped.
+        JSON export) counts as a record list too. None when the file is not record-shaped (tables
+        too: only table readers claim them, by their columns).
         """
         if self.lines is not None:
             return self.lines
@@ -183,7 +198,9 @@ class Document:
         return None
 
     def where(self, number: int) -> str | int:
-        """The `record` argument of `FormatError` for record `number`: "line N" or N."""
+        """The `record` argument of `FormatError` for record `number`: "line N", "row N" or N."""
+        if self.table is not None:
+            return f"{self.table.unit} {number}"
         return f"line {number}" if self.lines is not None else number
 
 
@@ -258,13 +275,18 @@ def _is_value(line: str) -> bool:
     return True
 
 
-def is_zip(path: Path) -> bool:
-    """True when the file starts with zip magic bytes (unreadable files: False, `read_text` says why)."""
+def _head(path: Path) -> bytes:
+    """A file's first bytes, for magic numbers (unreadable files: b"", `read_text` says why)."""
     try:
         with path.open("rb") as fh:
-            return fh.read(4) in ZIP_MAGIC
+            return fh.read(len(LFS_POINTER))
     except OSError:
-        return False
+        return b""
+
+
+def is_zip(path: Path) -> bool:
+    """True when the file starts with zip magic bytes (unreadable files: False, `read_text` says why)."""
+    return _head(path)[:4] in ZIP_MAGIC
 
 
 def read_archive(path: Path) -> Document:
@@ -281,12 +303,32 @@ def read_archive(path: Path) -> Document:
 
 
 def read_document(path: Path) -> Document:
-    """Read, decode and parse `path` once (a zip archive is opened, not decoded)."""
-    if is_zip(path):
+    """Read, decode and parse `path` once: magic bytes first (an LFS pointer is an error, a zip
+    archive or a Parquet/Arrow table is opened, not decoded), then the `.csv` suffix, then text."""
+    head = _head(path)
+    if head.startswith(LFS_POINTER):
+        raise FormatError(str(path), LFS_MESSAGE)
+    if head[:4] in ZIP_MAGIC:
         return read_archive(path)
+    kind = table_kind(head)
+    if kind is not None:
+        return Document(path, "utf-8", table=open_binary(path, kind))  # Arrow and Parquet strings are UTF-8
+    if path.suffix.lower() in CSV_SUFFIXES:
+        return read_csv(path)
     text, encoding = read_text(path)
     return parse(path, text, encoding)
 
+
+def read_csv(path: Path) -> Document:
+    """A CSV file as a table; one that is empty or not UTF-8/GB18030 text is a table without
+    columns that says why (no reader claims it: a skip, not an error)."""
+    try:
+        text, encoding = read_text(path)
+    except FormatError as exc:
+        if exc.message.startswith("cannot read"):
+            raise
+        return Document(path, "utf-8", table=csv_problem(path, exc.message))
+    return Document(path, encoding, table=csv_table(path, text))
 
 
 def sha256_file(path: Path) -> str:
