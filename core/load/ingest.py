@@ -18,7 +18,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import human_score, score_prediction
 from qa_inspect.core.model import Dataset, Run
 
-from .scoring import dataset_scorer, lookups, resolve
+from .items import dataset_scorer, lookups, resolve
 
 __all__ = [
     "FileStamp",

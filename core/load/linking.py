@@ -1,22 +1,26 @@
-"""Which stored dataset a freshly read run goes with, and which item each prediction names.
+"""Which dataset a freshly read run goes with, and which item each prediction names: one code
+path for `load` (datasets in the database) and `score` (a dataset file in memory).
 
 `link_run` (core.load.matching) matches by id and question text. Predictions that match no item that
 way but carry their prompt or row position (framework logs) are matched by a dataset question
 found inside the prompt, then by position checked against the logged gold (`_fallback_link`); the
-link reason and `runs.meta.fallback_matching` say how many.
+link reason and `runs.meta.fallback_matching` say how many. The dataset's rows come from a
+`DatasetRows`: `StoredRows` (the database) or `MemoryRows` (a `Dataset` just read).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from qa_inspect.core.keys import question_key
-from qa_inspect.core.model import Run
+from qa_inspect.core.model import Dataset, Run
 
 from .ingest import item_rows_db
+from .items import lookups, resolve
 from .matching import (
     DatasetIndex,
     LinkResult,
@@ -24,9 +28,73 @@ from .matching import (
     match_by_position,
     match_in_prompts,
 )
-from .scoring import lookups, resolve
 
-__all__ = ["POSITION_AGREEMENT", "dataset_indexes", "link_stored_run"]
+__all__ = [
+    "POSITION_AGREEMENT", "DatasetRows", "MemoryRows", "StoredRows", "dataset_indexes", "link_in_memory",
+    "link_stored_run",
+]
+
+SourceRow = tuple[str, str, "str | None", int]
+"""(key, question, original question, item ref): the rows `scoring.lookups` takes."""
+
+
+class DatasetRows(Protocol):
+    """One dataset's items as the fallback matchers read them; item refs are ints of the source."""
+
+    def item_rows(self) -> list[SourceRow]: ...
+
+    def in_order(self) -> list[SourceRow]:
+        """The same rows in the dataset's own order (row positions index into it)."""
+        ...
+
+    def golds(self) -> dict[int, list[str]]: ...
+
+
+class StoredRows:
+    """A dataset in the database (refs are item ids)."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
+        self.conn = conn
+        self.dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (name,)).fetchone()[0]
+
+    def item_rows(self) -> list[SourceRow]:
+        return item_rows_db(self.conn, self.dataset_id)
+
+    def in_order(self) -> list[SourceRow]:
+        return self.conn.execute(
+            "SELECT key, question, json_extract(meta, '$.original_question'), id FROM items"
+            " WHERE dataset_id = ? ORDER BY source_line, id",
+            (self.dataset_id,),
+        ).fetchall()
+
+    def golds(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for item_id, text in self.conn.execute(
+            "SELECT g.item_id, g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.dataset_id = ?"
+            " ORDER BY g.item_id, g.idx",
+            (self.dataset_id,),
+        ):
+            out.setdefault(item_id, []).append(text)
+        return out
+
+
+class MemoryRows:
+    """A dataset just read from its file (refs are positions in `items`)."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+
+    def item_rows(self) -> list[SourceRow]:
+        return [(it.key, it.question, it.meta.get("original_question"), n) for n, it in enumerate(self.dataset.items)]
+
+    def in_order(self) -> list[SourceRow]:
+        return self.item_rows()
+
+    def golds(self) -> dict[int, list[str]]:
+        return {n: [g.text for g in it.golds] for n, it in enumerate(self.dataset.items)}
+
+
+RowsFor = Callable[[str], DatasetRows]
 
 
 def link_stored_run(
@@ -34,10 +102,23 @@ def link_stored_run(
 ) -> LinkResult:
     """Link a run against the stored datasets (`target`: the dataset the manifest names; `path`:
     the run as the manifest would name it, for the fixes the warnings offer)."""
+    return _link(run, indexes, lambda name: StoredRows(conn, name), target, path)
+
+
+def link_in_memory(run: Run, dataset: Dataset) -> LinkResult:
+    """Link a run to the one dataset it is scored against (`qa-inspect score`), exactly as `load`
+    would with that dataset named in the manifest: ids, questions, prompts, positions. The run's
+    prediction refs are rewritten in place to what they matched."""
+    indexes = {dataset.name: DatasetIndex.from_dataset(dataset)}
+    return _link(run, indexes, lambda name: MemoryRows(dataset), dataset.name, run.path)
+
+
+def _link(run: Run, indexes: dict[str, DatasetIndex], rows_for: RowsFor, target: str | None, path: str | None
+          ) -> LinkResult:
     link = link_run(run, indexes, prefer=target, path=path)
-    link = _fallback_link(conn, run, indexes, link, target)
+    link = _fallback_link(rows_for, run, indexes, link, target)
     if link.dataset is not None:
-        link = _pin_repeated_questions(conn, run, link, indexes, target)
+        link = _pin_repeated_questions(rows_for, run, link, indexes, target)
     return link
 
 
@@ -47,7 +128,7 @@ without a gold to check are trusted."""
 
 
 def _fallback_link(
-    conn: sqlite3.Connection, run: Run, indexes: dict[str, DatasetIndex], link: LinkResult, target: str | None
+    rows_for: RowsFor, run: Run, indexes: dict[str, DatasetIndex], link: LinkResult, target: str | None
 ) -> LinkResult:
     """Predictions that match nothing by id or question but carry the prompt they were asked with
     (`meta["prompt"]`) or their row in the framework's copy of the dataset (`meta["position"]`,
@@ -69,7 +150,8 @@ def _fallback_link(
         todo = [i for i, p in enumerate(run.predictions) if indexes[name].match(p) is None]
         if not todo:
             continue
-        fixes, stats, evidence = _fallback_refs(conn, name, run, todo, linked=link.dataset == name, named=target == name)
+        fixes, stats, evidence = _fallback_refs(rows_for(name), run, todo, linked=link.dataset == name,
+                                                named=target == name)
         if fixes and (best is None or evidence > best[0]):
             best = (evidence, name, fixes, stats)
     if best is None:
@@ -106,15 +188,14 @@ def _relink(
 
 
 def _fallback_refs(
-    conn: sqlite3.Connection, name: str, run: Run, todo: list[int], *, linked: bool, named: bool
+    source: DatasetRows, run: Run, todo: list[int], *, linked: bool, named: bool
 ) -> tuple[dict[int, tuple[str, str]], dict[str, Any], int]:
     """(prediction index → (new ref, how), stats, evidence) for the predictions `todo` on dataset
     `name`; evidence counts prompt hits and gold-checked positions, never blind positions.
     Positions without a gold are taken only on the dataset the run already linked to, and only
     when its matched predictions sit at their items' positions (`POSITION_AGREEMENT`) or, with
     none matched, when the manifest named that dataset."""
-    dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (name,)).fetchone()[0]
-    rows = item_rows_db(conn, dataset_id)
+    rows = source.item_rows()
     fixes: dict[int, tuple[str, str]] = {}
     pending = [run.predictions[i] for i in todo]
     questions = [text for _, question, original, _ in rows for text in (question, original) if text]
@@ -124,16 +205,8 @@ def _fallback_refs(
                              "position_gold_mismatches": 0}
     left = [i for i in todo if i not in fixes and "position" in run.predictions[i].meta]
     if left:
-        ordered = conn.execute(
-            "SELECT id, key FROM items WHERE dataset_id = ? ORDER BY source_line, id", (dataset_id,)
-        ).fetchall()
-        golds: dict[int, list[str]] = {}
-        for item_id, text in conn.execute(
-            "SELECT g.item_id, g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.dataset_id = ?"
-            " ORDER BY g.item_id, g.idx",
-            (dataset_id,),
-        ):
-            golds.setdefault(item_id, []).append(text)
+        ordered = [(ref, key) for key, _, _, ref in source.in_order()]
+        golds = source.golds()
         agreement = _position_agreement(run, rows, [item_id for item_id, _ in ordered])
         if agreement is not None:
             stats["position_agreement"] = round(agreement, 4)
@@ -156,18 +229,15 @@ def _fallback_refs(
 
 
 def _pin_repeated_questions(
-    conn: sqlite3.Connection, run: Run, link: LinkResult, indexes: dict[str, DatasetIndex], target: str | None
+    rows_for: RowsFor, run: Run, link: LinkResult, indexes: dict[str, DatasetIndex], target: str | None
 ) -> LinkResult:
     """A question the dataset asks more than once names its first item only; a prediction that
     names it and carries a row position whose item asks that very question goes to that item."""
     positioned = [p for p in run.predictions if p.ref_kind == "question" and isinstance(p.meta.get("position"), int)]
     if not positioned:
         return link
-    rows = conn.execute(
-        "SELECT i.key, i.question, json_extract(i.meta, '$.original_question') FROM items i"
-        " JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ? ORDER BY i.source_line, i.id",
-        (link.dataset,),
-    ).fetchall()
+    assert link.dataset is not None
+    rows = [(key, q, o) for key, q, o, _ in rows_for(link.dataset).in_order()]
     asked = [{question_key(t) for t in (q, o) if t} for _, q, o in rows]
     counts = Counter(k for keys in asked for k in keys)
     pinned = 0

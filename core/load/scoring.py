@@ -6,60 +6,23 @@ scorer or the one asked for, and aggregated the way the official scripts do, ove
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import (
     RunItem,
     ScoreRow,
     aggregate_run,
-    default_scorer,
     score_prediction,
 )
 from qa_inspect.core.model import Dataset, Item, Prediction, Run
 
-__all__ = ["ScoredFile", "dataset_scorer", "item_rows", "lookups", "resolve", "scorable", "score_run"]
+from .items import dataset_scorer, item_rows, lookups, resolve, scorable
+from .linking import link_in_memory
+from .matching import LinkResult
 
-T = TypeVar("T")
-
-
-def resolve(p: Prediction, by_key: Mapping[str, T], by_q: Mapping[str, T]) -> T | None:
-    """The item a prediction names: by id; an id that names nothing falls back to the record's
-    question (`meta["question"]`); else by normalised question text (shown or original)."""
-    if p.ref_kind == "id":
-        found = by_key.get(p.ref.strip())
-        if found is not None:
-            return found
-        question = p.meta.get("question")
-        return by_q.get(question_key(question)) if isinstance(question, str) else None
-    return by_q.get(question_key(p.ref))
-
-
-def lookups(rows: Iterable[tuple[str, str | None, str | None, T]]) -> tuple[dict[str, T], dict[str, T]]:
-    """(key → value, question key → value) from `(item key, question, original question, value)`
-    rows — the same matching `core.load.matching.DatasetIndex` uses to link runs."""
-    by_key: dict[str, T] = {}
-    by_q: dict[str, T] = {}
-    for key, question, original, value in rows:
-        by_key[key] = value
-        if key.startswith("q:"):
-            by_q.setdefault(key.split("#", 1)[0], value)
-        for text in (question, original):
-            if text:
-                by_q.setdefault(question_key(text), value)
-    return by_key, by_q
-
-
-def item_rows(items: list[Item]) -> Iterator[tuple[str, str, str | None, Item]]:
-    for it in items:
-        yield it.key, it.question, it.meta.get("original_question"), it
-
-
-def scorable(item: Item) -> list[str]:
-    return [g.text for g in item.golds if not g.superseded]
-
+__all__ = ["ScoredFile", "score_run"]
 
 @dataclass(slots=True)
 class ScoredFile:
@@ -73,6 +36,8 @@ class ScoredFile:
     """No-answer probabilities by item key (`--null-odds FILE`); else each prediction's own
     (`meta["null_odds"]`, from HF `*_null_odds.json`)."""
     na_prob_thresh: float = 1.0
+    link: LinkResult | None = None
+    """How the predictions were matched to the dataset's items (as `load` would)."""
 
     def summary(self) -> dict[str, Any]:
         """The official script's numbers overall (`overall`) and per split/tag/answer type."""
@@ -144,11 +109,6 @@ def _none(it: Item) -> str | None:
     return None
 
 
-def dataset_scorer(ds: Dataset) -> str:
-    """The user's choice, else the scorer for what the data is (`metrics.default_scorer`)."""
-    return ds.scorer or default_scorer(ds.family, unanswerable=ds.has_unanswerable)
-
-
 def score_run(
     dataset: Dataset,
     run: Run,
@@ -160,9 +120,11 @@ def score_run(
     """Score a run against a dataset in memory (`qa-inspect score`): the dataset's scorer unless
     one is named; SQuAD v2 no-answer probabilities from `na_probs` or the run's null odds."""
     scorer = scorer or dataset_scorer(dataset)
+    link = link_in_memory(run, dataset)
     by_key, by_q = lookups(item_rows(dataset.items))
     chosen: dict[str, Prediction] = {}
-    result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh)
+    result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh,
+                        link=link)
     for p in run.predictions:
         item = resolve(p, by_key, by_q)
         if item is None:

@@ -304,3 +304,26 @@ def test_repeated_questions_are_told_apart_by_position(runs: Path, db: Path) -> 
     stored = query(db, "SELECT i.key, p.em FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i"
                        " ON i.id = p.item_id WHERE r.path = ? ORDER BY i.key", rel)
     assert stored == [("R_0_QUERY_0", 1), ("R_1_QUERY_0", 1)]
+
+
+@pytest.mark.parametrize("run_path, dataset", [(OC_RUN, "cmrc_mini_dev"), (CDQA_RUN, "cdqa_mini"), (INSPECT_EVAL, "cdqa_mini")])
+def test_score_links_like_load(runs: Path, db: Path, run_path: str, dataset: str) -> None:
+    """`score DATASET RUN` matches predictions exactly as `load` does: by prompt and by position too."""
+    from qa_inspect.core.formats import read_source
+    from qa_inspect.core.load import score_run
+
+    load(runs, db)
+    stored = dict(query(
+        db, "SELECT i.key, p.em FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id"
+        " WHERE r.path = ? AND p.em IS NOT NULL", run_path))
+    stored_recall = dict(query(
+        db, "SELECT i.key, p.f1_recall FROM predictions p JOIN runs r ON r.id = p.run_id"
+        " JOIN items i ON i.id = p.item_id WHERE r.path = ?", run_path))
+    ds = read_source(runs / "data" / f"{dataset}.json")
+    run = read_source(runs / run_path)
+    scored = score_run(ds, run)  # type: ignore[arg-type]
+    answered = {item.key: row for item, pred, row in scored.rows if pred is not None}
+    assert set(answered) == set(stored_recall), "the same items are answered"
+    if stored:
+        assert {k: r.em for k, r in answered.items()} == stored
+    assert scored.link is not None and scored.link.dataset == dataset
