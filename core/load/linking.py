@@ -21,6 +21,7 @@ from qa_inspect.core.model import Dataset, Run
 
 from .ingest import item_rows_db
 from .items import lookups, resolve
+from .manifest import MANIFEST_NAME
 from .matching import (
     DatasetIndex,
     LinkResult,
@@ -110,12 +111,14 @@ def link_in_memory(run: Run, dataset: Dataset) -> LinkResult:
     would with that dataset named in the manifest: ids, questions, prompts, positions. The run's
     prediction refs are rewritten in place to what they matched."""
     indexes = {dataset.name: DatasetIndex.from_dataset(dataset)}
-    return _link(run, indexes, lambda name: MemoryRows(dataset), dataset.name, run.path)
+    return _link(run, indexes, lambda name: MemoryRows(dataset), dataset.name, run.path, "the command line")
 
 
-def _link(run: Run, indexes: dict[str, DatasetIndex], rows_for: RowsFor, target: str | None, path: str | None
-          ) -> LinkResult:
-    link = link_run(run, indexes, prefer=target, path=path)
+def _link(
+    run: Run, indexes: dict[str, DatasetIndex], rows_for: RowsFor, target: str | None, path: str | None,
+    preferred_by: str = MANIFEST_NAME,
+) -> LinkResult:
+    link = link_run(run, indexes, prefer=target, path=path, preferred_by=preferred_by)
     link = _fallback_link(rows_for, run, indexes, link, target)
     if link.dataset is not None:
         link = _pin_repeated_questions(rows_for, run, link, indexes, target)

@@ -107,7 +107,12 @@ class LinkResult:
 
 
 def link_run(
-    run: Run, indexes: Mapping[str, DatasetIndex], *, prefer: str | None = None, path: str | None = None
+    run: Run,
+    indexes: Mapping[str, DatasetIndex],
+    *,
+    prefer: str | None = None,
+    path: str | None = None,
+    preferred_by: str = MANIFEST_NAME,
 ) -> LinkResult:
     """The dataset this run answers: `prefer` (from the manifest) when given, else the one with
     the most matched predictions, then the highest coverage, then the first name in sorted order.
@@ -130,8 +135,9 @@ def link_run(
             reason = f"{MANIFEST_NAME} names dataset {prefer!r}, which is not loaded (loaded: {known})"
             return LinkResult(None, 0, everything, 0.0, reason, "manifest")
         named = measure(prefer)
-        reason = f"named in {MANIFEST_NAME}; {_summary(named, total)}"
-        return replace(named, reason=reason, method=f"manifest, {named.method}",
+        reason = f"named in {preferred_by}; {_summary(named, total)}"
+        method = "manifest" if preferred_by == MANIFEST_NAME else "named"
+        return replace(named, reason=reason, method=f"{method}, {named.method}",
                        warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
