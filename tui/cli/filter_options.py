@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from qa_inspect.core.errors import UnknownNameError
 from qa_inspect.core.query import SORTS, Filter
+from qa_inspect.core.store import require_dataset, require_run
 
 from .common import fail
 
@@ -74,10 +76,16 @@ def _check_ranges(em: int | None, f1_min: float | None, f1_max: float | None, so
 
 def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None, compare: str | None) -> None:
     """Dataset and run names that are not loaded → one line naming the option and the known names."""
-    for opt, name, table in (("--dataset", dataset, "datasets"), ("--run", run, "runs"), ("--compare", compare, "runs")):
-        if name is not None and conn.execute(f"SELECT 1 FROM {table} WHERE name = ?", (name,)).fetchone() is None:
-            known = ", ".join(r[0] for r in conn.execute(f"SELECT name FROM {table} ORDER BY name")) or "none loaded"
-            raise fail(f"{opt} {name}: no such {table[:-1]} (known: {known})")
+    for opt, name, kind in (("--dataset", dataset, "dataset"), ("--run", run, "run"), ("--compare", compare, "run")):
+        if name is None:
+            continue
+        try:
+            if kind == "dataset":
+                require_dataset(conn, name)
+            else:
+                require_run(conn, name)
+        except UnknownNameError as exc:
+            raise fail(f"{opt} {name}: no such {kind} (known: {', '.join(exc.known) or 'none loaded'})") from None
 
 
 def build_filter(

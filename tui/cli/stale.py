@@ -17,8 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale
+from qa_inspect.core.store import known_names, require_dataset, run_names
 from qa_inspect.tui.text import clean
 
 from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
@@ -175,16 +176,17 @@ def redo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_j
     _undo_redo("redo", runs_dir, author, db, as_json)
 
 
-def _check_dataset(conn: sqlite3.Connection, dataset: str | None, *, journal_ok: bool, known: bool) -> None:
-    """A --dataset that is neither loaded nor (when `journal_ok`) named by the journal → one line."""
-    if dataset is None or conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is not None:
+def _check_dataset(conn: sqlite3.Connection, dataset: str | None, *, journal_ok: bool) -> None:
+    """A --dataset that is neither loaded nor (when `journal_ok`) named by the journal → one line
+    listing the loaded ones (flags outlive their dataset: they can still be listed and exported)."""
+    if dataset is None:
         return
-    if journal_ok and conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
-        return
-    if not known:
-        raise fail(f"no dataset named {dataset!r}")
-    names = ", ".join(r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")) or "none loaded"
-    raise fail(f"no dataset named {dataset!r} (datasets: {names})")
+    try:
+        require_dataset(conn, dataset)
+    except UnknownNameError as exc:
+        if journal_ok and F.has_entries(conn, dataset):
+            return
+        raise fail(str(exc)) from None
 
 
 @stale_app.command("list")
@@ -198,7 +200,7 @@ def list_cmd(
 ) -> None:
     """Current stale flags (open, resolved: gold text gone from the data, orphaned: dataset not loaded)."""
     with loaded_db(runs_dir, db) as conn:
-        _check_dataset(conn, dataset, journal_ok=True, known=False)
+        _check_dataset(conn, dataset, journal_ok=True)
         if show_all:
             entries = F.journal(conn, dataset=dataset)
             if as_json:
@@ -285,7 +287,7 @@ def export_cmd(
     if fmt == "dataset" and str(output) == "-":
         raise fail("--format dataset writes a file; give -o FILE")
     with loaded_db(runs_dir, db) as conn:
-        _check_dataset(conn, dataset, journal_ok=fmt != "dataset", known=True)
+        _check_dataset(conn, dataset, journal_ok=fmt != "dataset")
         if fmt == "dataset":
             _export_dataset(conn, runs_dir, dataset, output, as_json)
             return
@@ -329,7 +331,7 @@ def _export_dataset(conn: sqlite3.Connection, runs_dir: Path, dataset: str | Non
 
 def _only_dataset(conn: sqlite3.Connection) -> str:
     flagged = sorted({f.dataset for f in F.current_flags(conn, include_resolved=False)})
-    names = [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")]
+    names = known_names(conn, "dataset")
     if len(flagged) == 1:
         return flagged[0]
     if len(names) == 1:
@@ -407,8 +409,7 @@ def score_cmd(
 ) -> None:
     """Each run's overall numbers with all golds and with stale golds excluded."""
     with loaded_db(runs_dir, db) as conn:
-        names = [run] if run else [r[0] for r in conn.execute(
-            "SELECT name FROM runs WHERE dataset_id IS NOT NULL ORDER BY name")]
+        names = [run] if run else run_names(conn, linked=True)
         results = [rescore_excluding_stale(conn, n) for n in names]
     if as_json:
         print_json([r.to_dict() for r in results])
