@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from qa_inspect.core.query import load_slice
+from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import RunDiff, diff_runs
 
 from .common import DbOpt, JsonOpt, MarkdownOpt, RunsDir, SliceOpt, app, fail, loaded_db, out, print_json
@@ -112,25 +112,16 @@ def _print_diff(d: RunDiff, slice_name: str | None) -> None:
     out.print(t if rows else Text(f"No item's {label} changed.", style="dim"))
 
 
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(c: str) -> str:
-        return c.replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
-
-    lines = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def diff_markdown(d: RunDiff, slice_name: str | None = None) -> str:
-    lines = [f"# {_headline(d, slice_name)}", "", "## Outcomes", ""]
-    lines += _md_table(
-        _OUTCOME_HEAD,
-        [[o.label, str(o.fixed), str(o.broken), str(o.both_wrong), str(o.both_right)] for o in d.outcomes],
-    )
-    lines += ["", "## Per slice", ""]
-    lines += _md_table(*_slice_rows(d))
+    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`)."""
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
-    lines += ["", f"## Largest {label} changes", ""]
+    outcomes = [[o.label, o.fixed, o.broken, o.both_wrong, o.both_right] for o in d.outcomes]
     head, rows = _change_rows(d)
-    lines += _md_table(head, rows) if rows else [f"No item's {label} changed."]
-    return "\n".join(lines) + "\n"
+    return "".join((
+        f"# {_headline(d, slice_name)}\n\n## Outcomes\n\n",
+        markdown_table(_OUTCOME_HEAD, outcomes),
+        "\n## Per slice\n\n",
+        markdown_table(*_slice_rows(d)),
+        f"\n## Largest {label} changes\n\n",
+        markdown_table(head, rows) if rows else f"No item's {label} changed.\n",
+    ))

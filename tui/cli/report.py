@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from qa_inspect.core.query import load_slice
+from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import DIMENSIONS, report, slice_report
 
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
@@ -53,13 +53,10 @@ def _cols(frame: pl.DataFrame) -> list[str]:
 
 
 def report_markdown(frame: pl.DataFrame) -> str:
-    """The report as one Markdown table, metrics to 3 places."""
+    """The report as one Markdown table (`core.query.markdown_table`), metrics to 3 places."""
     cols = _cols(frame)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in frame.select(cols).iter_rows():
-        cells = [f"{round(v, 3):.3f}" if isinstance(v, float) else ("" if v is None else str(v)) for v in row]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines) + "\n"
+    rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row] for row in frame.select(cols).iter_rows()]
+    return markdown_table(cols, rows)
 
 
 def report_table(frame: pl.DataFrame) -> Table:
