@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from qa_inspect.tui.cli import app
 from tests.helpers import copy_loaded
@@ -25,7 +25,7 @@ def runs(loaded_template: Path, tmp_path: Path) -> Path:
     return copy_loaded(loaded_template, tmp_path)
 
 
-def run(runs: Path, *args: str, code: int = 0):  # noqa: ANN201
+def run(runs: Path, *args: str, code: int = 0) -> Result:
     """`qa-inspect <command> RUNS_DIR <args> --db …`; `args[0]` may be `stale <sub-command>`."""
     words = args[0].split()
     result = runner.invoke(app, [*words, str(runs), *args[1:], "--db", str(runs.parent / "qa.db")])
@@ -33,7 +33,7 @@ def run(runs: Path, *args: str, code: int = 0):  # noqa: ANN201
     return result
 
 
-def error_line(result) -> str:  # noqa: ANN001
+def error_line(result: Result) -> str:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr  # one line, no traceback
     return lines[0]

@@ -48,14 +48,17 @@ def diff_cmd(
 
 
 def _num(v: float | None, places: int = 2) -> str:
+    """A metric to `places` decimals, — when missing."""
     return "—" if v is None else f"{v:.{places}f}"
 
 
 def _signed(v: float | None, places: int = 2) -> str:
+    """A change with its sign (+0.50), — when missing."""
     return "—" if v is None else f"{v:+.{places}f}"
 
 
 def _headline(d: RunDiff, slice_name: str | None) -> str:
+    """Which runs, which dataset, and how many items the numbers rest on."""
     where = f" in slice {slice_name!r}" if slice_name else ""
     return (
         f"{d.run_a} (A) → {d.run_b} (B) on {d.dataset}{where}: {d.common} items answered by both"
@@ -64,6 +67,7 @@ def _headline(d: RunDiff, slice_name: str | None) -> str:
 
 
 def _slice_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-slice table (CDQA adds how many answers each number rests on)."""
     cdqa = d.score_metric == "f1_recall"
     head = ["slice", "value", "items", "metric", "A", "B", "Δ B−A"] + (["n A", "n B"] if cdqa else [])
     rows = []
@@ -76,6 +80,7 @@ def _slice_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
 
 
 def _change_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the largest-changes table."""
     head = ["key", "question", "A prediction", "B prediction", "A", "B", "Δ"]
     rows = [
         [c.key, c.question, c.prediction_a, c.prediction_b, _num(c.score_a, 3), _num(c.score_b, 3), _signed(c.delta, 3)]
@@ -88,6 +93,7 @@ _OUTCOME_HEAD = ["right by", "fixed (A✗ B✓)", "broken (A✓ B✗)", "both wr
 
 
 def _print_diff(d: RunDiff, slice_name: str | None) -> None:
+    """The headline and the three tables, for a terminal."""
     out.print(Text(_headline(d, slice_name), style="bold"))
     t = Table(title="Outcomes", title_justify="left", show_edge=False)
     for i, h in enumerate(_OUTCOME_HEAD):

@@ -58,6 +58,7 @@ DescOpt = Annotated[bool, typer.Option("--desc", help="Sort descending.")]
 
 
 def _values(opts: list[str] | None) -> tuple[str, ...] | None:
+    """Repeated and comma-separated values as one tuple; None when the option is not given."""
     if not opts:
         return None
     return tuple(v.strip() for o in opts for v in o.split(",") if v.strip())

@@ -51,15 +51,18 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
 
 
 def _status(status: str) -> Text:
+    """loaded green, unchanged dim, error red."""
     style = {"loaded": "green", "unchanged": "dim", "error": "red"}.get(status, "")
     return Text(status, style=style)
 
 
 def _encoding(enc: str | None) -> Text:
+    """The encoding a file was read with; anything but UTF-8 stands out."""
     return Text(enc or "—", style="" if enc in (None, "utf-8") else "yellow")
 
 
 def _datasets_table(s: LoadSummary) -> Table:
+    """One row per dataset file: name, file, format, items, golds, (encoding), status."""
     t = Table(title="Datasets", title_justify="left", show_edge=False)
     show_enc = any(d.encoding not in (None, "utf-8") for d in s.datasets)
     cols = ("name", "file", "format", "items", "golds", *(("encoding",) if show_enc else ()), "status")
@@ -72,6 +75,7 @@ def _datasets_table(s: LoadSummary) -> Table:
 
 
 def _runs_table(s: LoadSummary) -> Table:
+    """One row per run file: its dataset, predictions and how many matched no item."""
     t = Table(title="Runs", title_justify="left", show_edge=False)
     show_enc = any(r.encoding not in (None, "utf-8") for r in s.runs)
     cols = ("name", "file", "dataset", "predictions", "unmatched", *(("encoding",) if show_enc else ()), "status")
@@ -87,6 +91,7 @@ def _runs_table(s: LoadSummary) -> Table:
 
 
 def _skipped_table(s: LoadSummary) -> Table:
+    """Files that are not QA data, with the reason."""
     t = Table(title="Skipped", title_justify="left", show_edge=False)
     t.add_column("file", overflow="fold")
     t.add_column("reason", overflow="fold")

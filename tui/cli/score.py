@@ -93,4 +93,5 @@ def _summary_table(summary: dict[str, Any], title: str) -> Table:
 
 
 def _fmt(v: object) -> str:
+    """Numbers as the official scorers print them: 3 decimals."""
     return f"{v:.3f}" if isinstance(v, float) else str(v)

@@ -1,8 +1,8 @@
 """`qa-inspect stale …`: flag outdated gold answers, undo/redo, list, export a patch or a new release, import.
 
-Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts through
-`qa_inspect.core.flags` (and `qa_inspect.core.report` for `score`). Gold numbers (`--gold N`) count from 1, as
-the detail view labels them. User errors print one line and exit 1.
+Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts
+through `qa_inspect.core.flags` (`score` through `qa_inspect.core.report`). Gold numbers
+(`--gold N`) count from 1, as the detail view labels them. User errors print one line and exit 1.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ AuthorOpt = Annotated[
 
 
 def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str | None]:
+    """(gold index from 0, gold text): users count golds from 1, the core from 0."""
     if gold is not None and answer is not None:
         raise fail("give --gold or --answer, not both")
     if gold is not None and gold < 1:
@@ -65,6 +66,7 @@ def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str 
 
 
 def _describe(e: F.Entry) -> str:
+    """`dataset key 'gold' → 'proposed'`, dataset text made visible (never markup, never escapes)."""
     s = f"{clean(e.dataset)} {clean(e.item_key)} '{clean(e.gold_text)}'"
     if e.action == "mark" and e.proposed:
         s += f" → '{clean(e.proposed)}'"
@@ -118,33 +120,42 @@ def unmark_cmd(
     """Clear the stale flag of a gold answer (without --gold/--answer: every flagged gold of the item)."""
     idx, text = _gold_choice(gold, answer)
     with loaded_db(runs_dir, db) as conn:
-        try:
-            ref = F.resolve_item(conn, item_id, dataset)
-            ds, key = ref.dataset, ref.key
-        except QAInspectError:
-            # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
-            hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
-            if len(hits) != 1:
-                raise
-            ds, key = hits.pop()
-            ref = None
-        flagged = F.flags_for_item(conn, ds, key)
-        if idx is not None:
-            if ref is None or not 0 <= idx < len(ref.golds):
-                n = len(ref.golds) if ref else 0
-                raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
-            text = ref.golds[idx][1]
-        if text is not None:
-            flagged = [f for f in flagged if f.gold_text == text]
-            if not flagged:
-                raise fail(f"gold {text!r} of item {key} is not flagged stale")
-        if not flagged:
-            raise fail(f"no gold of item {key} is flagged stale")
+        flagged = _flagged_golds(conn, item_id, dataset, idx, text)
         entries = F.bulk_unmark(conn, [f.target for f in flagged], author=author, on_busy=say)
     _print_entries(entries, "unmarked", as_json)
 
 
+def _flagged_golds(
+    conn: sqlite3.Connection, item_id: str, dataset: str | None, idx: int | None, text: str | None
+) -> list[F.Flag]:
+    """The current flags of the item to unmark (of gold `idx` or text `text` when given); none → one line."""
+    try:
+        ref: F.ItemRef | None = F.resolve_item(conn, item_id, dataset)
+        ds, key = ref.dataset, ref.key
+    except QAInspectError:
+        # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
+        hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
+        if len(hits) != 1:
+            raise
+        ds, key = hits.pop()
+        ref = None
+    flagged = F.flags_for_item(conn, ds, key)
+    if idx is not None:
+        if ref is None or not 0 <= idx < len(ref.golds):
+            n = len(ref.golds) if ref else 0
+            raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
+        text = ref.golds[idx][1]
+    if text is not None:
+        flagged = [f for f in flagged if f.gold_text == text]
+        if not flagged:
+            raise fail(f"gold {text!r} of item {key} is not flagged stale")
+    if not flagged:
+        raise fail(f"no gold of item {key} is flagged stale")
+    return flagged
+
+
 def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
+    """`undo` and `redo` differ only in the core call and the verb; nothing to do → exit 1."""
     with loaded_db(runs_dir, db) as conn:
         who = F.author_for(conn, author)
         entries = (F.undo if which == "undo" else F.redo)(conn, who, on_busy=say)
@@ -330,6 +341,7 @@ def _export_dataset(conn: sqlite3.Connection, runs_dir: Path, dataset: str | Non
 
 
 def _only_dataset(conn: sqlite3.Connection) -> str:
+    """The dataset a release is for when --dataset is not given: the only flagged one, else the only one."""
     flagged = sorted({f.dataset for f in F.current_flags(conn, include_resolved=False)})
     names = known_names(conn, "dataset")
     if len(flagged) == 1:
@@ -343,6 +355,7 @@ def _only_dataset(conn: sqlite3.Connection) -> str:
 
 
 def _inside_runs(runs_dir: Path, output: Path) -> None:
+    """Warn when a release is written where the next load would read it as one more dataset."""
     try:
         output.resolve().relative_to(runs_dir.resolve())
     except ValueError:
@@ -351,6 +364,7 @@ def _inside_runs(runs_dir: Path, output: Path) -> None:
 
 
 def _print_dataset_report(r: F.DatasetExport) -> None:
+    """What a release changed, and what it could not apply."""
     line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
          f" replaced, {r.removed} removed")
     for c in r.conflicts:
@@ -428,6 +442,7 @@ def score_cmd(
 
 
 def _num(v: Any) -> str:
+    """A metric cell: floats to 2 places, — when missing."""
     if v is None:
         return "—"
     return f"{v:.2f}" if isinstance(v, float) else str(v)
