@@ -1,8 +1,8 @@
 """`qa-inspect stale …`: flag outdated gold answers, undo/redo, list, export a patch or a new release, import.
 
-Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts through
-`qa_inspect.core.flags` / `qa_inspect.core.stale_export`. Gold numbers (`--gold N`) count from 1, as
-the detail view labels them. User errors print one line and exit 1.
+Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts
+through `qa_inspect.core.flags` (`score` through `qa_inspect.core.report`). Gold numbers
+(`--gold N`) count from 1, as the detail view labels them. User errors print one line and exit 1.
 """
 
 from __future__ import annotations
@@ -17,11 +17,25 @@ from rich.table import Table
 from rich.text import Text
 
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale
+from qa_inspect.core.store import known_names, require_dataset, run_names
+from qa_inspect.tui.text import clean
 
-from .cli import DbOpt, JsonOpt, app, err, fail, loaded_db, out, print_json
-from .text import clean, truncate
+from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+
+__all__ = [
+    "author_cmd",
+    "export_cmd",
+    "import_cmd",
+    "list_cmd",
+    "mark_cmd",
+    "redo_cmd",
+    "score_cmd",
+    "stale_app",
+    "undo_cmd",
+    "unmark_cmd",
+]
 
 stale_app = typer.Typer(
     help="Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import.",
@@ -31,7 +45,6 @@ stale_app = typer.Typer(
 )
 app.add_typer(stale_app, name="stale")
 
-RunsDir = Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.", show_default=False)]
 ItemId = Annotated[
     str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
 ]
@@ -43,13 +56,8 @@ AuthorOpt = Annotated[
 ]
 
 
-def _say(message: str) -> None:
-    err.print(f"qa-inspect: {message}", markup=False, highlight=False)
-
-
-
-
 def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str | None]:
+    """(gold index from 0, gold text): users count golds from 1, the core from 0."""
     if gold is not None and answer is not None:
         raise fail("give --gold or --answer, not both")
     if gold is not None and gold < 1:
@@ -57,16 +65,8 @@ def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str 
     return (None if gold is None else gold - 1), answer
 
 
-def _line(text: str) -> None:
-    out.print(Text(text), soft_wrap=True)
-
-
-def _short(text: str | None, width: int = 40) -> str:
-    """Dataset text for a table cell: control characters made visible, at most `width` cells (CJK: 2)."""
-    return truncate(clean(text), width) if text else ""
-
-
 def _describe(e: F.Entry) -> str:
+    """`dataset key 'gold' → 'proposed'`, dataset text made visible (never markup, never escapes)."""
     s = f"{clean(e.dataset)} {clean(e.item_key)} '{clean(e.gold_text)}'"
     if e.action == "mark" and e.proposed:
         s += f" → '{clean(e.proposed)}'"
@@ -79,7 +79,7 @@ def _print_entries(entries: list[F.Entry], done: str, as_json: bool) -> None:
         print_json([e.to_dict() for e in entries])
         return
     for e in entries:
-        _line(f"{done}: {_describe(e)} (by {clean(e.author)})")
+        line(f"{done}: {_describe(e)} (by {clean(e.author)})")
 
 
 @stale_app.command("mark")
@@ -102,7 +102,7 @@ def mark_cmd(
         ref = F.resolve_item(conn, item_id, dataset)
         targets = F.targets_of(ref, idx, text)
         entries = F.bulk_mark(conn, targets, reason=reason, proposed=new_answer, evidence=evidence, author=author,
-                              skip_flagged=False, on_busy=_say)
+                              skip_flagged=False, on_busy=say)
     _print_entries(entries, "marked stale", as_json)
 
 
@@ -120,36 +120,45 @@ def unmark_cmd(
     """Clear the stale flag of a gold answer (without --gold/--answer: every flagged gold of the item)."""
     idx, text = _gold_choice(gold, answer)
     with loaded_db(runs_dir, db) as conn:
-        try:
-            ref = F.resolve_item(conn, item_id, dataset)
-            ds, key = ref.dataset, ref.key
-        except QAInspectError:
-            # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
-            hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
-            if len(hits) != 1:
-                raise
-            ds, key = hits.pop()
-            ref = None
-        flagged = F.flags_for_item(conn, ds, key)
-        if idx is not None:
-            if ref is None or not 0 <= idx < len(ref.golds):
-                n = len(ref.golds) if ref else 0
-                raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
-            text = ref.golds[idx][1]
-        if text is not None:
-            flagged = [f for f in flagged if f.gold_text == text]
-            if not flagged:
-                raise fail(f"gold {text!r} of item {key} is not flagged stale")
-        if not flagged:
-            raise fail(f"no gold of item {key} is flagged stale")
-        entries = F.bulk_unmark(conn, [f.target for f in flagged], author=author, on_busy=_say)
+        flagged = _flagged_golds(conn, item_id, dataset, idx, text)
+        entries = F.bulk_unmark(conn, [f.target for f in flagged], author=author, on_busy=say)
     _print_entries(entries, "unmarked", as_json)
 
 
+def _flagged_golds(
+    conn: sqlite3.Connection, item_id: str, dataset: str | None, idx: int | None, text: str | None
+) -> list[F.Flag]:
+    """The current flags of the item to unmark (of gold `idx` or text `text` when given); none → one line."""
+    try:
+        ref: F.ItemRef | None = F.resolve_item(conn, item_id, dataset)
+        ds, key = ref.dataset, ref.key
+    except QAInspectError:
+        # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
+        hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
+        if len(hits) != 1:
+            raise
+        ds, key = hits.pop()
+        ref = None
+    flagged = F.flags_for_item(conn, ds, key)
+    if idx is not None:
+        if ref is None or not 0 <= idx < len(ref.golds):
+            n = len(ref.golds) if ref else 0
+            raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
+        text = ref.golds[idx][1]
+    if text is not None:
+        flagged = [f for f in flagged if f.gold_text == text]
+        if not flagged:
+            raise fail(f"gold {text!r} of item {key} is not flagged stale")
+    if not flagged:
+        raise fail(f"no gold of item {key} is flagged stale")
+    return flagged
+
+
 def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, as_json: bool) -> None:
+    """`undo` and `redo` differ only in the core call and the verb; nothing to do → exit 1."""
     with loaded_db(runs_dir, db) as conn:
         who = F.author_for(conn, author)
-        entries = (F.undo if which == "undo" else F.redo)(conn, who, on_busy=_say)
+        entries = (F.undo if which == "undo" else F.redo)(conn, who, on_busy=say)
     if as_json:
         print_json({"author": who, which: [e.to_dict() for e in entries]})
         if not entries:
@@ -159,11 +168,11 @@ def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, 
         raise fail(f"nothing to {which} for {clean(who)}")
     verb = "undid" if which == "undo" else "redid"
     if len(entries) == 1:
-        _line(f"{verb} {entries[0].action}: {_describe(entries[0])}")
+        line(f"{verb} {entries[0].action}: {_describe(entries[0])}")
     else:
-        _line(f"{verb} {entries[0].action} of {len(entries)} golds:")
+        line(f"{verb} {entries[0].action} of {len(entries)} golds:")
         for e in entries:
-            _line(f"  {_describe(e)}")
+            line(f"  {_describe(e)}")
 
 
 @stale_app.command("undo")
@@ -178,6 +187,19 @@ def redo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_j
     _undo_redo("redo", runs_dir, author, db, as_json)
 
 
+def _check_dataset(conn: sqlite3.Connection, dataset: str | None, *, journal_ok: bool) -> None:
+    """A --dataset that is neither loaded nor (when `journal_ok`) named by the journal → one line
+    listing the loaded ones (flags outlive their dataset: they can still be listed and exported)."""
+    if dataset is None:
+        return
+    try:
+        require_dataset(conn, dataset)
+    except UnknownNameError as exc:
+        if journal_ok and F.has_entries(conn, dataset):
+            return
+        raise fail(str(exc)) from None
+
+
 @stale_app.command("list")
 def list_cmd(
     runs_dir: RunsDir,
@@ -189,9 +211,7 @@ def list_cmd(
 ) -> None:
     """Current stale flags (open, resolved: gold text gone from the data, orphaned: dataset not loaded)."""
     with loaded_db(runs_dir, db) as conn:
-        if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
-            if not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
-                raise fail(f"no dataset named {dataset!r}")
+        _check_dataset(conn, dataset, journal_ok=True)
         if show_all:
             entries = F.journal(conn, dataset=dataset)
             if as_json:
@@ -202,36 +222,46 @@ def list_cmd(
         flags = F.current_flags(conn, dataset, include_resolved=not open_only)
     if as_json:
         print_json([f.to_dict() for f in flags])
-        return
-    if not flags:
-        _line("no stale flags")
-        return
+    elif not flags:
+        line("no stale flags")
+    else:
+        out.print(_flags_table(flags))
+        line(_flags_summary(flags))
+
+
+def _flags_table(flags: list[F.Flag]) -> Table:
+    """One row per flag, and one more per further proposal (conflicting new answers show side by side)."""
     t = Table(show_edge=False)
     for col in ("dataset", "item", "gold", "status", "proposed", "reason", "evidence", "author", "time"):
         t.add_column(col)
     for f in flags:
-        gold = ("·".join(str(i + 1) for i in f.gold_idxs) + " " if f.gold_idxs else "") + _short(f.gold_text)
+        gold = ("·".join(str(i + 1) for i in f.gold_idxs) + " " if f.gold_idxs else "") + short(f.gold_text)
         status = f.status + (" ⚠ conflict" if f.conflict else "")
         for n, p in enumerate(f.proposals or [None]):
             first = n == 0
             t.add_row(
-                Text(_short(f.dataset, 30) if first else ""), Text(_short(f.item_key, 24) if first else ""),
+                Text(short(f.dataset, 30) if first else ""), Text(short(f.item_key, 24) if first else ""),
                 Text(gold if first else ""), Text(status if first else ""),
-                Text(_short(p.proposed if p else f.proposed)), Text(_short(p.reason if p else f.reason)),
-                Text(_short(p.evidence if p else f.evidence, 50)), Text(_short(p.author if p else f.author, 20)),
+                Text(short(p.proposed if p else f.proposed)), Text(short(p.reason if p else f.reason)),
+                Text(short(p.evidence if p else f.evidence, 50)), Text(short(p.author if p else f.author, 20)),
                 Text((p.ts if p else f.ts)[:16].replace("T", " ")),
             )
-    out.print(t)
+    return t
+
+
+def _flags_summary(flags: list[F.Flag]) -> str:
+    """`N stale golds (a open, b resolved, …)`, and how many have conflicting proposals."""
     counts = {s: sum(1 for f in flags if f.status == s) for s in ("open", "resolved", "orphaned")}
     conflicts = sum(1 for f in flags if f.conflict)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    _line(f"{len(flags)} stale gold{'s' if len(flags) != 1 else ''} ({summary})"
-          + (f"; {conflicts} with conflicting proposals" if conflicts else ""))
+    return (f"{len(flags)} stale gold{'s' if len(flags) != 1 else ''} ({summary})"
+            + (f"; {conflicts} with conflicting proposals" if conflicts else ""))
 
 
 def _print_journal(entries: list[F.Entry]) -> None:
+    """Every journal entry, undos and redos noted."""
     if not entries:
-        _line("the journal is empty")
+        line("the journal is empty")
         return
     t = Table(show_edge=False)
     for col in ("#", "time", "author", "action", "dataset", "item", "gold", "proposed", "note"):
@@ -244,9 +274,9 @@ def _print_journal(entries: list[F.Entry]) -> None:
             note.append("redo")
         if "imported_from" in e.meta:
             note.append(f"imported from {e.meta['imported_from']}")
-        t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(_short(e.author, 20)), Text(e.action),
-                  Text(_short(e.dataset, 30)), Text(_short(e.item_key, 24)), Text(_short(e.gold_text)),
-                  Text(_short(e.proposed)), Text(_short("; ".join(note), 60)))
+        t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(short(e.author, 20)), Text(e.action),
+                  Text(short(e.dataset, 30)), Text(short(e.item_key, 24)), Text(short(e.gold_text)),
+                  Text(short(e.proposed)), Text(short("; ".join(note), 60)))
     out.print(t)
 
 
@@ -268,44 +298,52 @@ def export_cmd(
     if fmt == "dataset" and str(output) == "-":
         raise fail("--format dataset writes a file; give -o FILE")
     with loaded_db(runs_dir, db) as conn:
-        if dataset is not None and conn.execute("SELECT 1 FROM datasets WHERE name = ?", (dataset,)).fetchone() is None:
-            if fmt == "dataset" or not conn.execute("SELECT 1 FROM annotations WHERE dataset = ?", (dataset,)).fetchone():
-                names = ", ".join(r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")) or "none loaded"
-                raise fail(f"no dataset named {dataset!r} (datasets: {names})")
+        _check_dataset(conn, dataset, journal_ok=fmt != "dataset")
         if fmt == "dataset":
-            name = dataset or _only_dataset(conn)
-            report = F.export_dataset(conn, runs_dir, name, output)
-            _inside_runs(runs_dir, output)
-            if as_json:
-                print_json(report.to_dict())
-            else:
-                _print_dataset_report(report)
+            _export_dataset(conn, runs_dir, dataset, output, as_json)
             return
-        to_stdout = str(output) == "-"
-        try:
-            fh = sys.stdout if to_stdout else output.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise fail(f"{output}: cannot write ({exc.strerror})") from None
-        try:
-            if fmt == "patch":
-                n = F.export_patch(conn, fh, dataset, include_resolved=not open_only)
-            else:
-                n = F.export_journal(conn, fh, dataset)
-        finally:
-            if not to_stdout:
-                fh.close()
+        n = _export_lines(conn, fmt, output, dataset, open_only)
+    to_stdout = str(output) == "-"
     message = f"wrote {n} {'line' if n == 1 else 'lines'} ({fmt}) to {'stdout' if to_stdout else output}"
     if as_json and not to_stdout:
         print_json({"format": fmt, "output": str(output), "lines": n})
     elif to_stdout:
-        _say(message)
+        say(message)
     else:
-        _line(message)
+        line(message)
+
+
+def _export_lines(conn: sqlite3.Connection, fmt: str, output: Path, dataset: str | None, open_only: bool) -> int:
+    """The patch or the journal as JSONL to `output` ('-': stdout); the number of lines written."""
+    to_stdout = str(output) == "-"
+    try:
+        fh = sys.stdout if to_stdout else output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"{output}: cannot write ({exc.strerror})") from None
+    try:
+        if fmt == "patch":
+            return F.export_patch(conn, fh, dataset, include_resolved=not open_only)
+        return F.export_journal(conn, fh, dataset)
+    finally:
+        if not to_stdout:
+            fh.close()
+
+
+def _export_dataset(conn: sqlite3.Connection, runs_dir: Path, dataset: str | None, output: Path, as_json: bool) -> None:
+    """The dataset's own file with the proposals applied (a new release), and what was changed."""
+    name = dataset or _only_dataset(conn)
+    report = F.export_dataset(conn, runs_dir, name, output)
+    _inside_runs(runs_dir, output)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        _print_dataset_report(report)
 
 
 def _only_dataset(conn: sqlite3.Connection) -> str:
+    """The dataset a release is for when --dataset is not given: the only flagged one, else the only one."""
     flagged = sorted({f.dataset for f in F.current_flags(conn, include_resolved=False)})
-    names = [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")]
+    names = known_names(conn, "dataset")
     if len(flagged) == 1:
         return flagged[0]
     if len(names) == 1:
@@ -317,24 +355,26 @@ def _only_dataset(conn: sqlite3.Connection) -> str:
 
 
 def _inside_runs(runs_dir: Path, output: Path) -> None:
+    """Warn when a release is written where the next load would read it as one more dataset."""
     try:
         output.resolve().relative_to(runs_dir.resolve())
     except ValueError:
         return
-    _say(f"note: {output} is inside the runs folder; the next load reads it as another dataset")
+    say(f"note: {output} is inside the runs folder; the next load reads it as another dataset")
 
 
 def _print_dataset_report(r: F.DatasetExport) -> None:
-    _line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
-          f" replaced, {r.removed} removed")
+    """What a release changed, and what it could not apply."""
+    line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
+         f" replaced, {r.removed} removed")
     for c in r.conflicts:
         proposals = ", ".join(f"'{clean(p)}'" for p in c["proposals"])
-        _line(f"  conflict: {clean(c['item_key'])} '{clean(c['old_answer'])}': proposals {proposals};"
-              f" applied '{clean(c['applied'])}'")
+        line(f"  conflict: {clean(c['item_key'])} '{clean(c['old_answer'])}': proposals {proposals};"
+             f" applied '{clean(c['applied'])}'")
     for n in r.not_applied:
-        _line(f"  not applied: {clean(n['item_key'])} '{clean(n['old_answer'])}': {n['why']}")
+        line(f"  not applied: {clean(n['item_key'])} '{clean(n['old_answer'])}': {n['why']}")
     for key in r.emptied:
-        _line(f"  left with no answer: {clean(key)}")
+        line(f"  left with no answer: {clean(key)}")
 
 
 @stale_app.command("import")
@@ -348,15 +388,15 @@ def import_cmd(
     if not file.is_file():
         raise fail(f"{file}: no such file")
     with loaded_db(runs_dir, db) as conn:
-        result = F.import_file(conn, file, on_busy=_say)
+        result = F.import_file(conn, file, on_busy=say)
     if as_json:
         print_json(result.to_dict())
         return
-    _line(f"imported {result.added} entr{'y' if result.added == 1 else 'ies'} from {file}"
-          f" ({result.duplicates} already present)")
+    line(f"imported {result.added} entr{'y' if result.added == 1 else 'ies'} from {file}"
+         f" ({result.duplicates} already present)")
     for f in result.conflicts:
         props = "; ".join(f"'{clean(p.proposed)}' ({clean(p.author)})" for p in f.proposals if p.proposed)
-        _line(f"  conflicting proposals: {clean(f.dataset)} {clean(f.item_key)} '{clean(f.gold_text)}': {props}")
+        line(f"  conflicting proposals: {clean(f.dataset)} {clean(f.item_key)} '{clean(f.gold_text)}': {props}")
 
 
 @stale_app.command("author")
@@ -371,7 +411,7 @@ def author_cmd(
         if reset or name is not None:
             F.set_default_author(conn, None if reset else name)
         who = F.author_for(conn)
-    _line(f"author: {clean(who)}")
+    line(f"author: {clean(who)}")
 
 
 @stale_app.command("score")
@@ -383,8 +423,7 @@ def score_cmd(
 ) -> None:
     """Each run's overall numbers with all golds and with stale golds excluded."""
     with loaded_db(runs_dir, db) as conn:
-        names = [run] if run else [r[0] for r in conn.execute(
-            "SELECT name FROM runs WHERE dataset_id IS NOT NULL ORDER BY name")]
+        names = [run] if run else run_names(conn, linked=True)
         results = [rescore_excluding_stale(conn, n) for n in names]
     if as_json:
         print_json([r.to_dict() for r in results])
@@ -394,15 +433,16 @@ def score_cmd(
         t.add_column(col, justify="left" if col in ("run", "dataset", "mode") else "right")
     for r in results:
         for mode, nums in ((ALL_GOLDS, r.all_golds), (EXCLUDE_STALE, r.excluding_stale)):
-            t.add_row(Text(_short(r.run, 40)), Text(_short(r.dataset, 40)), Text(mode), *[Text(_num(nums.get(m)))
+            t.add_row(Text(short(r.run, 40)), Text(short(r.dataset, 40)), Text(mode), *[Text(_num(nums.get(m)))
                       for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
     out.print(t)
     dropped = sum(r.items_dropped for r in results)
-    _line(f"stale golds excluded: items left without a gold are dropped ({dropped} item-run pairs); "
-          "others re-scored against the golds left")
+    line(f"stale golds excluded: items left without a gold are dropped ({dropped} item-run pairs); "
+         "others re-scored against the golds left")
 
 
 def _num(v: Any) -> str:
+    """A metric cell: floats to 2 places, — when missing."""
     if v is None:
         return "—"
     return f"{v:.2f}" if isinstance(v, float) else str(v)

@@ -12,6 +12,8 @@ from rich.text import Text
 
 from qa_inspect.core.load import LoadSummary
 
+__all__ = ["ProgressFn", "load_progress", "print_load_summary"]
+
 ProgressFn = Callable[[int, int, str], None]
 
 
@@ -49,12 +51,53 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
 
 
 def _status(status: str) -> Text:
+    """loaded green, unchanged dim, error red."""
     style = {"loaded": "green", "unchanged": "dim", "error": "red"}.get(status, "")
     return Text(status, style=style)
 
 
 def _encoding(enc: str | None) -> Text:
+    """The encoding a file was read with; anything but UTF-8 stands out."""
     return Text(enc or "—", style="" if enc in (None, "utf-8") else "yellow")
+
+
+def _datasets_table(s: LoadSummary) -> Table:
+    """One row per dataset file: name, file, format, items, golds, (encoding), status."""
+    t = Table(title="Datasets", title_justify="left", show_edge=False)
+    show_enc = any(d.encoding not in (None, "utf-8") for d in s.datasets)
+    cols = ("name", "file", "format", "items", "golds", *(("encoding",) if show_enc else ()), "status")
+    for col in cols:
+        t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
+    for d in s.datasets:
+        enc = (_encoding(d.encoding),) if show_enc else ()
+        t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", *enc, _status(d.status))
+    return t
+
+
+def _runs_table(s: LoadSummary) -> Table:
+    """One row per run file: its dataset, predictions and how many matched no item."""
+    t = Table(title="Runs", title_justify="left", show_edge=False)
+    show_enc = any(r.encoding not in (None, "utf-8") for r in s.runs)
+    cols = ("name", "file", "dataset", "predictions", "unmatched", *(("encoding",) if show_enc else ()), "status")
+    for col in cols:
+        t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left", overflow="fold")
+    for r in s.runs:
+        enc = (_encoding(r.encoding),) if show_enc else ()
+        t.add_row(
+            Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
+            Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), *enc, _status(r.status),
+        )
+    return t
+
+
+def _skipped_table(s: LoadSummary) -> Table:
+    """Files that are not QA data, with the reason."""
+    t = Table(title="Skipped", title_justify="left", show_edge=False)
+    t.add_column("file", overflow="fold")
+    t.add_column("reason", overflow="fold")
+    for k in s.skipped:
+        t.add_row(Text(k["path"]), Text(k["reason"]))
+    return t
 
 
 def print_load_summary(console: Console, s: LoadSummary) -> None:
@@ -62,35 +105,11 @@ def print_load_summary(console: Console, s: LoadSummary) -> None:
 
     An `encoding` column appears when some file was not UTF-8 (decoded as GB18030)."""
     if s.datasets:
-        t = Table(title="Datasets", title_justify="left", show_edge=False)
-        show_enc = any(d.encoding not in (None, "utf-8") for d in s.datasets)
-        cols = ("name", "file", "format", "items", "golds", *(("encoding",) if show_enc else ()), "status")
-        for col in cols:
-            t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
-        for d in s.datasets:
-            enc = (_encoding(d.encoding),) if show_enc else ()
-            t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", *enc, _status(d.status))
-        console.print(t)
+        console.print(_datasets_table(s))
     if s.runs:
-        t = Table(title="Runs", title_justify="left", show_edge=False)
-        show_enc = any(r.encoding not in (None, "utf-8") for r in s.runs)
-        cols = ("name", "file", "dataset", "predictions", "unmatched", *(("encoding",) if show_enc else ()), "status")
-        for col in cols:
-            t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left", overflow="fold")
-        for r in s.runs:
-            enc = (_encoding(r.encoding),) if show_enc else ()
-            t.add_row(
-                Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
-                Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), *enc, _status(r.status),
-            )
-        console.print(t)
+        console.print(_runs_table(s))
     if s.skipped:
-        t = Table(title="Skipped", title_justify="left", show_edge=False)
-        t.add_column("file", overflow="fold")
-        t.add_column("reason", overflow="fold")
-        for k in s.skipped:
-            t.add_row(Text(k["path"]), Text(k["reason"]))
-        console.print(t)
+        console.print(_skipped_table(s))
     for e in s.errors:
         console.print(Text("error: ", style="bold red") + Text(e["message"]))
     changed = "" if s.changed else " — nothing changed"

@@ -1,7 +1,7 @@
-"""The `qa-inspect` command line: thin Typer commands over `qa_inspect.core`.
+"""What every command module shares: the Typer `app`, option types, consoles, one-line errors, loading.
 
-`qa-inspect RUNS_DIR` (no sub-command) loads what changed and opens the TUI. Every command that
-prints numbers has `--json`. User errors print one line and exit 1; a traceback is a bug.
+Command modules import this module (and the helper modules `output`, `filter_options`), never
+each other, so adding a command is adding one module that registers itself on `app`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,32 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.load import LoadSummary, load_runs
 from qa_inspect.core.store import open_db
+from qa_inspect.tui.text import clean, truncate
 
-from .cli_output import load_progress, print_load_summary
+from .output import load_progress
+
+__all__ = [
+    "DbOpt",
+    "JsonOpt",
+    "MarkdownOpt",
+    "RunsDir",
+    "SliceOpt",
+    "app",
+    "err",
+    "fail",
+    "line",
+    "loaded_db",
+    "out",
+    "print_json",
+    "run_load",
+    "say",
+    "short",
+]
 
 app = typer.Typer(
     add_completion=False,
@@ -40,19 +60,40 @@ DbOpt = Annotated[
     typer.Option("--db", help="SQLite database (default: RUNS_DIR/.qa-inspect/qa.db).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print Markdown tables.")]
+SliceOpt = Annotated[
+    str | None, typer.Option("--slice", help="A saved slice (see `qa-inspect slices list`).", show_default=False)
+]
+
+
+def say(message: str) -> None:
+    """One `qa-inspect: …` line on stderr (notes, busy-database waits), exit status unchanged."""
+    err.print(f"qa-inspect: {message}", markup=False, highlight=False)
 
 
 def fail(message: str) -> typer.Exit:
-    """One line on stderr, exit status 1."""
-    err.print(f"qa-inspect: {message}", markup=False, highlight=False)
+    """One line on stderr, exit status 1: `raise fail(...)`."""
+    say(message)
     return typer.Exit(1)
 
 
 def print_json(obj: Any) -> None:
+    """`obj` as indented JSON on stdout, non-ASCII kept (what scripts read)."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def line(text: str) -> None:
+    """One line of plain text on stdout, never parsed as markup."""
+    out.print(Text(text), soft_wrap=True)
+
+
+def short(text: str | None, width: int = 40) -> str:
+    """Dataset text for a table cell: control characters made visible, at most `width` cells (CJK: 2)."""
+    return truncate(clean(text), width) if text else ""
+
+
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
+    """Load what changed in `runs_dir` (progress on stderr unless `as_json`); user errors → one line."""
     if not runs_dir.is_dir():
         raise fail(f"{runs_dir}: no such folder")
     try:
@@ -76,49 +117,3 @@ def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
         raise fail(str(exc)) from None
     finally:
         conn.close()
-
-
-@app.command("load")
-def load_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Load datasets and runs from RUNS_DIR into the database (only what changed)."""
-    summary = run_load(runs_dir, db, as_json=as_json)
-    if as_json:
-        print_json(summary.to_dict())
-    else:
-        print_load_summary(out, summary)
-    if summary.errors:
-        raise typer.Exit(1)
-
-
-@app.command("open")
-def open_cmd(
-    runs_dir: Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.")] = Path("."),
-    db: DbOpt = None,
-) -> None:
-    """Load what changed in RUNS_DIR, then open the terminal UI (the default command)."""
-    summary = run_load(runs_dir, db, as_json=False)
-    for e in summary.errors:
-        err.print(f"qa-inspect: {e['message']}", markup=False, highlight=False)
-    from .app import QAInspectApp  # Textual is imported only when the UI opens
-
-    QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve()).run()
-
-
-def command_names() -> set[str]:
-    """Every registered command and command group (so new modules need no list to update)."""
-    names = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
-    return names | {g.name for g in app.registered_groups if g.name}
-
-
-def main() -> None:
-    """Entry point: a bare `qa-inspect [RUNS_DIR]` means `qa-inspect open [RUNS_DIR]`."""
-    args = sys.argv[1:]
-    if not args or (args[0] not in command_names() and args[0] not in ("-h", "--help")):
-        sys.argv[1:1] = ["open"]
-    app(prog_name="qa-inspect")
-
-
-# Commands defined in their own modules register themselves on `app` when imported.
-from . import cli_score  # noqa: E402,F401
-from . import cli_diff  # noqa: E402,F401
-from . import cli_stale  # noqa: E402,F401

@@ -1,0 +1,70 @@
+"""`report`: every run × slice from the database, as a table, JSON, CSV or Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import polars as pl
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from qa_inspect.core.query import load_slice, markdown_table
+from qa_inspect.core.report import DIMENSIONS, report, slice_report
+
+from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
+
+__all__ = ["report_cmd", "report_markdown", "report_table"]
+
+
+@app.command("report")
+def report_cmd(
+    runs_dir: Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.")],
+    by: Annotated[str, typer.Option("--by", help="Slices, comma-separated: split,tag,answer_type.")] = "split,tag,answer_type",
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
+    csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    slice_name: Annotated[
+        str | None, typer.Option("--slice", help="Only the items of this saved slice.", show_default=False)
+    ] = None,
+) -> None:
+    """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors."""
+    dims = [d.strip() for d in by.split(",") if d.strip()]
+    bad = [d for d in dims if d not in DIMENSIONS]
+    if bad:
+        raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(DIMENSIONS)}")
+    with loaded_db(runs_dir, db) as conn:
+        frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
+    if as_json:
+        print_json(frame.to_dicts())
+    elif csv:
+        out.file.write(frame.write_csv())
+    elif markdown:
+        out.file.write(report_markdown(frame))
+    else:
+        out.print(report_table(frame))
+
+
+def _cols(frame: pl.DataFrame) -> list[str]:
+    """Drop metric columns that are empty for every row shown (e.g. F1-recall on CMRC-only)."""
+    return [c for c in frame.columns if c != "family" and frame[c].null_count() < frame.height]
+
+
+def report_markdown(frame: pl.DataFrame) -> str:
+    """The report as one Markdown table (`core.query.markdown_table`), metrics to 3 places."""
+    cols = _cols(frame)
+    rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row] for row in frame.select(cols).iter_rows()]
+    return markdown_table(cols, rows)
+
+
+def report_table(frame: pl.DataFrame) -> Table:
+    """The report as a Rich table, metrics to 2 places, — for a missing value."""
+    cols = _cols(frame)
+    t = Table(show_edge=False)
+    for c in cols:
+        t.add_column(c, justify="right" if frame[c].dtype.is_numeric() else "left")
+    for row in frame.select(cols).iter_rows():
+        t.add_row(*[Text(f"{v:.2f}" if isinstance(v, float) else ("—" if v is None else str(v))) for v in row])
+    return t
