@@ -23,6 +23,7 @@ from .discover import (
 from .loader import load_runs
 from .manifest import MANIFEST_NAME, Manifest, ManifestEntry, load_manifest
 from .matching import (
+    LOW_COVERAGE,
     DatasetIndex,
     LinkResult,
     PositionMatch,
@@ -35,6 +36,7 @@ from .summary import DatasetReport, LoadSummary, RunReport
 
 __all__ = [
     "GENERIC_STEMS",
+    "LOW_COVERAGE",
     "MANIFEST_NAME",
     "STATE_DIR",
     "DatasetIndex",

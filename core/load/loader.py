@@ -42,6 +42,7 @@ from .ingest import (
     write_dataset,
     write_run,
 )
+from .items import dataset_scorer
 from .linking import dataset_indexes, link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .summary import DatasetReport, LoadSummary, RunReport
@@ -304,7 +305,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
         if written is not None:
             items, golds, _ = written
             lp.summary.datasets.append(
-                DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding)
+                DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )
 
 
@@ -366,10 +367,10 @@ def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSumma
         kind = kind_row[0] if kind_row else None
         if kind == "dataset":
             row = conn.execute(
-                "SELECT name, format, item_count, gold_count, encoding FROM datasets WHERE path = ?", (rel,)
+                "SELECT name, format, item_count, gold_count, encoding, scorer FROM datasets WHERE path = ?", (rel,)
             ).fetchone()
             if row:
-                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4]))
+                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
         elif kind == "run":
             row = conn.execute(
                 "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"

@@ -136,8 +136,8 @@ def link_run(
             return LinkResult(None, 0, everything, 0.0, reason, "manifest")
         named = measure(prefer)
         reason = f"named in {preferred_by}; {_summary(named, total)}"
-        method = "manifest" if preferred_by == MANIFEST_NAME else "named"
-        return replace(named, reason=reason, method=f"{method}, {named.method}",
+        method = f"{named.method}, manifest" if preferred_by == MANIFEST_NAME else named.method
+        return replace(named, reason=reason, method=method,
                        warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:

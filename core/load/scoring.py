@@ -56,6 +56,9 @@ class ScoredFile:
                 if value is not None:  # items without the label are in no slice (partly tagged data)
                     groups.setdefault(value, []).append(r)
             out[name] = {k: self._aggregate(groups[k]) for k in sorted(groups)}
+        if self.link is not None:
+            out["link"] = {"method": self.link.method, "coverage": round(100 * self.link.coverage, 2),
+                           "run_coverage": round(100 * self.link.run_coverage, 2), "warnings": list(self.link.warnings)}
         out["unmatched"] = len(self.unmatched)
         out["unmatched_sample"] = self.unmatched[:20]
         out["duplicates"] = len(self.duplicates)

@@ -17,6 +17,8 @@ class DatasetReport:
     golds: int
     status: str  # loaded | unchanged | error (the rows of the last good version are kept)
     encoding: str | None = None  # how the file was decoded: utf-8, or gb18030 as a fallback
+    scorer: str | None = None
+    """The scorer its runs get (by what the data is, or named in the manifest)."""
 
 
 @dataclass(slots=True)

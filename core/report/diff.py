@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
@@ -118,6 +119,8 @@ class RunDiff:
     slices: list[SliceDelta] = field(default_factory=list)
     changes: list[ItemChange] = field(default_factory=list)
     within: Filter | None = None
+    scorer: str | None = None
+    """The scorer of run A (B's dataset is the same, so is its scorer)."""
 
     @property
     def only_a(self) -> int:
@@ -144,6 +147,7 @@ class RunDiff:
     def to_dict(self) -> dict[str, Any]:
         out = {
             "run_a": self.run_a, "run_b": self.run_b, "dataset": self.dataset, "family": self.family,
+            "scorer": self.scorer,
             "score_metric": self.score_metric, "threshold": self.threshold, "items": self.items,
             "predicted_a": self.predicted_a, "predicted_b": self.predicted_b, "common": self.common,
             "only_a": self.only_a, "only_b": self.only_b,
@@ -180,9 +184,9 @@ def cell_filter(
     )
 
 
-def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | None, str | None]:
+def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | None, str | None, str | None]:
     ref = require_run(conn, name)
-    return ref.id, ref.dataset_id, ref.dataset, ref.family
+    return ref.id, ref.dataset_id, ref.dataset, ref.family, ref.scorer
 
 
 _COMMON_SQL = f"""
@@ -239,8 +243,8 @@ def diff_runs(
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
         raise DiffError(f"run {run_a!r} compared with itself; name two different runs")
-    a_id, a_ds, a_ds_name, family = _run(conn, run_a)
-    b_id, b_ds, b_ds_name, _ = _run(conn, run_b)
+    a_id, a_ds, a_ds_name, family, scorer = _run(conn, run_a)
+    b_id, b_ds, b_ds_name, _, _ = _run(conn, run_b)
     if a_ds is None or b_ds is None:
         lonely = run_a if a_ds is None else run_b
         raise DiffError(f"run {lonely!r} is linked to no dataset, so it has nothing to compare on")
@@ -268,7 +272,7 @@ def diff_runs(
     if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
         has_em = frame["em_a"].null_count() < frame.height and frame["em_b"].null_count() < frame.height
     else:
-        has_em = family != "cdqa"
+        has_em = not uses_f1_recall(scorer, family)
     cdqa = not has_em
     score_metric = "f1_recall" if cdqa else "f1"
 
@@ -289,7 +293,7 @@ def diff_runs(
     diff = RunDiff(
         run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric=score_metric,
         threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
-        predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within,
+        predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
     )
     diff.slices = _slice_deltas(frame, cdqa)
     diff.changes = _changes(frame, top)

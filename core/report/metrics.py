@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 
 import polars as pl
+from qa_inspect.core.metrics import SCORERS, uses_f1_recall
 from qa_inspect.core.query import (
     DIMENSIONS,
     Filter,
@@ -29,7 +30,7 @@ HUMAN = "human estimate"
 _FRAME_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key, {dimension_columns()},
        p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
-       p.f1_recall AS f1_recall
+       p.f1_recall AS f1_recall, COALESCE(r.scorer, d.scorer) AS scorer
 FROM runs r JOIN datasets d ON d.id = r.dataset_id
 JOIN items i ON i.dataset_id = r.dataset_id
 LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
@@ -37,7 +38,7 @@ LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
 
 _HUMAN_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key, {dimension_columns()},
-       1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall
+       1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall, d.scorer AS scorer
 FROM items i JOIN datasets d ON d.id = i.dataset_id
 WHERE i.human_f1 IS NOT NULL
 """
@@ -45,8 +46,10 @@ WHERE i.human_f1 IS NOT NULL
 _SCHEMA = {
     "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
     **{d: pl.String for d in DIMENSIONS}, "predicted": pl.Boolean,
-    "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64,
+    "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
 }
+_F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
+"""Scorers whose numbers are F1-recall and answer rate (`metrics.uses_f1_recall`), for polars."""
 
 
 def item_frame(
@@ -80,7 +83,7 @@ def _aggregates() -> list[pl.Expr]:
 
 def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     """Metrics per dataset × run × value of `by` (None: overall), with each slice's error share."""
-    keys = ["dataset", "family", "run"]
+    keys = ["dataset", "family", "scorer", "run"]
     if by is not None:
         if by not in DIMENSIONS:
             raise ValueError(f"cannot slice by {by!r}; choose from {', '.join(DIMENSIONS)}")
@@ -99,8 +102,8 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
         .alias("error_share"),
         pl.lit(by or "overall").alias("slice"),
     )
-    # Metrics that do not belong to the family are nulled, so nobody reads EM of a CDQA run.
-    cdqa = pl.col("family") == "cdqa"
+    # Metrics the scorer does not give are nulled, so nobody reads EM of a CDQA run.
+    cdqa = pl.col("scorer").is_in(_F1_RECALL)
     out = out.with_columns(
         pl.when(cdqa).then(None).otherwise(pl.col("em")).alias("em"),
         pl.when(cdqa).then(None).otherwise(pl.col("f1")).alias("f1"),
@@ -110,7 +113,7 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     )
     order = [pl.col("dataset"), pl.col("run") == HUMAN, pl.col("run"), pl.col("value")]
     return out.sort(order).select(
-        "dataset", "family", "run", "slice", "value", "items", "predicted", "em", "f1",
+        "dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
         "answered", "f1_recall", "answer_rate", "errors", "error_share",
     )
 

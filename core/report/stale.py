@@ -101,8 +101,8 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
             frame = pl.concat([frame, pl.DataFrame(rows, schema=schema)], how="vertical")
     if human:
         hum = []
-        for ds, family, key, *labels, iid, hem, hf1 in raw.execute(
-            f"SELECT d.name, d.family, i.key, {dimension_columns()}, i.id, i.human_em, i.human_f1"
+        for ds, family, key, *labels, iid, hem, hf1, scorer in raw.execute(
+            f"SELECT d.name, d.family, i.key, {dimension_columns()}, i.id, i.human_em, i.human_f1, d.scorer"
             " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL ORDER BY i.id"
         ):
             if iid in stale:
@@ -110,7 +110,7 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
                 if est is None:
                     continue
                 hem, hf1 = est.em, est.f1
-            hum.append((ds, family, HUMAN, key, *labels, True, hem, hf1, None, None))
+            hum.append((ds, family, HUMAN, key, *labels, True, hem, hf1, None, None, scorer))
         if hum:
             frame = pl.concat([frame, pl.DataFrame(hum, schema=schema, orient="row")], how="vertical")
     counts = pl.DataFrame(

@@ -27,6 +27,7 @@ class RunRef:
     dataset_id: int | None
     dataset: str | None
     family: str | None
+    scorer: str | None = None
 
 
 def known_names(conn: Any, kind: str) -> list[str]:
@@ -47,7 +48,7 @@ def require_run(conn: Any, name: str, *, linked: bool = False) -> RunRef:
     """The run called `name` (and its dataset); with `linked=True` it must be linked to a dataset."""
     raw = sqlite_connection(conn)
     row = raw.execute(
-        "SELECT r.id, r.name, r.dataset_id, d.name, d.family FROM runs r"
+        "SELECT r.id, r.name, r.dataset_id, d.name, d.family, COALESCE(r.scorer, d.scorer) FROM runs r"
         " LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.name = ?",
         (name,),
     ).fetchone()

@@ -41,7 +41,7 @@ def test_load_json_shape(runs: Path, tmp_path: Path) -> None:
     assert summary["db"] == str(db)
     assert len(summary["datasets"]) == 2 and len(summary["runs"]) == 5
     for d in summary["datasets"]:
-        assert set(d) == DATASET_KEYS | EXTRA_ENTRY_KEYS
+        assert set(d) == DATASET_KEYS | EXTRA_ENTRY_KEYS | {"scorer"}
         assert isinstance(d["items"], int) and isinstance(d["golds"], int)
         assert all(isinstance(d[k], str) for k in ("name", "path", "format"))
         assert d["status"] == "loaded"

@@ -22,7 +22,7 @@ def test_report_formats(runs: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)
     assert isinstance(rows, list) and rows
-    assert set(rows[0]) == {"dataset", "family", "run", "slice", "value", "items", "predicted", "em", "f1",
+    assert set(rows[0]) == {"dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
                             "answered", "f1_recall", "answer_rate", "errors", "error_share"}
     runs_seen = {r["run"] for r in rows}
     assert runs_seen == {"bert-base-chinese", "bidaf-baseline", "roberta-wwm-large", "glm-6b", "qwen-7b-chat",
@@ -40,7 +40,7 @@ def test_report_formats(runs: Path, tmp_path: Path) -> None:
     res = invoke("report", str(runs), "--db", str(db), "--markdown")
     assert res.exit_code == 0
     lines = res.stdout.splitlines()
-    assert lines[0].startswith("| dataset | run | slice | value | items |")
+    assert lines[0].startswith("| dataset | scorer | run | slice | value | items |")
     assert set(lines[1]) <= set("|-")
     assert len(lines) == 2 + len(rows)
     assert all(ln.startswith("| ") and ln.endswith(" |") for ln in lines[:1] + lines[2:])

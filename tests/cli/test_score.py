@@ -181,3 +181,39 @@ def test_score_cdqa_sample_runs(sample_runs: Path) -> None:
     assert 0 < overall["answered"] < 38
     assert overall["answer_rate"] == round(100 * overall["answered"] / 38, 2)
     assert 0 < overall["f1_recall"] <= 100
+
+
+@pytest.mark.parametrize("name", ["v2_mixed", "v2_abstainer", "v11_missing10"])
+def test_score_squad_runs_print_the_official_dict(name: str, conformance_dir: Path, shared_data: Path) -> None:
+    """`score DATASET PRED --json` gives what the official SQuAD script prints (same keys, same values)."""
+    runs = conformance_dir / "squad_runs"
+    case = json.loads((runs / "expected.json").read_text(encoding="utf-8"))[name]
+    res = invoke("score", str(shared_data / case["dataset"]), str(runs / f"{name}_predictions.json"), "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["scorer"] == case["scorer"]
+    assert list(summary["overall"]) == list(case["official"])
+    for key, value in case["official"].items():
+        assert summary["overall"][key] == pytest.approx(value, abs=1e-9), key
+
+
+def test_score_squad_v2_with_given_probabilities_and_threshold(conformance_dir: Path, shared_data: Path) -> None:
+    runs = conformance_dir / "squad_runs"
+    case = json.loads((runs / "expected.json").read_text(encoding="utf-8"))["v2_mixed"]
+    res = invoke("score", str(shared_data / case["dataset"]), str(runs / "v2_mixed_predictions.json"),
+                 "--null-odds", str(runs / case["no_answer_probabilities"]), "--na-prob-thresh", "0.5", "--json")
+    assert res.exit_code == 0, res.output
+    overall = json.loads(res.stdout)["overall"]
+    for key, value in case["official_thresh_0.5"].items():
+        assert overall[key] == pytest.approx(value, abs=1e-9), key
+    plain = invoke("score", str(shared_data / case["dataset"]), str(runs / "v2_mixed_predictions.json"))
+    assert "HasAns_exact" in plain.stdout and "squad-v2" in plain.stdout and "matched by id" in plain.stdout
+
+
+def test_score_bad_probabilities_file_is_one_line(tmp_path: Path, conformance_dir: Path, shared_data: Path) -> None:
+    bad = tmp_path / "odds.json"
+    bad.write_text('["not", "a", "map"]', encoding="utf-8")
+    res = invoke("score", str(shared_data / "squad2_dev_normans.json"),
+                 str(conformance_dir / "squad_runs" / "v2_mixed_predictions.json"), "--null-odds", str(bad))
+    assert res.exit_code == 1 and "expected a JSON object of id → number" in res.stderr
+    assert "Traceback" not in res.output

@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
-
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.load import LoadSummary, load_runs
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.text import clean, truncate
+from rich.console import Console
+from rich.text import Text
 
 from .output import load_progress
 

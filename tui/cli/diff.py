@@ -5,13 +5,23 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.query import load_slice, markdown_table
+from qa_inspect.core.report import RunDiff, diff_runs
 from rich.table import Table
 from rich.text import Text
 
-from qa_inspect.core.query import load_slice, markdown_table
-from qa_inspect.core.report import RunDiff, diff_runs
-
-from .common import DbOpt, JsonOpt, MarkdownOpt, RunsDir, SliceOpt, app, fail, loaded_db, out, print_json
+from .common import (
+    DbOpt,
+    JsonOpt,
+    MarkdownOpt,
+    RunsDir,
+    SliceOpt,
+    app,
+    fail,
+    loaded_db,
+    out,
+    print_json,
+)
 
 __all__ = ["diff_cmd", "diff_markdown"]
 
@@ -61,8 +71,8 @@ def _headline(d: RunDiff, slice_name: str | None) -> str:
     """Which runs, which dataset, and how many items the numbers rest on."""
     where = f" in slice {slice_name!r}" if slice_name else ""
     return (
-        f"{d.run_a} (A) → {d.run_b} (B) on {d.dataset}{where}: {d.common} items answered by both"
-        f" of {d.items} (only A: {d.only_a}, only B: {d.only_b})"
+        f"{d.run_a} (A) → {d.run_b} (B) on {d.dataset}{where} ({d.scorer or d.family}): {d.common} items answered"
+        f" by both of {d.items} (only A: {d.only_a}, only B: {d.only_b})"
     )
 
 

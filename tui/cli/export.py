@@ -6,12 +6,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
-
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter, export_format, export_items, load_slice
+from rich.text import Text
 
-from .common import DbOpt, JsonOpt, RunsDir, SliceOpt, app, fail, loaded_db, out, print_json
+from .common import (
+    DbOpt,
+    JsonOpt,
+    RunsDir,
+    SliceOpt,
+    app,
+    fail,
+    loaded_db,
+    out,
+    print_json,
+)
 from .filter_options import (
     CompareOpt,
     DatasetOpt,

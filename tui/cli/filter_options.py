@@ -6,7 +6,6 @@ import sqlite3
 from typing import Annotated
 
 import typer
-
 from qa_inspect.core.errors import UnknownNameError
 from qa_inspect.core.query import SORTS, Filter
 from qa_inspect.core.store import require_dataset, require_run

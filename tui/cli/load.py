@@ -36,7 +36,9 @@ def open_cmd(
     summary = run_load(runs_dir, db, as_json=False)
     for e in summary.errors:
         err.print(f"qa-inspect: {e['message']}", markup=False, highlight=False)
-    from qa_inspect.tui.app import QAInspectApp  # Textual is imported only when the UI opens
+    from qa_inspect.tui.app import (
+        QAInspectApp,  # Textual is imported only when the UI opens
+    )
 
     QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve()).run()
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from qa_inspect.core.load import LOW_COVERAGE, LoadSummary
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
-
-from qa_inspect.core.load import LoadSummary
 
 __all__ = ["ProgressFn", "load_progress", "print_load_summary"]
 
@@ -65,29 +64,41 @@ def _datasets_table(s: LoadSummary) -> Table:
     """One row per dataset file: name, file, format, items, golds, (encoding), status."""
     t = Table(title="Datasets", title_justify="left", show_edge=False)
     show_enc = any(d.encoding not in (None, "utf-8") for d in s.datasets)
-    cols = ("name", "file", "format", "items", "golds", *(("encoding",) if show_enc else ()), "status")
+    cols = ("name", "file", "format", "scorer", "items", "golds", *(("encoding",) if show_enc else ()), "status")
     for col in cols:
         t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
     for d in s.datasets:
         enc = (_encoding(d.encoding),) if show_enc else ()
-        t.add_row(Text(d.name), Text(d.path), d.format, f"{d.items:,}", f"{d.golds:,}", *enc, _status(d.status))
+        t.add_row(Text(d.name), Text(d.path), d.format, Text(d.scorer or "—"), f"{d.items:,}", f"{d.golds:,}", *enc,
+                  _status(d.status))
     return t
 
 
 def _runs_table(s: LoadSummary) -> Table:
-    """One row per run file: its dataset, predictions and how many matched no item."""
+    """One row per run file: its dataset, how it was matched, how much of the run and of the dataset
+    that covers, and how many predictions matched no item."""
     t = Table(title="Runs", title_justify="left", show_edge=False)
     show_enc = any(r.encoding not in (None, "utf-8") for r in s.runs)
-    cols = ("name", "file", "dataset", "predictions", "unmatched", *(("encoding",) if show_enc else ()), "status")
+    numeric = ("predictions", "unmatched", "of run", "of dataset")
+    cols = ("name", "file", "dataset", "matched by", *numeric, *(("encoding",) if show_enc else ()), "status")
     for col in cols:
-        t.add_column(col, justify="right" if col in ("predictions", "unmatched") else "left", overflow="fold")
+        t.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
     for r in s.runs:
         enc = (_encoding(r.encoding),) if show_enc else ()
         t.add_row(
-            Text(r.name), Text(r.path), Text(r.dataset or "—"), f"{r.predictions:,}",
-            Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""), *enc, _status(r.status),
+            Text(r.name), Text(r.path), Text(r.dataset or "—"), Text(r.method or "—"), f"{r.predictions:,}",
+            Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""),
+            _percent(r.run_coverage, warn_below=LOW_COVERAGE * 100), _percent(r.coverage), *enc, _status(r.status),
         )
     return t
+
+
+def _percent(value: float | None, warn_below: float | None = None) -> Text:
+    """A coverage in percent; under `warn_below` it stands out."""
+    if value is None:
+        return Text("—")
+    low = warn_below is not None and value < warn_below
+    return Text(f"{value:.1f}%", style="yellow" if low else "")
 
 
 def _skipped_table(s: LoadSummary) -> Table:
@@ -110,6 +121,8 @@ def print_load_summary(console: Console, s: LoadSummary) -> None:
         console.print(_runs_table(s))
     if s.skipped:
         console.print(_skipped_table(s))
+    for w in s.warnings:
+        console.print(Text("warning: ", style="bold yellow") + Text(w["message"]))
     for e in s.errors:
         console.print(Text("error: ", style="bold red") + Text(e["message"]))
     changed = "" if s.changed else " — nothing changed"

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import polars as pl
 import typer
-from rich.table import Table
-from rich.text import Text
-
 from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import DIMENSIONS, report, slice_report
+from rich.table import Table
+from rich.text import Text
 
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
 

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
-
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.formats import Kind, Skip, read_source
 from qa_inspect.core.load import ScoredFile, score_run
 from qa_inspect.core.metrics import SCORERS
 from qa_inspect.core.model import Dataset, Run
+from rich.table import Table
+from rich.text import Text
 
 from .common import JsonOpt, app, fail, out, print_json
 
@@ -45,6 +44,15 @@ def score_cmd(
     items: Annotated[
         Path | None, typer.Option("--items", help="Write one JSON line per item to this file.")
     ] = None,
+    null_odds: Annotated[
+        Path | None,
+        typer.Option("--null-odds", help="SQuAD 2.0: no-answer probabilities {id: p} (default: the run's own "
+                     "*_null_odds.json); adds best_exact/best_f1 and their thresholds."),
+    ] = None,
+    na_prob_thresh: Annotated[
+        float, typer.Option("--na-prob-thresh", help="SQuAD 2.0: answer nothing where the no-answer probability "
+                            "is above this (the official script's default 1.0 never does).")
+    ] = 1.0,
 ) -> None:
     """Score one prediction file against one dataset file, as the official scorers do."""
     if scorer is not None and scorer not in SCORERS:
@@ -52,19 +60,39 @@ def score_cmd(
     ds = _read(dataset, "dataset")
     run = _read(predictions, "run")
     assert isinstance(ds, Dataset) and isinstance(run, Run)
-    scored = score_run(ds, run, scorer)
-    summary = scored.summary()
+    probs = _read_probabilities(null_odds) if null_odds is not None else None
+    try:
+        scored = score_run(ds, run, scorer, na_probs=probs, na_prob_thresh=na_prob_thresh)
+        summary = scored.summary()
+    except ValueError as exc:  # e.g. answered ids without a no-answer probability
+        raise fail(f"{null_odds or predictions}: {exc}") from None
     if items is not None:
         _write_items(scored, items)
     if as_json:
         print_json(summary)
         return
     out.print(_summary_table(summary, f"{dataset.name} × {predictions.name} ({summary['scorer']})"))
+    link = summary.get("link") or {}
+    out.print(Text(f"matched by {link.get('method') or '—'}: {link.get('run_coverage', 0):.1f}% of the run, "
+                   f"{link.get('coverage', 0):.1f}% of the dataset", style="dim"))
+    for warning in link.get("warnings", []):
+        out.print(Text("warning: ", style="bold yellow") + Text(warning))
     if summary["unmatched"]:
         out.print(
             Text(f"{summary['unmatched']} predictions name no item of the dataset, e.g. "
                  + ", ".join(summary["unmatched_sample"][:5]), style="yellow")
         )
+
+
+def _read_probabilities(path: Path) -> dict[str, float]:
+    """`{id: probability}` (the official script's --na-prob-file, HF's *_null_odds.json)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise fail(f"{path}: cannot read no-answer probabilities ({exc})") from None
+    if not isinstance(value, dict) or not all(isinstance(v, (int, float)) for v in value.values()):
+        raise fail(f"{path}: expected a JSON object of id → number")
+    return {str(k): float(v) for k, v in value.items()}
 
 
 def _write_items(scored: ScoredFile, items: Path) -> None:
@@ -78,20 +106,22 @@ def _write_items(scored: ScoredFile, items: Path) -> None:
 
 
 def _summary_table(summary: dict[str, Any], title: str) -> Table:
-    """Overall, then by split, tag and answer type; the scorer's metrics, then the item count."""
+    """Overall, then by split, tag, answer type and answerable: the keys the official script prints
+    (SQuAD 2.0: HasAns_/NoAns_ and best_* included), as columns."""
     t = Table(title=title, title_justify="left")
     t.add_column("slice")
-    metrics = [k for k in summary["overall"] if k not in ("total",)]
+    metrics = list(summary["overall"])
     for m in metrics:
         t.add_column(m, justify="right")
-    t.add_column("total", justify="right")
-    t.add_row("overall", *[_fmt(summary["overall"][m]) for m in metrics], str(summary["overall"]["total"]))
-    for group in ("by_split", "by_tag", "by_answer_type"):
-        for value, agg in summary[group].items():
-            t.add_row(Text(f"{group[3:]}={value}"), *[_fmt(agg[m]) for m in metrics], str(agg["total"]))
+    t.add_row("overall", *[_fmt(summary["overall"].get(m)) for m in metrics])
+    for group in ("by_split", "by_tag", "by_answer_type", "by_answerable"):
+        for value, agg in summary.get(group, {}).items():
+            t.add_row(Text(f"{group[3:]}={value}"), *[_fmt(agg.get(m)) for m in metrics])
     return t
 
 
 def _fmt(v: object) -> str:
-    """Numbers as the official scorers print them: 3 decimals."""
+    """Numbers with 3 decimals (CMRC's official precision); a key a slice lacks is blank."""
+    if v is None:
+        return ""
     return f"{v:.3f}" if isinstance(v, float) else str(v)

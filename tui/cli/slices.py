@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.query import (
+    Filter,
+    delete_slice,
+    describe,
+    list_slices,
+    save_slice,
+)
 from rich.table import Table
 from rich.text import Text
-
-from qa_inspect.core.query import Filter, delete_slice, describe, list_slices, save_slice
 
 from .common import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json
 from .filter_options import (

@@ -13,16 +13,27 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
-
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale
 from qa_inspect.core.store import known_names, require_dataset, run_names
 from qa_inspect.tui.text import clean
+from rich.table import Table
+from rich.text import Text
 
-from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+from .common import (
+    DbOpt,
+    JsonOpt,
+    RunsDir,
+    app,
+    fail,
+    line,
+    loaded_db,
+    out,
+    print_json,
+    say,
+    short,
+)
 
 __all__ = [
     "author_cmd",
