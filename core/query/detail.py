@@ -76,6 +76,17 @@ class PredictionInfo:
         """The headline score: F1, else F1-recall."""
         return self.f1 if self.f1 is not None else self.f1_recall
 
+    @property
+    def abstained(self) -> bool:
+        """The model gave no answer (an empty string: SQuAD 2.0's way of saying "unanswerable")."""
+        return not self.text.strip()
+
+    @property
+    def no_answer_probability(self) -> float | None:
+        """The model's no-answer score where known (HF `*_null_odds.json`, `no_answer_probability`)."""
+        value = self.meta.get("null_odds")
+        return float(value) if isinstance(value, (int, float)) else None
+
 
 @dataclass(slots=True)
 class ItemDetail:
@@ -102,6 +113,13 @@ class ItemDetail:
     flags: list[Flag] = field(default_factory=list)
     """Every stale flag on the item (`core.flags.flags_for_item`): open ones with all their
     proposals, and resolved ones whose gold text is gone from (or superseded in) this release."""
+    scorer: str | None = None
+    """The dataset's scorer (each prediction also records the one it was scored with)."""
+
+    @property
+    def unanswerable(self) -> bool:
+        """No answer is expected: flagged so, or no gold that counts (SQuAD 2.0 NoAns)."""
+        return self.is_impossible or not any(g.scored for g in self.golds)
 
 
 def _json(text: str | None) -> Any:
@@ -117,7 +135,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
     """Everything about one item; `run_name` picks the prediction shown first (None: no run)."""
     row = conn.execute(
         "SELECT i.id, i.key, d.name, d.family, i.question, c.text, c.title, i.split, i.tag,"
-        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id"
+        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id, d.scorer"
         " FROM items i JOIN datasets d ON d.id = i.dataset_id LEFT JOIN contexts c ON c.id = i.context_id"
         " WHERE i.id = ?",
         (item_id,),
@@ -128,7 +146,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
         item_id=row[0], key=row[1], dataset=row[2], family=row[3], question=row[4], golds=[],
         context=row[5], title=row[6], split=row[7], tag=row[8], answer_type=row[9],
         is_impossible=bool(row[10]), meta=_json(row[11]) or {}, source_path=row[12], source_line=row[13],
-        run=run_name,
+        run=run_name, scorer=row[15],
     )
     dataset_id = row[14]
     stale = {

@@ -78,7 +78,21 @@ class DatasetOverview:
     slice_items: dict[str, list[tuple[str | None, int]]] = field(default_factory=dict)
     """dimension → (value, items) for every dimension that has at least one value."""
     human: RunOverview | None = None
-    """The human estimate (each gold against the others, from `items.human_em/f1`) as a pseudo-run."""
+    """The human estimate (each gold against the others, from `items.human_em/f1`) as a pseudo-run;
+    None where items have one gold (nothing to compare: blank, not 0)."""
+    scorer: str | None = None
+
+    @property
+    def uses_f1_recall(self) -> bool:
+        """F1-recall and answer rate are its numbers (CDQA), not EM/F1."""
+        return uses_f1_recall(self.scorer, self.family)
+
+    @property
+    def over(self) -> str:
+        """What its numbers are computed over, in words (the official script's denominators)."""
+        if self.uses_f1_recall:
+            return "F1-recall over answered items, answer rate over the run's responses"
+        return "EM/F1 over all items, a missing prediction counts 0"
 
     @property
     def dimensions(self) -> list[str]:
@@ -93,10 +107,10 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     `slices=False` groups by run only (no sort of every prediction): the overall numbers of 1M
     predictions in a fraction of the time, for a first paint; `RunOverview.slices` stay empty."""
     out: list[DatasetOverview] = []
-    for ds_id, name, family, path, fmt, items, golds in conn.execute(
-        "SELECT id, name, family, path, format, item_count, gold_count FROM datasets ORDER BY name"
+    for ds_id, name, family, path, fmt, items, golds, scorer in conn.execute(
+        "SELECT id, name, family, path, format, item_count, gold_count, scorer FROM datasets ORDER BY name"
     ).fetchall():
-        ds = DatasetOverview(name, family, path, fmt, items, golds)
+        ds = DatasetOverview(name, family, path, fmt, items, golds, scorer=scorer)
         cells = conn.execute(
             f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}", (ds_id,)
         ).fetchall()
@@ -105,7 +119,7 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
             counts = _rollup([(c[k], (c[_N],)) for c in cells])
             if any(v is not None for v in counts):
                 ds.slice_items[dim] = sorted(((v, n[0]) for v, n in counts.items()), key=_by_count)
-        cdqa = uses_f1_recall(family=family)
+        cdqa = ds.uses_f1_recall
         groups: dict[int, list[tuple[Any, ...]]] = {}
         sql = _RUN_SQL if slices else _RUN_SQL.replace(_DIMS, ", ".join("NULL" for _ in DIMENSIONS)).replace(
             f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
