@@ -128,3 +128,23 @@ def test_unanswerable_questions_are_a_slice_with_the_official_hasans_noans(
         rows = {r.value: r for r in facet.rows}
         assert rows["unanswerable"].items == want["NoAns_total"]
         assert query.count(conn, rows["unanswerable"].filter) == want["NoAns_total"]
+
+
+def test_detail_and_overview_say_no_answer_is_expected(shared_data: Path, conformance_dir: Path, tmp_path: Path) -> None:
+    from qa_inspect.core.query import item_detail
+    from qa_inspect.core.report import overview
+
+    runs = tmp_path / "runs"
+    (runs / "mixed").mkdir(parents=True)
+    shutil.copy(shared_data / "squad2_dev_normans.json", runs / "squad2.json")
+    for name in ("predictions", "null_odds"):
+        shutil.copy(conformance_dir / "squad_runs" / f"v2_mixed_{name}.json", runs / "mixed" / f"v2_mixed_{name}.json")
+    load_runs(runs, tmp_path / "qa.db")
+    with sqlite3.connect(tmp_path / "qa.db") as conn:
+        item_id = conn.execute("SELECT id FROM items WHERE answerable = 'unanswerable' LIMIT 1").fetchone()[0]
+        detail = item_detail(conn, item_id, "v2_mixed")
+        ds = overview(conn)[0]
+    assert detail is not None and detail.unanswerable and detail.scorer == "squad-v2"
+    assert detail.prediction is not None and detail.prediction.no_answer_probability is not None
+    assert ds.scorer == "squad-v2" and not ds.uses_f1_recall and "missing prediction counts 0" in ds.over
+    assert ds.human is None or ds.human.overall.items > 0  # blank, not 0, where there is nothing to compare
