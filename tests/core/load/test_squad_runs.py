@@ -142,7 +142,8 @@ def test_detail_and_overview_say_no_answer_is_expected(shared_data: Path, confor
     load_runs(runs, tmp_path / "qa.db")
     with sqlite3.connect(tmp_path / "qa.db") as conn:
         item_id = conn.execute("SELECT id FROM items WHERE answerable = 'unanswerable' LIMIT 1").fetchone()[0]
-        detail = item_detail(conn, item_id, "v2_mixed")
+        run = conn.execute("SELECT name FROM runs").fetchone()[0]
+        detail = item_detail(conn, item_id, run)
         ds = overview(conn)[0]
     assert detail is not None and detail.unanswerable and detail.scorer == "squad-v2"
     assert detail.prediction is not None and detail.prediction.no_answer_probability is not None
