@@ -115,11 +115,14 @@ class ItemDetail:
     proposals, and resolved ones whose gold text is gone from (or superseded in) this release."""
     scorer: str | None = None
     """The dataset's scorer (each prediction also records the one it was scored with)."""
+    answerable: str | None = None
+    """`answerable` / `unanswerable` where the dataset has unanswerable questions (the stored
+    `items.answerable`, decided at ingest by `model.Item.unanswerable`), else None."""
 
     @property
     def unanswerable(self) -> bool:
-        """No answer is expected: flagged so, or no gold that counts (SQuAD 2.0 NoAns)."""
-        return self.is_impossible or not any(g.scored for g in self.golds)
+        """No answer is expected (SQuAD 2.0 NoAns)."""
+        return self.answerable == "unanswerable"
 
 
 def _json(text: str | None) -> Any:
@@ -135,7 +138,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
     """Everything about one item; `run_name` picks the prediction shown first (None: no run)."""
     row = conn.execute(
         "SELECT i.id, i.key, d.name, d.family, i.question, c.text, c.title, i.split, i.tag,"
-        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id, d.scorer"
+        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id, d.scorer, i.answerable"
         " FROM items i JOIN datasets d ON d.id = i.dataset_id LEFT JOIN contexts c ON c.id = i.context_id"
         " WHERE i.id = ?",
         (item_id,),
@@ -146,7 +149,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
         item_id=row[0], key=row[1], dataset=row[2], family=row[3], question=row[4], golds=[],
         context=row[5], title=row[6], split=row[7], tag=row[8], answer_type=row[9],
         is_impossible=bool(row[10]), meta=_json(row[11]) or {}, source_path=row[12], source_line=row[13],
-        run=run_name, scorer=row[15],
+        run=run_name, scorer=row[15], answerable=row[16],
     )
     dataset_id = row[14]
     stale = {
