@@ -1,11 +1,14 @@
-"""Command palette: every action of the current screen by name, plus "open run …" entries."""
+"""Command palette and key listings: every action of the current screen by name, "open run …"
+entries, and the (key, what it does) rows the help screen shows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
-from textual.binding import Binding
+from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
@@ -37,6 +40,16 @@ async def _search(matcher: Matcher, entries: list[tuple[str, str, Callable[[], o
 
 Entry = tuple[str, str, Callable[[], object]]
 """(title, help, command) of one palette entry."""
+
+
+def binding_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """(key as the footer shows it, what it does) for every binding with a description."""
+    out: list[tuple[str, str]] = []
+    for b in bindings:
+        if not isinstance(b, Binding) or not b.description:
+            continue
+        out.append((app.get_key_display(b), b.tooltip or b.description))
+    return out
 
 
 class EntriesProvider(Provider):

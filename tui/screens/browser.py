@@ -27,12 +27,12 @@ from qa_inspect.core.query import Filter
 
 from ..messages import CountLoaded, WindowLoaded
 from ..text import clean
-from ..widgets.facet_panel import FacetPanel
+from ..widgets.facet_panel import FacetList, FacetPanel
 from ..widgets.filter_bar import FilterBar
-from ..widgets.item_table import WINDOW, ItemTable, columns_for
+from ..widgets.item_table import TABLE_KEYS, WINDOW, ItemTable, columns_for
 from ..widgets.selectable_table import SelectableItemTable
 from ..widgets.status_line import StatusLine
-from .base import BaseScreen
+from ..base import BaseScreen
 from .stale_actions import BROWSER_STALE_BINDINGS, BrowserStale
 from .triage import TriageActions
 
@@ -52,6 +52,8 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
+    HELP_EXTRA = TABLE_KEYS
+    HELP_WIDGETS = (("Facet panel (F)", FacetList),)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", tooltip="Open the item under the cursor"),
         Binding("slash", "search", "Search", tooltip="Free-text search over question, golds and prediction"),
@@ -72,9 +74,11 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
     ]
 
-    def __init__(self, f: Filter) -> None:
+    def __init__(self, f: Filter, *, slice_name: str | None = None) -> None:
         super().__init__()
         self.filter = f
+        self.slice_name = slice_name
+        self.slice_filter = f if slice_name is not None else None
         self.generation = 0
         self.count_generation = -1  # the generation whose count/rows are on screen (tests, bench)
         self.window_generation = -1

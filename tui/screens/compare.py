@@ -33,7 +33,7 @@ from qa_inspect.core.query import OUTCOMES, Filter
 from qa_inspect.core.query import describe
 
 from ..text import cell_text, clean, truncate
-from .base import BaseScreen
+from ..base import BaseScreen
 
 THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
 

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Label, Static
 
-from .base import BaseModal
+from ..base import BaseModal
 
 
 class ConfirmDialog(BaseModal):

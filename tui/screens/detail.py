@@ -21,7 +21,7 @@ from qa_inspect.core.query import Filter
 
 from ..messages import DetailLoaded, NeighbourFound
 from ..widgets import detail_parts as parts
-from .base import BaseScreen
+from ..base import BaseScreen
 from .stale_actions import DETAIL_STALE_BINDINGS, DetailStale
 
 

@@ -21,7 +21,7 @@ from textual.widgets import Input, Label, Static
 from qa_inspect.core.query import FORMATS, ExportError, export_format
 
 from ..text import clean
-from .base import BaseModal
+from ..base import BaseModal
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\s]+")
 

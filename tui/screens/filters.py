@@ -24,7 +24,7 @@ from qa_inspect.core import query
 from qa_inspect.core.query import Filter
 
 from ..text import clean
-from .base import BaseModal
+from ..base import BaseModal
 
 DIMS = (("split", "splits", "Split"), ("tag", "tags", "Tag"), ("answer_type", "answer_types", "Answer type"))
 TRI = {"refused": (("any", None), ("answered", False), ("refused", True)),

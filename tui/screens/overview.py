@@ -20,7 +20,7 @@ from qa_inspect.core.query import Filter
 from ..messages import OverviewLoaded
 from ..text import clean
 from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
-from .base import BaseScreen
+from ..base import BaseScreen
 from .stale_actions import OVERVIEW_STALE_BINDINGS, OverviewStale
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}

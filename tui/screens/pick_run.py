@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ..text import clean
-from .base import BaseModal
+from ..base import BaseModal
 
 NONE = "\x00none"
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -25,10 +25,8 @@ from qa_inspect.core.query import MAX_NAME, SavedSlice, SliceError, delete_slice
 
 from ..commands import EntriesProvider
 from ..text import cell_text, clean
-from .base import BaseModal
+from ..base import BaseModal, qa_app
 
-if TYPE_CHECKING:
-    from ..app import QAInspectApp
 
 
 # -------------------------------------------------------------------------------------- save
@@ -251,40 +249,15 @@ class SlicesScreen(BaseModal):
         self.dismiss(None)
 
 
-# -------------------------------------------------------------------------------- navigation
-
-
-def open_slice(app: App[Any], saved: SavedSlice) -> None:
-    """Open a saved slice's filter in a new item browser (escape returns to where you were)."""
-    from .browser import BrowserScreen
-
-    screen = BrowserScreen(saved.filter)
-    screen.slice_name = saved.name
-    screen.slice_filter = saved.filter
-    app.push_screen(screen)
-
-
-def show_slices(app: App[Any]) -> None:
-    """The saved slices list; the chosen one opens in the browser."""
-    if any(isinstance(s, SlicesScreen) for s in app.screen_stack):
-        return
-
-    def done(saved: SavedSlice | None) -> None:
-        if saved is not None:
-            open_slice(app, saved)
-
-    app.push_screen(SlicesScreen(), done)
-
-
 class SlicesProvider(EntriesProvider):
     """Palette: "Open saved slice …" (the list) and "Open saved slice NAME" for each slice."""
 
     async def startup(self) -> None:
         self.saved: list[SavedSlice] = []
-        qa_app: QAInspectApp = self.app  # type: ignore[assignment]
+        app = qa_app(self.app)
 
         def fetch() -> list[SavedSlice]:
-            with qa_app.db.connect() as conn:
+            with app.db.connect() as conn:
                 return list_slices(conn)
 
         worker = self.app.run_worker(fetch, thread=True, exit_on_error=False, group="palette-slices",
@@ -295,8 +268,9 @@ class SlicesProvider(EntriesProvider):
             self.saved = []
 
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+        app = qa_app(self.app)
         out: list[tuple[str, str, Callable[[], object]]] = [
-            ("Open saved slice …", "list, open and delete saved slices (ctrl+o)", partial(show_slices, self.app)),
+            ("Open saved slice …", "list, open and delete saved slices (ctrl+o)", app.show_slices),
         ]
-        out += [(f"Open saved slice {s.name}", describe(s.filter), partial(open_slice, self.app, s)) for s in self.saved]
+        out += [(f"Open saved slice {s.name}", describe(s.filter), partial(app.open_slice, s)) for s in self.saved]
         return out

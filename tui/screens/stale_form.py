@@ -23,7 +23,7 @@ from qa_inspect.core.query import StaleInfo
 
 from ..text import clean, truncate
 from ..widgets.detail_parts import show_ts
-from .base import BaseModal
+from ..base import BaseModal
 
 ALL = 0
 """Select value of "every gold of the item"; gold choices count from 1."""

@@ -37,9 +37,9 @@ class TriageActions:
     filter: Filter
     info: BrowseInfo | None
     total: int | None
-    slice_name: str | None = None
+    slice_name: str | None
     """The saved slice this browser shows (opened from it, or saved here); export names files after it."""
-    slice_filter: Filter | None = None
+    slice_filter: Filter | None
 
     if TYPE_CHECKING:  # provided by BrowserScreen / Screen
         app: Any

@@ -35,7 +35,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core.query import FACETS, FacetRow, FacetTable, clear, facet_table, facet_tables, select, selected
 from qa_inspect.core.query import Filter
 
-from ..screens.base import WorkerErrors
+from ..base import WorkerErrors
 from ..text import BLOCKS, clean, truncate
 
 DEBOUNCE = 0.3

@@ -24,6 +24,15 @@ from ..text import cell_text, number
 WINDOW = 120
 """Rows held by the widget at once (a few screens; each window change re-renders them)."""
 
+TABLE_KEYS: list[tuple[str, str]] = [
+    ("↑ ↓", "move the cursor (more rows load as you go)"),
+    ("pgup pgdn", "page through the items"),
+    ("home end", "first / last item of the filter"),
+    ("click header", "sort by that column (again: reverse)"),
+    ("click row", "highlight; click again to open"),
+]
+"""Help rows for the table's own keys and the mouse (the browser's help section lists them)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Col:
