@@ -49,7 +49,7 @@ async def measure(db: Path, out_dir: Path, rounds: int) -> dict[str, object]:
     from qa_inspect.tui.app import QAInspectApp
     from qa_inspect.tui.screens.browser import BrowserScreen
     from qa_inspect.tui.screens.compare import CompareScreen
-    from qa_inspect.tui.screens.export_dialog import ExportDialog
+    from qa_inspect.tui.dialogs.export import ExportDialog
     from qa_inspect.tui.widgets.facet_panel import FacetPanel
     from qa_inspect.tui.widgets.item_table import ItemTable
 

@@ -180,7 +180,7 @@ async def test_filter_dialog_applies(db: Path) -> None:
         await settle(pilot)
         from textual.widgets import Select
 
-        from qa_inspect.tui.screens.filters import FilterScreen
+        from qa_inspect.tui.dialogs.filters import FilterScreen
 
         dialog = app.screen
         assert isinstance(dialog, FilterScreen)
@@ -226,7 +226,7 @@ async def test_help_and_palette_reach_every_action(db: Path) -> None:
         await pilot.press("question_mark")
         await settle(pilot)
         from qa_inspect.tui.commands import ActionsProvider
-        from qa_inspect.tui.screens.help import HelpScreen
+        from qa_inspect.tui.dialogs.help import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         body = str(app.screen.query_one("#help-body Static", Static).render())

@@ -14,7 +14,7 @@ from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 from qa_inspect.core.report import rescore_excluding_stale, slice_metrics_excluding_stale
 from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.screens.confirm import ConfirmDialog
+from qa_inspect.tui.dialogs.confirm import ConfirmDialog
 from qa_inspect.tui.screens.detail import DetailScreen
 from qa_inspect.tui.screens.overview import OverviewScreen
 from qa_inspect.tui.screens.stale_form import AuthorForm, StaleForm

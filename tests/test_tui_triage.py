@@ -18,8 +18,8 @@ from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.browser import BrowserScreen
 from qa_inspect.tui.screens.compare import CompareScreen, OutcomeTable, scope_of
 from qa_inspect.tui.screens.detail import DetailScreen
-from qa_inspect.tui.screens.export_dialog import ExportDialog, default_path, safe_stem
-from qa_inspect.tui.screens.slices import SaveSliceDialog, SlicesScreen
+from qa_inspect.tui.dialogs.export import ExportDialog, default_path, safe_stem
+from qa_inspect.tui.dialogs.slices import SaveSliceDialog, SlicesScreen
 from qa_inspect.tui.widgets.facet_panel import FacetList, FacetPanel, choose, split_bar, toggle
 from qa_inspect.tui.widgets.item_table import ItemTable
 import tests.helpers
@@ -349,7 +349,7 @@ async def test_ctrl_s_saves_and_the_list_reopens_it(env: Env) -> None:
         assert app.screen.query_one(Input).value == "bidaf wrong"
         await pilot.press("enter")
         await settle(pilot)
-        from qa_inspect.tui.screens.confirm import ConfirmDialog
+        from qa_inspect.tui.dialogs.confirm import ConfirmDialog
 
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")
@@ -378,7 +378,7 @@ async def test_slices_list_deletes_and_palette_lists(env: Env) -> None:
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        from qa_inspect.tui.screens.slices import SlicesProvider
+        from qa_inspect.tui.dialogs.slices import SlicesProvider
 
         provider = SlicesProvider(app.screen)
         await provider.startup()

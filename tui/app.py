@@ -21,13 +21,11 @@ from qa_inspect.core.query import SavedSlice
 
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
+from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
 from .screens.browser import BrowserScreen
 from .screens.compare import CompareScreen
 from .screens.detail import DetailScreen
-from .screens.filters import FilterScreen
-from .screens.help import HelpScreen
 from .screens.overview import OverviewScreen
-from .screens.slices import SlicesProvider, SlicesScreen
 from .screens.stale_actions import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db

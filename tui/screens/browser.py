@@ -33,6 +33,7 @@ from ..widgets.item_table import TABLE_KEYS, WINDOW, ItemTable, columns_for
 from ..widgets.selectable_table import SelectableItemTable
 from ..widgets.status_line import StatusLine
 from ..base import BaseScreen
+from ..dialogs import FilterScreen, RunPicker
 from .stale_actions import BROWSER_STALE_BINDINGS, BrowserStale
 from .triage import TriageActions
 
@@ -296,8 +297,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.dismiss(None)
 
     def action_filters(self) -> None:
-        from .filters import FilterScreen
-
         def done(f: Filter | None) -> None:
             if f is not None:
                 self.set_filter(f)
@@ -305,8 +304,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.app.push_screen(FilterScreen(self.filter), done)
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         def done(run: str | None) -> None:
             if run and run != self.filter.run:
                 cmp_ = None if self.filter.compare == run else self.filter.compare
@@ -319,8 +316,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         return self.info is None or run not in self.info.runs
 
     def action_compare_columns(self) -> None:
-        from .pick_run import RunPicker
-
         if self.info is None:
             return
 
@@ -352,8 +347,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             self.set_filter(f.with_(em=None if f.em == 0 else 0))
 
     def action_sort(self) -> None:
-        from .pick_run import RunPicker
-
         table = self.query_one(ItemTable)
         choices = [c.sort for c in table.cols if c.sort]
         labels = {c.sort: c.label for c in table.cols if c.sort}

@@ -34,6 +34,7 @@ from qa_inspect.core.query import describe
 
 from ..text import cell_text, clean, truncate
 from ..base import BaseScreen
+from ..dialogs import RunPicker
 
 THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
 
@@ -469,8 +470,6 @@ class CompareScreen(BaseScreen):
         self.dismiss(self.base())
 
     def action_choose_b(self) -> None:
-        from .pick_run import RunPicker
-
         others = [r for r in self.runs if r != self.run_a]
         if not others:
             self.notify("No other run on this dataset to compare with.", severity="warning")
@@ -488,8 +487,6 @@ class CompareScreen(BaseScreen):
         self.reload()
 
     def action_threshold(self) -> None:
-        from .pick_run import RunPicker
-
         score = "F1-recall" if self.cdqa else "F1"
         labels = {t: f"{score} ≥ {t}" for t in THRESHOLDS}
 
@@ -526,8 +523,6 @@ def open_compare(
 ) -> None:
     """Open the compare screen for run A: straight away when B is known or there is one other
     run, else after picking B among `others`. `done` gets the filter to browse with B columns."""
-    from .pick_run import RunPicker
-
     def show(b: str | None) -> None:
         if b:
             screen.app.push_screen(CompareScreen(run_a, b, scope=scope), done)

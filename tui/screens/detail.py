@@ -22,6 +22,7 @@ from qa_inspect.core.query import Filter
 from ..messages import DetailLoaded, NeighbourFound
 from ..widgets import detail_parts as parts
 from ..base import BaseScreen
+from ..dialogs import RunPicker
 from .stale_actions import DETAIL_STALE_BINDINGS, DetailStale
 
 
@@ -149,8 +150,6 @@ class DetailScreen(DetailStale, BaseScreen):
         self.notify("Character subsequence alignment" if self.subsequence else "Official F1 alignment", timeout=2)
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         if self.detail is None:
             return
         runs = sorted([o.run for o in self.detail.others] + self.detail.missing_runs

@@ -21,6 +21,7 @@ from ..messages import OverviewLoaded
 from ..text import clean
 from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
 from ..base import BaseScreen
+from ..dialogs import RunPicker
 from .stale_actions import OVERVIEW_STALE_BINDINGS, OverviewStale
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
@@ -201,8 +202,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.qa_app.open_browser(filter_for(ref))
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         def done(run: str | None) -> None:
             if run:
                 self.qa_app.open_run(run)

@@ -42,6 +42,7 @@ from qa_inspect.core.report import (
 )
 
 from ..commands import EntriesProvider
+from ..dialogs import ConfirmDialog
 from ..text import clean, truncate
 from .stale_form import ALL, AuthorForm, GoldChoice, OpenFlag, StaleForm, StaleFormData, StaleFormResult
 
@@ -359,8 +360,6 @@ class StaleActions:
             self.post_message(BulkReady(action, targets, items, already, author))  # type: ignore[attr-defined]
 
     def on_bulk_ready(self, message: BulkReady) -> None:
-        from .confirm import ConfirmDialog
-
         n, items = len(message.targets), message.items
         if message.action == "unmark":
             if not n:

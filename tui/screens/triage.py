@@ -17,6 +17,7 @@ from qa_inspect.core.query import ExportError, export_items
 from qa_inspect.core.query import Filter
 
 from ..text import clean
+from ..dialogs import ExportDialog, SaveSliceDialog, default_path, export_dir
 from ..widgets.facet_panel import FacetList, FacetPanel
 from ..widgets.item_table import ItemTable
 
@@ -115,8 +116,6 @@ class TriageActions:
     # -- saved slices ------------------------------------------------------------------------
     def action_save_slice(self) -> None:
         """`ctrl+s`: name the current filter."""
-        from .slices import SaveSliceDialog
-
         f = self.filter
 
         def done(name: str | None) -> None:
@@ -140,8 +139,6 @@ class TriageActions:
 
     def action_export(self) -> None:
         """`e`: write the current item list to a file (format from the extension)."""
-        from .export_dialog import ExportDialog, default_path, export_dir
-
         app = self.qa_app
         folder = export_dir(app.runs_dir, app.db_path)
         f = self.filter

@@ -15,6 +15,8 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from qa_inspect.core.store import runs_by_dataset
+
 from ..text import clean
 from ..base import BaseModal
 
@@ -61,11 +63,9 @@ class RunPicker(BaseModal):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load_runs(self) -> None:
         with self.db.connect() as conn:
-            rows = conn.execute(
-                "SELECT r.name, d.name FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id ORDER BY d.name, r.name"
-            ).fetchall()
+            runs = runs_by_dataset(conn)
         if not get_current_worker().is_cancelled:
-            self.post_message(RunsListed([(r[0], r[1]) for r in rows]))
+            self.post_message(RunsListed(runs))
 
     def on_runs_listed(self, message: RunsListed) -> None:
         self._fill(message.runs)

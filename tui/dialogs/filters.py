@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core import query
 from qa_inspect.core.query import Filter
+from qa_inspect.core.store import known_names, run_names
 
 from ..text import clean
 from ..base import BaseModal
@@ -125,13 +126,10 @@ class FilterScreen(BaseModal):
     def load_choices(self, dataset: str | None) -> None:
         c = Choices()
         with self.db.connect() as conn:
-            c.datasets = [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")]
+            c.datasets = known_names(conn, "dataset")
             if dataset is None and c.datasets:
                 dataset = c.datasets[0]
-            c.runs = [r[0] for r in conn.execute(
-                "SELECT r.name FROM runs r JOIN datasets d ON d.id = r.dataset_id WHERE d.name = ? ORDER BY r.name",
-                (dataset,),
-            )]
+            c.runs = run_names(conn, dataset=dataset) if dataset is not None else []
             for dim, _, _ in DIMS:
                 c.values[dim] = [v for v in query.distinct_values(conn, dataset, dim)]
         if not get_current_worker().is_cancelled:

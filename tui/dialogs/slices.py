@@ -20,12 +20,22 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.query import Filter
-from qa_inspect.core.query import MAX_NAME, SavedSlice, SliceError, delete_slice, describe, list_slices, save_slice
+from qa_inspect.core.query import (
+    MAX_NAME,
+    Filter,
+    SavedSlice,
+    SliceError,
+    delete_slice,
+    describe,
+    list_slices,
+    save_slice,
+    slice_exists,
+)
 
+from ..base import BaseModal, qa_app
 from ..commands import EntriesProvider
 from ..text import cell_text, clean
-from ..base import BaseModal, qa_app
+from .confirm import ConfirmDialog
 
 
 
@@ -82,8 +92,8 @@ class SaveSliceDialog(BaseModal):
             try:
                 save_slice(conn, name, f, overwrite=overwrite)
             except SliceError as exc:
-                exists = not overwrite and conn.execute("SELECT 1 FROM slices WHERE name = ?", (name,)).fetchone()
-                msg = SliceSaved(name, None if exists else str(exc), exists=bool(exists))
+                exists = not overwrite and slice_exists(conn, name)
+                msg = SliceSaved(name, None if exists else str(exc), exists=exists)
             else:
                 msg = SliceSaved(name)
         if not get_current_worker().is_cancelled:
@@ -91,8 +101,6 @@ class SaveSliceDialog(BaseModal):
 
     def on_slice_saved(self, message: SliceSaved) -> None:
         if message.exists:
-            from .confirm import ConfirmDialog
-
             def answer(yes: bool | None) -> None:
                 if yes:
                     self.save(message.name, self.filter, True)
@@ -227,8 +235,6 @@ class SlicesScreen(BaseModal):
         s = self.current
         if s is None:
             return
-        from .confirm import ConfirmDialog
-
         def answer(yes: bool | None) -> None:
             if yes:
                 self.remove_slice(s.name)
