@@ -17,7 +17,7 @@ from qa_inspect.tui.screens.browser import BrowserScreen
 from qa_inspect.tui.dialogs.confirm import ConfirmDialog
 from qa_inspect.tui.screens.detail import DetailScreen
 from qa_inspect.tui.screens.overview import OverviewScreen
-from qa_inspect.tui.screens.stale_form import AuthorForm, StaleForm
+from qa_inspect.tui.stale.form import AuthorForm, StaleForm
 from qa_inspect.tui.widgets.detail_parts import answers
 from qa_inspect.tui.widgets.item_table import ItemTable
 from qa_inspect.tui.widgets.status_line import StatusLine
@@ -352,7 +352,7 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
         from qa_inspect.tui.commands import ActionsProvider
-        from qa_inspect.tui.screens.stale_actions import StaleCommands
+        from qa_inspect.tui.stale.commands import StaleCommands
 
         titles = [t for t, _, _ in ActionsProvider(screen)._entries()]
         for wanted in ("Stale (s)", "Clear stale (S)", "Select (space)", "Select all", "Undo flag (u)",

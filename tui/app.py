@@ -26,7 +26,7 @@ from .screens.browser import BrowserScreen
 from .screens.compare import CompareScreen
 from .screens.detail import DetailScreen
 from .screens.overview import OverviewScreen
-from .screens.stale_actions import PALETTE_ROWS, StaleCommands
+from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
 

@@ -34,7 +34,7 @@ from ..widgets.selectable_table import SelectableItemTable
 from ..widgets.status_line import StatusLine
 from ..base import BaseScreen
 from ..dialogs import FilterScreen, RunPicker
-from .stale_actions import BROWSER_STALE_BINDINGS, BrowserStale
+from ..stale import BROWSER_STALE_BINDINGS, BrowserStale
 from .triage import TriageActions
 
 SORT_LABELS = {
@@ -71,7 +71,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         Binding("o", "sort", "Sort", show=False, tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
-        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale_actions)
+        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
         Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
     ]
 
@@ -163,7 +163,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         else:
             self.load_window(self.generation, self.filter, 0, cursor)
         self._rebuild_columns(refill=False)
-        self._show_status()
+        self.show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
         self.follow_facets()
 
@@ -182,7 +182,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
-    def _show_status(self) -> None:
+    def show_status(self) -> None:
         table = self.query_one(ItemTable)
         label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
         metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
@@ -201,7 +201,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.compare_metrics = message.metrics.extra.get("compare")
         table = self.query_one(ItemTable)
         table.win_total = message.total
-        self._show_status()
+        self.show_status()
 
     def on_window_loaded(self, message: WindowLoaded) -> None:
         if message.generation != self.generation:
@@ -210,7 +210,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         table = self.query_one(ItemTable)
         total = self.total if self.total is not None else max(message.start + len(message.rows), table.win_total)
         table.show_window(message.start, message.rows, message.cursor, total)
-        self._show_status()
+        self.show_status()
 
     def on_item_table_need_window(self, message: ItemTable.NeedWindow) -> None:
         self.load_window(self.generation, self.filter, message.start, message.cursor)
@@ -221,7 +221,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
 
     @on(ItemTable.RowHighlighted)
     def _row_moved(self) -> None:
-        self._show_status()
+        self.show_status()
 
     @on(ItemTable.RowSelected)
     def _row_selected(self) -> None:

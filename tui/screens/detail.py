@@ -23,7 +23,7 @@ from ..messages import DetailLoaded, NeighbourFound
 from ..widgets import detail_parts as parts
 from ..base import BaseScreen
 from ..dialogs import RunPicker
-from .stale_actions import DETAIL_STALE_BINDINGS, DetailStale
+from ..stale import DETAIL_STALE_BINDINGS, DetailStale
 
 
 class DetailScreen(DetailStale, BaseScreen):
@@ -35,7 +35,7 @@ class DetailScreen(DetailStale, BaseScreen):
         Binding("p", "step(-1)", "Previous", tooltip="Previous item of the current filter"),
         Binding("a", "toggle_alignment", "Alignment", tooltip="Official F1 alignment ↔ character subsequence"),
         Binding("r", "choose_run", "Run", tooltip="Show another run's prediction against the golds"),
-        *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale_actions); 1–9 choose a gold
+        *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
         Binding("escape", "back", "Back", tooltip="Back to the item browser"),
     ]
 

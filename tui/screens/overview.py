@@ -22,7 +22,7 @@ from ..text import clean
 from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
 from ..base import BaseScreen
 from ..dialogs import RunPicker
-from .stale_actions import OVERVIEW_STALE_BINDINGS, OverviewStale
+from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
 
@@ -64,7 +64,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         Binding("c", "compare", "Compare", tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
-        *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale_actions)
+        *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
 
     def __init__(self) -> None:

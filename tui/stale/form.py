@@ -19,11 +19,12 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core import flags
 from qa_inspect.core.query import StaleInfo
 
-from ..text import clean, truncate
-from ..widgets.detail_parts import show_ts
 from ..base import BaseModal
+from ..text import clean, truncate
+from ..widgets import show_ts
 
 ALL = 0
 """Select value of "every gold of the item"; gold choices count from 1."""
@@ -81,12 +82,12 @@ def _blank(value: str) -> str | None:
     return value or None
 
 
-def flag_note(flags: list[OpenFlag]) -> Content:
+def flag_note(open_flags: list[OpenFlag]) -> Content:
     """`already stale: alice 2024-05-01 10:00: reason → proposal` (one line per open proposal)."""
-    if not flags:
+    if not open_flags:
         return Content("")
     lines = []
-    for f in flags:
+    for f in open_flags:
         parts: list[tuple[str, str] | str] = [("⚑ already stale ", "bold $warning"), (clean(f.author), "bold"),
                                               (f" {show_ts(f.ts)}", "$foreground-muted")]
         if f.reason:
@@ -190,14 +191,14 @@ class StaleForm(BaseModal):
             self.query_one("#sf-evidence", Input).value = f.evidence or ""
 
     def _show_note(self) -> None:
-        flags = self._chosen_flags()
-        note = flag_note(flags)
-        if flags:
+        chosen = self._chosen_flags()
+        note = flag_note(chosen)
+        if chosen:
             note = Content.assemble(note, "\n", Content.styled(
                 "Marking again replaces your own proposal; other annotators' proposals stay.", "$foreground-muted"))
         box = self.query_one("#sf-note", Static)
         box.update(note)
-        box.display = bool(flags)
+        box.display = bool(chosen)
 
     @on(Select.Changed, "#sf-gold")
     def _gold_changed(self) -> None:
@@ -273,8 +274,6 @@ class AuthorForm(BaseModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="author")
     def load_author(self) -> None:
-        from qa_inspect.core import flags
-
         with self.db.connect() as conn:
             author = flags.author_for(conn)
         if not get_current_worker().is_cancelled:
@@ -287,8 +286,6 @@ class AuthorForm(BaseModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="author-save")
     def save(self, name: str) -> None:
-        from qa_inspect.core import flags
-
         with self.db.connect() as conn:
             flags.set_default_author(conn, name or None)
             author = flags.author_for(conn)
