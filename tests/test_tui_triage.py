@@ -16,7 +16,7 @@ from qa_inspect.core.query import OUTCOMES, Filter
 from qa_inspect.core.query import list_slices, load_slice, save_slice
 from qa_inspect.tui.app import QAInspectApp
 from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.screens.compare import CompareScreen, OutcomeTable, scope_of
+from qa_inspect.tui.screens import CompareScreen, OutcomeTable, scope_of
 from qa_inspect.tui.screens.detail import DetailScreen
 from qa_inspect.tui.dialogs.export import ExportDialog, default_path, safe_stem
 from qa_inspect.tui.dialogs.slices import SaveSliceDialog, SlicesScreen

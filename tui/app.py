@@ -2,6 +2,10 @@
 
 A thin layer over `qa_inspect.core`: screens run core functions in thread workers and render what
 comes back. `QAInspectApp(db_path, runs_dir)` opens an already loaded database.
+
+The top of the UI's imports (only `tui.cli` imports it): it knows every screen and implements
+`tui.base.QAApp`, the app as everything below it sees it — navigation between screens, the help
+sections, the stale mode, the one place worker errors are reported.
 """
 
 from __future__ import annotations
@@ -15,17 +19,12 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from qa_inspect.core.query import Filter
-
-from qa_inspect.core.query import SavedSlice
+from qa_inspect.core.query import Filter, SavedSlice
 
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
 from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
-from .screens.browser import BrowserScreen
-from .screens.compare import CompareScreen
-from .screens.detail import DetailScreen
-from .screens.overview import OverviewScreen
+from .screens import BrowserScreen, CompareScreen, DetailScreen, OverviewScreen
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db

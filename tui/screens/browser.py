@@ -21,21 +21,26 @@ from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
+from qa_inspect.core.query import Filter, ItemRow, SliceMetrics, is_cdqa
 from qa_inspect.core.report import BrowseInfo, browse_info
-from qa_inspect.core.query import is_cdqa
-from qa_inspect.core.query import Filter
 
-from ..messages import CountLoaded, WindowLoaded
-from ..text import clean
-from ..widgets.facet_panel import FacetList, FacetPanel
-from ..widgets.filter_bar import FilterBar
-from ..widgets.item_table import TABLE_KEYS, WINDOW, ItemTable, columns_for
-from ..widgets.selectable_table import SelectableItemTable
-from ..widgets.status_line import StatusLine
 from ..base import BaseScreen
 from ..dialogs import FilterScreen, RunPicker
 from ..stale import BROWSER_STALE_BINDINGS, BrowserStale
-from .triage import TriageActions
+from ..text import clean
+from ..widgets import (
+    TABLE_KEYS,
+    WINDOW,
+    FacetList,
+    FacetPanel,
+    FilterBar,
+    ItemTable,
+    SelectableItemTable,
+    StatusLine,
+    columns_for,
+)
+from .browser_triage import TriageActions
+from .detail import DetailScreen
 
 SORT_LABELS = {
     "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
@@ -46,7 +51,30 @@ SORT_LABELS = {
 
 @dataclass
 class InfoLoaded(Message):
+    """What the browser needs before its first query: runs, scorer, label values, id width."""
+
     info: BrowseInfo
+
+
+@dataclass
+class CountLoaded(Message):
+    """Count and slice metrics of a filter; `generation` lets the screen drop stale answers."""
+
+    generation: int
+    filter: Filter
+    total: int
+    metrics: SliceMetrics
+
+
+@dataclass
+class WindowLoaded(Message):
+    """Rows `start … start+len(rows)` of a filter, and the row (absolute index) to put the cursor on."""
+
+    generation: int
+    filter: Filter
+    start: int
+    rows: list[ItemRow]
+    cursor: int
 
 
 class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
@@ -239,8 +267,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         row = self.query_one(ItemTable).current
         if row is None:
             return
-        from .detail import DetailScreen
-
         table = self.query_one(ItemTable)
         nav = [r.item_id for r in table.win_rows]
         screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total)

@@ -6,24 +6,41 @@ the item it ends on, so the browser's cursor follows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.query import ItemDetail, item_detail
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import Filter, ItemDetail, item_detail
 
-from ..messages import DetailLoaded, NeighbourFound
-from ..widgets import detail_parts as parts
 from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import DETAIL_STALE_BINDINGS, DetailStale
+from ..widgets import detail_parts as parts
+
+
+@dataclass
+class DetailLoaded(Message):
+    """An item to show, its position in the filter and the filter's count."""
+
+    detail: ItemDetail | None
+    position: int | None
+    total: int | None
+
+
+@dataclass
+class NeighbourFound(Message):
+    """`n`/`p` walked in SQL: the next item, or None at either end of the filter."""
+
+    item_id: int | None
+    step: int
 
 
 class DetailScreen(DetailStale, BaseScreen):

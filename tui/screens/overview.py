@@ -4,6 +4,7 @@ of the highlighted run with each slice's share of the errors. Enter opens the it
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -11,18 +12,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.report import DatasetOverview, overview
 from qa_inspect.core.query import Filter
+from qa_inspect.core.report import DatasetOverview, overview
 
-from ..messages import OverviewLoaded
-from ..text import clean
-from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
 from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
+from ..text import clean
+from ..widgets import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from .compare import open_compare
+
+@dataclass
+class OverviewLoaded(Message):
+    """`complete=False`: overall numbers only, the slices follow in a second message."""
+
+    datasets: list[DatasetOverview]
+    complete: bool = True
+
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
 
@@ -209,8 +219,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.app.push_screen(RunPicker("Open run", None, None), done)
 
     def action_compare(self) -> None:
-        from .compare import open_compare
-
         table = self.current
         ref = table.ref if table is not None else None
         if table is None or ref is None or ref.run is None:

@@ -20,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.app import App
 from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
@@ -31,6 +32,7 @@ from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE
 
 from ..base import QAApp
 from ..dialogs import ConfirmDialog
+from ..workers import Db
 from .form import ALL, StaleForm, StaleFormData, StaleFormResult
 from .jobs import (
     BulkPlan,
@@ -46,11 +48,6 @@ from .jobs import (
     unmark_item_job,
 )
 from .messages import BulkReady, StaleBusy, StaleFormReady, StaleNotice, StaleWritten
-
-if TYPE_CHECKING:
-    from textual.app import App
-
-    from ..workers import Db
 
 
 def exclude_stale(app: QAApp) -> bool:

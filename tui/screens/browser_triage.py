@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.message import Message
 
-from qa_inspect.core.query import ExportError, export_items
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import ExportError, Filter, export_items
 
-from ..text import clean
 from ..dialogs import ExportDialog, SaveSliceDialog, default_path, export_dir
-from ..widgets.facet_panel import FacetList, FacetPanel
-from ..widgets.item_table import ItemTable
+from ..text import clean
+from ..widgets import FacetList, FacetPanel, ItemTable
+from .compare import open_compare
+from .compare_parts import scope_of
 
 if TYPE_CHECKING:
     from qa_inspect.core.report import BrowseInfo
@@ -56,8 +56,6 @@ class TriageActions:
     # -- compare -----------------------------------------------------------------------------
     def action_compare(self) -> None:
         """`c`: the compare screen for this run (B = the compare run, else picked)."""
-        from .compare import open_compare, scope_of
-
         f = self.filter
         if not f.run:
             self.notify("Choose a run first (r): the comparison is run A against run B.", severity="warning")
