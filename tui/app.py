@@ -61,10 +61,10 @@ class QAInspectApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", tooltip="Show every key of every screen"),
-        Binding("f1", "help", "Help", show=False, tooltip="Show every key of every screen"),
-        Binding("q", "quit", "Quit", tooltip="Quit qa-inspect"),
-        Binding("ctrl+o", "slices", "Slices", show=False, tooltip="Saved slices: open or delete one"),
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="Show every key of every screen"),
+        Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit qa-inspect"),
+        Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
     ]
 
     def __init__(self, db_path: Path, runs_dir: Path | None = None, *, theme: str | None = None) -> None:

@@ -30,10 +30,10 @@ class ConfirmDialog(BaseModal):
 
     HELP_TITLE = "Confirm"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", tooltip="Go ahead"),
-        Binding("n", "answer(False)", "No", tooltip="Do nothing"),
-        Binding("escape", "answer(False)", "Cancel", show=False, tooltip="Do nothing"),
-        Binding("q", "answer(False)", "Cancel", show=False, tooltip="Do nothing (not quit)"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+        Binding("n", "answer(False)", "No", id="confirm.no", tooltip="Do nothing"),
+        Binding("escape", "answer(False)", "Cancel", id="confirm.cancel", show=False, tooltip="Do nothing"),
+        Binding("q", "answer(False)", "Cancel", id="confirm.cancel-q", show=False, tooltip="Do nothing (not quit)"),
     ]
 
     def __init__(self, title: str, question: Content | str, *, yes: str = "Yes", no: str = "Cancel") -> None:

@@ -56,7 +56,7 @@ class ExportDialog(BaseModal):
     ExportDialog #export-msg { height: auto; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", tooltip="Close without exporting"),
+        Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
     ]
 
     def __init__(self, default: Path, items: int | None, what: str) -> None:

@@ -68,10 +68,11 @@ class FilterScreen(BaseModal):
 
     HELP_TITLE = "Filters"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "apply", "Apply", tooltip="Apply the filter"),
-        Binding("ctrl+r", "reset", "Reset", tooltip="Clear every filter but dataset and run"),
-        Binding("escape", "cancel", "Cancel", tooltip="Close without changing the filter"),
-        Binding("q", "cancel", "Cancel", show=False, tooltip="Close without changing the filter (not quit)"),
+        Binding("ctrl+s", "apply", "Apply", id="filters.apply", tooltip="Apply the filter"),
+        Binding("ctrl+r", "reset", "Reset", id="filters.reset", tooltip="Clear every filter but dataset and run"),
+        Binding("escape", "cancel", "Cancel", id="filters.cancel", tooltip="Close without changing the filter"),
+        Binding("q", "cancel", "Cancel", id="filters.cancel-q", show=False,
+                tooltip="Close without changing the filter (not quit)"),
     ]
 
     def __init__(self, f: Filter) -> None:

@@ -31,10 +31,10 @@ class HelpScreen(BaseModal):
 
     HELP_TITLE = "Help"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", tooltip="Close the help"),
-        Binding("q", "close", "Close", show=False),
-        Binding("question_mark", "close", "Close", show=False),
-        Binding("f1", "close", "Close", show=False),
+        Binding("escape", "close", "Close", id="help.close", tooltip="Close the help"),
+        Binding("q", "close", "Close", id="help.close-q", show=False),
+        Binding("question_mark", "close", "Close", id="help.close-question-mark", show=False),
+        Binding("f1", "close", "Close", id="help.close-f1", show=False),
     ]
 
     def __init__(self, origin: Screen[Any] | None) -> None:

@@ -34,8 +34,9 @@ class RunPicker(BaseModal):
 
     HELP_TITLE = "Run picker"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", tooltip="Close without choosing"),
-        Binding("q", "cancel", "Cancel", show=False, tooltip="Close without choosing (not quit)"),
+        Binding("escape", "cancel", "Cancel", id="pick-run.cancel", tooltip="Close without choosing"),
+        Binding("q", "cancel", "Cancel", id="pick-run.cancel-q", show=False,
+                tooltip="Close without choosing (not quit)"),
     ]
 
     def __init__(

@@ -59,7 +59,7 @@ class SaveSliceDialog(BaseModal):
     SaveSliceDialog #save-msg { height: auto; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", tooltip="Close without saving"),
+        Binding("escape", "cancel", "Cancel", id="save-slice.cancel", tooltip="Close without saving"),
     ]
 
     def __init__(self, f: Filter, suggested: str = "") -> None:
@@ -144,11 +144,12 @@ class SlicesScreen(BaseModal):
     SlicesScreen #slices-detail { height: auto; margin-top: 1; color: $foreground-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", tooltip="Open the slice in the item browser"),
-        Binding("d", "delete", "Delete", tooltip="Delete the slice (asks first)"),
-        Binding("delete", "delete", "Delete", show=False, tooltip="Delete the slice (asks first)"),
-        Binding("escape", "close", "Close", tooltip="Close the list"),
-        Binding("q", "close", "Close", show=False, tooltip="Close the list (not quit)"),
+        Binding("enter", "open", "Open", id="slices.open", tooltip="Open the slice in the item browser"),
+        Binding("d", "delete", "Delete", id="slices.delete", tooltip="Delete the slice (asks first)"),
+        Binding("delete", "delete", "Delete", id="slices.delete-key", show=False,
+                tooltip="Delete the slice (asks first)"),
+        Binding("escape", "close", "Close", id="slices.close", tooltip="Close the list"),
+        Binding("q", "close", "Close", id="slices.close-q", show=False, tooltip="Close the list (not quit)"),
     ]
 
     def __init__(self) -> None:

@@ -48,12 +48,14 @@ class DetailScreen(DetailStale, BaseScreen):
 
     HELP_TITLE = "Item detail"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step(1)", "Next", tooltip="Next item of the current filter"),
-        Binding("p", "step(-1)", "Previous", tooltip="Previous item of the current filter"),
-        Binding("a", "toggle_alignment", "Alignment", tooltip="Official F1 alignment ↔ character subsequence"),
-        Binding("r", "choose_run", "Run", tooltip="Show another run's prediction against the golds"),
+        Binding("n", "step(1)", "Next", id="detail.next-item", tooltip="Next item of the current filter"),
+        Binding("p", "step(-1)", "Previous", id="detail.previous-item", tooltip="Previous item of the current filter"),
+        Binding("a", "toggle_alignment", "Alignment", id="detail.toggle-alignment",
+                tooltip="Official F1 alignment ↔ character subsequence"),
+        Binding("r", "choose_run", "Run", id="detail.choose-run",
+                tooltip="Show another run's prediction against the golds"),
         *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
-        Binding("escape", "back", "Back", tooltip="Back to the item browser"),
+        Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
 
     def __init__(

@@ -69,11 +69,14 @@ class OverviewScreen(OverviewStale, BaseScreen):
 
     HELP_TITLE = "Runs overview"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", tooltip="Open the items of the highlighted run or slice"),
-        Binding("r", "choose_run", "Run", tooltip="Choose a run and open its items"),
-        Binding("c", "compare", "Compare", tooltip="Compare the highlighted run (A) with another run (B)"),
-        Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
-        Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
+        Binding("enter", "open", "Open", id="overview.open", tooltip="Open the items of the highlighted run or slice"),
+        Binding("r", "choose_run", "Run", id="overview.choose-run", tooltip="Choose a run and open its items"),
+        Binding("c", "compare", "Compare", id="overview.compare",
+                tooltip="Compare the highlighted run (A) with another run (B)"),
+        Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
+                tooltip="Move to the next table"),
+        Binding("g", "reload", "Reload", id="overview.reload", show=False,
+                tooltip="Recompute the overview from the database"),
         *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
 

@@ -115,8 +115,9 @@ class StaleForm(BaseModal):
 
     HELP_TITLE = "Mark stale form"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "submit", "Mark stale", tooltip="Write the stale flag (enter in a field does too)"),
-        Binding("escape", "cancel", "Cancel", tooltip="Close without flagging anything"),
+        Binding("ctrl+s", "submit", "Mark stale", id="stale-form.submit",
+                tooltip="Write the stale flag (enter in a field does too)"),
+        Binding("escape", "cancel", "Cancel", id="stale-form.cancel", tooltip="Close without flagging anything"),
     ]
 
     def __init__(self, data: StaleFormData) -> None:
@@ -254,7 +255,7 @@ class AuthorForm(BaseModal):
 
     HELP_TITLE = "Annotator name"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", tooltip="Keep the current name"),
+        Binding("escape", "cancel", "Cancel", id="author-form.cancel", tooltip="Keep the current name"),
     ]
 
     def compose(self) -> ComposeResult:

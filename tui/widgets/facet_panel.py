@@ -102,11 +102,15 @@ class FacetList(DataTable[Text]):
     """The rows of every facet: a title row per facet, then its values."""
 
     BINDINGS = [
-        Binding("enter", "choose", "Only this", tooltip="Filter to this value only (again, or on a facet title: clear it)"),
-        Binding("space", "toggle", "Add/remove", tooltip="Add this value to the facet's selection, or remove it"),
-        Binding("backspace", "clear_facet", "Clear facet", tooltip="Clear the selection of the facet under the cursor"),
-        Binding("delete", "clear_facet", "Clear facet", show=False, tooltip="Clear the selection of the facet under the cursor"),
-        Binding("escape", "leave", "Items", tooltip="Back to the item table"),
+        Binding("enter", "choose", "Only this", id="facets.choose",
+                tooltip="Filter to this value only (again, or on a facet title: clear it)"),
+        Binding("space", "toggle", "Add/remove", id="facets.toggle",
+                tooltip="Add this value to the facet's selection, or remove it"),
+        Binding("backspace", "clear_facet", "Clear facet", id="facets.clear",
+                tooltip="Clear the selection of the facet under the cursor"),
+        Binding("delete", "clear_facet", "Clear facet", id="facets.clear-delete", show=False,
+                tooltip="Clear the selection of the facet under the cursor"),
+        Binding("escape", "leave", "Items", id="facets.leave", tooltip="Back to the item table"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:

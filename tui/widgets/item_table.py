@@ -98,11 +98,11 @@ class ItemTable(DataTable[Text]):
     """Items of the current filter, one window at a time."""
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Open", tooltip="Open the item under the cursor"),
-        Binding("home", "first", "First item", show=False),
-        Binding("end", "last", "Last item", show=False),
-        Binding("ctrl+home", "first", "First item", show=False),
-        Binding("ctrl+end", "last", "Last item", show=False),
+        Binding("enter", "select_cursor", "Open", id="item-table.open", tooltip="Open the item under the cursor"),
+        Binding("home", "first", "First item", id="item-table.first", show=False),
+        Binding("end", "last", "Last item", id="item-table.last", show=False),
+        Binding("ctrl+home", "first", "First item", id="item-table.first-ctrl", show=False),
+        Binding("ctrl+end", "last", "Last item", id="item-table.last-ctrl", show=False),
     ]
 
     @dataclass
