@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
@@ -33,7 +32,7 @@ from qa_inspect.core.query import (
 )
 
 from ..base import BaseModal, qa_app
-from ..commands import EntriesProvider
+from ..commands import EntriesProvider, Entry
 from ..text import cell_text, clean
 from .confirm import ConfirmDialog
 
@@ -274,9 +273,9 @@ class SlicesProvider(EntriesProvider):
         except Exception:  # a broken slice table must not break the palette; the list screen says why
             self.saved = []
 
-    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def _entries(self) -> list[Entry]:
         app = qa_app(self.app)
-        out: list[tuple[str, str, Callable[[], object]]] = [
+        out: list[Entry] = [
             ("Open saved slice …", "list, open and delete saved slices (ctrl+o)", app.show_slices),
         ]
         out += [(f"Open saved slice {s.name}", describe(s.filter), partial(app.open_slice, s)) for s in self.saved]
