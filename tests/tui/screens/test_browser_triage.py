@@ -5,28 +5,31 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from rich.cells import cell_len
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
-from qa_inspect.core import query
-from qa_inspect.core.report import diff_runs
-from qa_inspect.core.query import facet_tables
-from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.query import list_slices, load_slice, save_slice
-from qa_inspect.tui.app import QAInspectApp
-from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.screens import CompareScreen, OutcomeTable, scope_of
-from qa_inspect.tui.screens.detail import DetailScreen
-from qa_inspect.tui.dialogs.export import ExportDialog, default_path, safe_stem
-from qa_inspect.tui.dialogs.slices import SaveSliceDialog, SlicesScreen
-from qa_inspect.tui.widgets.facet_panel import FacetList, FacetPanel, choose, split_bar, toggle
-from qa_inspect.tui.widgets.item_table import ItemTable
 import tests.helpers
-from tests.helpers import Env, app_for, async_test
+from qa_inspect.core import query
+from qa_inspect.core.query import OUTCOMES, Filter, facet_tables, list_slices, load_slice, save_slice
+from qa_inspect.core.report import diff_runs
+from qa_inspect.tui.app import QAInspectApp
+from qa_inspect.tui.dialogs import (
+    ConfirmDialog,
+    ExportDialog,
+    SaveSliceDialog,
+    SlicesProvider,
+    SlicesScreen,
+    default_path,
+    safe_stem,
+)
+from qa_inspect.tui.screens import BrowserScreen, CompareScreen, DetailScreen, OutcomeTable, scope_of
+from qa_inspect.tui.widgets import FacetList, FacetPanel, ItemTable
+from qa_inspect.tui.widgets.facet_panel import choose, split_bar, toggle
+from tests.helpers import SIZE, Env, app_for, async_test
 from tests.helpers import settle_facets as settle
 
-SIZE = (120, 40)
 CMRC = "cmrc2018_dev_sample"
 
 
@@ -313,8 +316,6 @@ def test_toggle_and_choose() -> None:
 
 
 def test_split_bar_widths() -> None:
-    from rich.cells import cell_len
-
     for items, errors in ((0, 0), (5, 0), (5, 5), (7, 3), (10, 4)):
         bar = split_bar(items, errors, 10, 12, "blue", "red")
         assert cell_len(bar.plain) == 12
@@ -349,8 +350,6 @@ async def test_ctrl_s_saves_and_the_list_reopens_it(env: Env) -> None:
         assert app.screen.query_one(Input).value == "bidaf wrong"
         await pilot.press("enter")
         await settle(pilot)
-        from qa_inspect.tui.dialogs.confirm import ConfirmDialog
-
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")
         await settle(pilot)
@@ -378,8 +377,6 @@ async def test_slices_list_deletes_and_palette_lists(env: Env) -> None:
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        from qa_inspect.tui.dialogs.slices import SlicesProvider
-
         provider = SlicesProvider(app.screen)
         await provider.startup()
         titles = [t for t, _, _ in provider._entries()]

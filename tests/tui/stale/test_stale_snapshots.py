@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from qa_inspect.core import flags
-from tests.helpers import app_for
+from tests.helpers import app_for, open_detail
 from tests.helpers import run_before as run
-from tests.test_tui_snapshots import open_detail
 
 DS = "cmrc2018_dev_sample"
 
@@ -22,7 +21,8 @@ def _entry(conn: sqlite3.Connection, key: str, gold: str, author: str, ts: str, 
 
 
 @pytest.fixture(scope="module")
-def db(loaded_db: Path) -> Path:
+def flagged_db(loaded_db: Path) -> Path:
+    """The module's loaded sample runs with three annotators' flags on one item."""
     path = loaded_db
     conn = sqlite3.connect(path, isolation_level=None)
     _entry(conn, "DEV_52_QUERY_3", "8线", "alice", "2024-05-01T09:30:00.000Z", reason="line renamed",
@@ -39,11 +39,11 @@ def author(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(flags.AUTHOR_ENV, "tester")
 
 
-def test_stale_form_80x24(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
+def test_stale_form_80x24(snap_compare, flagged_db: Path) -> None:  # type: ignore[no-untyped-def]
     steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("down",) * 10 + ("s",))
-    assert snap_compare(app_for(db), terminal_size=(80, 24), run_before=steps)
+    assert snap_compare(app_for(flagged_db), terminal_size=(80, 24), run_before=steps)
 
 
-def test_detail_with_stale_golds_120x40(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
-    steps = run(open_detail(db, "bidaf-baseline", "DEV_52_QUERY_3"), keys=("3",))
-    assert snap_compare(app_for(db), terminal_size=(120, 40), run_before=steps)
+def test_detail_with_stale_golds_120x40(snap_compare, flagged_db: Path) -> None:  # type: ignore[no-untyped-def]
+    steps = run(open_detail(flagged_db, "bidaf-baseline", "DEV_52_QUERY_3"), keys=("3",))
+    assert snap_compare(app_for(flagged_db), terminal_size=(120, 40), run_before=steps)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from qa_inspect.core import flags
-from qa_inspect.core import query
+from qa_inspect.core import flags, query
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import Filter, count
+from qa_inspect.core.store import open_db
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +77,9 @@ def test_stale_filters_and_sort(conn: sqlite3.Connection) -> None:
     assert {r.key for r in top} == {"DEV_4_QUERY_0", "DEV_52_QUERY_1"}
 
 
-def test_answered_filter_matches_span_runs_too(tmp_path) -> None:
+def test_answered_filter_matches_span_runs_too(tmp_path: Path, sample_runs: Path) -> None:
     """`refused=False` means answered: for CMRC runs (no refusal column) every predicted item."""
-    from pathlib import Path
-
-    from qa_inspect.core.load import load_runs
-    from qa_inspect.core.query import Filter, count
-    from qa_inspect.core.store import open_db
-
-    sample = Path(__file__).resolve().parent.parent / "sample_runs"
-    summary = load_runs(sample, tmp_path / "qa.db")
+    summary = load_runs(sample_runs, tmp_path / "qa.db")
     conn = open_db(Path(summary.db)).conn
     f = Filter(run="bidaf-baseline")
     assert count(conn, f.with_(refused=False)) == 148  # predicted items

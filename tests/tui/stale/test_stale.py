@@ -13,16 +13,13 @@ from textual.widgets import Input, Select, Static
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 from qa_inspect.core.report import rescore_excluding_stale, slice_metrics_excluding_stale
-from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.dialogs.confirm import ConfirmDialog
-from qa_inspect.tui.screens.detail import DetailScreen
-from qa_inspect.tui.screens.overview import OverviewScreen
-from qa_inspect.tui.stale.form import AuthorForm, StaleForm
+from qa_inspect.tui.commands import ActionsProvider
+from qa_inspect.tui.dialogs import ConfirmDialog
+from qa_inspect.tui.screens import BrowserScreen, DetailScreen, OverviewScreen
+from qa_inspect.tui.stale import AuthorForm, StaleCommands, StaleForm
+from qa_inspect.tui.widgets import ItemTable, StatusLine
 from qa_inspect.tui.widgets.detail_parts import answers
-from qa_inspect.tui.widgets.item_table import ItemTable
-from qa_inspect.tui.widgets.status_line import StatusLine
-from tests.helpers import app_for, async_test, open_run, settle
-from tests.test_tui_pilot import SIZE, db  # noqa: F401 (a fixture)
+from tests.helpers import SIZE, app_for, async_test, open_run, settle
 
 DS = "cmrc2018_dev_sample"
 
@@ -351,9 +348,6 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
-        from qa_inspect.tui.commands import ActionsProvider
-        from qa_inspect.tui.stale.commands import StaleCommands
-
         titles = [t for t, _, _ in ActionsProvider(screen)._entries()]
         for wanted in ("Stale (s)", "Clear stale (S)", "Select (space)", "Select all", "Undo flag (u)",
                        "Redo flag (U)", "Excl. stale (m)"):

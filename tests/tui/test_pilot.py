@@ -1,32 +1,22 @@
-"""Pilot tests: drive the app on sample_runs/ with keys and assert state, not pixels."""
+"""Pilot tests: drive the app on sample_runs/ with keys and assert state, not pixels (`db`, a fresh
+copy of the loaded database per test, comes from tests/tui/conftest.py)."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
-from qa_inspect.core import query
+from qa_inspect.core import flags, query
 from qa_inspect.core.query import Filter
 from qa_inspect.tui.app import QAInspectApp
-from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.screens.detail import DetailScreen
-from qa_inspect.tui.screens.overview import OverviewScreen
-from qa_inspect.tui.widgets.item_table import ItemTable
-from tests.helpers import app_for, async_test, open_run, settle
-
-SIZE = (120, 40)
-
-
-@pytest.fixture()
-def db(loaded_db: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the loaded sample runs' database."""
-    path = tmp_path / "qa.db"
-    shutil.copy(loaded_db, path)
-    return path
+from qa_inspect.tui.commands import ActionsProvider
+from qa_inspect.tui.dialogs import FilterScreen, HelpScreen
+from qa_inspect.tui.screens import BrowserScreen, DetailScreen, OverviewScreen
+from qa_inspect.tui.widgets import ItemTable
+from tests.helpers import SIZE, app_for, async_test, open_run, settle
 
 
 def count(db: Path, f: Filter) -> int:
@@ -178,10 +168,6 @@ async def test_filter_dialog_applies(db: Path) -> None:
         screen = await open_run(pilot, "glm-6b")
         await pilot.press("f")
         await settle(pilot)
-        from textual.widgets import Select
-
-        from qa_inspect.tui.dialogs.filters import FilterScreen
-
         dialog = app.screen
         assert isinstance(dialog, FilterScreen)
         dialog.query_one("#f-refused", Select).value = 2  # refused
@@ -225,9 +211,6 @@ async def test_help_and_palette_reach_every_action(db: Path) -> None:
         screen = await open_run(pilot, "bidaf-baseline")
         await pilot.press("question_mark")
         await settle(pilot)
-        from qa_inspect.tui.commands import ActionsProvider
-        from qa_inspect.tui.dialogs.help import HelpScreen
-
         assert isinstance(app.screen, HelpScreen)
         body = str(app.screen.query_one("#help-body Static", Static).render())
         for section in ("Item browser", "Runs overview", "Item detail", "Everywhere"):
@@ -341,8 +324,6 @@ async def test_theme_switch_recolours_tables(db: Path) -> None:
 
 @async_test
 async def test_stale_gold_shows_in_table_and_detail(db: Path) -> None:
-    from qa_inspect.core import flags
-
     with sqlite3.connect(db, isolation_level=None) as conn:
         flags.append(conn, "mark", "cmrc2018_dev_sample", "DEV_52_QUERY_1", "近5.6万平方米",
                      author="alice", reason="station extended", proposed="约6万平方米")

@@ -9,8 +9,12 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
+from textual.content import Content
 
+from qa_inspect.core.query import Filter
 from qa_inspect.tui.text import bar, cell_text, clean, truncate
+from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
+from qa_inspect.tui.widgets.filter_bar import describe
 
 CONTROL = {"Cc"}
 
@@ -73,10 +77,6 @@ def test_core_never_imports_textual_or_rich() -> None:
 
 @given(st.text(alphabet=st.sampled_from("中文ab cd，。\n😀x")), st.integers(min_value=2, max_value=40))
 def test_fold_lines_fit_and_keep_every_character(s: str, width: int) -> None:
-    from textual.content import Content
-
-    from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
-
     cuts = fold_offsets(s, width)
     assert cuts == sorted(cuts) and all(0 < c < len(s) for c in cuts)
     pieces = [s[a:b] for a, b in zip([0, *cuts], [*cuts, len(s)])]
@@ -90,9 +90,6 @@ def test_fold_lines_fit_and_keep_every_character(s: str, width: int) -> None:
 
 
 def test_filter_bar_names_every_narrowing() -> None:
-    from qa_inspect.core.query import Filter
-    from qa_inspect.tui.widgets.filter_bar import describe
-
     f = Filter(run="a", compare="b", only_disagree=True, splits=("dev",), refused=False, em=0, f1_min=0.2,
                stale=True, has_proposal=True, search="北京", facets=(("length", "long"),), outcome="both_wrong")
     labels = dict(describe(f))
