@@ -20,8 +20,8 @@ from textual.widgets import Input, Label, Static
 
 from qa_inspect.core.query import FORMATS, ExportError, export_format
 
-from ..text import clean
 from ..base import BaseModal
+from ..text import clean
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\s]+")
 

@@ -24,8 +24,8 @@ from qa_inspect.core import query
 from qa_inspect.core.query import Filter
 from qa_inspect.core.store import known_names, run_names
 
-from ..text import clean
 from ..base import BaseModal
+from ..text import clean
 
 DIMS = (("split", "splits", "Split"), ("tag", "tags", "Tag"), ("answer_type", "answer_types", "Answer type"))
 TRI = {"refused": (("any", None), ("answered", False), ("refused", True)),

@@ -17,8 +17,8 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.store import runs_by_dataset
 
-from ..text import clean
 from ..base import BaseModal
+from ..text import clean
 
 NONE = "\x00none"
 

@@ -199,12 +199,12 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             self.load_position(self.generation, self.filter, keep_item)
         else:
             self.load_window(self.generation, self.filter, 0, cursor)
-        self._rebuild_columns(refill=False)
+        self.rebuild_columns(refill=False)
         self.show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
         self.follow_facets()
 
-    def _rebuild_columns(self, *, refill: bool = True) -> None:
+    def rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
             return
         table = self.query_one(ItemTable)
@@ -267,7 +267,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     def on_resize(self, event: Resize) -> None:
         if self.info is not None and abs(event.size.width - self._last_width) > 0:
             table = self.query_one(ItemTable)
-            self._rebuild_columns()
+            self.rebuild_columns()
             if table.win_rows:
                 table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 

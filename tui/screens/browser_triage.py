@@ -11,22 +11,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.app import App
 from textual.message import Message
 
 from qa_inspect.core.query import ExportError, Filter, export_items
+from qa_inspect.core.report import BrowseInfo
 
+from ..base import QAApp
 from ..dialogs import ExportDialog, SaveSliceDialog, default_path, export_dir
 from ..text import clean
 from ..widgets import FacetList, FacetPanel, ItemTable
+from ..workers import Db
 from .compare import open_compare
 from .compare_parts import scope_of
-
-if TYPE_CHECKING:
-    from qa_inspect.core.report import BrowseInfo
 
 
 @dataclass
 class ExportDone(Message):
+    """An export finished: its rows, or why it failed."""
+
     path: Path
     rows: int | None
     error: str | None = None
@@ -42,15 +45,15 @@ class TriageActions:
     """The saved slice this browser shows (opened from it, or saved here); export names files after it."""
     slice_filter: Filter | None
 
-    if TYPE_CHECKING:  # provided by BrowserScreen / Screen
-        app: Any
-        db: Any
-        qa_app: Any
+    if TYPE_CHECKING:  # provided by BrowserScreen / BaseScreen
+        app: App[Any]
+        db: Db
+        qa_app: QAApp
 
         def set_filter(self, f: Filter, *, keep_item: int | None = None) -> None: ...
+        def rebuild_columns(self, *, refill: bool = True) -> None: ...
         def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
         def notify(self, *args: Any, **kwargs: Any) -> None: ...
-        def call_after_refresh(self, *args: Any, **kwargs: Any) -> Any: ...
         def post_message(self, message: Message) -> bool: ...
 
     # -- compare -----------------------------------------------------------------------------
@@ -94,10 +97,9 @@ class TriageActions:
         """The panel took or gave back width, or the terminal changed: once the table has its new
         size, lay its columns out for it (the screen's own resize handler sees the old size)."""
         table: ItemTable = self.query_one(ItemTable)
-        rebuild = getattr(self, "_rebuild_columns", None)
-        if rebuild is None or self.info is None or not table.cols:
+        if self.info is None or not table.cols:
             return
-        rebuild()
+        self.rebuild_columns()
         if table.win_rows:
             table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 

@@ -32,8 +32,17 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.query import FACETS, FacetRow, FacetTable, clear, facet_table, facet_tables, select, selected
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import (
+    FACETS,
+    FacetRow,
+    FacetTable,
+    Filter,
+    clear,
+    facet_table,
+    facet_tables,
+    select,
+    selected,
+)
 
 from ..base import WorkerErrors
 from ..text import BLOCKS, clean, truncate
