@@ -340,3 +340,22 @@ async def test_stale_gold_shows_in_table_and_detail(db: Path) -> None:
         await settle(pilot)
         text = str(app.screen.query_one("#d-answers", Static).render())
         assert "⚑ stale" in text and "alice" in text and "station extended" in text and "约6万平方米" in text
+
+
+@async_test
+async def test_keymap_rebinds_keys_by_binding_id(db: Path) -> None:
+    """Binding ids are what a keymap names: `browser.toggle-errors` moves from w to W, and the
+    shared stale keys move on every screen that has them."""
+    app = app_for(db)
+    app.set_keymap({"browser.toggle-errors": "W", "stale.undo": "ctrl+z"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.press("w")
+        await settle(pilot)
+        assert screen.filter.em is None  # w is free now
+        await pilot.press("W")
+        await settle(pilot)
+        assert screen.filter.em == 0
+        keys = {active.binding.id: key for key, active in app.active_bindings.items()}
+        assert keys["stale.undo"] == "ctrl+z" and keys["browser.toggle-errors"] == "W"
