@@ -24,7 +24,7 @@ from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.app import QAInspectApp
-from qa_inspect.tui.screens import BrowserScreen, DetailScreen
+from qa_inspect.tui.screens import BrowserScreen, CompareScreen, DetailScreen
 from qa_inspect.tui.widgets import FacetPanel
 
 FORMAT_FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -172,6 +172,28 @@ async def open_run(pilot: Pilot[None], run: str, settle: Settle = settle) -> Bro
     await settle(pilot)
     assert isinstance(app.screen, BrowserScreen)
     return app.screen
+
+
+def env_app(env: Env) -> QAInspectApp:
+    """The app on a loaded copy (`env`): its own runs folder, so exports land in tmp."""
+    return app_for(env.db, env.runs)
+
+
+async def open_run_with_facets(pilot: Pilot[None], run: str) -> BrowserScreen:
+    """`open_run`, settled with the facet panel's debounce."""
+    return await open_run(pilot, run, settle_facets)
+
+
+async def open_compare(pilot: Pilot[None], run_a: str, pick_down: int) -> CompareScreen:
+    """From run A's browser: c, then the picker's `pick_down`-th run (0 = first)."""
+    await open_run(pilot, run_a, settle_facets)
+    await pilot.press("c")
+    await settle_facets(pilot)
+    await pilot.press(*(["down"] * pick_down), "enter")
+    await settle_facets(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompareScreen)
+    return screen
 
 
 def run_before(
