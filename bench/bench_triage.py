@@ -47,11 +47,9 @@ async def wait(pilot, done, timeout: float = 60.0) -> float:  # type: ignore[no-
 async def measure(db: Path, out_dir: Path, rounds: int) -> dict[str, object]:
     from qa_inspect.core.query import Filter
     from qa_inspect.tui.app import QAInspectApp
-    from qa_inspect.tui.screens.browser import BrowserScreen
-    from qa_inspect.tui.screens.compare import CompareScreen
-    from qa_inspect.tui.screens.export_dialog import ExportDialog
-    from qa_inspect.tui.widgets.facet_panel import FacetPanel
-    from qa_inspect.tui.widgets.item_table import ItemTable
+    from qa_inspect.tui.dialogs import ExportDialog
+    from qa_inspect.tui.screens import BrowserScreen, CompareScreen
+    from qa_inspect.tui.widgets import FacetPanel, ItemTable
 
     app = QAInspectApp(db_path=db, runs_dir=out_dir)
     res: dict[str, object] = {}

@@ -95,8 +95,8 @@ def build(path: Path, n_items: int, n_runs: int, seed: int = 7) -> None:
 async def measure(db: Path, rounds: int) -> dict[str, float]:
     from qa_inspect.core.query import Filter
     from qa_inspect.tui.app import QAInspectApp
-    from qa_inspect.tui.screens.browser import BrowserScreen
-    from qa_inspect.tui.widgets.item_table import ItemTable
+    from qa_inspect.tui.screens import BrowserScreen
+    from qa_inspect.tui.widgets import ItemTable
 
     app = QAInspectApp(db_path=db, runs_dir=Path("synthetic"))
     out: dict[str, float] = {}

@@ -21,10 +21,11 @@ from textual.worker import WorkerState
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import read_source
 from qa_inspect.core.load import load_runs
+from qa_inspect.core.query import Filter
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.app import QAInspectApp
-from qa_inspect.tui.screens.browser import BrowserScreen
-from qa_inspect.tui.widgets.facet_panel import FacetPanel
+from qa_inspect.tui.screens import BrowserScreen, CompareScreen, DetailScreen
+from qa_inspect.tui.widgets import FacetPanel
 
 FORMAT_FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
@@ -105,6 +106,8 @@ def error_of(path: Path) -> FormatError:
 # ---------------------------------------------------------------- TUI pilot and snapshot tests
 
 SAMPLE_RUNS_DIR = Path("sample_runs")
+SIZE = (120, 40)
+"""The terminal of most pilot tests."""
 Settle = Callable[[Pilot[None]], Awaitable[None]]
 Before = Callable[[Pilot[None]], Awaitable[None]]
 
@@ -171,6 +174,28 @@ async def open_run(pilot: Pilot[None], run: str, settle: Settle = settle) -> Bro
     return app.screen
 
 
+def env_app(env: Env) -> QAInspectApp:
+    """The app on a loaded copy (`env`): its own runs folder, so exports land in tmp."""
+    return app_for(env.db, env.runs)
+
+
+async def open_run_with_facets(pilot: Pilot[None], run: str) -> BrowserScreen:
+    """`open_run`, settled with the facet panel's debounce."""
+    return await open_run(pilot, run, settle_facets)
+
+
+async def open_compare(pilot: Pilot[None], run_a: str, pick_down: int) -> CompareScreen:
+    """From run A's browser: c, then the picker's `pick_down`-th run (0 = first)."""
+    await open_run(pilot, run_a, settle_facets)
+    await pilot.press("c")
+    await settle_facets(pilot)
+    await pilot.press(*(["down"] * pick_down), "enter")
+    await settle_facets(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompareScreen)
+    return screen
+
+
 def run_before(
     *steps: Callable[[QAInspectApp], object],
     keys: tuple[str, ...] = (),
@@ -196,3 +221,20 @@ def run_before(
             await settle(pilot)
 
     return before
+
+
+def run_key_by_key(*steps: Callable[[QAInspectApp], object], keys: tuple[str, ...] = ()) -> Before:
+    """`run_before` settling with the facet panel's debounce, after each key (facets, compare)."""
+    return run_before(*steps, keys=keys, settle=settle_facets, key_by_key=True)
+
+
+def item_id(db: Path, key: str) -> int:
+    """The database id of the item with this key (keys of the sample runs are unique)."""
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT id FROM items WHERE key = ?", (key,)).fetchone()[0])
+
+
+def open_detail(db: Path, run_name: str, key: str) -> Callable[[QAInspectApp], object]:
+    """A `run_before` step: the detail view of item `key` with `run_name`'s prediction."""
+    f = Filter(run=run_name)
+    return lambda app: app.push_screen(DetailScreen(f, item_id(db, key)))

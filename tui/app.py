@@ -2,6 +2,10 @@
 
 A thin layer over `qa_inspect.core`: screens run core functions in thread workers and render what
 comes back. `QAInspectApp(db_path, runs_dir)` opens an already loaded database.
+
+The top of the UI's imports (only `tui.cli` imports it): it knows every screen and implements
+`tui.base.QAApp`, the app as everything below it sees it — navigation between screens, the help
+sections, the stale mode, the one place worker errors are reported.
 """
 
 from __future__ import annotations
@@ -11,14 +15,17 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import Filter, SavedSlice
 
-from .commands import ActionsProvider, RunsProvider
-from .screens.slices import SlicesProvider, show_slices
-from .screens.stale_actions import StaleCommands
+from .base import BaseModal, BaseScreen, HelpSection
+from .commands import ActionsProvider, RunsProvider, binding_rows
+from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
+from .screens import BrowserScreen, CompareScreen, DetailScreen, OverviewScreen
+from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
 
@@ -39,6 +46,12 @@ QA_THEME = Theme(
 """The built-in theme; Textual's themes stay available through the palette."""
 
 
+HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
+    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, FilterScreen, SlicesScreen,
+)
+"""The screens whose keys the help lists, in this order (the one help was opened from first)."""
+
+
 class QAInspectApp(App[None]):
     """Error analysis of QA runs: which run fails where, and why each item scored what it did."""
 
@@ -48,10 +61,10 @@ class QAInspectApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", tooltip="Show every key of every screen"),
-        Binding("f1", "help", "Help", show=False, tooltip="Show every key of every screen"),
-        Binding("q", "quit", "Quit", tooltip="Quit qa-inspect"),
-        Binding("ctrl+o", "slices", "Slices", show=False, tooltip="Saved slices: open or delete one"),
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="Show every key of every screen"),
+        Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit qa-inspect"),
+        Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
     ]
 
     def __init__(self, db_path: Path, runs_dir: Path | None = None, *, theme: str | None = None) -> None:
@@ -70,23 +83,17 @@ class QAInspectApp(App[None]):
     def on_mount(self) -> None:
         self.register_theme(QA_THEME)
         self.theme = self._theme_name
-        from .screens.overview import OverviewScreen
-
         self.push_screen(OverviewScreen())
 
     def on_unmount(self) -> None:
         self.db.close()
 
     # -- navigation used by screens and the palette ------------------------------------------
-    def open_browser(self, f: Filter) -> None:
-        from .screens.browser import BrowserScreen
-
-        self.push_screen(BrowserScreen(f))
+    def open_browser(self, f: Filter, *, slice_name: str | None = None) -> None:
+        self.push_screen(BrowserScreen(f, slice_name=slice_name))
 
     def open_run(self, run: str) -> None:
         """Open a run's items from anywhere (palette, `r` on the overview)."""
-        from .screens.overview import OverviewScreen
-
         while len(self.screen_stack) > 2 and not isinstance(self.screen, OverviewScreen):
             self.pop_screen()
         if not isinstance(self.screen, OverviewScreen) and len(self.screen_stack) == 2:
@@ -94,15 +101,46 @@ class QAInspectApp(App[None]):
         dataset = next((ds for name, ds in self.known_runs if name == run), None)
         self.open_browser(Filter(dataset=dataset, run=run))
 
+    def open_slice(self, saved: SavedSlice) -> None:
+        """Open a saved slice's filter in a new item browser (escape returns to where you were)."""
+        self.open_browser(saved.filter, slice_name=saved.name)
+
+    def show_slices(self) -> None:
+        """The saved slices list; the chosen one opens in the browser."""
+        if any(isinstance(s, SlicesScreen) for s in self.screen_stack):
+            return
+
+        def done(saved: SavedSlice | None) -> None:
+            if saved is not None:
+                self.open_slice(saved)
+
+        self.push_screen(SlicesScreen(), done)
+
     def action_slices(self) -> None:
-        show_slices(self)
+        self.show_slices()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
-
-        if type(self.screen).__name__ == "HelpScreen":
+        if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.screen))
+
+    def help_sections(self, origin: Screen[Any] | None) -> list[HelpSection]:
+        """Every screen's keys (the origin's first), then "Everywhere" second: the app's keys,
+        the palette and the commands only the palette reaches."""
+        screens = list(HELP_SCREENS)
+        if origin is not None and type(origin) in screens:
+            screens.remove(type(origin))  # type: ignore[arg-type]
+            screens.insert(0, type(origin))  # type: ignore[arg-type]
+        sections: list[HelpSection] = []
+        for cls in screens:
+            sections.append(HelpSection(cls.HELP_TITLE, binding_rows(self, cls.BINDINGS) + list(cls.HELP_EXTRA)))
+            sections += [HelpSection(title, binding_rows(self, widget.BINDINGS)) for title, widget in cls.HELP_WIDGETS]
+        everywhere = binding_rows(self, type(self).BINDINGS)
+        everywhere.append((self.get_key_display(Binding(self.COMMAND_PALETTE_BINDING, "")),
+                           "command palette: every action by name"))
+        everywhere += PALETTE_ROWS  # stale commands without a key (annotator name)
+        sections.insert(1, HelpSection("Everywhere", everywhere))
+        return sections
 
     def report_worker_error(self, worker: Worker[Any]) -> None:
         """The one place worker failures turn into something the user sees."""

@@ -1,16 +1,29 @@
-"""Command palette: every action of the current screen by name, plus "open run …" entries."""
+"""Command palette and key listings: every action of the current screen by name, "open run …"
+entries, and the (key, what it does) rows the help screen shows.
+
+Entries are (title, help, command) lists; `EntriesProvider` does discovery and fuzzy search over
+them, so a provider only says what its entries are (the stale and slices providers too). Titles
+are data (run names): shown literally, never as markup.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
-from textual.binding import Binding
+from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
+from .base import qa_app
 from .text import clean
+
+
+Entry = tuple[str, str, Callable[[], object]]
+"""(title, help, command) of one palette entry."""
 
 
 def _highlight(matcher: Matcher, title: str) -> Content:
@@ -23,20 +36,26 @@ def _highlight(matcher: Matcher, title: str) -> Content:
     return content
 
 
-async def _discover(entries: list[tuple[str, str, Callable[[], object]]]) -> Hits:
+async def _discover(entries: list[Entry]) -> Hits:
     for title, help_text, command in entries:
         yield DiscoveryHit(Content(clean(title)), command, text=title, help=escape(clean(help_text)))
 
 
-async def _search(matcher: Matcher, entries: list[tuple[str, str, Callable[[], object]]]) -> Hits:
+async def _search(matcher: Matcher, entries: list[Entry]) -> Hits:
     for title, help_text, command in entries:
         score = matcher.match(title)
         if score > 0:
             yield Hit(score, _highlight(matcher, title), command, text=title, help=escape(clean(help_text)))
 
 
-Entry = tuple[str, str, Callable[[], object]]
-"""(title, help, command) of one palette entry."""
+def binding_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """(key as the footer shows it, what it does) for every binding with a description."""
+    out: list[tuple[str, str]] = []
+    for b in bindings:
+        if not isinstance(b, Binding) or not b.description:
+            continue
+        out.append((app.get_key_display(b), b.tooltip or b.description))
+    return out
 
 
 class EntriesProvider(Provider):
@@ -57,9 +76,9 @@ class EntriesProvider(Provider):
 class ActionsProvider(EntriesProvider):
     """One entry per described binding of the current screen and the app (help, quit, …)."""
 
-    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def _entries(self) -> list[Entry]:
         screen = self.screen
-        out: list[tuple[str, str, Callable[[], object]]] = []
+        out: list[Entry] = []
         seen: set[str] = set()
         for owner, prefix in ((screen, ""), (self.app, "app.")):
             for b in getattr(type(owner), "BINDINGS", []):
@@ -76,7 +95,10 @@ class ActionsProvider(EntriesProvider):
 class RunsProvider(EntriesProvider):
     """`Open run NAME`: jump straight to a run's items (names come from the loaded overview)."""
 
-    def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        runs: list[tuple[str, str]] = getattr(self.app, "known_runs", [])
-        open_run = getattr(self.app, "open_run")
-        return [(f"Open run {name}", f"items of {name} on {dataset}", partial(open_run, name)) for name, dataset in runs]
+    def _entries(self) -> list[Entry]:
+        app = qa_app(self.app)
+        return [(f"Open run {name}", f"items of {name} on {dataset}", partial(app.open_run, name))
+                for name, dataset in app.known_runs]
+
+
+__all__ = ["ActionsProvider", "EntriesProvider", "Entry", "RunsProvider", "binding_rows"]

@@ -1,1 +1,31 @@
-"""qa-inspect."""
+"""Screens: the full-screen views of the app and how one leads to the next.
+
+Holds `overview` (the start screen: every dataset, run and slice), `browser` (the items of a run
+under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions),
+`detail` (one item against every gold) and `compare` (run A against run B) with `compare_parts`
+(its tables and how a diff fills them). Each screen module owns the messages its workers post.
+
+May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,
+`tui.text` and `qa_inspect.core`; never the app. Inside the package the imports run
+overview → browser → browser_triage → compare → detail. A screen reaches the app (open a browser
+or a run, show the slices) through `QAApp` (`self.qa_app`).
+"""
+
+from __future__ import annotations
+
+from .browser import BrowserScreen
+from .compare import CompareScreen, open_compare
+from .compare_parts import OutcomeTable, scope_of
+from .detail import DetailScreen
+from .overview import OverviewScreen, filter_for
+
+__all__ = [
+    "BrowserScreen",
+    "CompareScreen",
+    "DetailScreen",
+    "OutcomeTable",
+    "OverviewScreen",
+    "filter_for",
+    "open_compare",
+    "scope_of",
+]

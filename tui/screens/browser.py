@@ -21,20 +21,26 @@ from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
+from qa_inspect.core.query import Filter, ItemRow, SliceMetrics, is_cdqa
 from qa_inspect.core.report import BrowseInfo, browse_info
-from qa_inspect.core.query import is_cdqa
-from qa_inspect.core.query import Filter
 
-from ..messages import CountLoaded, WindowLoaded
+from ..base import BaseScreen
+from ..dialogs import FilterScreen, RunPicker
+from ..stale import BROWSER_STALE_BINDINGS, BrowserStale
 from ..text import clean
-from ..widgets.facet_panel import FacetPanel
-from ..widgets.filter_bar import FilterBar
-from ..widgets.item_table import WINDOW, ItemTable, columns_for
-from ..widgets.selectable_table import SelectableItemTable
-from ..widgets.status_line import StatusLine
-from .base import BaseScreen
-from .stale_actions import BROWSER_STALE_BINDINGS, BrowserStale
-from .triage import TriageActions
+from ..widgets import (
+    TABLE_KEYS,
+    WINDOW,
+    FacetList,
+    FacetPanel,
+    FilterBar,
+    ItemTable,
+    SelectableItemTable,
+    StatusLine,
+    columns_for,
+)
+from .browser_triage import TriageActions
+from .detail import DetailScreen
 
 SORT_LABELS = {
     "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
@@ -45,36 +51,72 @@ SORT_LABELS = {
 
 @dataclass
 class InfoLoaded(Message):
+    """What the browser needs before its first query: runs, scorer, label values, id width."""
+
     info: BrowseInfo
+
+
+@dataclass
+class CountLoaded(Message):
+    """Count and slice metrics of a filter; `generation` lets the screen drop stale answers."""
+
+    generation: int
+    filter: Filter
+    total: int
+    metrics: SliceMetrics
+
+
+@dataclass
+class WindowLoaded(Message):
+    """Rows `start … start+len(rows)` of a filter, and the row (absolute index) to put the cursor on."""
+
+    generation: int
+    filter: Filter
+    start: int
+    rows: list[ItemRow]
+    cursor: int
 
 
 class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
+    HELP_EXTRA = TABLE_KEYS
+    HELP_WIDGETS = (("Facet panel (F)", FacetList),)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", tooltip="Open the item under the cursor"),
-        Binding("slash", "search", "Search", tooltip="Free-text search over question, golds and prediction"),
-        Binding("f", "filters", "Filters", tooltip="Open the filter dialog"),
-        Binding("r", "choose_run", "Run", show=False, tooltip="Choose the run whose predictions are shown"),
-        Binding("c", "compare", "Compare", tooltip="Compare this run (A) with run B: fixed, broken, per-slice Δ"),
-        Binding("C", "compare_columns", "B columns", show=False,
+        Binding("enter", "open", "Open", id="browser.open", tooltip="Open the item under the cursor"),
+        Binding("slash", "search", "Search", id="browser.search",
+                tooltip="Free-text search over question, golds and prediction"),
+        Binding("f", "filters", "Filters", id="browser.filters", tooltip="Open the filter dialog"),
+        Binding("r", "choose_run", "Run", id="browser.choose-run", show=False,
+                tooltip="Choose the run whose predictions are shown"),
+        Binding("c", "compare", "Compare", id="browser.compare",
+                tooltip="Compare this run (A) with run B: fixed, broken, per-slice Δ"),
+        Binding("C", "compare_columns", "B columns", id="browser.compare-columns", show=False,
                 tooltip="Show another run's scores beside this one's (B and Δ B−A columns)"),
-        Binding("d", "toggle_disagree", "Disagree", show=False, tooltip="Only items where run A and run B disagree"),
-        Binding("w", "toggle_errors", "Wrong only", tooltip="Only wrong answers (EM 0 / F1-recall below 1) or all items"),
-        Binding("F", "toggle_facets", "Facets", tooltip="Facet panel: counts and errors per value; select to filter"),
-        Binding("ctrl+s", "save_slice", "Save slice", show=False, tooltip="Save the current filter as a named slice"),
-        Binding("e", "export", "Export", tooltip="Export the item list to CSV, JSONL, Parquet or Markdown"),
-        Binding("o", "sort", "Sort", show=False, tooltip="Choose the sort column (or click a header; again reverses)"),
-        Binding("O", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
-        Binding("x", "clear", "Clear", show=False, tooltip="Clear all filters but the run"),
-        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale_actions)
-        Binding("escape", "back", "Back", tooltip="Back to the runs overview"),
+        Binding("d", "toggle_disagree", "Disagree", id="browser.toggle-disagree", show=False,
+                tooltip="Only items where run A and run B disagree"),
+        Binding("w", "toggle_errors", "Wrong only", id="browser.toggle-errors",
+                tooltip="Only wrong answers (EM 0 / F1-recall below 1) or all items"),
+        Binding("F", "toggle_facets", "Facets", id="browser.toggle-facets",
+                tooltip="Facet panel: counts and errors per value; select to filter"),
+        Binding("ctrl+s", "save_slice", "Save slice", id="browser.save-slice", show=False,
+                tooltip="Save the current filter as a named slice"),
+        Binding("e", "export", "Export", id="browser.export",
+                tooltip="Export the item list to CSV, JSONL, Parquet or Markdown"),
+        Binding("o", "sort", "Sort", id="browser.sort", show=False,
+                tooltip="Choose the sort column (or click a header; again reverses)"),
+        Binding("O", "reverse", "Reverse", id="browser.reverse", show=False, tooltip="Reverse the sort order"),
+        Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
+        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
+        Binding("escape", "back", "Back", id="browser.back", tooltip="Back to the runs overview"),
     ]
 
-    def __init__(self, f: Filter) -> None:
+    def __init__(self, f: Filter, *, slice_name: str | None = None) -> None:
         super().__init__()
         self.filter = f
+        self.slice_name = slice_name
+        self.slice_filter = f if slice_name is not None else None
         self.generation = 0
         self.count_generation = -1  # the generation whose count/rows are on screen (tests, bench)
         self.window_generation = -1
@@ -157,12 +199,12 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             self.load_position(self.generation, self.filter, keep_item)
         else:
             self.load_window(self.generation, self.filter, 0, cursor)
-        self._rebuild_columns(refill=False)
-        self._show_status()
+        self.rebuild_columns(refill=False)
+        self.show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
         self.follow_facets()
 
-    def _rebuild_columns(self, *, refill: bool = True) -> None:
+    def rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
             return
         table = self.query_one(ItemTable)
@@ -177,7 +219,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
-    def _show_status(self) -> None:
+    def show_status(self) -> None:
         table = self.query_one(ItemTable)
         label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
         metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
@@ -196,7 +238,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.compare_metrics = message.metrics.extra.get("compare")
         table = self.query_one(ItemTable)
         table.win_total = message.total
-        self._show_status()
+        self.show_status()
 
     def on_window_loaded(self, message: WindowLoaded) -> None:
         if message.generation != self.generation:
@@ -205,7 +247,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         table = self.query_one(ItemTable)
         total = self.total if self.total is not None else max(message.start + len(message.rows), table.win_total)
         table.show_window(message.start, message.rows, message.cursor, total)
-        self._show_status()
+        self.show_status()
 
     def on_item_table_need_window(self, message: ItemTable.NeedWindow) -> None:
         self.load_window(self.generation, self.filter, message.start, message.cursor)
@@ -216,7 +258,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
 
     @on(ItemTable.RowHighlighted)
     def _row_moved(self) -> None:
-        self._show_status()
+        self.show_status()
 
     @on(ItemTable.RowSelected)
     def _row_selected(self) -> None:
@@ -225,7 +267,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     def on_resize(self, event: Resize) -> None:
         if self.info is not None and abs(event.size.width - self._last_width) > 0:
             table = self.query_one(ItemTable)
-            self._rebuild_columns()
+            self.rebuild_columns()
             if table.win_rows:
                 table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 
@@ -234,8 +276,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         row = self.query_one(ItemTable).current
         if row is None:
             return
-        from .detail import DetailScreen
-
         table = self.query_one(ItemTable)
         nav = [r.item_id for r in table.win_rows]
         screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total)
@@ -292,8 +332,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.dismiss(None)
 
     def action_filters(self) -> None:
-        from .filters import FilterScreen
-
         def done(f: Filter | None) -> None:
             if f is not None:
                 self.set_filter(f)
@@ -301,8 +339,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         self.app.push_screen(FilterScreen(self.filter), done)
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         def done(run: str | None) -> None:
             if run and run != self.filter.run:
                 cmp_ = None if self.filter.compare == run else self.filter.compare
@@ -315,8 +351,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         return self.info is None or run not in self.info.runs
 
     def action_compare_columns(self) -> None:
-        from .pick_run import RunPicker
-
         if self.info is None:
             return
 
@@ -348,8 +382,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             self.set_filter(f.with_(em=None if f.em == 0 else 0))
 
     def action_sort(self) -> None:
-        from .pick_run import RunPicker
-
         table = self.query_one(ItemTable)
         choices = [c.sort for c in table.cols if c.sort]
         labels = {c.sort: c.label for c in table.cols if c.sort}

@@ -1,12 +1,13 @@
 """Compare two runs (`c`): what run B fixed and broke relative to run A, per-slice deltas, and the
-items whose F1 (F1-recall) moved most — `core.diff.diff_runs` on screen.
+items whose F1 (F1-recall) moved most — `core.report.diff_runs` on screen.
 
 Every number is on the items both runs answer. Enter on a count opens the item browser on exactly
 those items (`RunDiff.cell_filter`), with the A/B/Δ columns; on a slice it opens that slice with
 the B columns, on a change that item. Δ is always B − A here and in the browser's Δ column.
 
 The screen dismisses with a browser `Filter` when the user asks to browse with the B columns
-(`b`); the opener applies it (the browser) or opens a browser on it (the overview).
+(`b`); the opener applies it (the browser) or opens a browser on it (the overview). The tables and
+how the diff fills them are in `compare_parts`; this module holds the data, the worker and the keys.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.message import Message
@@ -28,59 +27,30 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.report import DiffError, ItemChange, RunDiff, SliceDelta, diff_runs
 from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.query import describe
+from qa_inspect.core.report import DiffError, ItemChange, RunDiff, diff_runs
+from qa_inspect.core.store import run_names
 
-from ..text import cell_text, clean, truncate
-from .base import BaseScreen
-
-THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
-
-OUTCOME_HEADS = {
-    "fixed": "fixed A✗→B✓",
-    "broken": "broken A✓→B✗",
-    "both_wrong": "both wrong",
-    "both_right": "both right",
-}
-
-SLICE_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
-DIM_LABEL = {"overall": "", "split": "split ", "tag": "tag ", "answer_type": "type "}
-
-RUN_SCORE_FIELDS = ("refused", "em", "f1_min", "f1_max")
-"""Filter fields that judge a run's answers, not the items: the outcome table splits by them."""
-RUN_SCORE_FACETS = ("refused", "pred_len")
-
-
-def scope_of(f: Filter) -> tuple[Filter | None, bool]:
-    """The items a comparison started from a browser filter looks at: the filter's item conditions
-    (dataset, split/tag/type, stale, search, question facets …) without the run, the comparison
-    and the conditions on the run's scores. Returns (scope or None for the whole dataset, whether
-    score conditions were dropped)."""
-    dropped = any(getattr(f, k) is not None for k in RUN_SCORE_FIELDS) or any(
-        name in RUN_SCORE_FACETS for name, _ in f.facets
-    )
-    scope = Filter(dataset=f.dataset).with_(
-        splits=f.splits, tags=f.tags, answer_types=f.answer_types, stale=f.stale,
-        has_proposal=f.has_proposal, search=f.search,
-        facets=tuple(p for p in f.facets if p[0] not in RUN_SCORE_FACETS),
-    )
-    if scope == Filter(dataset=f.dataset):
-        return None, dropped
-    return scope, dropped
-
-
-def signed(value: float | None, palette: dict[str, str], digits: int = 1) -> Text:
-    """A B − A difference: green when B is better, red when worse, dim 0."""
-    if value is None:
-        return Text("—", style="dim", justify="right")
-    if abs(value) < 10 ** -(digits + 1):
-        return Text("0", style="dim", justify="right")
-    return Text(f"{value:+.{digits}f}", style=palette["good"] if value > 0 else palette["bad"], justify="right")
-
-
-def plain(value: float | None, digits: int = 1) -> Text:
-    return Text("—" if value is None else f"{value:.{digits}f}", justify="right", style="dim" if value is None else "")
+from ..base import BaseScreen
+from ..dialogs import RunPicker
+from ..text import clean
+from .compare_parts import (
+    SLICE_FIELD,
+    THRESHOLDS,
+    OutcomeTable,
+    Palette,
+    PlainTable,
+    changes_title,
+    compare_title,
+    fill_changes,
+    fill_outcomes,
+    fill_slices,
+    is_cdqa,
+    outcomes_title,
+    palette_of,
+    slices_title,
+)
+from .detail import DetailScreen
 
 
 @dataclass
@@ -90,25 +60,6 @@ class DiffLoaded(Message):
     error: str | None
     runs: list[str]
     """Runs of A's dataset (for choosing another B)."""
-
-
-class OutcomeTable(DataTable[Text]):
-    """The 2×2 outcome counts, one row per criterion (EM, F1 ≥ t); Enter on a count browses it."""
-
-    BINDINGS = [Binding("enter", "select_cursor", "Browse", tooltip="Browse the items counted in this cell")]
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="cell", show_row_labels=True, **kwargs)
-        self.criteria: list[str] = []
-
-
-class PlainTable(DataTable[Text]):
-    """A row table of the compare screen (slices, changes); Enter opens the row."""
-
-    BINDINGS = [Binding("enter", "select_cursor", "Open", tooltip="Open the row under the cursor")]
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
 
 
 class CompareScreen(BaseScreen):
@@ -130,16 +81,19 @@ class CompareScreen(BaseScreen):
     CompareScreen.-tall #cmp-slices { max-height: 14; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", tooltip="Browse a count's items (A, B, Δ B−A columns), a slice, or an item"),
-        Binding("b", "browse_all", "Browse A+B",
+        Binding("enter", "open", "Open", id="compare.open",
+                tooltip="Browse a count's items (A, B, Δ B−A columns), a slice, or an item"),
+        Binding("b", "browse_all", "Browse A+B", id="compare.browse-all",
                 tooltip="Browse every item of the scope with the B and Δ B−A columns"),
-        Binding("c", "choose_b", "Run B", tooltip="Compare run A with another run (B)"),
-        Binding("x", "swap", "Swap A/B", tooltip="Swap runs A and B"),
-        Binding("t", "threshold", "Threshold", tooltip="The F1 (F1-recall) at or above which an answer counts as right"),
-        Binding("a", "toggle_scope", "Scope", show=False,
+        Binding("c", "choose_b", "Run B", id="compare.choose-b", tooltip="Compare run A with another run (B)"),
+        Binding("x", "swap", "Swap A/B", id="compare.swap", tooltip="Swap runs A and B"),
+        Binding("t", "threshold", "Threshold", id="compare.threshold",
+                tooltip="The F1 (F1-recall) at or above which an answer counts as right"),
+        Binding("a", "toggle_scope", "Scope", show=False, id="compare.toggle-scope",
                 tooltip="Compare on the browser's filter or on the whole dataset"),
-        Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
-        Binding("escape", "back", "Back", tooltip="Back to where you came from"),
+        Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
+                tooltip="Move to the next table"),
+        Binding("escape", "back", "Back", id="compare.back", tooltip="Back to where you came from"),
     ]
 
     def __init__(self, run_a: str, run_b: str, *, scope: Filter | None = None, threshold: float = 0.5,
@@ -158,7 +112,7 @@ class CompareScreen(BaseScreen):
         self.loaded_generation = -1  # the generation on screen (tests)
         self.slice_refs: list[Filter | None] = []
         self.change_refs: list[ItemChange] = []
-        self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
+        self.palette: Palette = {"good": "green", "bad": "red", "warn": "yellow"}
         self._width = 0
 
     def compose(self) -> ComposeResult:
@@ -198,9 +152,7 @@ class CompareScreen(BaseScreen):
         diff: RunDiff | None = None
         error: str | None = None
         with self.db.connect() as conn:
-            runs = [r[0] for r in conn.execute(
-                "SELECT r.name FROM runs r WHERE r.dataset_id = (SELECT dataset_id FROM runs WHERE name = ?)"
-                " ORDER BY r.name", (run_a,))]
+            runs = run_names(conn, like=run_a)
             try:
                 diff = diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
             except DiffError as exc:
@@ -219,170 +171,29 @@ class CompareScreen(BaseScreen):
         if self.diff is not None and not isinstance(self.focused, DataTable):
             self.query_one(OutcomeTable).focus()
 
-    # -- drawing -----------------------------------------------------------------------------
+    # -- drawing (compare_parts) -------------------------------------------------------------
     @property
     def cdqa(self) -> bool:
-        return self.diff is not None and self.diff.score_metric == "f1_recall"
+        return is_cdqa(self.diff)
 
     def _show_title(self) -> None:
-        parts: list[tuple[str, str]] = [
-            ("A ", "$foreground-muted"), (clean(self.run_a), "bold"), ("  →  ", "$foreground-muted"),
-            ("B ", "$foreground-muted"), (clean(self.run_b), "bold $accent"),
-        ]
-        d = self.diff
-        if self.error:
-            parts += [("   ", ""), (clean(self.error), "$error")]
-        elif d is None or self.loaded_generation != self.generation:
-            parts += [("   computing the diff…", "$foreground-muted italic")]
-        else:
-            parts += [
-                ("  on ", "$foreground-muted"), (clean(d.dataset), ""),
-                ("  · ", "$foreground-muted"), (f"{d.common:,}", "bold"),
-                (f" of {d.items:,} items answered by both", "$foreground-muted"),
-            ]
-            if d.only_a or d.only_b:
-                parts.append((f" (only A {d.only_a:,}, only B {d.only_b:,})", "$foreground-muted"))
-        within = self.within()
-        if within is not None:
-            text = describe(within.with_(run=None, dataset=None))
-            parts += [("  · scope ", "$foreground-muted"), (truncate(clean(text), 50), "$accent")]
-        elif self.scope is not None:
-            parts += [("  · whole dataset (a: back to the filter)", "$foreground-muted")]
-        self.query_one("#cmp-title", Static).update(Content.assemble(*parts))
+        computing = self.loaded_generation != self.generation
+        title = compare_title(self.run_a, self.run_b, self.diff, self.error, computing, self.within(),
+                              self.scope is not None)
+        self.query_one("#cmp-title", Static).update(title)
 
     def _fill(self) -> None:
-        theme = self.app.current_theme
-        self.palette = {"good": theme.success or "green", "bad": theme.error or "red", "warn": theme.warning or "yellow"}
+        d = self.diff
+        self.palette = palette_of(self.app.current_theme)
         self._width = self.size.width or self.app.size.width
-        self._fill_outcomes()
-        self._fill_slices()
-        self._fill_changes()
-
-    def _fill_outcomes(self) -> None:
-        table = self.query_one(OutcomeTable)
-        cursor = table.cursor_coordinate
-        table.clear(columns=True)
-        table.criteria = []
-        d = self.diff
-        title = self.query_one("#cmp-outcomes-title", Static)
-        if d is None:
-            title.update(Content.styled("Outcomes", "bold"))
-            return
-        title.update(Content.assemble(
-            ("Outcomes", "bold"), (" on the items both runs answer · enter on a count browses them", "$foreground-muted"),
-        ))
-        for outcome in OUTCOMES:
-            table.add_column(Text(OUTCOME_HEADS[outcome], justify="right"), key=outcome)
-        for o in d.outcomes:
-            cells = []
-            for outcome in OUTCOMES:
-                n = o.count(outcome)
-                share = f" {100 * n / o.total:3.0f}%" if o.total else ""
-                style = {"fixed": self.palette["good"], "broken": self.palette["bad"]}.get(outcome, "") if n else "dim"
-                cells.append(Text.assemble((f"{n:,}", f"bold {style}".strip()), (share, "dim"), justify="right"))
-            table.add_row(*cells, label=Text(clean(o.label)), key=o.criterion)
-            table.criteria.append(o.criterion)
-        if table.row_count:
-            row = min(cursor.row, table.row_count - 1)
-            table.move_cursor(row=row, column=min(cursor.column, len(OUTCOMES) - 1), animate=False)
-
-    def _fill_slices(self) -> None:
-        table = self.query_one("#cmp-slices", PlainTable)
-        row = table.cursor_row
-        table.clear(columns=True)
-        self.slice_refs = []
-        d = self.diff
-        title = self.query_one("#cmp-slices-title", Static)
-        if d is None:
-            title.update(Content.styled("Per slice", "bold"))
-            return
-        cdqa = self.cdqa
-        narrow = (table.size.width or self._width) < 90
-        title.update(Content.assemble(
-            ("Per slice", "bold"),
-            (" · Δ = B − A" + (" · n = answered items behind F1-recall" if cdqa else ""), "$foreground-muted"),
-        ))
-        metrics = ("f1_recall", "answer_rate") if cdqa else ("em", "f1")
-        names = {"em": "EM", "f1": "F1", "f1_recall": "F1r" if narrow else "F1-r", "answer_rate": "ans" if narrow else "ans%"}
-        slice_w = (12 if cdqa else 16) if narrow else 24
-        num_w = 5 if narrow else 6
-        n_w = max([5, *(len(f"{s.n_a}/{s.n_b}") for s in d.slices if s.metric == "f1_recall")])
-        table.add_column(Text("slice"), width=slice_w, key="slice")
-        table.add_column(Text("items", justify="right"), width=max(5, len(f"{d.common:,}")), key="items")
-        for m in metrics:
-            n = names[m]
-            table.add_column(Text(f"{n} A", justify="right"), width=num_w, key=f"{m}_a")
-            table.add_column(Text(f"{n} B", justify="right"), width=num_w, key=f"{m}_b")
-            table.add_column(Text(f"Δ {n}", justify="right"), width=6, key=f"{m}_d")
-            if m == "f1_recall":
-                table.add_column(Text("n A/B", justify="right"), width=n_w, key="n")
-        rows: dict[tuple[str, str], dict[str, SliceDelta]] = {}
-        for s in d.slices:
-            rows.setdefault((s.dimension, s.value), {})[s.metric] = s
-        for (dim, value), by_metric in rows.items():
-            first = next(iter(by_metric.values()))
-            label = Text("all items", style="bold") if dim == "overall" else Text.assemble(
-                (DIM_LABEL.get(dim, dim + " "), "dim"), clean(value))
-            label.truncate(slice_w, overflow="ellipsis")
-            cells: list[Text] = [label, Text(f"{first.items:,}", justify="right")]
-            for m in metrics:
-                s = by_metric.get(m)
-                if s is None:
-                    cells += [plain(None), plain(None), plain(None)] + ([plain(None)] if m == "f1_recall" else [])
-                    continue
-                cells += [plain(s.a), plain(s.b), signed(s.delta, self.palette)]
-                if m == "f1_recall":
-                    cells.append(Text(f"{s.n_a}/{s.n_b}", justify="right", style="dim"))
-            table.add_row(*cells)
-            self.slice_refs.append(self._slice_filter(dim, value))
-        if table.row_count:
-            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
-
-    def _fill_changes(self) -> None:
-        table = self.query_one("#cmp-changes", PlainTable)
-        row = table.cursor_row
-        table.clear(columns=True)
-        d = self.diff
+        self.query_one("#cmp-outcomes-title", Static).update(outcomes_title(d))
+        fill_outcomes(self.query_one(OutcomeTable), d, self.palette)
+        self.query_one("#cmp-slices-title", Static).update(slices_title(d))
+        keys = fill_slices(self.query_one("#cmp-slices", PlainTable), d, self.palette, self._width)
+        self.slice_refs = [self._slice_filter(dim, value) for dim, value in keys]
         self.change_refs = list(d.changes) if d is not None else []
-        title = self.query_one("#cmp-changes-title", Static)
-        label = "F1-recall" if self.cdqa else "F1"
-        if d is None:
-            title.update(Content.styled("Largest changes", "bold"))
-            return
-        title.update(Content.assemble(
-            (f"Largest {label} changes", "bold"),
-            (f" · {len(d.changes)} items · Δ = B − A" + (" · a refusal scores 0" if self.cdqa else ""),
-             "$foreground-muted"),
-        ))
-        if not d.changes:
-            table.add_column(Text(""), key="none")
-            table.add_row(Text(f"No item's {label} changed.", style="dim italic"))
-            return
-        avail = (table.size.width or self._width - 4) - 2  # less the vertical scrollbar
-        key_w = min(max(len(c.key) for c in d.changes), 16) if avail >= 130 else 0
-        ncols = 6 + (1 if key_w else 0)
-        free = max(avail - (5 + 5 + 6) - 2 * ncols - key_w, 24)  # scores, cell padding, id
-        q_w = max(8, free * 2 // 5)
-        p_w = max(8, (free - q_w) // 2)
-        if key_w:
-            table.add_column(Text("id"), width=key_w, key="key")
-        table.add_column(Text("question"), width=q_w, key="question")
-        table.add_column(Text("A answer"), width=p_w, key="pa")
-        table.add_column(Text("B answer"), width=p_w, key="pb")
-        table.add_column(Text("A", justify="right"), width=5, key="a")
-        table.add_column(Text("B", justify="right"), width=5, key="b")
-        table.add_column(Text("Δ B−A", justify="right"), width=6, key="d")
-        for c in d.changes:
-            cells: list[Text] = [cell_text(c.key, key_w)] if key_w else []
-            cells += [
-                cell_text(c.question, q_w),
-                _answer(c.prediction_a, c.refused_a, p_w),
-                _answer(c.prediction_b, c.refused_b, p_w),
-                plain(100 * c.score_a), plain(100 * c.score_b), signed(100 * c.delta, self.palette),
-            ]
-            table.add_row(*cells)
-        if table.row_count:
-            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+        self.query_one("#cmp-changes-title", Static).update(changes_title(d))
+        fill_changes(self.query_one("#cmp-changes", PlainTable), d, self.palette, self._width)
 
     def on_resize(self, event: Resize) -> None:
         if self.diff is not None and event.size.width != self._width:
@@ -409,7 +220,7 @@ class CompareScreen(BaseScreen):
         assert self.diff is not None
         return self.diff.cell_filter(outcome, criterion, base=self.base().with_(compare=None))
 
-    # -- actions -----------------------------------------------------------------------------
+    # -- opening what a table row stands for --------------------------------------------------
     def _browse(self, f: Filter) -> None:
         self.qa_app.open_browser(f)
 
@@ -450,18 +261,17 @@ class CompareScreen(BaseScreen):
     def _open_change(self, row: int) -> None:
         if not 0 <= row < len(self.change_refs):
             return
-        from .detail import DetailScreen
-
         self.app.push_screen(DetailScreen(self.base().with_(sort="delta"), self.change_refs[row].item_id))
 
+    # -- actions -----------------------------------------------------------------------------
     def action_open(self) -> None:
         focused = self.focused
         if isinstance(focused, OutcomeTable):
             self._open_cell(focused.cursor_coordinate)
-        elif focused is not None and focused.id == "cmp-slices":
-            self._open_slice(focused.cursor_row)  # type: ignore[attr-defined]
-        elif focused is not None and focused.id == "cmp-changes":
-            self._open_change(focused.cursor_row)  # type: ignore[attr-defined]
+        elif isinstance(focused, PlainTable) and focused.id == "cmp-slices":
+            self._open_slice(focused.cursor_row)
+        elif isinstance(focused, PlainTable) and focused.id == "cmp-changes":
+            self._open_change(focused.cursor_row)
 
     def action_browse_all(self) -> None:
         if self.diff is None:
@@ -469,8 +279,6 @@ class CompareScreen(BaseScreen):
         self.dismiss(self.base())
 
     def action_choose_b(self) -> None:
-        from .pick_run import RunPicker
-
         others = [r for r in self.runs if r != self.run_a]
         if not others:
             self.notify("No other run on this dataset to compare with.", severity="warning")
@@ -488,8 +296,6 @@ class CompareScreen(BaseScreen):
         self.reload()
 
     def action_threshold(self) -> None:
-        from .pick_run import RunPicker
-
         score = "F1-recall" if self.cdqa else "F1"
         labels = {t: f"{score} ≥ {t}" for t in THRESHOLDS}
 
@@ -512,21 +318,12 @@ class CompareScreen(BaseScreen):
         self.dismiss(None)
 
 
-def _answer(text: str | None, refused: bool | None, width: int) -> Text:
-    if text is None:
-        return Text("(none)", style="dim italic")
-    if not text.strip():
-        return Text("(empty)", style="dim italic")
-    return cell_text(text, width, style="italic" if refused else "")
-
-
 def open_compare(
     screen: Screen[Any], run_a: str, others: list[str], *, run_b: str | None = None, scope: Filter | None = None,
     done: Callable[[Filter | None], None] | None = None,
 ) -> None:
     """Open the compare screen for run A: straight away when B is known or there is one other
     run, else after picking B among `others`. `done` gets the filter to browse with B columns."""
-    from .pick_run import RunPicker
 
     def show(b: str | None) -> None:
         if b:

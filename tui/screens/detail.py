@@ -6,23 +6,41 @@ the item it ends on, so the browser's cursor follows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.query import ItemDetail, item_detail
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import Filter, ItemDetail, item_detail
 
-from ..messages import DetailLoaded, NeighbourFound
+from ..base import BaseScreen
+from ..dialogs import RunPicker
+from ..stale import DETAIL_STALE_BINDINGS, DetailStale
 from ..widgets import detail_parts as parts
-from .base import BaseScreen
-from .stale_actions import DETAIL_STALE_BINDINGS, DetailStale
+
+
+@dataclass
+class DetailLoaded(Message):
+    """An item to show, its position in the filter and the filter's count."""
+
+    detail: ItemDetail | None
+    position: int | None
+    total: int | None
+
+
+@dataclass
+class NeighbourFound(Message):
+    """`n`/`p` walked in SQL: the next item, or None at either end of the filter."""
+
+    item_id: int | None
+    step: int
 
 
 class DetailScreen(DetailStale, BaseScreen):
@@ -30,12 +48,14 @@ class DetailScreen(DetailStale, BaseScreen):
 
     HELP_TITLE = "Item detail"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step(1)", "Next", tooltip="Next item of the current filter"),
-        Binding("p", "step(-1)", "Previous", tooltip="Previous item of the current filter"),
-        Binding("a", "toggle_alignment", "Alignment", tooltip="Official F1 alignment ↔ character subsequence"),
-        Binding("r", "choose_run", "Run", tooltip="Show another run's prediction against the golds"),
-        *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale_actions); 1–9 choose a gold
-        Binding("escape", "back", "Back", tooltip="Back to the item browser"),
+        Binding("n", "step(1)", "Next", id="detail.next-item", tooltip="Next item of the current filter"),
+        Binding("p", "step(-1)", "Previous", id="detail.previous-item", tooltip="Previous item of the current filter"),
+        Binding("a", "toggle_alignment", "Alignment", id="detail.toggle-alignment",
+                tooltip="Official F1 alignment ↔ character subsequence"),
+        Binding("r", "choose_run", "Run", id="detail.choose-run",
+                tooltip="Show another run's prediction against the golds"),
+        *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
+        Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
 
     def __init__(
@@ -149,8 +169,6 @@ class DetailScreen(DetailStale, BaseScreen):
         self.notify("Character subsequence alignment" if self.subsequence else "Official F1 alignment", timeout=2)
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         if self.detail is None:
             return
         runs = sorted([o.run for o in self.detail.others] + self.detail.missing_runs

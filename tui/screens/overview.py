@@ -4,6 +4,7 @@ of the highlighted run with each slice's share of the errors. Enter opens the it
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -11,17 +12,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.report import DatasetOverview, overview
 from qa_inspect.core.query import Filter
+from qa_inspect.core.report import DatasetOverview, overview
 
-from ..messages import OverviewLoaded
+from ..base import BaseScreen
+from ..dialogs import RunPicker
+from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
-from ..widgets.overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
-from .base import BaseScreen
-from .stale_actions import OVERVIEW_STALE_BINDINGS, OverviewStale
+from ..widgets import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from .compare import open_compare
+
+@dataclass
+class OverviewLoaded(Message):
+    """`complete=False`: overall numbers only, the slices follow in a second message."""
+
+    datasets: list[DatasetOverview]
+    complete: bool = True
+
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
 
@@ -58,12 +69,15 @@ class OverviewScreen(OverviewStale, BaseScreen):
 
     HELP_TITLE = "Runs overview"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", tooltip="Open the items of the highlighted run or slice"),
-        Binding("r", "choose_run", "Run", tooltip="Choose a run and open its items"),
-        Binding("c", "compare", "Compare", tooltip="Compare the highlighted run (A) with another run (B)"),
-        Binding("tab", "app.focus_next", "Next table", show=False, tooltip="Move to the next table"),
-        Binding("g", "reload", "Reload", show=False, tooltip="Recompute the overview from the database"),
-        *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale_actions)
+        Binding("enter", "open", "Open", id="overview.open", tooltip="Open the items of the highlighted run or slice"),
+        Binding("r", "choose_run", "Run", id="overview.choose-run", tooltip="Choose a run and open its items"),
+        Binding("c", "compare", "Compare", id="overview.compare",
+                tooltip="Compare the highlighted run (A) with another run (B)"),
+        Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
+                tooltip="Move to the next table"),
+        Binding("g", "reload", "Reload", id="overview.reload", show=False,
+                tooltip="Recompute the overview from the database"),
+        *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
 
     def __init__(self) -> None:
@@ -201,8 +215,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.qa_app.open_browser(filter_for(ref))
 
     def action_choose_run(self) -> None:
-        from .pick_run import RunPicker
-
         def done(run: str | None) -> None:
             if run:
                 self.qa_app.open_run(run)
@@ -210,8 +222,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.app.push_screen(RunPicker("Open run", None, None), done)
 
     def action_compare(self) -> None:
-        from .compare import open_compare
-
         table = self.current
         ref = table.ref if table is not None else None
         if table is None or ref is None or ref.run is None:

@@ -1,1 +1,42 @@
-"""qa-inspect."""
+"""Widgets: the tables, panels and lines screens are built from, and the detail view's text parts.
+
+Holds `item_table` (a window of rows over a filter that may match 100k items) and
+`selectable_table` (the same with a selection mark), `facet_panel` (counts and errors per facet
+value, in its own worker), `filter_bar` and `status_line` (one line each above the items),
+`overview_tables` (runs and slices of the overview) and `detail_parts` (the item detail's blocks
+as `Content`; imported as a module: `from ..widgets import detail_parts`).
+
+May import: `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and `qa_inspect.core`; never a
+dialog, a screen or the app. A widget tells its screen what happened by posting a message.
+"""
+
+from __future__ import annotations
+
+from . import detail_parts
+from .detail_parts import group_golds, show_ts
+from .facet_panel import FacetList, FacetPanel
+from .filter_bar import FilterBar
+from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for
+from .overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from .selectable_table import SelectableItemTable
+from .status_line import StatusLine
+
+__all__ = [
+    "TABLE_KEYS",
+    "WINDOW",
+    "Col",
+    "FacetList",
+    "FacetPanel",
+    "FilterBar",
+    "ItemTable",
+    "RowRef",
+    "RunsTable",
+    "SelectableItemTable",
+    "SlicesTable",
+    "StatusLine",
+    "columns_for",
+    "detail_parts",
+    "group_golds",
+    "is_cdqa_family",
+    "show_ts",
+]

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from rich.cells import cell_len
 from textual.content import Content
 
-from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo
 from qa_inspect.core.flags import Flag
+from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo
 
 from ..text import clean, truncate
 

@@ -32,10 +32,19 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.query import FACETS, FacetRow, FacetTable, clear, facet_table, facet_tables, select, selected
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import (
+    FACETS,
+    FacetRow,
+    FacetTable,
+    Filter,
+    clear,
+    facet_table,
+    facet_tables,
+    select,
+    selected,
+)
 
-from ..screens.base import WorkerErrors
+from ..base import WorkerErrors
 from ..text import BLOCKS, clean, truncate
 
 DEBOUNCE = 0.3
@@ -89,6 +98,47 @@ def split_bar(items: int, errors: int | None, largest: int, width: int, ok: str,
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Colours:
+    """Theme colours of the panel: bars (`ok`), their error part (`bad`), selected values (`accent`)."""
+
+    ok: str
+    bad: str
+    accent: str
+
+
+@dataclass(frozen=True, slots=True)
+class Widths:
+    """Cells of the value label and the bar; whether the error columns are shown."""
+
+    value: int
+    bar: int
+    errors: bool
+
+
+def facet_head(name: str, chosen: bool, widths: Widths, colours: Colours) -> Text:
+    """A facet's title row label; ⌫ when it has a selection (backspace clears it)."""
+    head = Text.assemble((FACETS[name].label, f"bold {colours.ok}"))
+    if chosen:
+        head.append(" ⌫", style="dim")
+    head.truncate(3 + widths.value, overflow="ellipsis")
+    return head
+
+
+def value_cells(name: str, r: FacetRow, chosen: set[str], largest: int, widths: Widths, colours: Colours) -> list[Text]:
+    """One value's row: ● when selected, its label (data: cleaned), items, error rate and share, bar."""
+    on = str(r.value) in chosen or (name in ("refused", "stale") and r.value is not None
+                                    and str(int(r.value)) in chosen)
+    label = Text.assemble((" ● " if on else "   ", colours.accent),
+                          (truncate(clean(r.label), widths.value), "bold" if on else ("dim" if r.filter is None else "")))
+    cells = [label, Text(f"{r.items:,}", justify="right")]
+    if widths.errors:
+        cells.append(Text("" if r.error_rate is None else f"{r.error_rate:.0f}%", justify="right"))
+        cells.append(Text("" if r.error_share is None else f"{r.error_share:.0f}%", justify="right", style="dim"))
+    cells.append(Text.assemble("  ", split_bar(r.items, r.errors, largest, widths.bar, colours.ok, colours.bad)))
+    return cells
+
+
 @dataclass
 class FacetsLoaded(Message):
     generation: int
@@ -102,11 +152,15 @@ class FacetList(DataTable[Text]):
     """The rows of every facet: a title row per facet, then its values."""
 
     BINDINGS = [
-        Binding("enter", "choose", "Only this", tooltip="Filter to this value only (again, or on a facet title: clear it)"),
-        Binding("space", "toggle", "Add/remove", tooltip="Add this value to the facet's selection, or remove it"),
-        Binding("backspace", "clear_facet", "Clear facet", tooltip="Clear the selection of the facet under the cursor"),
-        Binding("delete", "clear_facet", "Clear facet", show=False, tooltip="Clear the selection of the facet under the cursor"),
-        Binding("escape", "leave", "Items", tooltip="Back to the item table"),
+        Binding("enter", "choose", "Only this", id="facets.choose",
+                tooltip="Filter to this value only (again, or on a facet title: clear it)"),
+        Binding("space", "toggle", "Add/remove", id="facets.toggle",
+                tooltip="Add this value to the facet's selection, or remove it"),
+        Binding("backspace", "clear_facet", "Clear facet", id="facets.clear",
+                tooltip="Clear the selection of the facet under the cursor"),
+        Binding("delete", "clear_facet", "Clear facet", id="facets.clear-delete", show=False,
+                tooltip="Clear the selection of the facet under the cursor"),
+        Binding("escape", "leave", "Items", id="facets.leave", tooltip="Back to the item table"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -274,6 +328,7 @@ class FacetPanel(WorkerErrors, Vertical):
         self.query_one("#facet-title", Static).update(Content.assemble(*parts))
 
     def _fill(self) -> None:
+        """Every facet: a title row, then one row per value; the cursor stays on its row."""
         table = self.query_one(FacetList)
         keep = table.ref
         keep_key = (keep[0], None if keep[1] is None else str(keep[1].value)) if keep else None
@@ -282,8 +337,26 @@ class FacetPanel(WorkerErrors, Vertical):
         if not self.tables:
             return
         theme = self.app.current_theme
-        ok, bad = theme.primary or "blue", theme.error or "red"
-        accent = theme.accent or "yellow"
+        colours = Colours(theme.primary or "blue", theme.error or "red", theme.accent or "yellow")
+        widths = self._add_columns(table, colours)
+        cursor = 0
+        f = self.filter or Filter()
+        for t in self.tables:
+            chosen = {str(v) for v in selected(f, t.name)}
+            table.add_row(facet_head(t.name, bool(chosen), widths, colours), *[Text("")] * (len(table.columns) - 1))
+            if keep_key == (t.name, None):
+                cursor = table.row_count - 1
+            table.refs.append((t.name, None))
+            largest = max((r.items for r in t.rows), default=0)
+            for r in t.rows:
+                table.add_row(*value_cells(t.name, r, chosen, largest, widths, colours))
+                table.refs.append((t.name, r))
+                if keep_key == (t.name, str(r.value)):
+                    cursor = table.row_count - 1
+        table.move_cursor(row=cursor, animate=False)
+
+    def _add_columns(self, table: FacetList, colours: Colours) -> Widths:
+        """value, items, (err%, share,) bar: the value and bar columns share what the panel leaves."""
         has_errors = any(t.errors is not None for t in self.tables)
         inner = max((table.size.width or (self.size.width or 48) - 1) - 2, 30)  # less the scrollbar
         longest = max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows),
@@ -296,38 +369,11 @@ class FacetPanel(WorkerErrors, Vertical):
         if has_errors:
             table.add_column(Text("err%", justify="right"), width=5, key="rate")
             table.add_column(Text("share", justify="right"), width=6, key="share")
+        ok, bad = colours.ok, colours.bad
         legend = Text.assemble("  ", ("█", ok), " n ", ("█", bad), " err") if has_errors else Text("  items")
         legend.truncate(bar_w + 2)
         table.add_column(legend, width=bar_w + 2, key="bar")
-        cursor = 0
-        f = self.filter or Filter()
-        for t in self.tables:
-            chosen = {str(v) for v in selected(f, t.name)}
-            head = Text.assemble((FACETS[t.name].label, f"bold {ok}"))
-            if chosen:
-                head.append(" ⌫", style="dim")
-            head.truncate(3 + value_w, overflow="ellipsis")
-            table.add_row(head, *[Text("")] * (len(table.columns) - 1))
-            if keep_key == (t.name, None):
-                cursor = table.row_count - 1
-            table.refs.append((t.name, None))
-            largest = max((r.items for r in t.rows), default=0)
-            for r in t.rows:
-                on = str(r.value) in chosen or (t.name in ("refused", "stale") and r.value is not None
-                                                and str(int(r.value)) in chosen)
-                label = Text.assemble((" ● " if on else "   ", accent),
-                                      (truncate(clean(r.label), value_w), "bold" if on else ("dim" if r.filter is None else "")))
-                cells = [label, Text(f"{r.items:,}", justify="right")]
-                if has_errors:
-                    cells.append(Text("" if r.error_rate is None else f"{r.error_rate:.0f}%", justify="right"))
-                    cells.append(Text("" if r.error_share is None else f"{r.error_share:.0f}%", justify="right",
-                                      style="dim"))
-                cells.append(Text.assemble("  ", split_bar(r.items, r.errors, largest, bar_w, ok, bad)))
-                table.add_row(*cells)
-                table.refs.append((t.name, r))
-                if keep_key == (t.name, str(r.value)):
-                    cursor = table.row_count - 1
-        table.move_cursor(row=cursor, animate=False)
+        return Widths(value_w, bar_w, has_errors)
 
     def on_resize(self) -> None:
         if self.tables:

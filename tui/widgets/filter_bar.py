@@ -5,8 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qa_inspect.core.query import FACETS
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import FACETS, Filter
 
 from ..text import clean, truncate
 

@@ -24,6 +24,15 @@ from ..text import cell_text, number
 WINDOW = 120
 """Rows held by the widget at once (a few screens; each window change re-renders them)."""
 
+TABLE_KEYS: list[tuple[str, str]] = [
+    ("↑ ↓", "move the cursor (more rows load as you go)"),
+    ("pgup pgdn", "page through the items"),
+    ("home end", "first / last item of the filter"),
+    ("click header", "sort by that column (again: reverse)"),
+    ("click row", "highlight; click again to open"),
+]
+"""Help rows for the table's own keys and the mouse (the browser's help section lists them)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Col:
@@ -89,11 +98,11 @@ class ItemTable(DataTable[Text]):
     """Items of the current filter, one window at a time."""
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Open", tooltip="Open the item under the cursor"),
-        Binding("home", "first", "First item", show=False),
-        Binding("end", "last", "Last item", show=False),
-        Binding("ctrl+home", "first", "First item", show=False),
-        Binding("ctrl+end", "last", "Last item", show=False),
+        Binding("enter", "select_cursor", "Open", id="item-table.open", tooltip="Open the item under the cursor"),
+        Binding("home", "first", "First item", id="item-table.first", show=False),
+        Binding("end", "last", "Last item", id="item-table.last", show=False),
+        Binding("ctrl+home", "first", "First item", id="item-table.first-ctrl", show=False),
+        Binding("ctrl+end", "last", "Last item", id="item-table.last-ctrl", show=False),
     ]
 
     @dataclass

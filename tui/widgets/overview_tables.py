@@ -42,9 +42,9 @@ class RunsTable(DataTable[Text]):
     """The runs of one dataset, with the human estimate as a last, dimmed row."""
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Open", tooltip="Open the items of this run"),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("up", "cursor_up", "Up", show=False),
+        Binding("enter", "select_cursor", "Open", id="runs-table.open", tooltip="Open the items of this run"),
+        Binding("down", "cursor_down", "Down", id="runs-table.cursor-down", show=False),
+        Binding("up", "cursor_up", "Up", id="runs-table.cursor-up", show=False),
     ]
 
     def __init__(self, ds: DatasetOverview, **kwargs: object) -> None:
@@ -125,7 +125,8 @@ def _bar_style(table: DataTable[Text]) -> str:
 class SlicesTable(DataTable[Text]):
     """Per split / tag / answer type: items, metrics, errors and each slice's share of errors."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Open", tooltip="Open the items of this slice")]
+    BINDINGS = [Binding("enter", "select_cursor", "Open", id="slices-table.open",
+                        tooltip="Open the items of this slice")]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,361 @@
+"""Pilot tests: drive the app on sample_runs/ with keys and assert state, not pixels (`db`, a fresh
+copy of the loaded database per test, comes from tests/tui/conftest.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select, Static
+
+from qa_inspect.core import flags, query
+from qa_inspect.core.query import Filter
+from qa_inspect.tui.app import QAInspectApp
+from qa_inspect.tui.commands import ActionsProvider
+from qa_inspect.tui.dialogs import FilterScreen, HelpScreen
+from qa_inspect.tui.screens import BrowserScreen, DetailScreen, OverviewScreen
+from qa_inspect.tui.widgets import ItemTable
+from tests.helpers import SIZE, app_for, async_test, open_run, settle
+
+
+def count(db: Path, f: Filter) -> int:
+    with sqlite3.connect(db) as conn:
+        return query.count(conn, f)
+
+
+@async_test
+async def test_overview_then_enter_opens_browser(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.sub_title == "sample_runs"
+        assert [ds.name for ds in app.screen.datasets] == ["cdqa_sample", "cmrc2018_dev_sample"]
+        await pilot.press("down", "down", "down")  # past glm-6b, qwen → into the CMRC table
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        assert screen.filter.run == "bidaf-baseline"
+        assert screen.total == 153
+        assert screen.metrics is not None and screen.metrics.em == pytest.approx(39.2, abs=0.05)
+
+
+@async_test
+async def test_slice_row_opens_filtered_browser(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("tab", "tab")  # cdqa runs → cmrc runs → slices table
+        focused = app.screen.focused
+        assert focused is not None and focused.id == "slices"
+        await pilot.press("down", "enter")  # first slice after "all items"
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        f = screen.filter
+        assert f.run and (f.splits or f.tags or f.answer_types)
+        assert screen.total == count(db, f)
+
+
+@async_test
+async def test_filters_update_count_and_metrics(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bert-base-chinese")
+        all_items, em_all = screen.total, screen.metrics.em  # type: ignore[union-attr]
+        await pilot.press("w")  # wrong only
+        await settle(pilot)
+        assert screen.filter.em == 0
+        assert screen.total == count(db, Filter(run="bert-base-chinese", em=0)) < all_items  # type: ignore[operator]
+        assert screen.metrics is not None and screen.metrics.em == 0.0 != em_all
+        await pilot.press("slash")
+        await pilot.press(*"嘉兴南站")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.filter.search == "嘉兴南站"
+        assert screen.total == count(db, Filter(run="bert-base-chinese", em=0, search="嘉兴南站")) >= 1
+        table = screen.query_one(ItemTable)
+        assert all("嘉兴南站" in r.question or "嘉兴南站" in (r.prediction or "") for r in table.win_rows)
+        await pilot.press("x")
+        await settle(pilot)
+        assert screen.total == all_items
+
+
+@async_test
+async def test_open_item_and_walk_with_n_p(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        rows = list(table.win_rows[:3])
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        assert detail.detail is not None and detail.detail.question == rows[0].question
+        assert detail.position == 0
+        question = str(detail.query_one("#d-question", Static).render())
+        assert rows[0].question in question
+        await pilot.press("n")
+        await settle(pilot)
+        assert detail.detail.item_id == rows[1].item_id and detail.position == 1
+        await pilot.press("n")
+        await settle(pilot)
+        assert detail.detail.item_id == rows[2].item_id
+        await pilot.press("p")
+        await settle(pilot)
+        assert detail.detail.item_id == rows[1].item_id
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+        assert table.current is not None and table.current.item_id == rows[1].item_id
+
+
+@async_test
+async def test_compare_adds_columns_and_disagree_filter(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        assert "delta" not in [c.key for c in table.cols]
+        await pilot.press("C")  # B columns only (c opens the compare screen)
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")  # (no comparison), bert, roberta
+        await settle(pilot)
+        assert screen.filter.compare == "roberta-wwm-large"
+        keys = [c.key for c in table.cols]
+        assert {"b_em", "b_main", "delta"} <= set(keys)
+        assert screen.compare_metrics is not None and screen.compare_metrics.em is not None
+        assert table.win_rows[0].compare_f1 is not None
+        await pilot.press("d")
+        await settle(pilot)
+        f = Filter(run="bidaf-baseline", compare="roberta-wwm-large", only_disagree=True, dataset="cmrc2018_dev_sample")
+        assert screen.filter.only_disagree and screen.total == count(db, f) < 153
+
+
+@async_test
+async def test_sort_by_header_click_and_key(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        table.post_message(ItemTable.Sort("f1"))
+        await settle(pilot)
+        assert screen.filter.sort == "f1" and not screen.filter.descending
+        values = [r.f1 for r in table.win_rows if r.f1 is not None]
+        assert values == sorted(values)
+        table.post_message(ItemTable.Sort("f1"))
+        await settle(pilot)
+        assert screen.filter.descending
+        await pilot.press("o")  # the sort picker, on the current column
+        await settle(pilot)
+        await pilot.press("up", "enter")  # the column before F1: EM
+        await settle(pilot)
+        assert screen.filter.sort == "em" and not screen.filter.descending
+
+
+@async_test
+async def test_filter_dialog_applies(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "glm-6b")
+        await pilot.press("f")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, FilterScreen)
+        dialog.query_one("#f-refused", Select).value = 2  # refused
+        await settle(pilot)
+        assert dialog.draft().refused is True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen and screen.filter.refused is True
+        assert screen.total == count(db, Filter(run="glm-6b", refused=True)) > 0
+
+
+@async_test
+async def test_model_text_is_shown_literally(db: Path) -> None:
+    nasty = "[bold red]x[/] \x1b[2J\x07end"
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE predictions SET text = ? WHERE id = (SELECT p.id FROM predictions p JOIN runs r"
+            " ON r.id = p.run_id JOIN items i ON i.id = p.item_id WHERE r.name = 'bidaf-baseline'"
+            " AND i.key = 'DEV_4_QUERY_0')",
+            (nasty,),
+        )
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        cell = table.get_row_at(0)[[c.key for c in table.cols].index("prediction")]
+        assert cell.plain.startswith("[bold red]x[/] ␛[2J␇")
+        await pilot.press("enter")
+        await settle(pilot)
+        text = str(app.screen.query_one("#d-answers", Static).render())
+        assert "[bold red]x[/] ␛[2J␇end" in text
+        assert "\x1b" not in text
+
+
+@async_test
+async def test_help_and_palette_reach_every_action(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        body = str(app.screen.query_one("#help-body Static", Static).render())
+        for section in ("Item browser", "Runs overview", "Item detail", "Everywhere"):
+            assert section in body
+        assert body.index("Item browser") < body.index("Runs overview")
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        titles = [t for t, _, _ in ActionsProvider(screen)._entries()]
+        described = [b for b in BrowserScreen.BINDINGS if getattr(b, "description", "")]
+        assert len(titles) >= len(described) + 2  # + help, quit
+        for b in described:
+            assert any(t.startswith(b.description) for t in titles), b  # type: ignore[union-attr]
+
+
+@async_test
+async def test_worker_error_becomes_notification(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: object, **__: object) -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(query, "metrics_ab", boom)
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_run(pilot, "bidaf-baseline")
+        assert any("disk on fire" in str(n.message) for n in app._notifications)
+
+
+@async_test
+async def test_small_terminal(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "qwen-7b-chat")
+        table = screen.query_one(ItemTable)
+        assert sum(table.widths) + 2 * len(table.widths) <= 80
+        assert "f1_recall" in [c.key for c in table.cols] and "em" not in [c.key for c in table.cols]
+
+
+@async_test
+async def test_empty_database_says_what_to_do(tmp_path: Path) -> None:
+    app = QAInspectApp(db_path=tmp_path / "empty.db", runs_dir=Path("runs"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        text = str(app.screen.query_one("#overview-empty", Static).render())
+        assert "No datasets loaded" in text
+        await pilot.press("q")
+
+
+@async_test
+async def test_n_past_the_browser_window_walks_in_sql(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        f = Filter(run="bidaf-baseline", em=0, sort="f1", descending=True)
+        with sqlite3.connect(db) as conn:
+            ids = [r.item_id for r in query.page(conn, f, 0, 4)]
+        app.push_screen(DetailScreen(f, ids[0], nav=ids[:2], nav_start=0))
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen) and detail.position == 0
+        for k in (1, 2, 3):  # 1 from the window, 2 and 3 from SQL
+            await pilot.press("n")
+            await settle(pilot)
+            assert detail.detail is not None and detail.detail.item_id == ids[k] and detail.position == k
+        await pilot.press("p", "p", "p")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[0]
+        await pilot.press("p")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[0]  # first item: stays, says so
+
+
+@async_test
+async def test_mouse_header_click_sorts_and_double_click_opens(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        keys = [c.key for c in table.cols]
+        k = keys.index("f1")
+        x = sum(w + 2 for w in table.widths[:k]) + 2
+        await pilot.click(ItemTable, offset=(x, 0))
+        await settle(pilot)
+        assert screen.filter.sort == "f1"
+        await pilot.click(ItemTable, offset=(3, 3))  # highlight the third row
+        await pilot.click(ItemTable, offset=(3, 3))  # and open it
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        assert app.screen.detail is not None and app.screen.detail.item_id == table.win_rows[2].item_id
+
+
+@async_test
+async def test_theme_switch_recolours_tables(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "qa-inspect"
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        app.theme = "textual-light"
+        await settle(pilot)
+        assert table.palette["good"] == app.current_theme.success
+        assert table.win_rows  # rows rebuilt, not lost
+
+
+@async_test
+async def test_stale_gold_shows_in_table_and_detail(db: Path) -> None:
+    with sqlite3.connect(db, isolation_level=None) as conn:
+        flags.append(conn, "mark", "cmrc2018_dev_sample", "DEV_52_QUERY_1", "近5.6万平方米",
+                     author="alice", reason="station extended", proposed="约6万平方米")
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        screen.set_filter(screen.filter.with_(stale=True))
+        await settle(pilot)
+        table = screen.query_one(ItemTable)
+        assert screen.total == 1 and table.win_rows[0].key == "DEV_52_QUERY_1" and table.win_rows[0].stale
+        assert table.get_row_at(0)[[c.key for c in table.cols].index("stale")].plain == "stale"
+        await pilot.press("enter")
+        await settle(pilot)
+        text = str(app.screen.query_one("#d-answers", Static).render())
+        assert "⚑ stale" in text and "alice" in text and "station extended" in text and "约6万平方米" in text
+
+
+@async_test
+async def test_keymap_rebinds_keys_by_binding_id(db: Path) -> None:
+    """Binding ids are what a keymap names: `browser.toggle-errors` moves from w to W, and the
+    shared stale keys move on every screen that has them."""
+    app = app_for(db)
+    app.set_keymap({"browser.toggle-errors": "W", "stale.undo": "ctrl+z"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.press("w")
+        await settle(pilot)
+        assert screen.filter.em is None  # w is free now
+        await pilot.press("W")
+        await settle(pilot)
+        assert screen.filter.em == 0
+        keys = {active.binding.id: key for key, active in app.active_bindings.items()}
+        assert keys["stale.undo"] == "ctrl+z" and keys["browser.toggle-errors"] == "W"

@@ -1,0 +1,36 @@
+"""Dialogs: modal screens that ask one thing and dismiss with the answer.
+
+Holds `confirm` (yes/no), `export` (a file path for the item list), `filters` (every browser
+filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
+(choose a run or any named choice) and `slices` (save, list, open and delete saved slices, and
+their palette entries).
+
+May import: `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and
+`qa_inspect.core`; never a screen or the app. A dialog returns its answer through `dismiss`; the
+screen that opened it acts on it (or the app, through `QAApp`).
+"""
+
+from __future__ import annotations
+
+from .confirm import ConfirmDialog
+from .export import ExportDialog, default_path, export_dir, safe_stem
+from .filters import FilterScreen
+from .help import HelpScreen, section
+from .pick_run import NONE, RunPicker
+from .slices import SaveSliceDialog, SlicesProvider, SlicesScreen
+
+__all__ = [
+    "NONE",
+    "ConfirmDialog",
+    "ExportDialog",
+    "FilterScreen",
+    "HelpScreen",
+    "RunPicker",
+    "SaveSliceDialog",
+    "SlicesProvider",
+    "SlicesScreen",
+    "default_path",
+    "export_dir",
+    "safe_stem",
+    "section",
+]

@@ -1,0 +1,119 @@
+"""Export (`e`): ask for a file path; the extension picks the format (csv, jsonl, parquet, md).
+
+The default path is `<runs_dir>/.qa-inspect/exports/<slice-or-run>.csv` (beside the database when
+the app has no runs folder), made unique so an earlier export is never replaced unasked.
+The browser writes the file in a worker (`core.export.export_items`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, Label, Static
+
+from qa_inspect.core.query import FORMATS, ExportError, export_format
+
+from ..base import BaseModal
+from ..text import clean
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\s]+")
+
+
+def safe_stem(name: str) -> str:
+    """A file name stem from a slice or run name: no separators, spaces or control characters."""
+    stem = _UNSAFE.sub("-", name).strip("-.")
+    return stem[:80] or "items"
+
+
+def export_dir(runs_dir: Path | None, db_path: Path) -> Path:
+    return runs_dir / ".qa-inspect" / "exports" if runs_dir is not None else db_path.parent / "exports"
+
+
+def default_path(folder: Path, name: str, ext: str = ".csv") -> Path:
+    """`folder/name.csv`, or `name-2.csv`, `name-3.csv` … when taken."""
+    stem = safe_stem(name)
+    path = folder / f"{stem}{ext}"
+    n = 2
+    while path.exists():
+        path = folder / f"{stem}-{n}{ext}"
+        n += 1
+    return path
+
+
+class ExportDialog(BaseModal):
+    """Returns the chosen path, or None when cancelled."""
+
+    HELP_TITLE = "Export"
+    DEFAULT_CSS = """
+    ExportDialog #export-what { margin-bottom: 1; }
+    ExportDialog #export-msg { height: auto; margin-top: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
+    ]
+
+    def __init__(self, default: Path, items: int | None, what: str) -> None:
+        super().__init__()
+        self.default = default
+        self.items = items
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        count = "the items" if self.items is None else f"{self.items:,} item{'s' if self.items != 1 else ''}"
+        with Vertical(id="export", classes="dialog"):
+            yield Label(Content("Export the item list"), classes="dialog-title")
+            yield Static(Content.assemble(
+                (count, "bold $accent"), (" of ", "$foreground-muted"), clean(self.what),
+                ("\ncolumns shown plus every gold and score · the extension picks the format", "$foreground-muted"),
+            ), id="export-what")
+            yield Input(str(self.default), placeholder="file path (.csv .jsonl .parquet .md)", id="export-path",
+                        compact=True)
+            yield Static(id="export-msg")
+
+    def on_mount(self) -> None:
+        box = self.query_one(Input)
+        box.focus()
+        box.cursor_position = len(box.value)
+        self._check(box.value)
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._check(event.value)
+
+    def _check(self, value: str) -> bool:
+        msg = self.query_one("#export-msg", Static)
+        text = value.strip()
+        if not text:
+            msg.update(Content.styled("A file path, please.", "$error"))
+            return False
+        path = Path(text).expanduser()
+        try:
+            fmt = export_format(path)
+        except ExportError:
+            exts = " ".join(sorted(FORMATS))
+            msg.update(Content.styled(f"Unknown extension {clean(path.suffix) or '(none)'}: use {exts}", "$error"))
+            return False
+        note: list[tuple[str, str]] = [("format ", "$foreground-muted"), (fmt, "bold")]
+        if path.is_dir():
+            msg.update(Content.styled("That is a folder: add a file name.", "$error"))
+            return False
+        if path.exists():
+            note.append(("  · exists: it will be replaced", "$warning"))
+        note.append(("  · enter exports · escape cancels", "$foreground-muted"))
+        msg.update(Content.assemble(*note))
+        return True
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self._check(event.value):
+            self.dismiss(Path(event.value.strip()).expanduser())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
