@@ -41,7 +41,7 @@ def test_core_root_is_small() -> None:
     assert len(modules) <= MAX_CORE_ROOT_MODULES, modules
 
 
-@pytest.mark.parametrize("path", _sources(CORE, ".py"),
+@pytest.mark.parametrize("path", _sources(CORE, ".py") + _sources(TUI, ".py", ".tcss"),
                          ids=lambda p: p.relative_to(REPO).as_posix())
 def test_file_is_short_enough_to_read(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
@@ -59,13 +59,27 @@ def test_core_functions_are_short() -> None:
     assert not long, "\n".join(long)
 
 
+def test_sql_runs_in_core_and_the_ui_s_connection_pool_only() -> None:
+    """No `execute(` under tui/ (screens, dialogs, CLI) except the worker pool's connection setup."""
+    calls = [
+        f"{path.relative_to(REPO)}:{node.lineno}"
+        for path in _sources(TUI, ".py") if path.name != "workers.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in ("execute", "executemany", "executescript")
+    ]
+    assert not calls, calls
+
+
 def test_every_package_has_a_face() -> None:
     """Each package's __init__ says what it holds (docstring) and what it hands on (`__all__`)."""
     missing = []
-    for init in sorted(CORE.rglob("__init__.py")):
+    for init in sorted([*CORE.rglob("__init__.py"), *TUI.rglob("__init__.py")]):
         tree = ast.parse(init.read_text(encoding="utf-8"))
-        has_all = any(isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)
-                      for n in tree.body)
+        has_all = any(
+            (isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets))
+            or (isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__all__")
+            for n in tree.body
+        )
         if not ast.get_docstring(tree) or not has_all:
             missing.append(str(init.relative_to(REPO)))
     assert not missing, missing
