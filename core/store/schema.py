@@ -170,7 +170,7 @@ MIGRATIONS: list[str] = [
     """,
     # 2 → 3: a covering index for the item browser. Every filter change aggregates one run's
     # scores over all items of the slice; with the scores in the index SQLite never reads the
-    # (large, text-holding) prediction rows: ~25% faster metrics at 100k items (bench/bench_tui.py).
+    # (large, text-holding) prediction rows: ~25% faster metrics at 100k items (tests/bench/bench_tui.py).
     """
     CREATE INDEX IF NOT EXISTS predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused);
     """,

@@ -1,6 +1,6 @@
 """TUI benchmark (a script, not a test): 100k items × 10 runs, in a headless app.
 
-    python bench/bench_tui.py [--items 100000] [--runs 10] [--db PATH] [--rebuild]
+    python tests/bench/bench_tui.py [--items 100000] [--runs 10] [--db PATH] [--rebuild]
 
 Builds a synthetic database straight into the real schema (executemany; in a child process, so
 the build does not count towards the app's memory), then drives `QAInspectApp` with

@@ -1,6 +1,6 @@
 """Benchmark: qa_inspect.core.metrics.cmrc against the plain official algorithm (baseline_cmrc).
 
-    python bench/bench_score.py [DEV_JSON] [--runs N]
+    python tests/bench/bench_score.py [DEV_JSON] [--runs N]
 
 Generates N deterministic prediction maps for CMRC 2018 dev (exact golds, random context spans,
 truncated/extended golds, English answers, punctuation noise, missing ids), scores them with both
@@ -26,7 +26,7 @@ import baseline_cmrc  # noqa: E402
 from qa_inspect.core.metrics import cmrc  # noqa: E402
 from qa_inspect.core.metrics.segment import cache_clear  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "cmrc2018_dev.json"
+DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "cmrc2018_dev.json"
 ENGLISH = ["the answer is", "in 1998", "New York City", "it's not known", "U.S. Open", "cannot say",
            "about 3.5 million", "ACL 2024", "\"quoted\" text", "Dr. Smith's house", "C++ and Python"]
 

@@ -1,6 +1,6 @@
 """Benchmark: load a generated runs folder of 100 runs × CMRC dev (≈320k predictions), scoring included.
 
-    python bench/bench_load.py [--runs 100] [--dev PATH] [--keep DIR]
+    python tests/bench/bench_load.py [--runs 100] [--dev PATH] [--keep DIR]
 
 Builds the folder in a temporary directory (the dev set is symlinked, predictions generated with a
 fixed seed: exact golds, boundary errors, random context spans, missing ids), then runs the real
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "cmrc2018_dev.json"
+DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "cmrc2018_dev.json"
 
 
 def make_prediction(rng: random.Random, context: str, gold: str, start: int) -> str | None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Regenerate every generated file under sample_runs/ (deterministically).
 
-    python scripts/make_sample_runs.py [--dev PATH] [--check]
+    python tests/tools/make_sample_runs.py [--dev PATH] [--check]
 
 CMRC 2018 part (needs the shared dev set; skipped with a message when it is absent):
   sample_runs/cmrc2018/cmrc2018_dev_sample.json      every 22nd passage of the dev set from #4
@@ -32,7 +32,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "sample_runs"
 DEFAULT_DEV = ROOT.parent / "shared" / "data" / "cmrc2018_dev.json"
 

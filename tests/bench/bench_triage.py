@@ -1,6 +1,6 @@
 """Triage benchmark (a script, not a test): compare screen, facet panel and export at 100k items.
 
-    python bench/bench_triage.py [--items 100000] [--runs 10] [--db PATH] [--rebuild]
+    python tests/bench/bench_triage.py [--items 100000] [--runs 10] [--db PATH] [--rebuild]
 
 Uses the synthetic database of `bench_tui.py` (built on first use) and a headless app; prints:
 
