@@ -91,8 +91,8 @@ class DatasetOverview:
     def over(self) -> str:
         """What its numbers are computed over, in words (the official script's denominators)."""
         if self.uses_f1_recall:
-            return "F1-recall over answered items, answer rate over the run's responses"
-        return "EM/F1 over all items, a missing prediction counts 0"
+            return "F1-recall over answered, answer rate over responses"
+        return "EM/F1 over all items, missing = 0"
 
     @property
     def dimensions(self) -> list[str]:
@@ -134,8 +134,8 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
             ds.runs.append(RunOverview(rname, model, rpath, rfmt, scorer, npred, unmatched, overall, parts))
         if not cdqa:
             human_rows = conn.execute(_HUMAN_SQL, (ds_id,)).fetchall()
-            overall, parts = _aggregate(ds, human_rows, cdqa, human=True, per_slice=slices)
-            if overall.items:
+            if human_rows:  # none where every item has a single gold: blank, not 0
+                overall, parts = _aggregate(ds, human_rows, cdqa, human=True, per_slice=slices)
                 ds.human = RunOverview(HUMAN, None, "", "", None, overall.items, 0, overall, parts)
         out.append(ds)
     return out

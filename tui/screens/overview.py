@@ -23,7 +23,7 @@ from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
-from ..widgets import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from ..widgets import RowRef, RunsTable, SlicesTable
 from .compare import open_compare
 
 @dataclass
@@ -42,22 +42,21 @@ def filter_for(ref: RowRef) -> Filter:
     f = Filter(dataset=ref.dataset, run=ref.run)
     if ref.dimension in FILTER_FIELD and ref.value is not None:
         f = f.with_(**{FILTER_FIELD[ref.dimension]: (ref.value,)})
+    elif ref.value is not None and ref.dimension != "all":  # a label without a Filter field of its own
+        f = f.with_(facets=((ref.dimension, ref.value),))
     return f
 
 
 def dataset_title(ds: DatasetOverview, extra: list[tuple[str, str]] | None = None) -> Content:
     parts: list[tuple[str, str] | str] = [
-        (clean(ds.name), "bold $primary"), ("  ", ""), (ds.family, "$foreground-muted"),
+        (clean(ds.name), "bold $primary"), ("  ", ""), (ds.scorer or ds.family, "$foreground-muted"),
         ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
         *(extra or []),  # stale golds, and whether the numbers leave them out
         ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
     ]
     if not ds.runs:
         parts.append(("  (no predictions matched it: enter browses its items and golds)", "italic $foreground-muted"))
-    h = ds.human.overall if ds.human else None
-    if h is not None and h.f1 is not None:
-        parts += [("  human ", "$foreground-muted"), (f"EM {h.em or 0:.1f} F1 {h.f1:.1f}", "italic")]
-    return Content.assemble(*parts)
+    return Content.assemble(*parts)  # the human estimate is the table's last row
 
 
 class RunsBox(VerticalScroll, can_focus=False):
@@ -194,7 +193,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
             run = ds.human
         self.query_one(SlicesTable).show(ds, run, loading=not self.complete)
         who = clean(run.name) if run else clean(ds.name) + " (no run)"
-        metric = "F1-recall over answered items" if is_cdqa_family(ds) else "EM/F1 over all items, missing = 0"
+        metric = ds.over
         if ref is not None and ref.human:
             metric = "each gold scored against the others"
         self.query_one("#slices-title", Static).update(Content.assemble(

@@ -17,7 +17,7 @@ from .detail_parts import group_golds, show_ts
 from .facet_panel import FacetList, FacetPanel
 from .filter_bar import FilterBar
 from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for
-from .overview_tables import RowRef, RunsTable, SlicesTable, is_cdqa_family
+from .overview_tables import RowRef, RunsTable, SlicesTable
 from .selectable_table import SelectableItemTable
 from .status_line import StatusLine
 
@@ -37,6 +37,5 @@ __all__ = [
     "columns_for",
     "detail_parts",
     "group_golds",
-    "is_cdqa_family",
     "show_ts",
 ]

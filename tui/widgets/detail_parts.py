@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from textual.content import Content
 
 from qa_inspect.core.flags import Flag
+from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo
 
 from ..text import clean, truncate
@@ -86,7 +87,7 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
     below; flags whose gold text is gone from this release close the list as resolved."""
     p = d.prediction
     lines: list[Content] = []
-    cdqa = d.family == "cdqa" or (p is not None and (p.f1_recall is not None or bool(p.refused)))
+    cdqa = uses_f1_recall(p.scorer if p is not None else d.scorer, d.family)
     official = "tokens F1-recall counted" if cdqa else "official F1 alignment"
     view = "character subsequence (not what the metric counts)" if subsequence else official
     if d.run is None:
@@ -98,6 +99,10 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         ranges = _ranges(best, subsequence, pred=True) if best else []
         lines.append(Content.assemble(("Prediction ", LABEL), (clean(d.run), "bold"), ("  ", ""), *scores(p, p.refused)))
         lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
+    if d.unanswerable:
+        lines.append(_no_answer_line(p))
+        if not any(g.scored for g in d.golds):
+            return Content("\n").join([*lines, *_resolved_lines(d)])
     lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
     matches = {m.gold_idx: m for m in p.per_gold} if p else {}
     short = p is not None and cell_len(p.text) <= max(20, width - 16) and "\n" not in p.text
@@ -111,6 +116,17 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label, bool(d.context), is_chosen, flag))
     lines.extend(_resolved_lines(d))
     return Content("\n").join(lines)
+
+
+def _no_answer_line(p: PredictionInfo | None) -> Content:
+    """An unanswerable question: say so, whether the model abstained, and its no-answer score."""
+    parts: list[tuple[str, str] | str] = [("No answer expected", "bold $warning"),
+                                          (" (unanswerable: only an empty answer is right)", MUTED)]
+    if p is not None:
+        parts.append(("  · the model abstained", "$success") if p.abstained else ("  · the model answered", "$error"))
+        if p.no_answer_probability is not None:
+            parts.append((f"  · no-answer score {p.no_answer_probability:g}", MUTED))
+    return Content.assemble(*parts)
 
 
 def show_ts(ts: str | None) -> str:

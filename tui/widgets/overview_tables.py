@@ -13,14 +13,7 @@ from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
 
 from ..text import bar, cell_text, clean, number
 
-DIM_LABELS = {"all": "all items", "split": "split", "tag": "tag", "answer_type": "type"}
-
-
-def is_cdqa_family(ds: DatasetOverview) -> bool:
-    """CDQA-style datasets report F1-recall and answer rate, the others EM and F1."""
-    if ds.runs:
-        return any(r.overall.f1_recall is not None for r in ds.runs) and not any(r.overall.em is not None for r in ds.runs)
-    return ds.family == "cdqa"
+DIM_LABELS = {"all": "all items", "split": "split", "tag": "tag", "answer_type": "type", "answerable": "answer"}
 
 
 def _pct(value: float | None, style: str = "") -> Text:
@@ -50,7 +43,7 @@ class RunsTable(DataTable[Text]):
     def __init__(self, ds: DatasetOverview, **kwargs: object) -> None:
         super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
         self.ds = ds
-        self.cdqa = is_cdqa_family(ds)
+        self.cdqa = ds.uses_f1_recall
         self.refs: list[RowRef] = []
         self.name_w = 16
 
@@ -134,7 +127,7 @@ class SlicesTable(DataTable[Text]):
         self.cdqa = False
 
     def show(self, ds: DatasetOverview, run: RunOverview | None, *, loading: bool = False) -> None:
-        self.cdqa = is_cdqa_family(ds)
+        self.cdqa = ds.uses_f1_recall
         self.clear(columns=True)
         main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
         for label, width, key in (
