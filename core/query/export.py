@@ -54,7 +54,7 @@ GOLD_SEPARATOR = " | "
 """How a list of golds is joined in CSV and Markdown."""
 
 OPTIONAL = (
-    "split", "tag", "answer_type", "answerable", "best_gold", "em", "f1", "refused", "f1_recall",
+    "split", "tag", "answer_type", "answerable", "scorer", "best_gold", "em", "f1", "refused", "f1_recall",
     "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "delta",
 )
 """Columns left out when empty on every exported row."""
@@ -110,7 +110,7 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
         " i.answer_type, i.answerable, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
-        " p.em, p.f1, p.refused, p.f1_recall,"
+        " p.em, p.f1, p.refused, p.f1_recall, p.scorer,"
         f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
         f" {sql} ORDER BY {order_clause(f)}",
         params,
@@ -118,7 +118,8 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     schema = {
         "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,
         "answer_type": pl.String, "answerable": pl.String, "question": pl.String, "prediction": pl.String, "best_gold": pl.String,
-        "em": pl.Int64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "stale": pl.Boolean,
+        "em": pl.Int64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
+        "stale": pl.Boolean,
         "compare_prediction": pl.String, "compare_em": pl.Int64, "compare_f1": pl.Float64,
         "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "delta": pl.Float64,
     }
@@ -131,8 +132,8 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         pl.lit(f.compare, dtype=pl.String).alias("compare_run"),
     )
     order = [
-        "dataset", "run", "key", "split", "tag", "answer_type", "question", "prediction", "best_gold",
-        "golds", "superseded_golds", "em", "f1", "refused", "f1_recall", "stale",
+        "dataset", "run", "key", "split", "tag", "answer_type", "answerable", "question", "prediction", "best_gold",
+        "golds", "superseded_golds", "scorer", "em", "f1", "refused", "f1_recall", "stale",
         "compare_run", "compare_prediction", "compare_em", "compare_f1", "compare_refused",
         "compare_f1_recall", "delta",
     ]

@@ -1,8 +1,10 @@
 """Metrics by slice for every run (and the human estimate), built with polars from the database.
 
 Counting follows the official scorers: EM/F1 average over every item of the slice (an item the run
-did not answer counts 0); F1-recall averages answered items only and answer rate = answered / the
-run's responses (`core.metrics.answer_rate`), as CDQA's script divides.
+did not answer counts 0; `em_over_run`/`f1_over_run` give the same over the items it answered,
+where that differs); F1-recall averages answered items only and answer rate = answered / the
+run's responses (`core.metrics.answer_rate`), as CDQA's script divides (`answer_rate_over_dataset`
+where the run left items unanswered).
 An *error* is an item not fully right, as `core.query.sql.ERROR_SQL` defines it (no prediction,
 EM 0, or for CDQA a refusal or F1-recall below 1). `error_share` is the slice's part of all the run's errors.
 """
@@ -78,6 +80,10 @@ def _aggregates() -> list[pl.Expr]:
         (pl.col("f1_recall").filter(answered).fill_null(0.0).mean() * 100).alias("f1_recall"),
         (answered.sum() / pl.col("predicted").sum() * 100).alias("answer_rate"),  # metrics.answer_rate
         error.sum().alias("errors"),
+        # The same numbers over the other denominator, for runs that answer part of the dataset:
+        (pl.col("em").filter(pl.col("predicted")).fill_null(0.0).mean() * 100).alias("em_over_run"),
+        (pl.col("f1").filter(pl.col("predicted")).fill_null(0.0).mean() * 100).alias("f1_over_run"),
+        (answered.mean() * 100).alias("answer_rate_over_dataset"),
     ]
 
 
@@ -91,7 +97,7 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     else:
         frame = frame.with_columns(pl.lit("all").alias("value"))
     out = frame.group_by([*keys, "value"]).agg(_aggregates())
-    totals = frame.group_by(keys).agg(_aggregates()[-1].alias("run_errors"), pl.len().alias("run_items"))
+    totals = frame.group_by(keys).agg(error_expr().sum().alias("run_errors"), pl.len().alias("run_items"))
     out = out.join(totals, on=keys)
     if by is not None:  # a dimension the dataset does not have at all is not a slice
         out = out.filter(~((pl.col("value") == "—") & (pl.col("items") == pl.col("run_items"))))
@@ -111,10 +117,19 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
         pl.when(cdqa).then(pl.col("answer_rate")).otherwise(None).alias("answer_rate"),
         pl.when(cdqa).then(pl.col("answered")).otherwise(None).alias("answered"),
     )
+    # The other denominator only where it differs: the run left items of the slice unanswered.
+    partial = pl.col("predicted") < pl.col("items")
+    out = out.with_columns(
+        pl.when(partial & ~cdqa).then(pl.col("em_over_run")).otherwise(None).alias("em_over_run"),
+        pl.when(partial & ~cdqa).then(pl.col("f1_over_run")).otherwise(None).alias("f1_over_run"),
+        pl.when(partial & cdqa).then(pl.col("answer_rate_over_dataset")).otherwise(None)
+        .alias("answer_rate_over_dataset"),
+    )
     order = [pl.col("dataset"), pl.col("run") == HUMAN, pl.col("run"), pl.col("value")]
     return out.sort(order).select(
         "dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
         "answered", "f1_recall", "answer_rate", "errors", "error_share",
+        "em_over_run", "f1_over_run", "answer_rate_over_dataset",
     )
 
 

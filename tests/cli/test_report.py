@@ -23,7 +23,8 @@ def test_report_formats(runs: Path, tmp_path: Path) -> None:
     rows = json.loads(res.stdout)
     assert isinstance(rows, list) and rows
     assert set(rows[0]) == {"dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
-                            "answered", "f1_recall", "answer_rate", "errors", "error_share"}
+                            "answered", "f1_recall", "answer_rate", "errors", "error_share",
+                            "em_over_run", "f1_over_run", "answer_rate_over_dataset"}
     runs_seen = {r["run"] for r in rows}
     assert runs_seen == {"bert-base-chinese", "bidaf-baseline", "roberta-wwm-large", "glm-6b", "qwen-7b-chat",
                          "human estimate"}
@@ -58,3 +59,10 @@ def test_report_by_one_dimension(runs: Path, tmp_path: Path) -> None:
     res = invoke("report", str(runs), "--db", str(tmp_path / "qa.db"), "--by", "tag,colour")
     assert res.exit_code == 1
     assert res.stderr.strip() == "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable"
+
+
+def test_report_text_names_the_other_denominator_of_partial_runs(runs: Path, tmp_path: Path) -> None:
+    res = invoke("report", str(runs), "--db", str(tmp_path / "qa.db"), "--by", "split")
+    assert res.exit_code == 0
+    assert "bert-base-chinese answers 150 of 153 items of cmrc2018_dev_sample: over the items it answered EM" in res.stdout
+    assert "qwen-7b-chat answers" not in res.stdout  # it answers every item: nothing to add

@@ -217,3 +217,19 @@ def test_score_bad_probabilities_file_is_one_line(tmp_path: Path, conformance_di
                  str(conformance_dir / "squad_runs" / "v2_mixed_predictions.json"), "--null-odds", str(bad))
     assert res.exit_code == 1 and "expected a JSON object of id → number" in res.stderr
     assert "Traceback" not in res.output
+
+
+def test_score_a_partly_tagged_dataset(tmp_path: Path) -> None:
+    """Items without a tag are in no tag slice (this used to compare None with str and crash)."""
+    ds = tmp_path / "ds.jsonl"
+    ds.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (
+        {"id": "a", "question": "q a?", "answers": ["x"], "tag": "fast"},
+        {"id": "b", "question": "q b?", "answers": ["y"]},
+    )), encoding="utf-8")
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({"a": "x", "b": "z"}), encoding="utf-8")
+    res = invoke("score", str(ds), str(preds), "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["scorer"] == "squad-v1.1" and summary["overall"] == {"exact_match": 50.0, "f1": 50.0}
+    assert set(summary["by_tag"]) == {"fast"}

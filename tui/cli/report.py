@@ -12,9 +12,10 @@ from qa_inspect.core.report import DIMENSIONS, report, slice_report
 from rich.table import Table
 from rich.text import Text
 
+from ..text import clean
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
 
-__all__ = ["report_cmd", "report_markdown", "report_table"]
+__all__ = ["partial_notes", "report_cmd", "report_markdown", "report_table"]
 
 
 @app.command("report")
@@ -44,11 +45,33 @@ def report_cmd(
         out.file.write(report_markdown(frame))
     else:
         out.print(report_table(frame))
+        for note in partial_notes(frame):
+            out.print(Text(note, style="dim"))
 
 
-def _cols(frame: pl.DataFrame) -> list[str]:
-    """Drop metric columns that are empty for every row shown (e.g. F1-recall on CMRC-only)."""
-    return [c for c in frame.columns if c != "family" and frame[c].null_count() < frame.height]
+_OTHER_DENOMINATOR = ("em_over_run", "f1_over_run", "answer_rate_over_dataset")
+
+
+def partial_notes(frame: pl.DataFrame) -> list[str]:
+    """For the terminal: each run that left items unanswered, with its numbers over the other
+    denominator in words (the table keeps the official ones; JSON, CSV and Markdown have both)."""
+    notes = []
+    for r in frame.filter(pl.col("slice") == "overall").iter_rows(named=True):
+        if r["predicted"] >= r["items"]:
+            continue
+        head = f"{clean(r['run'])} answers {r['predicted']:,} of {r['items']:,} items of {clean(r['dataset'])}: "
+        if r["answer_rate_over_dataset"] is not None:
+            notes.append(head + f"answer rate over all items {r['answer_rate_over_dataset']:.2f}")
+        elif r["em_over_run"] is not None:
+            notes.append(head + f"over the items it answered EM {r['em_over_run']:.2f} F1 {r['f1_over_run']:.2f}")
+    return notes
+
+
+def _cols(frame: pl.DataFrame, *, text: bool = False) -> list[str]:
+    """Drop metric columns that are empty for every row shown (e.g. F1-recall on CMRC-only); the
+    terminal table leaves the other denominator to `partial_notes`."""
+    skip = {"family", *(_OTHER_DENOMINATOR if text else ())}
+    return [c for c in frame.columns if c not in skip and frame[c].null_count() < frame.height]
 
 
 def report_markdown(frame: pl.DataFrame) -> str:
@@ -60,7 +83,7 @@ def report_markdown(frame: pl.DataFrame) -> str:
 
 def report_table(frame: pl.DataFrame) -> Table:
     """The report as a Rich table, metrics to 2 places, — for a missing value."""
-    cols = _cols(frame)
+    cols = _cols(frame, text=True)
     t = Table(show_edge=False)
     for c in cols:
         t.add_column(c, justify="right" if frame[c].dtype.is_numeric() else "left")

@@ -74,8 +74,9 @@ def test_columns(conn) -> None:
     frame = item_table(conn, CMP)
     assert frame.columns == [
         "dataset", "run", "key", "split", "tag", "answer_type", "question", "prediction", "best_gold", "golds",
-        "em", "f1", "stale", "compare_run", "compare_prediction", "compare_em", "compare_f1", "delta",
+        "scorer", "em", "f1", "stale", "compare_run", "compare_prediction", "compare_em", "compare_f1", "delta",
     ]
+    assert set(frame["scorer"]) == {"cmrc2018-official", None}  # every score says its scorer (None: no prediction)
     assert frame.height == 8
     t2 = frame.row(1, named=True)
     assert (t2["key"], t2["prediction"], t2["compare_prediction"], t2["em"], t2["compare_em"]) == (

@@ -49,3 +49,15 @@ def test_em_and_f1_stay_over_every_dataset_item(env: Env) -> None:
 
 def test_no_response_has_no_answer_rate() -> None:
     assert answer_rate(0, 0) is None and answer_rate(1, 4) == 25.0
+
+
+def test_a_partial_run_shows_both_denominators_labelled(env: Env) -> None:
+    """The official number stays the default; the other denominator appears only where it differs."""
+    _keep_first(env, "bert-base-chinese", 50)
+    _keep_first(env, RUN, 10)
+    rows = {r["run"]: r for r in report(env.conn, by=[]).iter_rows(named=True)}
+    bert = rows["bert-base-chinese"]
+    assert bert["em_over_run"] == pytest.approx(bert["em"] * bert["items"] / bert["predicted"])
+    assert rows[RUN]["answer_rate_over_dataset"] == pytest.approx(100.0 * rows[RUN]["answered"] / rows[RUN]["items"])
+    full = rows["qwen-7b-chat"]
+    assert full["answer_rate_over_dataset"] is None and full["em_over_run"] is None, "nothing to add at full coverage"
