@@ -67,8 +67,17 @@ class QAInspectApp(App[None]):
         Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
     ]
 
-    def __init__(self, db_path: Path, runs_dir: Path | None = None, *, theme: str | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        runs_dir: Path | None = None,
+        *,
+        theme: str | None = None,
+        load_notices: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__()
+        self.load_notices = list(load_notices or [])
+        """(severity, message) from the load that opened the app: its warnings and errors."""
         self.db_path = Path(db_path)
         self.runs_dir = runs_dir
         self.db = Db(self.db_path)
@@ -84,6 +93,8 @@ class QAInspectApp(App[None]):
         self.register_theme(QA_THEME)
         self.theme = self._theme_name
         self.push_screen(OverviewScreen())
+        for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
+            self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
 
     def on_unmount(self) -> None:
         self.db.close()

@@ -142,7 +142,7 @@ def test_bare_runs_dir_opens_the_ui(runs: Path, tmp_path: Path, monkeypatch: pyt
     with pytest.raises(SystemExit) as info:
         cli.main()
     assert info.value.code in (0, None)
-    assert opened == [{"db_path": db, "runs_dir": runs.resolve()}]
+    assert opened == [{"db_path": db, "runs_dir": runs.resolve(), "load_notices": []}]  # a clean load: nothing to show
     assert db.is_file()  # it loaded first
 
     # a sub-command name is not taken for a folder
@@ -162,3 +162,4 @@ def test_open_with_bad_files_still_opens(runs: Path, tmp_path: Path, monkeypatch
     assert res.exit_code == 0
     assert len(opened) == 1
     assert "qa-inspect: broken.json: invalid JSON" in res.stderr
+    assert [s for s, m in opened[0]["load_notices"] if m.startswith("broken.json: invalid JSON")] == ["error"]  # and in the app

@@ -40,7 +40,8 @@ def open_cmd(
         QAInspectApp,  # Textual is imported only when the UI opens
     )
 
-    QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve()).run()
+    notices = [("warning", w["message"]) for w in summary.warnings] + [("error", e["message"]) for e in summary.errors]
+    QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve(), load_notices=notices).run()
 
 
 def command_names() -> set[str]:
