@@ -141,7 +141,7 @@ def link_run(
                        warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
-        by_affix = _link_by_affix(run, indexes, where, measure)
+        by_affix = _link_by_affix(run, indexes, where)
         if by_affix is not None:
             return by_affix
         tried = ", ".join(sorted(indexes)) or "no datasets loaded"
@@ -210,29 +210,28 @@ def affix_hint(refs: list[str], index: DatasetIndex, where: str, dataset: str) -
             f"{MANIFEST_NAME} with path = \"{where}\", dataset = \"{dataset}\", id_{kind} = \"{affix}\"")
 
 
-def _link_by_affix(
-    run: Run, indexes: Mapping[str, DatasetIndex], where: str, measure: Any
-) -> LinkResult | None:
+def _link_by_affix(run: Run, indexes: Mapping[str, DatasetIndex], where: str) -> LinkResult | None:
     """Nothing matched as given: strip a common id affix when that makes the run match a dataset
-    (the ids are changed in place, the originals kept), and warn how to make it explicit."""
+    (the ids are changed in place, the originals kept), link again as usual (ties and coverage
+    still warn), and say how to make the affix explicit."""
     refs = [p.ref for p in run.predictions if p.ref_kind == "id"]
-    for name in sorted(indexes):
-        found = find_affix(refs, indexes[name])
-        if found is None:
-            continue
-        kind, affix = found
-        for p in run.predictions:
-            ref = p.ref
-            if p.ref_kind == "id" and (ref.endswith(affix) if kind == "suffix" else ref.startswith(affix)):
-                p.meta.setdefault("original_id", ref)
-                p.ref = ref[: -len(affix)] if kind == "suffix" else ref[len(affix):]
-        link = measure(name)
-        warning = (f"no id matched as given; linked to {name!r} with the {kind} {affix!r} stripped from its ids "
-                   f"({link.matched} of {link.total} then match). To make this explicit, add a [[run]] to "
-                   f"{MANIFEST_NAME} with path = \"{where}\", dataset = \"{name}\", id_{kind} = \"{affix}\"")
-        reason = f"best match by id with the {kind} {affix!r} stripped; {_summary(link, link.total)}"
-        return replace(link, reason=reason, method=f"id without {kind} {affix!r}", warnings=(warning,))
-    return None
+    found = next((f for name in sorted(indexes) if (f := find_affix(refs, indexes[name])) is not None), None)
+    if found is None:
+        return None
+    kind, affix = found
+    for p in run.predictions:
+        ref = p.ref
+        if p.ref_kind == "id" and (ref.endswith(affix) if kind == "suffix" else ref.startswith(affix)):
+            p.meta.setdefault("original_id", ref)
+            p.ref = ref[: -len(affix)] if kind == "suffix" else ref[len(affix):]
+    link = link_run(run, indexes, path=where)
+    if link.dataset is None:
+        return None
+    warning = (f"no id matched as given; linked to {link.dataset!r} with the {kind} {affix!r} stripped from its ids "
+               f"({link.matched} of {link.total} then match). To make this explicit, add a [[run]] to "
+               f"{MANIFEST_NAME} with path = \"{where}\", dataset = \"{link.dataset}\", id_{kind} = \"{affix}\"")
+    return replace(link, reason=link.reason.replace("best match by id", f"best match by id with the {kind} {affix!r} stripped"),
+                   method=f"id without {kind} {affix!r}", warnings=(warning, *link.warnings))
 
 
 def _common_affix(refs: list[str], kind: str) -> str:

@@ -40,12 +40,15 @@ def _folder(tmp_path: Path) -> Path:
 def test_three_warnings_say_what_happened_and_what_to_do(tmp_path: Path) -> None:
     summary = load_runs(_folder(tmp_path), tmp_path / "qa.db")
     assert not summary.errors, summary.errors
-    by_path = {w["path"]: w["message"] for w in summary.warnings}
+    by_path: dict[str, str] = {}
+    for w in summary.warnings:  # a run may have several: all its messages, one after another
+        by_path[w["path"]] = by_path.get(w["path"], "") + w["message"] + "\n"
     assert "bert.json" in by_path and "alike" in by_path["bert.json"]
     assert "dev_a" in by_path["bert.json"] and "dev_b" in by_path["bert.json"]
     assert "qa-inspect.toml" in by_path["bert.json"] and 'path = "bert.json"' in by_path["bert.json"]
     assert "only 2 of its 200 predictions (1.0%)" in by_path["few.json"]
     assert "suffix '-high-conf'" in by_path["suffixed.json"] and 'id_suffix = "-high-conf"' in by_path["suffixed.json"]
+    assert "alike" in by_path["suffixed.json"], "the stripped ids tie between the two datasets too: said"
     runs = {r.path: r for r in summary.runs}
     assert runs["suffixed.json"].predictions == len(_preds()), "linked with the suffix stripped"
     assert runs["few.json"].run_coverage == 1.0 and runs["bert.json"].method == "id"
