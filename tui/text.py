@@ -10,6 +10,18 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
+__all__ = [
+    "BLOCKS",
+    "ELLIPSIS",
+    "bar",
+    "cell_text",
+    "clean",
+    "escape_json",
+    "escape_terminal",
+    "number",
+    "truncate",
+]
+
 _C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
 _PLACEHOLDERS: dict[int, str] = {**_C0, 0x7F: "\u2421"}  # ␡
 for _cp in range(0x80, 0xA0):  # C1 controls (CSI 0x9B among them)
@@ -32,6 +44,15 @@ _BLOCK[0x0D] = " "
 _INLINE_TABLE = str.maketrans(_INLINE)
 _BLOCK_TABLE = str.maketrans(_BLOCK)
 
+_TERMINAL = dict(_PLACEHOLDERS)
+del _TERMINAL[0x0A]  # line breaks and tabs are layout, not a threat
+del _TERMINAL[0x09]
+_TERMINAL_TABLE = str.maketrans(_TERMINAL)
+
+_JSON_ESCAPED = str.maketrans({cp: f"\\u{cp:04x}" for cp in _PLACEHOLDERS if cp >= 0x7F})
+"""Characters `json.dumps(ensure_ascii=False)` leaves raw that a terminal acts on (DEL, C1 such as
+CSI U+009B, bidi overrides such as U+202E, line separators): written as \\u escapes instead."""
+
 ELLIPSIS = "…"
 
 
@@ -44,6 +65,19 @@ def clean(s: str | None, *, multiline: bool = False) -> str:
     if not s:
         return ""
     return s.translate(_BLOCK_TABLE if multiline else _INLINE_TABLE)
+
+
+def escape_terminal(s: str) -> str:
+    """Every character a terminal would act on (C0 but newline and tab, DEL, C1, bidi overrides,
+    line separators) as its visible placeholder: the one step all CLI output goes through."""
+    return s.translate(_TERMINAL_TABLE)
+
+
+def escape_json(text: str) -> str:
+    """JSON text (from `json.dumps(..., ensure_ascii=False)`) with DEL, C1 and bidi controls as
+    `\\uXXXX` escapes: still the same JSON value, but nothing a terminal acts on. C0 controls are
+    escaped by `json.dumps` itself."""
+    return text.translate(_JSON_ESCAPED)
 
 
 def truncate(s: str, width: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,17 +18,20 @@ import typer
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.load import LoadSummary, load_runs
 from qa_inspect.core.store import open_db
-from qa_inspect.tui.text import clean, truncate
+from qa_inspect.tui.text import clean, escape_json, escape_terminal, truncate
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 from .output import load_progress
 
 __all__ = [
     "DbOpt",
+    "JsonLinesOut",
     "JsonOpt",
     "MarkdownOpt",
     "RunsDir",
+    "SafeConsole",
     "SliceOpt",
     "app",
     "err",
@@ -40,6 +43,7 @@ __all__ = [
     "run_load",
     "say",
     "short",
+    "write_text",
 ]
 
 app = typer.Typer(
@@ -49,9 +53,19 @@ app = typer.Typer(
     help="Error analysis of question-answering model runs, in the terminal.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+class SafeConsole(Console):
+    """A Rich console that never lets dataset or model text drive the terminal: every character of
+    printed text a terminal would act on (ESC, C1, bidi overrides …) is shown as a visible
+    placeholder (`tui.text.escape_terminal`); Rich's own styling and cursor codes pass untouched."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        safe = (seg if seg.control else Segment(escape_terminal(seg.text), seg.style) for seg in buffer)
+        return super()._render_buffer(safe)
+
+
 # Piped output is read by people and scripts alike: don't squeeze tables into 80 columns there.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, soft_wrap=True)
+out = SafeConsole(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+err = SafeConsole(stderr=True, soft_wrap=True)
 
 RunsDir = Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.", show_default=False)]
 DbOpt = Annotated[
@@ -76,9 +90,24 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
+def write_text(text: str) -> None:
+    """CSV, Markdown or other plain text to stdout, through the same escaping as every other line."""
+    out.file.write(escape_terminal(text))
+
+
+class JsonLinesOut:
+    """stdout for JSON lines written by core (`stale export -o -`): control characters escaped."""
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(escape_json(text))
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+
 def print_json(obj: Any) -> None:
     """`obj` as indented JSON on stdout, non-ASCII kept (what scripts read)."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(escape_json(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
 
 
 def line(text: str) -> None:

@@ -21,6 +21,7 @@ from .common import (
     loaded_db,
     out,
     print_json,
+    write_text,
 )
 
 __all__ = ["diff_cmd", "diff_markdown"]
@@ -52,7 +53,7 @@ def diff_cmd(
     if as_json:
         print_json(d.to_dict())
     elif markdown:
-        out.file.write(diff_markdown(d, slice_name))
+        write_text(diff_markdown(d, slice_name))
     else:
         _print_diff(d, slice_name)
 

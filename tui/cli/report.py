@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..text import clean
-from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json
+from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, write_text
 
 __all__ = ["partial_notes", "report_cmd", "report_markdown", "report_table"]
 
@@ -40,9 +40,9 @@ def report_cmd(
     if as_json:
         print_json(frame.to_dicts())
     elif csv:
-        out.file.write(frame.write_csv())
+        write_text(frame.write_csv())
     elif markdown:
-        out.file.write(report_markdown(frame))
+        write_text(report_markdown(frame))
     else:
         out.print(report_table(frame))
         for note in partial_notes(frame):

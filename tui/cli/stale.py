@@ -8,7 +8,6 @@ through `qa_inspect.core.flags` (`score` through `qa_inspect.core.report`). Gold
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from rich.text import Text
 
 from .common import (
     DbOpt,
+    JsonLinesOut,
     JsonOpt,
     RunsDir,
     app,
@@ -328,7 +328,7 @@ def _export_lines(conn: sqlite3.Connection, fmt: str, output: Path, dataset: str
     """The patch or the journal as JSONL to `output` ('-': stdout); the number of lines written."""
     to_stdout = str(output) == "-"
     try:
-        fh = sys.stdout if to_stdout else output.open("w", encoding="utf-8")
+        fh = JsonLinesOut() if to_stdout else output.open("w", encoding="utf-8")
     except OSError as exc:
         raise fail(f"{output}: cannot write ({exc.strerror})") from None
     try:
