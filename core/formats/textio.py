@@ -77,8 +77,19 @@ def _parse_float(literal: str) -> JSONFloat:
 
 
 def loads(text: str) -> Any:
-    """`json.loads` keeping float literals; the one JSON entry point of the readers."""
-    return json.loads(text, parse_float=_parse_float)
+    """`json.loads` keeping float literals; the one JSON entry point of the readers.
+
+    Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
+    than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
+    (4,300 digits)."""
+    try:
+        return json.loads(text, parse_float=_parse_float)
+    except RecursionError:
+        raise json.JSONDecodeError("nested deeper than the JSON reader follows (about 1,000 levels)", text, 0) from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
+            raise
+        raise json.JSONDecodeError("a number longer than 4,300 digits", text, 0) from None
 
 
 def number_text(value: Any) -> str | None:

@@ -95,16 +95,21 @@ def _write_file(
     conn: sqlite3.Connection, rel: str, write: Callable[[], T], summary: LoadSummary, errored: list[str]
 ) -> T | None:
     """One file's rows in one transaction; a database error of that file is reported, not raised
-    (errors that concern the whole database are raised)."""
+    (errors that concern the whole database are raised). Text that is not valid Unicode (a lone
+    surrogate such as `\\ud800` from a JSON escape) rolls the file back with one line."""
     try:
         with transaction(conn):
             return write()
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end].encode("utf-8", "surrogatepass").hex() if isinstance(exc.object, str) else ""
+        message = f"{rel}: text that is not valid Unicode (a lone surrogate, bytes {bad}); nothing of it was stored"
     except sqlite3.Error as exc:
         if _db_wide(exc):
             raise
-        summary.errors.append({"path": rel, "message": f"{rel}: database error ({exc})"})
-        errored.append(rel)
-        return None
+        message = f"{rel}: database error ({exc})"
+    summary.errors.append({"path": rel, "message": message})
+    errored.append(rel)
+    return None
 
 
 def _db_wide(exc: sqlite3.Error) -> bool:
@@ -164,11 +169,16 @@ def _walk(lp: _Pass) -> list[_Candidate]:
     candidates: list[_Candidate] = []
     for path in scan.files:
         rel = _rel(lp.runs_dir, path)
+        if _bad_name(path):
+            lp.error(rel, f"{rel}: the file name is not valid UTF-8 (undecodable bytes shown as \ufffd); rename it")
+            continue
         try:
             st = path.stat()
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
         except OSError as exc:
             problem = exc.strerror or str(exc)
+        except RuntimeError:  # pathlib's "Symlink loop from …"
+            problem = "a symlink loop"
         if problem is not None:
             lp.error(rel, f"{rel}: cannot read ({problem})")
             continue
@@ -270,6 +280,9 @@ def _read_changed(
             src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
         except FormatError as exc:
             lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+            continue
+        except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
+            lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
             continue
         if isinstance(src, Skip):
             _remember_skip(lp, cand, src.reason)
@@ -425,13 +438,25 @@ def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> s
 
 
 def _rel(runs_dir: Path, path: Path) -> str:
-    """`path` relative to the runs folder; a symlink is named by where it is, not where it points."""
-    for candidate in (Path(path), Path(path).resolve()):
+    """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
+    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `_bad_name`)."""
+    try:
+        rel = Path(path).relative_to(runs_dir).as_posix()
+    except ValueError:
         try:
-            return candidate.relative_to(runs_dir).as_posix()
-        except ValueError:
-            continue
-    return str(path)
+            rel = Path(path).resolve().relative_to(runs_dir).as_posix()
+        except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
+            rel = str(path)
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _bad_name(path: Path) -> bool:
+    """The file system gave a name that is not valid UTF-8 (it cannot be stored or shown as is)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _relmsg(runs_dir: Path, message: str) -> str:

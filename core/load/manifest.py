@@ -128,6 +128,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError(str(path), f"cannot read: {exc}") from None
+    except RecursionError:
+        raise FormatError(str(path), "nested deeper than the TOML reader follows") from None
     except tomllib.TOMLDecodeError as exc:
         raise FormatError(str(path), f"invalid TOML: {exc}") from None
     for key in data:
