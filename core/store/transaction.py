@@ -34,6 +34,15 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _checkpoint(conn: sqlite3.Connection) -> None:
+    """Copy committed pages from the WAL into the database file now (best effort: a reader that
+    holds an old snapshot leaves the rest for the next checkpoint)."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except sqlite3.OperationalError:
+        pass  # busy: SQLite checkpoints on its own later
+
+
 def write_transaction(
     conn: sqlite3.Connection,
     work: Callable[[sqlite3.Connection], Any],
@@ -42,7 +51,9 @@ def write_transaction(
 ) -> Any:
     """Run `work` inside one IMMEDIATE transaction and commit; retry while the database is busy.
 
-    Either everything `work` wrote is committed or nothing is (then StoreError says why).
+    Either everything `work` wrote is committed or nothing is (then StoreError says why). An
+    annotation is the user's work, so it is written with `synchronous = FULL` and checkpointed into
+    the database file right after the commit: a lost or deleted `-wal` file cannot take it along.
     """
     if conn.in_transaction:
         raise StoreError("a transaction is already open on this connection; finish it before annotating")
@@ -64,6 +75,7 @@ def write_transaction(
         time.sleep(0.05)
 
     conn.execute(f"PRAGMA busy_timeout = {_ATTEMPT_MS}")
+    conn.execute("PRAGMA synchronous = FULL")
     try:
         while True:
             try:
@@ -82,6 +94,7 @@ def write_transaction(
         while True:
             try:
                 conn.execute("COMMIT")
+                _checkpoint(conn)
                 return result
             except sqlite3.OperationalError as exc:
                 try:
