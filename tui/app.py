@@ -113,7 +113,11 @@ class QAInspectApp(App[None]):
         self.open_browser(Filter(dataset=dataset, run=run))
 
     def open_slice(self, saved: SavedSlice) -> None:
-        """Open a saved slice's filter in a new item browser (escape returns to where you were)."""
+        """Open a saved slice's filter in a new item browser (escape returns to where you were); a
+        slice whose stored filter cannot be read says why instead of opening everything."""
+        if saved.error:
+            self.notify(clean(saved.error), title="Cannot open this slice", severity="error", markup=False)
+            return
         self.open_browser(saved.filter, slice_name=saved.name)
 
     def show_slices(self) -> None:

@@ -67,7 +67,8 @@ class Filter:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Filter:
-        """Inverse of `to_dict`; unknown keys (from a newer qa-inspect) are ignored."""
+        """Inverse of `to_dict`; unknown keys (from a newer qa-inspect) are ignored; a value of the
+        wrong type (a hand-edited slice) is a ValueError naming the field."""
         known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {}
         for name, value in data.items():
@@ -76,8 +77,35 @@ class Filter:
             if isinstance(value, list):
                 value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
             kwargs[name] = value
+        for name, value in kwargs.items():
+            _check_field(name, value)
         return cls(**kwargs)
 
 
 OUTCOMES: tuple[str, ...] = ("fixed", "broken", "both_wrong", "both_right")
 """Cells of a run diff: A wrong → B right, A right → B wrong, both wrong, both right."""
+
+
+_TEXTS = ("splits", "tags", "answer_types")
+_FLAGS = ("refused", "stale", "has_proposal", "only_disagree", "descending")
+_NUMBERS = ("f1_min", "f1_max", "outcome_threshold")
+_STRINGS = ("dataset", "run", "search", "compare", "sort", "outcome")
+
+
+def _check_field(name: str, value: Any) -> None:
+    """ValueError unless `value` has the type field `name` holds (None allowed where it is)."""
+    ok: bool
+    if name in _TEXTS:
+        ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+    elif name in _FLAGS:
+        ok = value is None or isinstance(value, bool)
+    elif name in _NUMBERS:
+        ok = value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == value)
+    elif name in _STRINGS:
+        ok = value is None or isinstance(value, str)
+    elif name == "em":
+        ok = value is None or value in (0, 1) and not isinstance(value, bool)
+    else:  # facets: (name, value) pairs
+        ok = isinstance(value, tuple) and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+    if not ok:
+        raise ValueError(f"{name} = {value!r} is not a valid value")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import default_author
@@ -44,6 +45,9 @@ class SavedSlice:
     filter: Filter
     created_at: str
     author: str | None
+    error: str | None = None
+    """Why the stored filter cannot be used (edited by hand, or from a future version); its
+    `filter` is then empty. Listing never fails on one bad slice; opening it says why."""
 
 
 def _check_name(name: str) -> str:
@@ -93,7 +97,7 @@ def save_slice(
 
 def _parse(name: str, data: str) -> Filter:
     try:
-        raw = json.loads(data)
+        raw = json.loads(data, parse_constant=_no_constant)
         if not isinstance(raw, dict):
             raise TypeError("not an object")
         return Filter.from_dict(raw)
@@ -101,14 +105,19 @@ def _parse(name: str, data: str) -> Filter:
         raise SliceError(f"slice {name!r}: stored filter cannot be read ({exc})") from None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a filter can hold")
+
+
 def list_slices(conn: sqlite3.Connection) -> list[SavedSlice]:
-    """Every saved slice, by name."""
-    return [
-        SavedSlice(name=n, filter=_parse(n, data), created_at=ts, author=author)
-        for n, data, ts, author in conn.execute(
-            "SELECT name, filter, created_at, author FROM slices ORDER BY name"
-        )
-    ]
+    """Every saved slice, by name; one whose stored filter cannot be read is listed with `error`."""
+    out = []
+    for n, data, ts, author in conn.execute("SELECT name, filter, created_at, author FROM slices ORDER BY name"):
+        try:
+            out.append(SavedSlice(name=n, filter=_parse(n, data), created_at=ts, author=author))
+        except SliceError as exc:
+            out.append(SavedSlice(name=n, filter=Filter(), created_at=ts, author=author, error=str(exc)))
+    return out
 
 
 def slice_exists(conn: sqlite3.Connection, name: str) -> bool:

@@ -50,7 +50,8 @@ def slices_list_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = Fals
         saved = list_slices(conn)
     if as_json:
         print_json(
-            [{"name": s.name, "filter": s.filter.to_dict(), "created_at": s.created_at, "author": s.author} for s in saved]
+            [{"name": s.name, "filter": s.filter.to_dict(), "created_at": s.created_at, "author": s.author,
+              "error": s.error} for s in saved]
         )
         return
     if not saved:
@@ -60,7 +61,8 @@ def slices_list_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = Fals
     for c in ("name", "filter", "author", "created"):
         t.add_column(c, overflow="fold")
     for s in saved:
-        t.add_row(Text(s.name), Text(describe(s.filter)), Text(s.author or "—"), Text(s.created_at))
+        shown = Text(f"invalid: {s.error}", style="red") if s.error else Text(describe(s.filter))
+        t.add_row(Text(s.name), shown, Text(s.author or "—"), Text(s.created_at))
     out.print(t)
 
 

@@ -191,7 +191,8 @@ class SlicesScreen(BaseModal):
         table.add_column(Text("saved"), width=when_w, key="saved")
         table.add_column(Text("by"), width=by_w, key="by")
         for s in self.slices:
-            table.add_row(cell_text(s.name, name_w, style="bold"), cell_text(describe(s.filter), filt_w),
+            table.add_row(cell_text(s.name, name_w, style="bold"),
+                          cell_text(f"invalid: {s.error}" if s.error else describe(s.filter), filt_w),
                           cell_text(s.created_at.replace("T", " ")[:16], when_w, style="dim"),
                           cell_text(s.author or "", by_w, style="dim"))
         if self.slices:

@@ -182,3 +182,12 @@ def test_main_dispatches_slices(runs_dir: Path, monkeypatch: pytest.MonkeyPatch,
         cli.main()
     assert exc.value.code == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize("stored", ['{"em": "abc"}', "[1, 2]", "not json", '{"f1_min": NaN}', '{"splits": "dev"}'])
+def test_a_hand_edited_slice_is_listed_as_invalid_and_refused_in_one_line(conn, stored: str) -> None:
+    conn.execute("INSERT INTO slices (name, filter, created_at) VALUES ('bad', ?, '2024-01-01')", (stored,))
+    listed = {s.name: s for s in list_slices(conn)}
+    assert listed["bad"].error is not None and listed["bad"].filter == Filter()
+    with pytest.raises(SliceError, match="slice 'bad': stored filter cannot be read"):
+        load_slice(conn, "bad")
