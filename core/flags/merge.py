@@ -173,6 +173,15 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
     return out
 
 
+def _link_waiting_undos(c: sqlite3.Connection) -> None:
+    """An undo imported before the entry it cancels names it by uid only; link every such undo
+    whose target is here now, so the state does not depend on the order journals arrive in."""
+    c.execute(
+        "UPDATE annotations SET ref = (SELECT t.id FROM annotations t WHERE t.uid = json_extract(annotations.meta,"
+        " '$.ref_uid')) WHERE action = 'undo' AND ref IS NULL AND json_extract(meta, '$.ref_uid') IS NOT NULL"
+    )
+
+
 def import_file(conn: Any, path: Path, *, on_busy: BusyCallback | None = None) -> ImportResult:
     """Merge a patch, a journal export or another database's journal; one transaction."""
     path = Path(path)
@@ -200,6 +209,7 @@ def import_file(conn: Any, path: Path, *, on_busy: BusyCallback | None = None) -
                         evidence=inc.evidence, ref=ref, meta=meta, uid=inc.uid, ts=inc.ts)
             local[inc.uid] = e.id
             added.append(e)
+        _link_waiting_undos(c)
         return added
 
     added = write_transaction(raw, work, on_busy) if incoming else []
