@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from qa_inspect.core.metrics import align, cdqa, cmrc, uses_f1_recall
 
-__all__ = ["Match", "Range", "in_context", "is_cdqa", "per_gold"]
+__all__ = ["CHARS_LIMIT", "TOO_LONG", "Match", "Range", "in_context", "is_cdqa", "per_gold"]
 
 Range = tuple[int, int]
 
@@ -36,6 +36,8 @@ class Match:
     em_pred: str | None = None
     """CMRC: the strings EM compared (`cmrc.remove_punctuation`), to explain EM 0 at F1 100."""
     em_gold: str | None = None
+    note: str | None = None
+    """Why a view is missing (texts too long to align character by character in time)."""
 
     @property
     def score(self) -> float:
@@ -54,6 +56,20 @@ def per_gold(scorer: str | None, family: str, prediction: str, golds: Sequence[s
     return _cmrc(prediction, golds)
 
 
+CHARS_LIMIT = 250_000
+"""Largest len(prediction) × len(gold) aligned character by character (the `a` view): the
+subsequence search grows faster than quadratically on repetitive text (1,440 × 1,200 English
+characters: 4 s; 500 × 500: 0.02–0.04 s), so longer pairs keep the official alignment only and
+say so."""
+TOO_LONG = "too long to align character by character: the official alignment is shown"
+
+
+def _chars(prediction: str, gold: str) -> tuple[align.Alignment, str | None]:
+    if len(prediction) * len(gold) > CHARS_LIMIT:
+        return align.Alignment(), TOO_LONG
+    return align.align_chars(prediction, gold), None
+
+
 def _cmrc(prediction: str, golds: Sequence[str]) -> list[Match]:
     pairs = cmrc.score(prediction, list(golds)).per_gold if golds else []
     pred_units = len(cmrc.segment(prediction, True))
@@ -61,11 +77,11 @@ def _cmrc(prediction: str, golds: Sequence[str]) -> list[Match]:
     out: list[Match] = []
     for k, (gold, (em, f1)) in enumerate(zip(golds, pairs)):
         official = align.align_f1(prediction, gold) if f1 > 0 else align.Alignment()
-        chars = align.align_chars(prediction, gold)
+        chars, note = _chars(prediction, gold)
         out.append(Match(
             k, em, f1, None, official.gold_ranges, official.pred_ranges, chars.gold_ranges, chars.pred_ranges,
             matched=len(official.matched), pred_units=pred_units, gold_units=len(cmrc.segment(gold, True)),
-            em_pred=pred_norm, em_gold=cmrc.remove_punctuation(gold),
+            em_pred=pred_norm, em_gold=cmrc.remove_punctuation(gold), note=note,
         ))
     return out
 
@@ -76,10 +92,10 @@ def _cdqa(prediction: str, golds: Sequence[str]) -> list[Match]:
     out: list[Match] = []
     for k, (gold, value) in enumerate(zip(golds, values)):
         tokens = align.align_cdqa(prediction, gold)
-        chars = align.align_chars(prediction, gold)
+        chars, note = _chars(prediction, gold)
         out.append(Match(
             k, None, None, value, tokens.gold_ranges, tokens.pred_ranges, chars.gold_ranges, chars.pred_ranges,
-            matched=len(tokens.matched), pred_units=pred_units, gold_units=len(cdqa.tokens(gold)),
+            matched=len(tokens.matched), pred_units=pred_units, gold_units=len(cdqa.tokens(gold)), note=note,
         ))
     return out
 

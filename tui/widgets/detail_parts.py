@@ -104,6 +104,9 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         if not any(g.scored for g in d.golds):
             return Content("\n").join([*lines, *_resolved_lines(d)])
     lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
+    notes = {m.note for m in (p.per_gold if p else []) if m.note}
+    if subsequence and notes:
+        lines.append(Content.styled("  " + "; ".join(sorted(notes)), MUTED))
     matches = {m.gold_idx: m for m in p.per_gold} if p else {}
     short = p is not None and cell_len(p.text) <= max(20, width - 16) and "\n" not in p.text
     open_flags = {f.gold_text: f for f in d.flags if f.status == "open"}

@@ -135,3 +135,16 @@ def test_per_gold_dispatch_and_context() -> None:
     assert in_context("北京", "在北京，北京大学", [(4, 8)]) == (4, 6)
     assert in_context("北京", "在北京，北京大学") == (1, 3)
     assert in_context("上海", "在北京") is None
+
+
+def test_long_texts_open_fast_and_say_what_is_not_aligned() -> None:
+    """A 3,600-character English prediction and gold took about a minute to align character by
+    character; past `CHARS_LIMIT` only the official alignment is computed, with a note."""
+    from qa_inspect.core.query import per_gold
+    from qa_inspect.core.query.align import TOO_LONG
+
+    pred, gold = "the cat sat " * 300, "a dog ran " * 300
+    matches = per_gold("squad-v1.1", "squad", pred, [gold]) + per_gold("cmrc2018-official", "cmrc", pred, [gold])
+    assert all(m.note == TOO_LONG and not m.pred_subseq for m in matches)
+    short = per_gold("cmrc2018-official", "cmrc", "巴西足球运动员", ["足球运动员"])[0]
+    assert short.note is None and short.pred_subseq
