@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +105,8 @@ def number_text(value: Any) -> str | None:
         return None
     if isinstance(value, JSONFloat):
         return value.literal
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # NaN / Infinity (JSON extensions) are not an answer: the caller names the record
     if isinstance(value, (int, float)):
         return str(value)
     return None

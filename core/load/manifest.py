@@ -118,6 +118,15 @@ class Manifest:
         return next((name for pattern, name in self.link_globs if fnmatch.fnmatch(rel, pattern)), None)
 
 
+def _inside(target: Path, root: Path) -> bool:
+    """Whether `target` lies in `root` once `..` and symlinks are resolved."""
+    try:
+        target.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
 def load_manifest(runs_dir: Path) -> Manifest | None:
     """`RUNS_DIR/qa-inspect.toml` validated, or None when there is none."""
     root = Path(runs_dir)
@@ -191,6 +200,8 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
     where = f"[[{kind}]] #{index}"
     values = {key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind]}
     target = root / str(values.pop("path"))
+    if not _inside(target, root):
+        raise FormatError(str(path), f"{target} is outside the runs folder (paths are relative to it)", f"{where}, path")
     if not target.is_file():
         raise FormatError(str(path), f"no such file: {target}", f"{where}, path")
     if values.get("family") is not None and values["family"] not in _FAMILIES:

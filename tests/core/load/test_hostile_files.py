@@ -54,9 +54,20 @@ def _deep_manifest(d: Path) -> str:
     return "qa-inspect.toml: nested deeper than the TOML reader follows"
 
 
+def _nan(d: Path) -> str:
+    (d / "nan.json").write_text('{"DEV_4_QUERY_0": NaN, "DEV_4_QUERY_1": "x"}', encoding="utf-8")
+    return "nan.json, key 'DEV_4_QUERY_0': value is a number"
+
+
+def _manifest_outside(d: Path) -> str:
+    (d.parent / "elsewhere.json").write_text("{}", encoding="utf-8")
+    (d / "qa-inspect.toml").write_text('[[dataset]]\npath = "../elsewhere.json"\n', encoding="utf-8")
+    return "qa-inspect.toml, [[dataset]] #1, path: ../elsewhere.json is outside the runs folder"
+
+
 CASES: dict[str, Callable[[Path], str]] = {
     f.__name__[1:]: f for f in (_deep_json, _deep_jsonl, _huge_number, _lone_surrogate, _symlink_loop, _bad_name,
-                                _deep_manifest)
+                                _deep_manifest, _nan, _manifest_outside)
 }
 
 
