@@ -197,9 +197,19 @@ def default_timeout() -> float:
         return 5.0
 
 
+def _no_space(path: Path) -> bool:
+    """Whether the database's file system is full (SQLite sometimes says only "disk I/O error")."""
+    try:
+        return os.statvfs(Path(path).parent).f_bavail == 0
+    except OSError:
+        return False
+
+
 def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """The one-line error for a database failure, whenever it shows (opening or writing)."""
     text = str(exc)
+    if "disk is full" in text or "disk I/O error" in text and _no_space(path):
+        return StoreError(f"{path}: no space left on device; nothing was written")
     if isinstance(exc, sqlite3.OperationalError):
         if "locked" in text or "busy" in text:
             return StoreError(f"{path}: database is locked by another process; try again")

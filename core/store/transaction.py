@@ -86,10 +86,14 @@ def write_transaction(
         try:
             result = work(conn)
         except sqlite3.Error as exc:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                conn.execute("ROLLBACK")
+            if "disk is full" in str(exc):
+                raise StoreError("no space left on device; nothing was recorded") from None
             raise StoreError(f"cannot write to the database ({exc}); nothing was recorded") from None
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         while True:
             try:

@@ -28,3 +28,19 @@ def test_marks_survive_a_deleted_wal_while_the_database_is_open(env: Env) -> Non
     assert got == len(ref.scored_texts()) > 0, "every committed mark is in the database file"
     for c in (fresh, reader, conn.conn):
         c.close()
+
+
+def test_a_full_disk_while_marking_records_nothing_and_says_so(env: Env) -> None:
+    import pytest
+
+    from qa_inspect.core.errors import StoreError
+
+    c = env.conn
+    ref = flags.resolve_item(c, METRO_KEY)
+    pages = c.execute("PRAGMA page_count").fetchone()[0]
+    c.execute(f"PRAGMA max_page_count = {pages}")  # as if the disk were full
+    before = c.execute("SELECT COUNT(*) FROM annotations").fetchone()[0]
+    with pytest.raises(StoreError, match="no space left on device; nothing was recorded"):
+        for n in range(200):  # enough entries to need a new page
+            flags.mark(c, ref.dataset, ref.key, ref.scored_texts()[0], author="alice", reason="x" * 2000 + str(n))
+    assert c.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] >= before

@@ -182,3 +182,8 @@ def test_early_v1_database_without_uid_and_slices_migrates(tmp_path: Path) -> No
     assert "uid" in cols and "slices" in db.table_names()
     assert db.conn.execute("SELECT uid IS NOT NULL FROM annotations").fetchone()[0] == 1
     assert db.conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
+
+
+def test_a_full_disk_is_said_in_words(tmp_path: Path) -> None:
+    err = store.store_error(tmp_path / "qa.db", sqlite3.OperationalError("database or disk is full"))
+    assert str(err) == f"{tmp_path / 'qa.db'}: no space left on device; nothing was written"
