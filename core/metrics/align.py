@@ -15,11 +15,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from . import cdqa
+from . import cdqa, squad
 from .cmrc import longest_common_run
 from .segment import SP_CHARS, segment_spans
 
-__all__ = ["Alignment", "align_cdqa", "align_chars", "align_f1", "find_in_context", "merge_ranges"]
+__all__ = ["Alignment", "align_cdqa", "align_chars", "align_f1", "align_squad", "find_in_context", "merge_ranges"]
 
 Range = tuple[int, int]
 _IGNORED = frozenset(SP_CHARS)
@@ -124,6 +124,41 @@ def align_cdqa(prediction: str, gold: str) -> Alignment:
             pred_hits.append((a, b))
     gold_hits = []
     matched = []
+    for tok, a, b in gold_spans:
+        if pred_left[tok] > 0:
+            pred_left[tok] -= 1
+            gold_hits.append((a, b))
+            matched.append(tok)
+    return Alignment(merge_ranges(pred_hits), merge_ranges(gold_hits), matched)
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _squad_token_spans(text: str) -> list[tuple[str, int, int]]:
+    """(normalised token, start, end) per whitespace word of the raw text. `normalize_answer`
+    removes punctuation without splitting and articles whole, so a raw word is one token or none."""
+    out = []
+    for m in _WORD.finditer(text):
+        tokens = squad.get_tokens(m.group())
+        if tokens:
+            out.append((tokens[0], m.start(), m.end()))
+    return out
+
+
+def align_squad(prediction: str, gold: str) -> Alignment:
+    """Words counted by SQuAD F1 (a bag of normalised tokens): prediction words whose token the
+    gold also has, and gold words the prediction covers, earliest occurrences first."""
+    pred = _squad_token_spans(prediction)
+    gold_spans = _squad_token_spans(gold)
+    gold_left = Counter(tok for tok, _, _ in gold_spans)
+    pred_left = Counter(tok for tok, _, _ in pred)
+    pred_hits = []
+    for tok, a, b in pred:
+        if gold_left[tok] > 0:
+            gold_left[tok] -= 1
+            pred_hits.append((a, b))
+    gold_hits, matched = [], []
     for tok, a, b in gold_spans:
         if pred_left[tok] > 0:
             pred_left[tok] -= 1

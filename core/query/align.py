@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from qa_inspect.core.metrics import align, cdqa, cmrc, uses_f1_recall
+from qa_inspect.core.metrics import (
+    SQUAD_V2,
+    SQUAD_V11,
+    align,
+    cdqa,
+    cmrc,
+    squad,
+    uses_f1_recall,
+)
 
 __all__ = ["CHARS_LIMIT", "TOO_LONG", "Match", "Range", "in_context", "is_cdqa", "per_gold"]
 
@@ -38,6 +46,8 @@ class Match:
     em_gold: str | None = None
     note: str | None = None
     """Why a view is missing (texts too long to align character by character in time)."""
+    unit: str = "common contiguous segments"
+    """What `matched` counts, in words (CMRC: one contiguous run of segments; SQuAD: a bag of words)."""
 
     @property
     def score(self) -> float:
@@ -53,7 +63,27 @@ def per_gold(scorer: str | None, family: str, prediction: str, golds: Sequence[s
     """One `Match` per gold, in gold order (superseded golds included: the caller marks them)."""
     if is_cdqa(scorer, family):
         return _cdqa(prediction, golds)
+    if scorer in (SQUAD_V11, SQUAD_V2):
+        return _squad(scorer, prediction, golds)
     return _cmrc(prediction, golds)
+
+
+def _squad(scorer: str, prediction: str, golds: Sequence[str]) -> list[Match]:
+    """Each gold scored alone as the SQuAD script does, its counted words highlighted."""
+    one = squad.score_v11 if scorer == SQUAD_V11 else squad.score_v2
+    pred_units = len(squad.get_tokens(prediction))
+    out: list[Match] = []
+    for k, gold in enumerate(golds):
+        s = one(prediction, [gold])
+        words = align.align_squad(prediction, gold)
+        chars, note = _chars(prediction, gold)
+        out.append(Match(
+            k, s.em, s.f1, None, words.gold_ranges, words.pred_ranges, chars.gold_ranges, chars.pred_ranges,
+            matched=len(words.matched), pred_units=pred_units, gold_units=len(squad.get_tokens(gold)),
+            em_pred=squad.normalize_answer(prediction), em_gold=squad.normalize_answer(gold), note=note,
+            unit="normalised words in common (as a bag)",
+        ))
+    return out
 
 
 CHARS_LIMIT = 250_000

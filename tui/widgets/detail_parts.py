@@ -70,8 +70,8 @@ def _explain(m: GoldMatch, cdqa: bool) -> str:
     if cdqa:
         return f"{m.matched} of {m.gold_units} gold tokens found in the answer (recall)"
     if not m.matched:
-        return "no segment in common"
-    why = (f"{m.matched} common contiguous segments: precision {m.matched}/{m.pred_units},"
+        return "nothing in common"
+    why = (f"{m.matched} {m.unit}: precision {m.matched}/{m.pred_units},"
            f" recall {m.matched}/{m.gold_units} → F1 {100 * (m.f1 or 0):.1f}")
     if m.em == 0 and (m.f1 or 0) > 0.999 and m.em_pred is not None:
         # EM sees what F1 ignores (spaces, ASCII punctuation): show the two strings it compared

@@ -180,3 +180,12 @@ def test_metrics_of_and_uses_f1_recall_answer_for_every_scorer() -> None:
         assert registry.uses_f1_recall(scorer) == ("f1_recall" in metrics)
     assert registry.uses_f1_recall(family="cdqa") and not registry.uses_f1_recall(family="squad")
     assert not registry.uses_f1_recall("squad-v2", "cdqa"), "the stored scorer decides over the family"
+
+
+def test_align_squad_highlights_the_words_squad_f1_counts() -> None:
+    from qa_inspect.core.metrics import align
+
+    a = align.align_squad("The Normans, indeed", "the normans")
+    assert a.matched == ["normans"]  # articles dropped, punctuation removed, case folded
+    assert a.pred_ranges == [(4, 12)] and a.gold_ranges == [(4, 11)]
+    assert align.align_squad("", "x").matched == []

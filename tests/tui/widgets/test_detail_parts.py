@@ -48,3 +48,11 @@ def test_an_unanswerable_question_says_no_answer_is_expected(squad_db: Path) -> 
 def test_an_answerable_question_lists_its_golds(squad_db: Path) -> None:
     text = answers(_detail(squad_db, "answerable", abstained=False), False, 100).plain
     assert "No answer expected" not in text and "Golds" in text
+
+
+def test_squad_predictions_are_explained_in_the_squad_metric_s_own_units(squad_db: Path) -> None:
+    detail = _detail(squad_db, "answerable", abstained=False)
+    assert detail.prediction is not None and detail.prediction.scorer == "squad-v2"
+    text = answers(detail, False, 100).plain
+    assert "normalised words in common (as a bag)" in text or "nothing in common" in text
+    assert "contiguous segments" not in text
