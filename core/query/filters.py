@@ -56,6 +56,10 @@ class Filter:
     def with_(self, **changes: Any) -> Filter:
         return replace(self, **changes)
 
+    def same_items(self, other: Filter) -> bool:
+        """Whether both select the same items (their order aside)."""
+        return self.with_(sort="key", descending=False) == other.with_(sort="key", descending=False)
+
     def to_dict(self) -> dict[str, Any]:
         """The fields that differ from the defaults, JSON-ready (tuples become lists)."""
         out: dict[str, Any] = {}

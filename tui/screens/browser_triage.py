@@ -128,7 +128,7 @@ class TriageActions:
     # -- export ------------------------------------------------------------------------------
     def export_name(self) -> str:
         f = self.filter
-        if self.slice_name and self.slice_filter is not None and _same_items(self.slice_filter, f):
+        if self.slice_name and self.slice_filter is not None and self.slice_filter.same_items(f):
             return self.slice_name
         name = f.run or f.dataset or "items"
         if f.compare:
@@ -172,7 +172,3 @@ class TriageActions:
         rows = message.rows or 0
         self.notify(f"{rows:,} row{'s' if rows != 1 else ''} → {path}", title="Exported", timeout=8, markup=False)
 
-
-def _same_items(a: Filter, b: Filter) -> bool:
-    """Two filters select the same items (the order aside)."""
-    return a.with_(sort="key", descending=False) == b.with_(sort="key", descending=False)

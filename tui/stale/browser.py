@@ -20,11 +20,6 @@ RescoreKey = tuple[int, str | None, str | None]
 """(writes so far, run, compare run): while it holds, the re-scored rows can be reused."""
 
 
-def _same_items(a: Filter, b: Filter) -> bool:
-    """Two filters that match the same items (order aside)."""
-    return a.with_(sort="key", descending=False) == b.with_(sort="key", descending=False)
-
-
 class BrowserStale(StaleActions):
     """Mixed into `BrowserScreen` before `BaseScreen`: selection, bulk marking, excluded metrics."""
 
@@ -50,7 +45,7 @@ class BrowserStale(StaleActions):
     def select_filter(self) -> Filter | None:
         """"Every item matching the filter" is selected (only while the filter stays the same)."""
         f = self.__dict__.get("_stale_select_filter")
-        return f if f is not None and _same_items(f, self.filter) else None
+        return f if f is not None and f.same_items(self.filter) else None
 
     def is_selected(self, item_id: int) -> bool:
         return self.select_filter is not None or item_id in self.selected_ids

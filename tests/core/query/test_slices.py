@@ -191,3 +191,9 @@ def test_a_hand_edited_slice_is_listed_as_invalid_and_refused_in_one_line(conn, 
     assert listed["bad"].error is not None and listed["bad"].filter == Filter()
     with pytest.raises(SliceError, match="slice 'bad': stored filter cannot be read"):
         load_slice(conn, "bad")
+
+
+def test_same_items_ignores_the_order_only() -> None:
+    f = Filter(dataset="d", run="r", em=0)
+    assert f.same_items(f.with_(sort="f1", descending=True))
+    assert not f.same_items(f.with_(em=1))
