@@ -141,6 +141,14 @@ class RunItem:
     na_prob: float | None = None
 
 
+def _squad(it: RunItem, scorer: str) -> squad.SquadScore | None:
+    """The row `score_prediction` already computed with this scorer, as the SQuAD aggregates take it."""
+    r = it.row
+    if r is None or r.scorer != scorer or r.em is None or r.f1 is None or it.prediction is None:
+        return None
+    return squad.SquadScore(em=r.em, f1=r.f1, best_gold=r.best_gold)
+
+
 def aggregate_run(
     scorer: str, items: Sequence[RunItem], *, na_prob_thresh: float = 1.0, use_na_probs: bool = True
 ) -> dict[str, Any]:
@@ -152,12 +160,12 @@ def aggregate_run(
     """
     _check(scorer)
     if scorer == SQUAD_V11:
-        return squad.aggregate_v11([squad.V11Item(it.id, list(it.golds), it.prediction) for it in items])
+        return squad.aggregate_v11([squad.V11Item(it.id, list(it.golds), it.prediction, _squad(it, scorer)) for it in items])
     if scorer == SQUAD_V2:
         probs = {it.id: it.na_prob for it in items if it.prediction is not None and it.na_prob is not None}
         answered = sum(1 for it in items if it.prediction is not None)
         na_probs = probs if use_na_probs and probs and len(probs) == answered else None
-        v2 = [squad.V2Item(it.id, list(it.golds), bool(it.golds), it.prediction) for it in items]
+        v2 = [squad.V2Item(it.id, list(it.golds), bool(it.golds), it.prediction, _squad(it, scorer)) for it in items]
         return squad.aggregate_v2(v2, na_probs, na_prob_thresh)
     rows = [it.row if it.prediction is not None else None for it in items]
     return aggregate(scorer, rows, len(items))

@@ -91,6 +91,8 @@ class V11Item:
     id: str
     golds: Sequence[str]
     prediction: str | None
+    scored: SquadScore | None = None
+    """`score_v11(prediction, golds)` when the caller has it already (not scored twice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,8 @@ class V2Item:
     golds: Sequence[str]
     has_answer: bool
     prediction: str | None
+    scored: SquadScore | None = None
+    """`score_v2(prediction, golds)` when the caller has it already (not scored twice)."""
 
 
 def normalize_answer(s: str) -> str:
@@ -192,7 +196,7 @@ def aggregate_v11(items: Iterable[V11Item]) -> dict[str, float]:
         total += 1
         if item.prediction is None:
             continue
-        s = score_v11(item.prediction, item.golds)
+        s = item.scored or score_v11(item.prediction, item.golds)
         exact += s.em
         f1 += s.f1
     if total == 0:
@@ -286,7 +290,7 @@ def _raw_scores(
     f1: dict[str, float] = {}
     for it in items:
         if it.prediction is not None:
-            s = score_v2(it.prediction, it.golds)
+            s = it.scored or score_v2(it.prediction, it.golds)
             predictions[it.id], exact[it.id], f1[it.id] = it.prediction, s.em, s.f1
     return predictions, exact, f1
 
