@@ -1,7 +1,9 @@
 """The stale-answer journal: append-only entries in `annotations`, and the records that name golds.
 
-Entries are keyed by (dataset name, item key, gold text) — never by row ids — so flags survive
-reloads, changed prediction files and new dataset releases. Nothing is ever updated or deleted.
+Entries are keyed by (dataset, item key, gold text) — never by row ids — so flags survive
+reloads, changed prediction files and new dataset releases. Nothing is ever deleted, and what an
+entry says never changes; only its binding (`dataset`: which loaded dataset it belongs to, found
+by content, see `core.store.bindings`) follows a renamed file.
 
 Actions (`annotations.action`):
 
@@ -28,6 +30,7 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import (
     BusyCallback,
     author_for,
+    fingerprint_of,
     sqlite_connection,
     write_transaction,
 )
@@ -130,9 +133,13 @@ def insert_entry(
     meta: dict[str, Any] | None = None,
     uid: str | None = None,
     ts: str | None = None,
+    fingerprint: str | None = None,
 ) -> Entry:
     """One journal entry written on `conn` inside a transaction the caller holds (no checks, no
-    commit): for importers and for tests that stage a journal. `append` is the committed form."""
+    commit): for importers and for tests that stage a journal. `append` is the committed form.
+
+    The entry remembers the dataset by name and by content (`fingerprint`: given by an import,
+    else the loaded dataset's), so it stays with that dataset when its file is renamed."""
     entry = Entry(
         id=0, uid=uid or new_uid(), ts=ts or _now(), author=author, action=action, dataset=target.dataset,
         item_key=target.item_key, gold_text=target.gold_text, reason=_blank(reason), proposed=_blank(proposed),
@@ -140,10 +147,11 @@ def insert_entry(
     )
     cur = conn.execute(
         "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence,"
-        " ref, uid, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " ref, uid, meta, written_as, dataset_fp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (entry.ts, entry.author, entry.action, entry.dataset, entry.item_key, entry.gold_text, entry.reason,
          entry.proposed, entry.evidence, entry.ref, entry.uid,
-         json.dumps(entry.meta, ensure_ascii=False, sort_keys=True) if entry.meta else None),
+         json.dumps(entry.meta, ensure_ascii=False, sort_keys=True) if entry.meta else None,
+         entry.dataset, fingerprint or fingerprint_of(conn, entry.dataset)),
     )
     entry.id = int(cur.lastrowid or 0)
     return entry

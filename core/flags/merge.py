@@ -18,7 +18,9 @@ from typing import Any
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import JSONFloat, loads, read_text
 from qa_inspect.core.store import (
+    AMBIGUOUS_SUFFIX,
     BusyCallback,
+    bind_journal,
     sqlite_connection,
     write_transaction,
 )
@@ -38,10 +40,24 @@ class ImportResult:
     duplicates: int = 0
     conflicts: list[Flag] = field(default_factory=list)
     """Flags touched by the import that now have more than one proposal."""
+    unknown: list[str] = field(default_factory=list)
+    """Entries naming a dataset, item or gold this database does not hold ("dev Q9 '北京': unknown item")."""
+    kept_unknown: bool = False
+    """Whether those were imported anyway (`keep_unknown`); by default they are left out."""
+
+    @property
+    def unknown_line(self) -> str:
+        """One line on the entries that match nothing here, or "" when there are none."""
+        if not self.unknown:
+            return ""
+        shown = "; ".join(self.unknown[:3]) + ("; …" if len(self.unknown) > 3 else "")
+        done = "imported anyway" if self.kept_unknown else "not imported (--keep-unknown imports them)"
+        return f"{self.path}: {len(self.unknown)} entr{'y names' if len(self.unknown) == 1 else 'ies name'} what this database does not hold ({shown}); {done}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "added": self.added, "duplicates": self.duplicates,
-                "conflicts": [f.to_dict() for f in self.conflicts]}
+                "conflicts": [f.to_dict() for f in self.conflicts], "unknown": self.unknown,
+                "kept_unknown": self.kept_unknown}
 
 
 @dataclass(slots=True)
@@ -56,6 +72,8 @@ class _Incoming:
     evidence: str | None
     ref_uid: str | None
     meta: dict[str, Any]
+    fingerprint: str | None = None
+    """Of the dataset the entry was written against (exports since schema 6 carry it)."""
 
 
 def _text(path: Path, rec: dict[str, Any], name: str, where: str, *, required: bool = False) -> str | None:
@@ -101,6 +119,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
                           _text(path, rec, "gold_text", where, required=True) or ""),
             reason=_text(path, rec, "reason", where), proposed=_text(path, rec, "proposed", where),
             evidence=_text(path, rec, "evidence", where), ref_uid=_text(path, rec, "ref_uid", where), meta=dict(meta),
+            fingerprint=_text(path, rec, "dataset_fingerprint", where),
         )
     if "old_answer" in rec:  # a patch line
         target = Target(_text(path, rec, "dataset", where, required=True) or "",
@@ -116,7 +135,8 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
                                ensure_ascii=False)
             uid = hashlib.sha256(basis.encode()).hexdigest()[:32]
         return _Incoming(uid=uid, ts=ts or now, author=author, action="mark", target=target, reason=reason,
-                         proposed=proposed, evidence=evidence, ref_uid=None, meta={})
+                         proposed=proposed, evidence=evidence, ref_uid=None, meta={},
+                         fingerprint=_text(path, rec, "dataset_fingerprint", where))
     raise FormatError(str(path), "neither a patch line ('old_answer') nor a journal entry ('action')", where)
 
 
@@ -151,16 +171,19 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
     except sqlite3.Error as exc:
         raise FormatError(str(path), f"cannot open database ({exc})") from None
     try:
+        columns = {row[1] for row in src.execute("PRAGMA table_info(annotations)")}
+        fp = "a.dataset_fp" if "dataset_fp" in columns else "NULL"
         rows = src.execute(
             "SELECT a.uid, a.ts, a.author, a.action, a.dataset, a.item_key, a.gold_text, a.reason, a.proposed,"
-            " a.evidence, r.uid, a.meta, a.id FROM annotations a LEFT JOIN annotations r ON r.id = a.ref ORDER BY a.id"
+            f" a.evidence, r.uid, a.meta, a.id, {fp} FROM annotations a LEFT JOIN annotations r ON r.id = a.ref"
+            " ORDER BY a.id"
         ).fetchall()
     except sqlite3.Error as exc:
         raise FormatError(str(path), f"not a qa-inspect database ({exc})") from None
     finally:
         src.close()
     out = []
-    for uid, ts, author, action, ds, key, gold, reason, proposed, evidence, ref_uid, meta, rowid in rows:
+    for uid, ts, author, action, ds, key, gold, reason, proposed, evidence, ref_uid, meta, rowid, fingerprint in rows:
         try:
             decoded = json.loads(meta) if meta else {}
         except ValueError:
@@ -169,7 +192,7 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
             uid = hashlib.sha256(f"{path.resolve()}#{rowid}#{ts}".encode()).hexdigest()[:32]
         out.append(_Incoming(uid, ts or now, author, action, Target(ds, key, gold), reason, proposed, evidence,
                              ref_uid or (decoded.get("ref_uid") if isinstance(decoded, dict) else None),
-                             decoded if isinstance(decoded, dict) else {}))
+                             decoded if isinstance(decoded, dict) else {}, fingerprint))
     return out
 
 
@@ -182,8 +205,47 @@ def _link_waiting_undos(c: sqlite3.Connection) -> None:
     )
 
 
-def import_file(conn: Any, path: Path, *, on_busy: BusyCallback | None = None) -> ImportResult:
-    """Merge a patch, a journal export or another database's journal; one transaction."""
+def _bound_targets(conn: sqlite3.Connection, uids: list[str]) -> set[Target]:
+    """The golds the entries `uids` name, as bound here (an import may bind to a renamed dataset)."""
+    out: set[Target] = set()
+    for start in range(0, len(uids), 500):
+        chunk = uids[start:start + 500]
+        out.update(Target(*row) for row in conn.execute(
+            f"SELECT dataset, item_key, gold_text FROM annotations WHERE uid IN ({', '.join('?' * len(chunk))})", chunk))
+    return out
+
+
+_UNKNOWN_SQL = """
+SELECT a.id, a.dataset, a.item_key, a.gold_text,
+       CASE WHEN d.id IS NULL THEN 'unknown dataset' WHEN i.id IS NULL THEN 'unknown item' ELSE 'no such gold' END
+FROM annotations a
+LEFT JOIN datasets d ON d.name = a.dataset
+LEFT JOIN items i ON i.dataset_id = d.id AND i.key = a.item_key
+WHERE a.id IN ({ids}) AND NOT EXISTS (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.text = a.gold_text)
+"""
+
+
+def _unknown(c: sqlite3.Connection, added: list[Entry]) -> dict[int, str]:
+    """Entry id → what it names that is not here (dataset, item or gold text), for the added entries."""
+    out: dict[int, str] = {}
+    ids = [e.id for e in added]
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for rowid, ds, key, gold, why in c.execute(_UNKNOWN_SQL.format(ids=", ".join("?" * len(chunk))), chunk):
+            if ds.endswith(AMBIGUOUS_SUFFIX):
+                ds, why = ds.removesuffix(AMBIGUOUS_SUFFIX), "its content matches several loaded datasets"
+            out[rowid] = f"{ds} {key} '{gold}': {why}"
+    return out
+
+
+def import_file(
+    conn: Any, path: Path, *, keep_unknown: bool = False, on_busy: BusyCallback | None = None
+) -> ImportResult:
+    """Merge a patch, a journal export or another database's journal; one transaction.
+
+    Entries naming a dataset, item or gold text this database does not hold are listed in
+    `ImportResult.unknown` and left out, unless `keep_unknown` (then they show as orphaned or
+    resolved flags)."""
     path = Path(path)
     kind, incoming = _read_import(path, _now())
     raw = sqlite_connection(conn)
@@ -206,15 +268,22 @@ def import_file(conn: Any, path: Path, *, on_busy: BusyCallback | None = None) -
             if inc.ref_uid:
                 meta["ref_uid"] = inc.ref_uid
             e = insert_entry(c, inc.action, inc.target, inc.author, reason=inc.reason, proposed=inc.proposed,
-                        evidence=inc.evidence, ref=ref, meta=meta, uid=inc.uid, ts=inc.ts)
+                             evidence=inc.evidence, ref=ref, meta=meta, uid=inc.uid, ts=inc.ts,
+                             fingerprint=inc.fingerprint)
             local[inc.uid] = e.id
             added.append(e)
         _link_waiting_undos(c)
+        bind_journal(c)
+        unknown = _unknown(c, added)
+        result.unknown, result.kept_unknown = list(unknown.values()), keep_unknown
+        if unknown and not keep_unknown:
+            c.executemany("DELETE FROM annotations WHERE id = ?", [(i,) for i in unknown])  # never committed
+            added = [e for e in added if e.id not in unknown]
         return added
 
     added = write_transaction(raw, work, on_busy) if incoming else []
     result.added = len(added)
-    touched = {e.target for e in added}
+    touched = _bound_targets(raw, [e.uid for e in added])
     if touched:
         datasets = {t.dataset for t in touched}
         result.conflicts = [

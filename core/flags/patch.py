@@ -2,12 +2,13 @@
 
 - **Patch** (`export_patch`): one JSON line per open proposal on a flagged gold — normally one line
   per flagged gold; a gold with conflicting proposals gets one line each (`"conflict": true`).
-  Fields: `kind` ("stale-flag"), `dataset`, `item_key`, `question`, `old_answer`, `gold_index`
+  Fields: `kind` ("stale-flag"), `dataset`, `dataset_fingerprint` (of the dataset's item keys
+  and questions: an import binds to the dataset with that content, whatever its name), `item_key`, `question`, `old_answer`, `gold_index`
   (0-based position in the dataset's answer list, null once resolved), `proposed_answer`,
   `reason`, `evidence`, `author`, `time`, `tags` ({tag, answer_type, split}), `uid` (of the
   journal entry), `status` (open/resolved/orphaned), `conflict`.
 - **Journal** (`export_journal`): every journal entry, one JSON line each (`kind` "journal",
-  `uid`, `ts`, `author`, `action`, `dataset`, `item_key`, `gold_text`, `reason`, `proposed`,
+  `uid`, `ts`, `author`, `action`, `dataset`, `dataset_fingerprint`, `item_key`, `gold_text`, `reason`, `proposed`,
   `evidence`, `ref_uid` (the entry an undo cancels), `meta`). It carries unmarks and undos, which
   a patch cannot.
 
@@ -34,12 +35,14 @@ JOURNAL_KIND = "journal"
 def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bool = True) -> list[dict[str, Any]]:
     """The patch as dicts (what `export_patch` writes, one per line)."""
     out: list[dict[str, Any]] = []
+    fingerprints = dict(sqlite_connection(conn).execute("SELECT uid, dataset_fp FROM annotations"))
     for f in current_flags(conn, dataset, include_resolved=include_resolved):
         proposals = f.proposals or []
         for p in proposals or [None]:
             out.append({
                 "kind": PATCH_KIND,
                 "dataset": f.dataset,
+                "dataset_fingerprint": fingerprints.get(p.uid if p else f.uid),
                 "item_key": f.item_key,
                 "question": f.question,
                 "old_answer": f.gold_text,
@@ -73,12 +76,13 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
     """The journal as dicts (what `export_journal` writes); undo references as uids, which travel."""
     raw = sqlite_connection(conn)
     uids = dict(raw.execute("SELECT id, uid FROM annotations"))
+    fingerprints = dict(raw.execute("SELECT id, dataset_fp FROM annotations"))
     out = []
     for e in journal(raw, dataset=dataset):
         out.append({
             "kind": JOURNAL_KIND, "uid": e.uid, "ts": e.ts, "author": e.author, "action": e.action,
-            "dataset": e.dataset, "item_key": e.item_key, "gold_text": e.gold_text, "reason": e.reason,
-            "proposed": e.proposed, "evidence": e.evidence,
+            "dataset": e.dataset, "dataset_fingerprint": fingerprints.get(e.id), "item_key": e.item_key,
+            "gold_text": e.gold_text, "reason": e.reason, "proposed": e.proposed, "evidence": e.evidence,
             "ref_uid": uids.get(e.ref) if e.ref is not None else e.meta.get("ref_uid"),
             "meta": e.meta,
         })

@@ -24,11 +24,14 @@ from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
+    bind_journal,
     default_db_path,
     get_setting,
+    journal_bindings,
     open_db,
     set_setting,
     store_error,
+    store_fingerprint,
 )
 
 from .discover import read_in_folder, run_display_name, walk
@@ -150,6 +153,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     _reread_dependents(lp, candidates, changed, unchanged)
     datasets, runs = _read_changed(lp, changed)
     _store_datasets(lp, datasets)
+    _bind_journal(lp)
     _store_runs(lp, runs)
     _finish(lp, unchanged)
 
@@ -311,6 +315,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
 
         def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
             out = write_dataset(conn, ds, cand.rel)
+            store_fingerprint(conn, ds.name)
             record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
             return out
 
@@ -320,6 +325,19 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )
+
+
+def _bind_journal(lp: _Pass) -> None:
+    """Journal entries follow their dataset by content: a renamed file keeps its flags, a journal
+    written against one of two same-named files binds to that one; ambiguity is reported."""
+    stale, changes = journal_bindings(lp.conn)
+    if stale:  # an unchanged folder writes nothing (and waits on no lock)
+        with transaction(lp.conn):
+            changes = bind_journal(lp.conn)
+    paths = dict(lp.conn.execute("SELECT name, path FROM datasets"))
+    for change in changes:
+        path = paths.get(change.new) or paths.get(change.written_as) or change.written_as
+        lp.summary.warnings.append({"path": path, "message": change.message})
 
 
 def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:

@@ -3,7 +3,8 @@
 Holds: `schema` (open_db, migrations, `PRAGMA user_version`), `transaction` (one committed write,
 retried while busy), `settings` (the settings table, the annotator name), `paths` (default
 database location), `views` (SQL for the current flags and stale golds), `names` (dataset/run
-look-ups with one "unknown name" error).
+look-ups with one "unknown name" error), `bindings` (dataset fingerprints; which dataset each
+journal entry belongs to, by content rather than file name).
 
 May import: `core.errors` only (and sqlite_utils). Everything above the store reaches the
 database through these names.
@@ -11,6 +12,15 @@ database through these names.
 
 from __future__ import annotations
 
+from .bindings import (
+    AMBIGUOUS_SUFFIX,
+    Rebinding,
+    bind_journal,
+    dataset_fingerprint,
+    fingerprint_of,
+    journal_bindings,
+    store_fingerprint,
+)
 from .names import (
     RunRef,
     known_names,
@@ -47,6 +57,7 @@ from .transaction import (
 from .views import CURRENT_FLAGS_SQL, EFFECTIVE_SQL, STALE_GOLDS_SQL
 
 __all__ = [
+    "AMBIGUOUS_SUFFIX",
     "AUTHOR_ENV",
     "BUSY_DEADLINE",
     "CURRENT_FLAGS_SQL",
@@ -56,12 +67,17 @@ __all__ = [
     "STALE_GOLDS_SQL",
     "TIMEOUT_ENV",
     "BusyCallback",
+    "Rebinding",
     "RunRef",
     "author_for",
+    "bind_journal",
+    "dataset_fingerprint",
     "default_author",
     "default_db_path",
     "default_timeout",
+    "fingerprint_of",
     "get_setting",
+    "journal_bindings",
     "known_names",
     "migrate",
     "open_db",
@@ -74,6 +90,7 @@ __all__ = [
     "split_statements",
     "sqlite_connection",
     "store_error",
+    "store_fingerprint",
     "user_cache_dir",
     "write_transaction",
 ]

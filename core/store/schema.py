@@ -184,6 +184,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE items ADD COLUMN answerable TEXT;
     """,
+    # 5 → 6: datasets are known by content, not by file name (see core.store.bindings). A journal
+    # entry keeps the name it was written with and the fingerprint of that dataset; `dataset` becomes
+    # its binding, re-derived after each load and import (a renamed file keeps its flags).
+    """
+    ALTER TABLE datasets ADD COLUMN fingerprint TEXT;
+    ALTER TABLE annotations ADD COLUMN written_as TEXT;
+    ALTER TABLE annotations ADD COLUMN dataset_fp TEXT;
+    CREATE INDEX IF NOT EXISTS datasets_fingerprint ON datasets(fingerprint);
+    UPDATE annotations SET written_as = dataset WHERE written_as IS NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"

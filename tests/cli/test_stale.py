@@ -177,3 +177,11 @@ def test_text_is_shown_literally(runs: Path) -> None:
     assert listed(runs)[0]["reason"] == "[bold]x[/bold] \x1b[31mred"  # stored as given
     undo = stale(runs, "undo", "--author", "a\x1bb").stdout
     assert "\x1b" not in undo and "7号线␇" in undo
+
+
+def test_a_bad_new_file_does_not_stop_the_stale_commands(runs: Path) -> None:
+    (runs / "broken.json").write_text('{"data": [', encoding="utf-8")
+    stale(runs, "mark", METRO_Q, "--dataset", CDQA, "--answer", "6号线", "--new-answer", "7号线")
+    result = stale(runs, "list")
+    assert "7号线" in result.stdout
+    assert "broken.json could not be read; the database may not match the folder" in result.stderr

@@ -133,8 +133,16 @@ def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
 
 @contextmanager
 def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
-    """Load what changed, then a connection to the database; core user errors become one line."""
+    """Load what changed, then a connection to the database; core user errors become one line.
+
+    Files that fail to load do not stop the command (it works on what the database holds); one
+    line on stderr says the database may not match the folder."""
     summary = run_load(runs_dir, db, as_json=True)
+    if summary.errors:
+        first = summary.errors[0]["path"]
+        more = f" and {len(summary.errors) - 1} more" if len(summary.errors) > 1 else ""
+        say(clean(f"{first}{more} could not be read; the database may not match the folder"
+                  " (`qa-inspect load` says why)"))
     try:
         conn = open_db(Path(summary.db)).conn
     except QAInspectError as exc:

@@ -394,15 +394,19 @@ def import_cmd(
     file: Annotated[Path, typer.Argument(help="A patch or journal JSONL (stale export), or another qa-inspect database.")],
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    keep_unknown: Annotated[bool, typer.Option(
+        "--keep-unknown", help="Also import entries naming datasets, items or golds this database does not hold.")] = False,
 ) -> None:
     """Merge another annotator's patch or journal; importing the same file again changes nothing."""
     if not file.is_file():
         raise fail(f"{file}: no such file")
     with loaded_db(runs_dir, db) as conn:
-        result = F.import_file(conn, file, on_busy=say)
+        result = F.import_file(conn, file, keep_unknown=keep_unknown, on_busy=say)
     if as_json:
         print_json(result.to_dict())
         return
+    if result.unknown:
+        say(clean(result.unknown_line))
     line(f"imported {result.added} entr{'y' if result.added == 1 else 'ies'} from {file}"
          f" ({result.duplicates} already present)")
     for f in result.conflicts:
