@@ -359,3 +359,63 @@ async def test_keymap_rebinds_keys_by_binding_id(db: Path) -> None:
         assert screen.filter.em == 0
         keys = {active.binding.id: key for key, active in app.active_bindings.items()}
         assert keys["stale.undo"] == "ctrl+z" and keys["browser.toggle-errors"] == "W"
+
+
+def slowed(monkeypatch: pytest.MonkeyPatch, name: str, seconds: float = 0.15) -> None:
+    """`core.query.<name>` made slow, so keys arrive faster than the answers they start."""
+    import time
+
+    real = getattr(query, name)
+
+    def slow(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(query, name, slow)
+
+
+@async_test
+async def test_n_typed_faster_than_items_load_moves_that_many_items(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        f = Filter(run="bidaf-baseline")
+        with sqlite3.connect(db) as conn:
+            ids = [r.item_id for r in query.page(conn, f, 0, 8)]
+        app.push_screen(DetailScreen(f, ids[0], nav=ids[:1], nav_start=0))
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        slowed(monkeypatch, "neighbour")
+        await pilot.press("n", "n", "n", "n")  # every step walks in SQL, each slower than a key
+        await settle(pilot)
+        assert detail.detail is not None and detail.detail.item_id == ids[4] and detail.position == 4
+        await pilot.press("n", "p", "n", "n")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[6] and detail.position == 6
+
+
+@async_test
+async def test_page_down_typed_faster_than_windows_load_moves_that_many_pages(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qa_inspect.tui.screens import browser as browser_module
+    from qa_inspect.tui.widgets import item_table
+
+    monkeypatch.setattr(item_table, "WINDOW", 12)
+    monkeypatch.setattr(browser_module, "WINDOW", 12)
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        page = table._page()
+        slowed(monkeypatch, "page")
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await settle(pilot)
+        assert table.absolute_cursor == min(3 * page, table.win_total - 1)
+        await pilot.press("pageup", "down", "down")
+        await settle(pilot)
+        assert table.absolute_cursor == min(3 * page, table.win_total - 1) - page + 2
+        assert table.current is not None and table.current.item_id == query.page(
+            sqlite3.connect(db), screen.filter, table.absolute_cursor, 1)[0].item_id

@@ -33,6 +33,8 @@ class DetailLoaded(Message):
     detail: ItemDetail | None
     position: int | None
     total: int | None
+    steps: int = 0
+    """For a step walked in SQL: how many steps from the anchor it answers."""
 
 
 @dataclass
@@ -72,6 +74,10 @@ class DetailScreen(DetailStale, BaseScreen):
         self.position: int | None = None
         self.total: int | None = total
         self.subsequence = False
+        self.anchor: tuple[int, int | None] = (item_id, None)
+        """(item id, position) `n`/`p` count from: the item the last step lands on, even before it shows."""
+        self.pending_steps = 0
+        """Steps from the anchor still being walked in SQL (keys typed while a step loads add up)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -119,7 +125,7 @@ class DetailScreen(DetailStale, BaseScreen):
             position = query.position(conn, self.filter, nxt)
             total = query.count(conn, self.filter) if self.total is None else self.total
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(detail, position, total))
+            self.post_message(DetailLoaded(detail, position, total, step))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.detail is None:
@@ -127,6 +133,8 @@ class DetailScreen(DetailStale, BaseScreen):
             return
         if self.detail is None or message.detail.item_id != self.detail.item_id:
             self.chosen_gold = None  # the gold s acts on belongs to the item it was chosen on
+        if message.steps and message.steps == self.pending_steps and message.position is not None:
+            self.anchor, self.pending_steps = (message.detail.item_id, message.position), 0
         self.detail = message.detail
         self.item_id = message.detail.item_id
         self.position, self.total = message.position, message.total
@@ -135,6 +143,7 @@ class DetailScreen(DetailStale, BaseScreen):
 
     def on_neighbour_found(self, message: NeighbourFound) -> None:
         if message.item_id is None:
+            self.pending_steps = 0
             self.notify("Last item of the filter." if message.step > 0 else "First item of the filter.")
 
     def render_detail(self) -> None:
@@ -155,13 +164,20 @@ class DetailScreen(DetailStale, BaseScreen):
         self.call_after_refresh(self.render_detail)
 
     def action_step(self, step: int) -> None:
-        pos = self._nav_position(self.item_id)
-        if pos is not None and 0 <= pos + step - self.nav_start < len(self.nav):
-            self.load(self.nav[pos + step - self.nav_start], pos + step)
-        elif pos is not None and (pos + step < 0 or (self.total is not None and pos + step >= self.total)):
+        """Next/previous item of the filter, counted from where the last step lands (not from the
+        item on screen): `n n n n` typed faster than items load still moves four items."""
+        anchor_id, anchor_pos = self.anchor
+        steps = self.pending_steps + step
+        pos = self._nav_position(anchor_id) if anchor_pos is None else anchor_pos
+        target = None if pos is None else pos + steps
+        if target is not None and 0 <= target - self.nav_start < len(self.nav):
+            self.anchor, self.pending_steps = (self.nav[target - self.nav_start], target), 0
+            self.load(self.nav[target - self.nav_start], target)
+        elif target is not None and (target < 0 or (self.total is not None and target >= self.total)):
             self.notify("Last item of the filter." if step > 0 else "First item of the filter.")
         else:
-            self.step(self.item_id, step)
+            self.pending_steps = steps
+            self.step(anchor_id, steps)
 
     def action_toggle_alignment(self) -> None:
         self.subsequence = not self.subsequence

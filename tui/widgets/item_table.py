@@ -137,7 +137,8 @@ class ItemTable(DataTable[Text]):
         self.widths: list[int] = []
         self.sort_key = "key"
         self.descending = False
-        self._pending = False
+        self._target: int | None = None
+        """Absolute row the cursor is on its way to while a window loads; later keys count from it."""
         self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
 
     def on_mount(self) -> None:
@@ -191,7 +192,8 @@ class ItemTable(DataTable[Text]):
 
     def show_window(self, start: int, rows: list[ItemRow], cursor: int, total: int) -> None:
         """Show rows `start…` and put the cursor on absolute row `cursor` (clamped)."""
-        self._pending = False
+        if self._target == cursor:
+            self._target = None  # the window asked for last arrived (an older one leaves it waiting)
         self.win_start, self.win_total, self.win_rows = start, total, rows
         self.clear(columns=False)
         self._fill(rows)
@@ -209,58 +211,59 @@ class ItemTable(DataTable[Text]):
 
     # -- windowing ---------------------------------------------------------------------------
     def _request(self, start: int, cursor: int) -> None:
-        if self._pending or self.win_total == 0:
+        """Fetch the window at `start` with the cursor on absolute row `cursor` (once at a time:
+        wheel scrolling coalesces while one is on its way)."""
+        if self._target is not None or self.win_total == 0:
             return
-        self._pending = True
+        self._fetch(start, cursor)
+
+    def _fetch(self, start: int, cursor: int) -> None:
+        self._target = max(0, min(cursor, self.win_total - 1))
         start = max(0, min(start, max(self.win_total - WINDOW, 0)))
-        self.post_message(self.NeedWindow(start, max(0, min(cursor, self.win_total - 1))))
+        self.post_message(self.NeedWindow(start, self._target))
+
+    def _go(self, delta: int) -> None:
+        """Move the cursor `delta` rows from where it is, or from where it is going while a window
+        loads: ten quick PgDn move ten pages, never fewer (a newer request replaces the older)."""
+        if self.win_total == 0:
+            return
+        base = self.absolute_cursor if self._target is None else self._target
+        self.goto(base + delta)
+
+    def goto(self, target: int) -> None:
+        """Put the cursor on absolute row `target`: at once inside the window, else fetch around it."""
+        if self.win_total == 0:
+            return
+        target = max(0, min(target, self.win_total - 1))
+        if self._target is None and self.win_start <= target < self.win_start + len(self.win_rows):
+            self.move_cursor(row=target - self.win_start)
+            return
+        self._fetch(target - WINDOW // 2, target)
 
     @property
     def _more_below(self) -> bool:
         return self.win_start + len(self.win_rows) < self.win_total
 
     def action_cursor_down(self) -> None:
-        if self.cursor_row >= len(self.win_rows) - 1 and self._more_below:
-            target = self.absolute_cursor + 1
-            self._request(target - WINDOW // 2, target)
-        else:
-            super().action_cursor_down()
+        self._go(1)
 
     def action_cursor_up(self) -> None:
-        if self.cursor_row <= 0 and self.win_start > 0:
-            target = self.absolute_cursor - 1
-            self._request(target - WINDOW // 2, target)
-        else:
-            super().action_cursor_up()
+        self._go(-1)
 
     def _page(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
     def action_page_down(self) -> None:
-        if self.cursor_row + self._page() >= len(self.win_rows) and self._more_below:
-            target = self.absolute_cursor + self._page()
-            self._request(target - WINDOW // 2, target)
-        else:
-            super().action_page_down()
+        self._go(self._page())
 
     def action_page_up(self) -> None:
-        if self.cursor_row - self._page() < 0 and self.win_start > 0:
-            target = self.absolute_cursor - self._page()
-            self._request(target - WINDOW // 2, target)
-        else:
-            super().action_page_up()
+        self._go(-self._page())
 
     def action_first(self) -> None:
-        if self.win_start > 0:
-            self._request(0, 0)
-        elif self.win_rows:
-            self.move_cursor(row=0)
+        self.goto(0)
 
     def action_last(self) -> None:
-        if self._more_below:
-            self._request(self.win_total - WINDOW, self.win_total - 1)
-        elif self.win_rows:
-            self.move_cursor(row=len(self.win_rows) - 1)
+        self.goto(self.win_total - 1)
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         if self._more_below and self.scroll_y >= self.max_scroll_y:
