@@ -24,7 +24,7 @@ from qa_inspect.core.query import Filter, SavedSlice
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
 from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
-from .screens import BrowserScreen, CompareScreen, DetailScreen, OverviewScreen
+from .screens import BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, OverviewScreen
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
@@ -47,7 +47,7 @@ QA_THEME = Theme(
 
 
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
-    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, FilterScreen, SlicesScreen,
+    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, FilterScreen, SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""
 
@@ -65,6 +65,8 @@ class QAInspectApp(App[None]):
         Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit qa-inspect"),
         Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
+        Binding("L", "load_log", "Load log", id="app.load-log", show=False,
+                tooltip="What the last load failed on, warned about or skipped, and every run's link"),
     ]
 
     def __init__(
@@ -133,6 +135,10 @@ class QAInspectApp(App[None]):
 
     def action_slices(self) -> None:
         self.show_slices()
+
+    def action_load_log(self) -> None:
+        if not isinstance(self.screen, LoadLogScreen):
+            self.push_screen(LoadLogScreen())
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -47,6 +47,7 @@ from .ingest import (
 )
 from .items import dataset_scorer
 from .linking import dataset_indexes, link_stored_run
+from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .summary import DatasetReport, LoadSummary, RunReport
 
@@ -87,6 +88,7 @@ def load_runs(
     conn = db.conn
     try:
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+        record_load(conn, summary)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
