@@ -33,6 +33,7 @@ from qa_inspect.core.store import run_names
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
+from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean
 from .compare_parts import (
     SLICE_FIELD,
@@ -62,7 +63,7 @@ class DiffLoaded(Message):
     """Runs of A's dataset (for choosing another B)."""
 
 
-class CompareScreen(BaseScreen):
+class CompareScreen(StaleActions, BaseScreen):
     """Run A against run B on the items both answer."""
 
     HELP_TITLE = "Compare runs"
@@ -93,6 +94,7 @@ class CompareScreen(BaseScreen):
                 tooltip="Compare on the browser's filter or on the whole dataset"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
                 tooltip="Move to the next table"),
+        *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="compare.back", tooltip="Back to where you came from"),
     ]
 

@@ -103,7 +103,8 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         lines.append(_no_answer_line(p))
         if not any(g.scored for g in d.golds):
             return Content("\n").join([*lines, *_resolved_lines(d)])
-    lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
+    legend = f"(★ best · highlighted: {view})" if p is not None else "(no prediction to compare with)"
+    lines.append(Content.assemble(("Golds ", LABEL), (legend, MUTED)))
     notes = {m.note for m in (p.per_gold if p else []) if m.note}
     if subsequence and notes:
         lines.append(Content.styled("  " + "; ".join(sorted(notes)), MUTED))

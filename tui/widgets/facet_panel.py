@@ -256,9 +256,10 @@ class FacetPanel(WorkerErrors, Vertical):
             self._start()
 
     # -- counting ----------------------------------------------------------------------------
-    def follow(self, f: Filter) -> None:
-        """The browser's filter changed: count again once it settles (only while shown)."""
-        if f == self.filter and not self._dirty:
+    def follow(self, f: Filter, *, data_changed: bool = False) -> None:
+        """The browser's filter changed (or, `data_changed`, what it selects did: a flag was
+        written): count again once it settles (only while shown)."""
+        if f == self.filter and not self._dirty and not data_changed:
             return
         self.filter = f
         self._dirty = True
