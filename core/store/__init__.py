@@ -1,8 +1,9 @@
 """The SQLite file: where it lives, opening and migrating it, transactions, settings, shared views, names.
 
 Holds: `schema` (open_db, migrations, `PRAGMA user_version`), `transaction` (one committed write,
-retried while busy), `settings` (the settings table, the annotator name), `paths` (default
-database location), `views` (SQL for the current flags and stale golds), `names` (dataset/run
+retried while busy), `busy` (the one busy timeout), `identity` (a database replaced or deleted under
+an open connection is refused), `settings` (the settings table, the annotator name), `paths` (where
+the database lives), `views` (SQL for the current flags and stale golds), `names` (dataset/run
 look-ups with one "unknown name" error), `bindings` (dataset fingerprints; which dataset each
 journal entry belongs to, by content rather than file name).
 
@@ -21,6 +22,8 @@ from .bindings import (
     journal_bindings,
     store_fingerprint,
 )
+from .busy import DEFAULT_TIMEOUT, TIMEOUT_ENV, database_file, default_timeout
+from .identity import StoreConnection, check_same_files
 from .names import (
     RunRef,
     known_names,
@@ -33,8 +36,6 @@ from .paths import default_db_path, user_cache_dir
 from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
-    TIMEOUT_ENV,
-    default_timeout,
     migrate,
     open_db,
     split_statements,
@@ -49,7 +50,6 @@ from .settings import (
     set_setting,
 )
 from .transaction import (
-    BUSY_DEADLINE,
     BusyCallback,
     sqlite_connection,
     write_transaction,
@@ -59,8 +59,8 @@ from .views import CURRENT_FLAGS_SQL, EFFECTIVE_SQL, STALE_GOLDS_SQL
 __all__ = [
     "AMBIGUOUS_SUFFIX",
     "AUTHOR_ENV",
-    "BUSY_DEADLINE",
     "CURRENT_FLAGS_SQL",
+    "DEFAULT_TIMEOUT",
     "EFFECTIVE_SQL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -69,8 +69,11 @@ __all__ = [
     "BusyCallback",
     "Rebinding",
     "RunRef",
+    "StoreConnection",
     "author_for",
     "bind_journal",
+    "check_same_files",
+    "database_file",
     "dataset_fingerprint",
     "default_author",
     "default_db_path",
