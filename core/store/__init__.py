@@ -3,9 +3,10 @@
 Holds: `schema` (open_db, migrations, `PRAGMA user_version`), `transaction` (one committed write,
 retried while busy), `busy` (the one busy timeout), `identity` (a database replaced or deleted under
 an open connection is refused), `settings` (the settings table, the annotator name), `paths` (where
-the database lives), `views` (SQL for the current flags and stale golds), `names` (dataset/run
-look-ups with one "unknown name" error), `bindings` (dataset fingerprints; which dataset each
-journal entry belongs to, by content rather than file name).
+the database lives), `overlay` (a user-side database over a read-only shipped one), `views` (SQL
+for the current flags and stale golds), `names` (dataset/run look-ups with one "unknown name" error),
+`bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
+than file name).
 
 May import: `core.errors` only (and sqlite_utils). Everything above the store reaches the
 database through these names.
@@ -32,7 +33,8 @@ from .names import (
     run_names,
     runs_by_dataset,
 )
-from .paths import default_db_path, user_cache_dir
+from .overlay import OVERLAY_KEY, Merged, merge_shipped, open_placed, seed_overlay
+from .paths import Placement, default_db_path, place_db, user_cache_dir
 from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -63,10 +65,13 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "EFFECTIVE_SQL",
     "MIGRATIONS",
+    "OVERLAY_KEY",
     "SCHEMA_VERSION",
     "STALE_GOLDS_SQL",
     "TIMEOUT_ENV",
     "BusyCallback",
+    "Merged",
+    "Placement",
     "Rebinding",
     "RunRef",
     "StoreConnection",
@@ -82,12 +87,16 @@ __all__ = [
     "get_setting",
     "journal_bindings",
     "known_names",
+    "merge_shipped",
     "migrate",
     "open_db",
+    "open_placed",
+    "place_db",
     "require_dataset",
     "require_run",
     "run_names",
     "runs_by_dataset",
+    "seed_overlay",
     "set_default_author",
     "set_setting",
     "split_statements",
