@@ -25,10 +25,10 @@ from qa_inspect.core.formats import Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     bind_journal,
-    default_db_path,
     get_setting,
     journal_bindings,
-    open_db,
+    open_placed,
+    place_db,
     set_setting,
     store_error,
     store_fingerprint,
@@ -80,11 +80,13 @@ def load_runs(
     raises `StoreError`, one line, whether that shows when opening it or only when writing.
     """
     runs_dir = runs_dir.resolve()
-    db_path = db_path or default_db_path(runs_dir)
+    place = place_db(runs_dir, db_path)  # a read-only folder or file: a user-side overlay (store.overlay)
+    db_path = place.path
     summary = LoadSummary(db=str(db_path))
     if not runs_dir.is_dir():
         raise QAInspectError(f"{runs_dir}: not a folder")
-    db = open_db(db_path, timeout=timeout)
+    db, notes = open_placed(place, timeout=timeout)
+    summary.warnings += [{"path": str(place.shipped or db_path), "message": note} for note in notes]
     conn = db.conn
     try:
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
