@@ -87,6 +87,7 @@ def load_runs(
         raise QAInspectError(f"{runs_dir}: not a folder")
     db, notes = open_placed(place, timeout=timeout)
     summary.warnings += [{"path": str(place.shipped or db_path), "message": note} for note in notes]
+    summary.database_notes += notes
     conn = db.conn
     try:
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))

@@ -52,6 +52,7 @@ def test_every_command_works_on_a_read_only_folder(runs: Path, tmp_path: Path, r
 
     mark = invoke("stale", "mark", str(runs), USER_KEY, "--gold", "1", "--author", "bob", "--reason", "mine")
     assert mark.exit_code == 0, mark.output
+    assert "runs folder is read-only: annotations go to" in " ".join(mark.stderr.split())  # every command says where
     assert _listed(runs) == [(USER_KEY, "bob"), (OWNER_KEY, "owner")]
 
     out = tmp_path / "patch.jsonl"

@@ -138,6 +138,8 @@ def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
     Files that fail to load do not stop the command (it works on what the database holds); one
     line on stderr says the database may not match the folder."""
     summary = run_load(runs_dir, db, as_json=True)
+    for note in summary.database_notes:
+        say(clean(note))
     if summary.errors:
         first = summary.errors[0]["path"]
         more = f" and {len(summary.errors) - 1} more" if len(summary.errors) > 1 else ""
