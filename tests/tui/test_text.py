@@ -96,6 +96,6 @@ def test_filter_bar_names_every_narrowing() -> None:
     assert labels["run"] == "a" and labels["vs"] == "b · disagree" and labels["split"] == "dev"
     assert labels["EM"] == "0" and labels["score"] == "0.2–1" and labels["search"] == "北京"
     assert labels["length"] == "long" and labels["outcome"] == "both wrong by EM"
-    assert dict(describe(f.with_(outcome="fixed", outcome_threshold=0.5)))["outcome"] == "fixed by score ≥ 0.5"
+    assert dict(describe(f.with_(outcome="fixed", outcome_threshold=0.5)))["outcome"] == "fixed by score ≥ 50"
     values = [v for _, v in describe(f)]
     assert "answered" in values and "stale" in values and "has proposal" in values

@@ -299,7 +299,7 @@ class CompareScreen(StaleActions, BaseScreen):
 
     def action_threshold(self) -> None:
         score = "F1-recall" if self.cdqa else "F1"
-        labels = {t: f"{score} ≥ {t}" for t in THRESHOLDS}
+        labels = {t: f"{score} ≥ {float(t) * 100:g}" for t in THRESHOLDS}  # scores read 0–100 everywhere
 
         def done(choice: str | None) -> None:
             if choice and float(choice) != self.threshold:

@@ -92,7 +92,7 @@ async def test_cdqa_compare_from_overview_uses_f1_recall_threshold(env: Env) -> 
         assert screen.diff is not None and [o.criterion for o in screen.diff.outcomes] == ["threshold"]
         assert screen.diff.outcomes == expected.outcomes
         labels = [r.label.plain for r in screen.query_one(OutcomeTable).rows.values() if r.label is not None]
-        assert labels == ["F1-recall ≥ 0.5"]
+        assert labels == ["F1-recall ≥ 50"]
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
