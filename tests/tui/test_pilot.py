@@ -516,3 +516,26 @@ async def test_an_empty_result_says_so_and_how_to_leave_it(db: Path) -> None:
         await pilot.press("x")
         await settle(pilot)
         assert screen.total and not line.display
+
+
+@async_test
+async def test_facet_rows_keep_their_order_when_counts_change(db: Path) -> None:
+    from qa_inspect.tui.widgets import FacetPanel
+    from tests.helpers import settle_facets
+
+    app = app_for(db)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "glm-6b", settle_facets)
+        await pilot.press("F")
+        await settle_facets(pilot)
+        panel = screen.query_one(FacetPanel)
+        before = {t.name: [str(r.value) for r in t.rows] for t in panel.tables}
+        assert before["answer_type"][:2] == ["person", "work"]
+        screen.set_filter(screen.filter.with_(refused=False))  # answered only: work now outnumbers person
+        await settle_facets(pilot)
+        assert panel.shown_filter == screen.filter
+        for t in panel.tables:
+            now = [str(r.value) for r in t.rows]
+            old = [v for v in before.get(t.name, []) if v in now]
+            assert now[: len(old)] == old, t.name
