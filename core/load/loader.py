@@ -16,7 +16,7 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -175,12 +175,12 @@ def _walk(lp: _Pass) -> list[_Candidate]:
     """Candidate files with their size and mtime; unreadable ones are errors (not removals)."""
     scan = walk(lp.runs_dir, lp.manifest)
     lp.summary.skipped.extend({"path": _rel(lp.runs_dir, p), "reason": r} for p, r in scan.skipped)
+    lp.summary.warnings.extend({"path": _rel(lp.runs_dir, p), "message": m} for p, m in scan.warnings)
+    for path, message in scan.errors:  # unreadable folders, file names that are not one line of text
+        lp.error(_rel(lp.runs_dir, path), message)
     candidates: list[_Candidate] = []
     for path in scan.files:
         rel = _rel(lp.runs_dir, path)
-        if _bad_name(path):
-            lp.error(rel, f"{rel}: the file name is not valid UTF-8 (undecodable bytes shown as \ufffd); rename it")
-            continue
         try:
             st = path.stat()
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
@@ -222,7 +222,11 @@ def _scoring_rules_changed(lp: _Pass) -> bool:
 
 
 def _forget_removed(lp: _Pass, present: set[str]) -> None:
+    """Forget files gone from the folder; those in a folder that cannot be listed are not gone."""
     for rel in sorted(set(lp.stored) - present):
+        if any(folder == "." or rel.startswith(f"{folder}/") for folder in lp.errored):
+            lp.errored.append(rel)  # kept, reported as in error, read again next time
+            continue
         with transaction(lp.conn):
             delete_path(lp.conn, rel)
         if lp.stored[rel][0] != "skipped":
@@ -356,6 +360,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
         lp.progress(i, len(parsed), f"scoring {cand.rel}")
         target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
         link = link_stored_run(conn, run, indexes, target, cand.rel)
+        link = replace(link, warnings=(*run.meta.pop("warnings", ()), *link.warnings))  # the reader's first
         if link.dataset is None:
             lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
@@ -462,7 +467,7 @@ def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> s
 
 def _rel(runs_dir: Path, path: Path) -> str:
     """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
-    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `_bad_name`)."""
+    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `discover.walk`)."""
     try:
         rel = Path(path).relative_to(runs_dir).as_posix()
     except ValueError:
@@ -471,15 +476,6 @@ def _rel(runs_dir: Path, path: Path) -> str:
         except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
             rel = str(path)
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _bad_name(path: Path) -> bool:
-    """The file system gave a name that is not valid UTF-8 (it cannot be stored or shown as is)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _relmsg(runs_dir: Path, message: str) -> str:
