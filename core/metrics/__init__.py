@@ -7,6 +7,8 @@
 - `human`: human performance estimate from an item's golds.
 - `align`: matched ranges in raw strings, for display.
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
+- `categories`: why a prediction is wrong, one error category each (`CATEGORIES` is the table);
+  `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
 
 Importing this package is cheap: NLTK and jieba load on first use.
 
@@ -15,6 +17,7 @@ May import: nothing of the project (the standard library, NLTK and jieba only).
 
 from __future__ import annotations
 
+from .categories import CATEGORIES, CATEGORY_CODES, Category, CategoryDef, error_category
 from .human import HumanScore, aggregate_human, human_score
 from .registry import (
     CDQA_F1_RECALL,
@@ -32,9 +35,16 @@ from .registry import (
     score_prediction,
     uses_f1_recall,
 )
+from .sentences import split_sentences
 
 __all__ = [
+    "CATEGORIES",
+    "CATEGORY_CODES",
     "CDQA_F1_RECALL",
+    "Category",
+    "CategoryDef",
+    "error_category",
+    "split_sentences",
     "HumanScore",
     "CMRC_OFFICIAL",
     "SCORERS",
