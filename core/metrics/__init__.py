@@ -8,6 +8,7 @@
 - `align`: matched ranges in raw strings, for display.
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
 - `categories`: why a prediction is wrong, one error category each (`CATEGORIES` is the table);
+  `question_features`: question type, length/position buckets, cross-sentence reasoning;
   `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
 
 Importing this package is cheap: NLTK and jieba load on first use.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from .categories import CATEGORIES, CATEGORY_CODES, Category, CategoryDef, error_category
 from .human import HumanScore, aggregate_human, human_score
+from .question_features import QUESTION_TYPES, QuestionFeatures, question_features, question_type
 from .registry import (
     CDQA_F1_RECALL,
     CMRC_OFFICIAL,
@@ -43,7 +45,11 @@ __all__ = [
     "CDQA_F1_RECALL",
     "Category",
     "CategoryDef",
+    "QUESTION_TYPES",
+    "QuestionFeatures",
     "error_category",
+    "question_features",
+    "question_type",
     "split_sentences",
     "HumanScore",
     "CMRC_OFFICIAL",
