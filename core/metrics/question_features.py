@@ -17,8 +17,9 @@ count, or a yes/no) so that it can be a facet and a `report --by` dimension.
   | `what` | 什么, 啥, 有何, 何事; …是？ at the end | what |
   | `yes-no` | 是否, 是不是, 有没有, 能否; …吗？ …么？ …不？ at the end | is/are/was/did/can … at the start, no wh-word |
 
-  The interrogative that comes first in the question decides, the longest at that place
-  (什么时候 before 什么, 为什么 before 什么); 几乎, 几何, 茶几, 几内亚 and 哪吒 are no interrogatives,
+  The Chinese interrogative that comes first decides, the longest at that place (什么时候
+  before 什么, 为什么 before 什么); a question without one is read for English ones, so
+  "Do As Infinity的主唱是谁？" is `who`; 几乎, 几何, 茶几, 几内亚 and 哪吒 are no interrogatives,
   名为什么 / 称为什么 ask "what" (为 belongs to the verb), 在哪个城市 asks "which".
 - `gold_length` (of the first gold), `passage_length`: buckets of *units*, a unit being a CJK
   character or a word of another script (`1-2`, `3-5`, `6-10`, `11-20`, `21+`; passages
@@ -108,9 +109,10 @@ def _en_type(question: str) -> tuple[int, str] | None:
 
 
 def question_type(question: str) -> str:
-    """The question's type (one of `QUESTION_TYPES`): its first interrogative, Chinese or English."""
-    found = [t for t in (_zh_type(question), _en_type(question)) if t is not None]
-    return min(found)[1] if found else "other"
+    """The question's type (one of `QUESTION_TYPES`): its first Chinese interrogative, else its
+    first English one (so an English title inside a Chinese question does not decide)."""
+    found = _zh_type(question) or _en_type(question)
+    return found[1] if found else "other"
 
 
 def text_units(text: str) -> int:

@@ -83,6 +83,7 @@ def test_real_question_types(items: dict, name: str, key: str, expected: str) ->
     ("How old was he?", "how-many"), ("How much did it cost?", "how-many"), ("Which year saw the treaty?", "when"),
     ("Did the Normans speak French?", "yes-no"), ("The Normans were from which country?", "which"),
     ("Name the Norse leader.", "other"), ("《哈利·波特》的作者 is who?", "who"),
+    ("Do As Infinity的主唱是谁？", "who"), ("《What's Up》是哪年发行的？", "when"),  # English titles do not decide
 ])
 def test_question_type_rules(question: str, expected: str) -> None:
     assert question_type(question) == expected
