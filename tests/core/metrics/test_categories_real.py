@@ -11,6 +11,7 @@ from their dev sets (CC BY-SA 4.0). The comment after each case says why the cat
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ CMRC = "cmrc2018_dev.json"
 SQ2 = "squad2_dev_normans.json"
 SQ1 = "squad1_dev_normans_answerable.json"
 CDQA = "CDQA_v1.json"
+TRIAL = "cmrc2018_trial.json"  # the passages of the CMRC conformance cases
 
 # (file, item id, scorer, prediction, expected category)
 SPAN_CASES: list[tuple[str, str, str, str, str]] = [
@@ -190,7 +192,7 @@ CDQA_CASES: list[tuple[str, str, str]] = [
 @pytest.fixture(scope="module")
 def items(shared_data: Path) -> dict[tuple[str, str], Item]:
     out = {}
-    for name in (CMRC, SQ2, SQ1, CDQA):
+    for name in (CMRC, SQ2, SQ1, CDQA, TRIAL):
         dataset = read_source(shared_data / name)
         out.update({(name, it.key): it for it in dataset.items})
     return out
@@ -255,3 +257,23 @@ def test_reasons_in_words(items: dict, name: str, key: str, scorer: str, predict
     item = items[(name, key)]
     golds, spans = _golds(item)
     assert error_category(prediction, golds, item.context, scorer, gold_spans=spans).reason == reason
+
+
+def test_every_conformance_row(conformance_dir: Path, items: dict) -> None:
+    """On every input the official scorers answered: `exact` iff their EM is 1 (span scorers),
+    `refused` iff CDQA refused, and an `exact` CDQA answer has F1-recall 1."""
+    bad = []
+    for name, dataset in (("squad_official.jsonl", SQ2), ("cmrc2018_official.jsonl", TRIAL)):
+        for line in (conformance_dir / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            item = items.get((dataset, row.get("id", "")))  # None for the hand-made edge cases
+            got = error_category(row["prediction"], row["golds"], item.context if item else None,
+                                 row.get("scorer", CMRC_OFFICIAL), unanswerable=bool(item and item.unanswerable))
+            if (got.code == "exact") != (row["em"] == 1):
+                bad.append(f"{name}: {row!r} → {got}")
+    for line in (conformance_dir / "cdqa_f1_recall.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        got = error_category(row["prediction"], row["golds"], None, CDQA_F1_RECALL)
+        if (got.code == "refused") != row["refused"] or (got.code == "exact" and row["f1_recall"] != 1):
+            bad.append(f"cdqa: {row!r} → {got}")
+    assert not bad, "\n".join(bad[:20])
