@@ -69,6 +69,14 @@ class QAApp(Protocol):
         """Every key of every screen, the screen `origin` first (the help screen shows them)."""
         ...
 
+    def remember_filter(self, f: Filter) -> None:
+        """The browser's filter changed: the next start opens on it."""
+        ...
+
+    def remember_preferences(self) -> None:
+        """Keep the theme, metrics mode and last filter for the next start (in a worker)."""
+        ...
+
 
 def qa_app(app: App[Any]) -> QAApp:
     """`app` as the `QAApp` it is (palette providers and widgets hold a plain `App`)."""

@@ -51,6 +51,7 @@ from .settings import (
     set_default_author,
     set_setting,
 )
+from .user_config import CONFIG_ENV, UserConfig, read_user_config, user_config_path
 from .transaction import (
     BusyCallback,
     sqlite_connection,
@@ -105,4 +106,8 @@ __all__ = [
     "store_fingerprint",
     "user_cache_dir",
     "write_transaction",
+    "CONFIG_ENV",
+    "UserConfig",
+    "read_user_config",
+    "user_config_path",
 ]

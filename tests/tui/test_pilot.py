@@ -539,3 +539,31 @@ async def test_facet_rows_keep_their_order_when_counts_change(db: Path) -> None:
             now = [str(r.value) for r in t.rows]
             old = [v for v in before.get(t.name, []) if v in now]
             assert now[: len(old)] == old, t.name
+
+
+@async_test
+async def test_preferences_survive_a_restart(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[keymap]\n"browser.toggle-errors" = "W"\n', encoding="utf-8")
+    monkeypatch.setenv("QA_INSPECT_CONFIG", str(config))
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "nord"
+        await pilot.press("m")  # stale golds excluded
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.press("W")  # wrong only, by the user's keymap
+        await settle(pilot)
+        screen.set_filter(screen.filter.with_(sort="f1", descending=True))
+        await settle(pilot)
+        kept = screen.filter
+        assert kept.em == 0
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+        assert app.theme == "nord" and app.exclude_stale
+        assert isinstance(app.screen, BrowserScreen) and app.screen.filter == kept
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)

@@ -142,6 +142,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.qa_app.remember_filter(self.filter)
         self.query_one("#items-empty").display = False
         self.query_one(ItemTable).focus()
         self.load_info(self.filter)
@@ -189,6 +190,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         """Apply a new filter: columns if the run or comparison changed, then count and rows."""
         run_changed = f.run != self.filter.run
         self.filter = f
+        self.qa_app.remember_filter(f)
         if run_changed:
             self.load_info(f)
             return

@@ -187,6 +187,7 @@ class StaleActions:
         self.notify(f"Metrics: {mode_label(self.qa_app)}", timeout=3)
         self.stale_mode_changed()
         self.refresh_bindings()
+        self.qa_app.remember_preferences()
 
     def action_include_stale_metrics(self) -> None:
         self.action_toggle_stale_metrics()
