@@ -22,8 +22,8 @@ from qa_inspect.core.query import Filter, SavedSlice
 
 from .workers import Db
 
-HelpRow = tuple[str, str]
-"""(key as the footer shows it, what it does)."""
+HelpRow = tuple[str, str] | tuple[str, str, str]
+"""(key as the footer shows it, what it does[, binding id: what a keymap names to move it])."""
 
 
 @dataclass(frozen=True, slots=True)
