@@ -263,7 +263,8 @@ class CompareScreen(StaleActions, BaseScreen):
     def _open_change(self, row: int) -> None:
         if not 0 <= row < len(self.change_refs):
             return
-        self.app.push_screen(DetailScreen(self.base().with_(sort="delta"), self.change_refs[row].item_id))
+        ids = [c.item_id for c in self.change_refs]  # n/p walk this list, in the order it is shown
+        self.app.push_screen(DetailScreen(self.base().with_(sort="delta"), ids[row], nav=ids, total=len(ids)))
 
     # -- actions -----------------------------------------------------------------------------
     def action_open(self) -> None:
