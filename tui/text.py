@@ -7,6 +7,10 @@ strings still point at the right characters after cleaning.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from typing import Any
+
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -16,10 +20,12 @@ __all__ = [
     "bar",
     "cell_text",
     "clean",
+    "copy_text",
     "escape_json",
     "escape_terminal",
     "number",
     "truncate",
+    "truncate_middle",
 ]
 
 _C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
@@ -95,6 +101,41 @@ def truncate(s: str, width: int) -> str:
         out.append(ch)
         used += w
     return "".join(out) + ELLIPSIS
+
+
+def truncate_middle(s: str, width: int) -> str:
+    """At most `width` cells, cut in the middle (`DEV_1…QUERY_3`): ids differ at both ends."""
+    if cell_len(s) <= width or width < 5:
+        return truncate(s, width)
+    tail: list[str] = []
+    used = 0
+    for ch in reversed(s):  # the end gets the larger half: counters and suffixes live there
+        if used + cell_len(ch) > (width - 1) // 2 + (width - 1) % 2:
+            break
+        tail.append(ch)
+        used += cell_len(ch)
+    head = truncate(s, width - used)  # ends in …
+    return head + "".join(reversed(tail))
+
+
+CLIPBOARD_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("pbcopy",), ("wl-copy",), ("xclip", "-selection", "clipboard"), ("xsel", "--clipboard", "--input"), ("clip.exe",),
+)
+"""System copy commands tried after OSC 52 (which some terminals and tmux setups ignore)."""
+
+
+def copy_text(app: Any, text: str) -> str:
+    """Put `text` on the clipboard: OSC 52 through the terminal (`App.copy_to_clipboard`), and
+    the first system copy command found. Returns how, for the notification."""
+    app.copy_to_clipboard(text)
+    for cmd in CLIPBOARD_COMMANDS:
+        if shutil.which(cmd[0]):
+            try:
+                subprocess.run(cmd, input=text.encode(), timeout=2, check=True, capture_output=True)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            return f"terminal and {cmd[0]}"
+    return "through the terminal"
 
 
 def cell_text(s: str | None, width: int | None = None, style: str = "") -> Text:

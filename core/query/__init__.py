@@ -19,6 +19,8 @@ from .detail import (
     ItemDetail,
     PredictionInfo,
     StaleInfo,
+    copy_choices,
+    evidence_url,
     item_detail,
 )
 from .export import (
@@ -153,4 +155,6 @@ __all__ = [
     "write_frame",
     "load_preferences",
     "save_preferences",
+    "copy_choices",
+    "evidence_url",
 ]

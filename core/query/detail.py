@@ -18,7 +18,10 @@ from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from . import align as detail_align
 
-__all__ = ["GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "Range", "StaleInfo", "item_detail"]
+__all__ = [
+    "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "Range", "StaleInfo", "copy_choices", "evidence_url",
+    "item_detail",
+]
 
 Range = tuple[int, int]
 
@@ -216,3 +219,26 @@ def _align(info: PredictionInfo, detail: ItemDetail) -> None:
     info.per_gold.extend(matches)
     if detail.context and info.text:
         info.context_span = detail_align.in_context(info.text, detail.context, [g.span for g in detail.golds])
+
+
+def copy_choices(d: ItemDetail) -> dict[str, str]:
+    """What the detail's copy key offers: each piece of the item as plain text, and all of it as JSON."""
+    p = d.prediction
+    best = next((m.gold_idx for m in p.per_gold if m.best), None) if p is not None else None
+    gold = next((g.text for g in d.golds if g.idx == best), d.golds[0].text if d.golds else None)
+    out = {"id": d.key, "question": d.question}
+    if p is not None:
+        out["prediction"] = p.text
+    if gold is not None:
+        out["best gold"] = gold
+    out["item (JSON)"] = json.dumps({
+        "dataset": d.dataset, "id": d.key, "question": d.question, "golds": [g.text for g in d.golds],
+        "run": d.run, "prediction": p.text if p is not None else None,
+    }, ensure_ascii=False, indent=2)
+    return out
+
+
+def evidence_url(d: ItemDetail) -> str | None:
+    """The item's evidence URL (CDQA's 准确性检查), else the newest stale flag's evidence, if a URL."""
+    candidates = [d.meta.get("evidence_url")] + [f.evidence for f in reversed(d.flags)]
+    return next((u.strip() for u in candidates if isinstance(u, str) and u.strip().startswith(("http://", "https://"))), None)

@@ -567,3 +567,34 @@ async def test_preferences_survive_a_restart(db: Path, tmp_path: Path, monkeypat
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
+
+
+@async_test
+async def test_y_copies_a_piece_of_the_item_and_o_opens_its_evidence(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qa_inspect.tui import text as text_module
+    from qa_inspect.tui.dialogs import RunPicker
+
+    monkeypatch.setattr(text_module, "CLIPBOARD_COMMANDS", ())  # OSC 52 only: no system command in tests
+    app = app_for(db)
+    copied: list[str] = []
+    opened: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "qwen-7b-chat")
+        row = screen.query_one(ItemTable).current
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, RunPicker)
+        await pilot.press("down", "enter")  # id, then question
+        await settle(pilot)
+        assert copied == [row.question] and app.screen is detail
+        await pilot.press("o")
+        await settle(pilot)
+        url = detail.detail.meta.get("evidence_url")
+        assert url and opened == [url]  # the sample's CDQA items carry their evidence URL

@@ -124,3 +124,16 @@ def test_no_line_of_a_passage_starts_with_a_comma_or_a_closing_mark() -> None:
                    for c in cuts)
 
     lines_fit_and_none_starts_with_punctuation()
+
+
+@given(st.text(alphabet=st.sampled_from("DEV_QUERY0123中文x"), min_size=1, max_size=40), st.integers(1, 30))
+def test_ids_are_cut_in_the_middle_within_the_width(s: str, width: int) -> None:
+    from qa_inspect.tui.text import ELLIPSIS, truncate_middle
+
+    out = truncate_middle(s, width)
+    assert cell_len(out) <= width
+    if cell_len(s) <= width:
+        assert out == s
+    elif width >= 5:
+        head, _, tail = out.partition(ELLIPSIS)
+        assert s.startswith(head) and s.endswith(tail) and tail

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
@@ -36,6 +36,7 @@ from ..widgets import (
     FacetPanel,
     FilterBar,
     ItemTable,
+    KeyFooter,
     SelectableItemTable,
     StatusLine,
     columns_for,
@@ -139,7 +140,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         with Horizontal(id="browser-body"):
             yield SelectableItemTable(self.is_selected, id="items")
             yield FacetPanel(id="facets")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.qa_app.remember_filter(self.filter)

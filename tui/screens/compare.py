@@ -24,7 +24,7 @@ from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core.query import OUTCOMES, Filter
@@ -32,6 +32,7 @@ from qa_inspect.core.report import DiffError, ItemChange, RunDiff, diff_runs
 from qa_inspect.core.store import run_names
 
 from ..base import BaseScreen
+from ..widgets import KeyFooter
 from ..dialogs import RunPicker
 from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean
@@ -130,7 +131,7 @@ class CompareScreen(StaleActions, BaseScreen):
                 with Vertical(id="cmp-changes-box"):
                     yield Static(id="cmp-changes-title", classes="cmp-section")
                     yield PlainTable(id="cmp-changes")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _: self._fill())

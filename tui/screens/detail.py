@@ -14,15 +14,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.query import Filter, ItemDetail, item_detail
+from qa_inspect.core.query import Filter, ItemDetail, copy_choices, evidence_url, item_detail
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import DETAIL_STALE_BINDINGS, DetailStale
+from ..text import clean, copy_text, truncate
+from ..widgets import KeyFooter
 from ..widgets import detail_parts as parts
 
 
@@ -56,6 +58,10 @@ class DetailScreen(DetailStale, BaseScreen):
                 tooltip="Official F1 alignment ↔ character subsequence"),
         Binding("r", "choose_run", "Run", id="detail.choose-run",
                 tooltip="Show another run's prediction against the golds"),
+        Binding("y", "copy", "Copy", id="detail.copy", show=False,
+                tooltip="Copy the id, question, prediction, best gold or the whole item (JSON)"),
+        Binding("o", "open_evidence", "Evidence", id="detail.open-evidence", show=False,
+                tooltip="Open the item's evidence URL in the browser"),
         *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
@@ -91,7 +97,7 @@ class DetailScreen(DetailStale, BaseScreen):
                 with Vertical(id="detail-right"):
                     yield Static(id="d-context")
                     yield Static(id="d-meta")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#detail-scroll").focus()
@@ -196,6 +202,31 @@ class DetailScreen(DetailStale, BaseScreen):
                 self.load(self.item_id, self.position)
 
         self.app.push_screen(RunPicker("Show prediction of", self.run, runs), done)
+
+    def action_copy(self) -> None:
+        """Choose what to copy; it goes to the clipboard by OSC 52 (and the system's copy
+        command where there is one, for terminals that ignore OSC 52)."""
+        d = self.detail
+        if d is None:
+            return
+        texts = copy_choices(d)
+        labels = {name: f"{name}: {truncate(clean(text.replace(chr(10), ' ')), 50)}" for name, text in texts.items()}
+
+        def done(choice: str | None) -> None:
+            if choice:
+                how = copy_text(self.app, texts[choice])
+                self.notify(f"Copied the {choice} ({how}).", timeout=3)
+
+        self.app.push_screen(RunPicker("Copy", None, list(texts), labels=labels), done)
+
+    def action_open_evidence(self) -> None:
+        url = evidence_url(self.detail) if self.detail is not None else None
+        if url is None:
+            self.notify("This item has no evidence URL (CDQA items and flags with evidence have one).",
+                        severity="warning")
+            return
+        self.app.open_url(url)
+        self.notify(f"Opening {clean(url)}", timeout=3, markup=False)
 
     def action_back(self) -> None:
         self.dismiss(self.item_id)

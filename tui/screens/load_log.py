@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from qa_inspect.core.load import LoadLog, LogEntry, last_load
 
 from ..base import BaseScreen
+from ..widgets import KeyFooter
 from ..text import clean, truncate
 
 SEVERITY_MARK = {"error": "✖ error", "warning": "⚠ warning", "skipped": "· skipped", "removed": "· removed",
@@ -64,7 +65,7 @@ class LoadLogScreen(BaseScreen):
         yield Static(id="load-log-title")
         yield DataTable(id="load-log-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="load-log-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core.load import last_load
@@ -24,7 +24,7 @@ from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
-from ..widgets import RowRef, RunsTable, SlicesTable
+from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
 
 @dataclass
@@ -111,7 +111,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 yield Static(id="slices-title")
                 yield SlicesTable(id="slices")
             yield Static(Content.styled("loading…", "$foreground-muted"), id="overview-empty")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#overview-load").display = False

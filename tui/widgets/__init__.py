@@ -3,7 +3,7 @@
 Holds `item_table` (a window of rows over a filter that may match 100k items) and
 `selectable_table` (the same with a selection mark), `facet_panel` (counts and errors per facet
 value, in its own worker), `filter_bar` and `status_line` (one line each above the items),
-`overview_tables` (runs and slices of the overview) and `detail_parts` (the item detail's blocks
+`overview_tables` (runs and slices of the overview), `key_footer` (the footer: help and quit first) and `detail_parts` (the item detail's blocks
 as `Content`; imported as a module: `from ..widgets import detail_parts`).
 
 May import: `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and `qa_inspect.core`; never a
@@ -16,6 +16,7 @@ from . import detail_parts
 from .detail_parts import group_golds, show_ts
 from .facet_panel import FacetList, FacetPanel
 from .filter_bar import FilterBar
+from .key_footer import KeyFooter
 from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for
 from .overview_tables import RowRef, RunsTable, SlicesTable
 from .selectable_table import SelectableItemTable
@@ -29,6 +30,7 @@ __all__ = [
     "FacetPanel",
     "FilterBar",
     "ItemTable",
+    "KeyFooter",
     "RowRef",
     "RunsTable",
     "SelectableItemTable",

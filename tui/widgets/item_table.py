@@ -19,7 +19,7 @@ from textual.widgets import DataTable
 
 from qa_inspect.core.query import ItemRow
 
-from ..text import cell_text, number
+from ..text import cell_text, clean, number, truncate, truncate_middle
 
 WINDOW = 120
 """Rows held by the widget at once (a few screens; each window change re-renders them)."""
@@ -68,7 +68,7 @@ def columns_for(
     columns of the run's scorer, and the B/Δ columns while comparing. Narrow terminals get a
     shorter id and no slice columns, so the question keeps its room."""
     narrow = width < 100
-    cols = [Col("key", "id", "key", min(max(key_width, 4), 12 if narrow else 18))]
+    cols = [Col("key", "id", "key", min(max(key_width, 4), 14 if narrow else 18))]  # ids cut in the middle
     if narrow:
         dims = set()
     dw = dim_widths or {}
@@ -178,7 +178,9 @@ class ItemTable(DataTable[Text]):
     def _label(self, col: Col) -> Text:
         down = self.descending
         arrow = (" ↓" if down else " ↑") if col.sort == self.sort_key else ""
-        return Text(col.label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
+        width = self.widths[self.cols.index(col)] if col in self.cols else 0
+        label = truncate(col.label, max(1, width - len(arrow))) if width else col.label  # cut headers end in …
+        return Text(label + arrow, justify=col.justify, style="bold" if arrow else "")  # type: ignore[arg-type]
 
     @property
     def absolute_cursor(self) -> int:
@@ -283,7 +285,7 @@ class ItemTable(DataTable[Text]):
 def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
     """One cell; dataset/model text always goes through `cell_text` (cleaned, never markup)."""
     if key == "key":
-        return cell_text(r.key, width)
+        return Text(truncate_middle(clean(r.key), width), no_wrap=True)  # ids differ at both ends
     if key in ("split", "tag", "answer_type", "question"):
         return cell_text(getattr(r, key), width)
     if key == "prediction":
