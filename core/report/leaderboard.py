@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 from qa_inspect.core import stats
 from qa_inspect.core.errors import QAInspectError
 
@@ -61,6 +62,7 @@ class Leaderboard:
     metric: str  # the ranking metric
     metrics: list[str]  # every metric shown, headline first
     unit: str  # "passage" | "item"
+    units: int  # resampling units among the dataset's items (passages, or items)
     options: StatOptions
     items: int
     rows: list[RunIntervals] = field(default_factory=list)  # human estimate first, then by rank
@@ -90,7 +92,8 @@ class Leaderboard:
     def to_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset, "family": self.family, "scorer": self.scorer, "metric": self.metric,
-            "metrics": self.metrics, "unit": self.unit, "items": self.items, "options": self.options.to_dict(),
+            "metrics": self.metrics, "unit": self.unit, "units": self.units, "items": self.items,
+            "options": self.options.to_dict(),
             "rows": [
                 r.to_dict() | {"rank": self.rank(r.run), "tied_with_best": None if r.human else self.tied_with_best(r.run)}
                 for r in self.rows
@@ -143,7 +146,9 @@ def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: Sta
     unit, rows = run_intervals(conn, name, options, data=data)
     human = [r for r in rows if r.human]
     ranked = sorted((r for r in rows if not r.human), key=_rank_key(chosen))
-    board = Leaderboard(name, data.family, data.scorer, chosen, metrics, unit, options, len(data.item_ids),
+    clusters = clusters_for(unit, data.contexts, data.item_ids)
+    units = len(data.item_ids) if clusters is None else len(np.unique(clusters))
+    board = Leaderboard(name, data.family, data.scorer, chosen, metrics, unit, units, options, len(data.item_ids),
                         human + ranked)
     board.pairs = _pairs(data, [r.run for r in ranked], chosen, unit, options)
     return board
