@@ -68,7 +68,11 @@ def bootstrap_totals(features: np.ndarray, resamples: int, rng: np.random.Genera
 def _rare_totals(rare: np.ndarray, draws: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per resample, the total of `draws[r]` rows drawn uniformly from `rare`."""
     out = np.zeros((len(draws), rare.shape[1]))
-    columns = [np.ascontiguousarray(rare[:, j]) for j in range(rare.shape[1])]  # 1-D gathers are fastest
+    # 1-D gathers are fastest; a pair of features (a clustered sum and its item count) travels as
+    # one complex number: one gather and one sum for both, each part added exactly as on its own.
+    columns: list[np.ndarray] = (
+        [rare[:, 0] + 1j * rare[:, 1]] if rare.shape[1] == 2 else [np.ascontiguousarray(c) for c in rare.T]
+    )
     ends = np.cumsum(draws)
     start = 0
     while start < len(draws):
@@ -80,7 +84,11 @@ def _rare_totals(rare: np.ndarray, draws: np.ndarray, rng: np.random.Generator) 
         if len(nonzero):
             offsets = (np.cumsum(block) - block)[nonzero]
             for j, column in enumerate(columns):
-                out[start + nonzero, j] = np.add.reduceat(column[picks], offsets)
+                sums = np.add.reduceat(column[picks], offsets)
+                if np.iscomplexobj(sums):
+                    out[start + nonzero, 0], out[start + nonzero, 1] = sums.real, sums.imag
+                else:
+                    out[start + nonzero, j] = sums
         start = stop
     return out
 

@@ -76,9 +76,9 @@ def diff_cmd(
     if as_json:
         print_json(d.to_dict())
     elif markdown:
-        write_text(diff_markdown(d, slice_name, sort))
+        write_text(diff_markdown(d, slice_name, sort, changes=top > 0))
     else:
-        _print_diff(d, slice_name, sort)
+        _print_diff(d, slice_name, sort, changes=top > 0)
 
 
 _SORTS = ("slice", "delta", "p")
@@ -200,8 +200,8 @@ def _outcome_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice") -> None:
-    """The headline and the three tables, for a terminal."""
+def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, changes: bool = True) -> None:
+    """The headline and the three tables (the last only when `changes` were asked for), for a terminal."""
     out.print(Text(_headline(d, slice_name), style="bold"))
     head, rows = _outcome_rows(d)
     t = Table(title="Outcomes", title_justify="left", show_edge=False)
@@ -219,6 +219,8 @@ def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice") -> None
     out.print(t)
     for note in _notes(d):
         out.print(Text(note, style="dim"))
+    if not changes:
+        return
     head, rows = _change_rows(d)
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
     t = Table(title=f"Largest {label} changes", title_justify="left", show_edge=False)
@@ -229,8 +231,9 @@ def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice") -> None
     out.print(t if rows else Text(f"No item's {label} changed.", style="dim"))
 
 
-def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice") -> str:
-    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`)."""
+def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice", *, changes: bool = True) -> str:
+    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`; the
+    last only when `changes` were asked for)."""
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
     head, rows = _change_rows(d)
     notes = "".join(f"\n{n}\n" for n in _notes(d))
@@ -240,6 +243,6 @@ def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice"
         "\n## Per slice\n\n",
         markdown_table(*_slice_rows(d, sort)),
         notes,
-        f"\n## Largest {label} changes\n\n",
-        markdown_table(head, rows) if rows else f"No item's {label} changed.\n",
+        f"\n## Largest {label} changes\n\n" if changes else "",
+        "" if not changes else markdown_table(head, rows) if rows else f"No item's {label} changed.\n",
     ))
