@@ -29,6 +29,7 @@ from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
 from .metrics import DIMENSIONS
+from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
 
 __all__ = [
@@ -306,8 +307,9 @@ def diff_runs(
     diff.slices = _slice_deltas(frame, cdqa)
     diff.changes = _changes(frame, top)
     if stats is not None:
+        same = passage_ids(conn, a_ds)  # one passage stored once per question is still one passage
         diff.significance = pair_significance(
-            frame, [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(run_a, run_b),
+            frame.with_columns(pl.col("context_id").replace(same)) if same else frame, [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(run_a, run_b),
             discordant={o.criterion: (o.fixed, o.broken) for o in outcomes},
         )
     return diff

@@ -12,6 +12,7 @@ Holm-adjusted over all pairs; a run whose adjusted p against the top run is not 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any
@@ -30,6 +31,10 @@ class LeaderboardError(QAInspectError):
     """A ranking that cannot be made (a metric the dataset's scorer does not give, no datasets)."""
 
 
+def _neg(v: float | None) -> float | None:
+    return None if v is None else -v + 0.0  # + 0.0: no "-0.0"
+
+
 @dataclass(frozen=True, slots=True)
 class PairCell:
     """Run B − run A on the ranking metric, on the `n` items both are counted over."""
@@ -46,8 +51,7 @@ class PairCell:
 
     def mirrored(self) -> PairCell:
         """The same test read the other way round: A − B."""
-        neg = (lambda v: None if v is None else -v + 0.0)
-        return PairCell(self.b, self.a, self.n, neg(self.delta), neg(self.high), neg(self.low), self.p,
+        return PairCell(self.b, self.a, self.n, _neg(self.delta), _neg(self.high), _neg(self.low), self.p,
                         self.p_holm, self.method)
 
     def significant(self, alpha: float) -> bool:
@@ -110,10 +114,13 @@ class Leaderboard:
         return None
 
 
-def _rank_key(metric: str):  # type: ignore[no-untyped-def]
+def _rank_key(metric: str) -> Callable[[RunIntervals], tuple[bool, float, str]]:
+    """Best value first; runs without one last; equal values by name."""
+
     def key(r: RunIntervals) -> tuple[bool, float, str]:
         value = r.metrics[metric].value if metric in r.metrics else None
         return (value is None, -(value or 0.0), r.run)
+
     return key
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "RunIntervals",
     "dataset_items",
     "metric_values",
+    "passage_ids",
     "run_intervals",
 ]
 
@@ -116,6 +117,14 @@ LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
 WHERE r.dataset_id = ? ORDER BY r.name, i.id
 """
 _RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall")
+_PASSAGES_SQL = "SELECT id, MIN(id) OVER (PARTITION BY text) FROM contexts WHERE dataset_id = ?"
+
+
+def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
+    """Context id → the first context id with the same text, where they differ: SQuAD files give
+    paragraphs no id, so each question stores its passage on its own, yet questions on one passage
+    are one resampling unit."""
+    return {cid: first for cid, first in conn.execute(_PASSAGES_SQL, (dataset_id,)) if cid != first}
 
 
 def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
@@ -125,6 +134,8 @@ def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
     items = conn.execute(_ITEMS_SQL, (ds_id,)).fetchall()
     n = len(items)
     ids, contexts, answerable, human_em, human_f1 = (list(c) for c in zip(*items, strict=True)) if n else ([],) * 5
+    same = passage_ids(conn, ds_id)
+    contexts = [same.get(c, c) for c in contexts]
     rows = conn.execute(_RUNS_SQL, (ds_id,)).fetchall()
     runs: dict[str, dict[str, np.ndarray]] = {}
     models: dict[str, str | None] = {}

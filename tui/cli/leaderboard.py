@@ -101,18 +101,21 @@ def _standing(b: Leaderboard, run: str, human: bool) -> str:
     return "tied" if b.tied_with_best(run) else ""
 
 
-def _rows(b: Leaderboard, places: int = 2) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the ranking: rank, run, answered items, each metric and its interval."""
+def _rows(b: Leaderboard, places: int = 2, *, combined: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the ranking: rank, run, predictions, each metric and its interval (in
+    one cell each when `combined`, as the terminal shows them)."""
+    level = f"{b.options.level:.0%} CI"
     head = ["rank", "run", "predictions"]
     for m in b.metrics:
-        head += [_label(m), f"{b.options.level:.0%} CI"]
+        head += [f"{_label(m)} [{level}]"] if combined else [_label(m), level]
     head.append("vs best")
     rows = []
     for r in b.rows:
         rank = b.rank(r.run)
         row = ["—" if rank is None else str(rank), short(r.run, 40), f"{r.predicted:,}"]
         for m in b.metrics:
-            row += [_value(r.metrics.get(m), places), _interval(r.metrics.get(m), places)]
+            value, interval = _value(r.metrics.get(m), places), _interval(r.metrics.get(m), places)
+            row += [value if interval == "—" else f"{value} {interval}"] if combined else [value, interval]
         row.append(_standing(b, r.run, r.human))
         rows.append(row)
     return head, rows
@@ -143,10 +146,11 @@ def _matrix_note(b: Leaderboard) -> str:
 
 def _print_board(b: Leaderboard) -> None:
     out.print(Text(_headline(b), style="bold"))
-    head, rows = _rows(b)
+    head, rows = _rows(b, combined=True)
     t = Table(show_edge=False)
     for i, h in enumerate(head):
-        t.add_column(h, justify="left" if i in (1, len(head) - 1) else "right", overflow="fold")
+        metric = 3 <= i < len(head) - 1
+        t.add_column(h, justify="left" if i in (1, len(head) - 1) else "right", overflow="fold", no_wrap=metric)
     for row in rows:
         t.add_row(*[Text(c) for c in row])
     out.print(t)

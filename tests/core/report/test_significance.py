@@ -132,3 +132,32 @@ def test_options_that_no_test_can_use_are_one_line(conn) -> None:
                             (StatOptions(alpha=5), "alpha")):
         with pytest.raises(StatsError, match=needle):
             diff_runs(conn, "bert-base-chinese", "bidaf-baseline", stats=options)
+
+
+def test_questions_on_one_unnamed_squad_paragraph_are_one_passage(tmp_path: Path) -> None:
+    """SQuAD files give paragraphs no id, so each question stores its passage apart; questions on
+    the same text still resample together (diff and leaderboard alike)."""
+    from qa_inspect.core.report import leaderboard
+
+    paragraphs = [
+        {"context": f"Paragraph about word{p}0 word{p}1 word{p}2.",
+         "qas": [{"id": f"p{p}q{q}", "question": f"What is answer {p}-{q}?",
+                  "answers": [{"text": f"word{p}{q}", "answer_start": 16 + 6 * q}]} for q in range(3)]}
+        for p in range(4)
+    ]
+    data = {"version": "1.1", "data": [{"title": "T", "paragraphs": paragraphs}]}
+    (tmp_path / "dev.json").write_text(json.dumps(data), encoding="utf-8")
+    for run, right in (("run_a", {"p0q0", "p1q1"}), ("run_b", {"p0q0", "p2q2", "p3q0"})):
+        preds = {f"p{p}q{q}": (f"word{p}{q}" if f"p{p}q{q}" in right else "nothing") for p in range(4) for q in range(3)}
+        (tmp_path / f"{run}.json").write_text(json.dumps(preds), encoding="utf-8")
+    summary = load_runs(tmp_path)
+    assert not summary.errors, summary.errors
+    c = open_db(tmp_path / ".qa-inspect" / "qa.db").conn
+    try:
+        sig = diff_runs(c, "run_a", "run_b", stats=FAST).significance
+        assert (sig.unit, sig.units) == ("passage", 4)
+        assert sig.test("overall", "all", "em").units == 4
+        [board] = leaderboard(c, options=FAST)
+        assert (board.unit, board.units) == ("passage", 4)
+    finally:
+        c.close()
