@@ -19,6 +19,7 @@ so a UI can open the item browser on exactly the items counted in that cell.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -207,6 +208,11 @@ JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?
 WHERE i.dataset_id = ?
 """
 
+_WITHOUT_TEXTS = (
+    _COMMON_SQL.replace("i.question AS question", "NULL AS question")
+    .replace("pa.text AS prediction_a", "NULL AS prediction_a").replace("pb.text AS prediction_b", "NULL AS prediction_b")
+)
+
 _SCHEMA = {
     "item_id": pl.Int64, "key": pl.String, "question": pl.String, "context_id": pl.Int64,
     **{d: pl.String for d in DIMENSIONS},
@@ -244,10 +250,12 @@ def diff_runs(
     top: int = 20,
     within: Filter | None = None,
     stats: StatOptions | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> RunDiff:
     """Compare run B with run A (see the module doc). `within` restricts the items to those a
-    filter selects (e.g. a saved slice); `stats` adds `significance`. Raises `DiffError` for an
-    unknown run, the same run twice, or runs of different datasets."""
+    filter selects (e.g. a saved slice); `stats` adds `significance` (left None if `stop`, asked
+    between its tests, says so). Raises `DiffError` for an unknown run, the same run twice, or runs
+    of different datasets."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -275,7 +283,8 @@ def diff_runs(
     ).fetchone()
     params = [a_id, b_id, a_ds]
     restrict = _within(conn, within, params)
-    rows = conn.execute(_COMMON_SQL + restrict + " ORDER BY i.id", params).fetchall()
+    sql = _COMMON_SQL if top > 0 else _WITHOUT_TEXTS  # no changes listed: no text to read
+    rows = conn.execute(sql + restrict + " ORDER BY i.id", params).fetchall()
     frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
 
     if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
@@ -310,7 +319,7 @@ def diff_runs(
         same = passage_ids(conn, a_ds)  # one passage stored once per question is still one passage
         diff.significance = pair_significance(
             frame.with_columns(pl.col("context_id").replace(same)) if same else frame, [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(run_a, run_b),
-            discordant={o.criterion: (o.fixed, o.broken) for o in outcomes},
+            discordant={o.criterion: (o.fixed, o.broken) for o in outcomes}, stop=stop,
         )
     return diff
 

@@ -19,7 +19,7 @@ rate separately, on every common response.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -225,11 +225,13 @@ def pair_significance(
     discordant: Mapping[str, tuple[int, int]],
     options: StatOptions,
     names: tuple[str, str] = ("A", "B"),
-) -> PairSignificance:
+    stop: Callable[[], bool] | None = None,
+) -> PairSignificance | None:
     """Tests for a diff's common-item `frame` (columns `item_id`, `context_id`, the dimensions,
     `em_a` … `f1_recall_b`): one per (dimension, value, metric) in `slices`; `discordant` maps an
     outcome criterion to its (fixed, broken) counts for McNemar. `names` (run A, run B) name the
-    random streams (see `paired_test`: swapping A and B mirrors every number exactly)."""
+    random streams (see `paired_test`: swapping A and B mirrors every number exactly). `stop` is
+    asked between tests (a UI worker that was cancelled): True abandons the work, returning None."""
     options.check()
     contexts = _column(frame, "context_id", -1.0).astype(np.int64)
     item_ids = frame["item_id"].to_numpy().astype(np.int64)
@@ -240,6 +242,8 @@ def pair_significance(
     out.outcomes = {k: stats.mcnemar_exact(f, b) for k, (f, b) in discordant.items()}
     values = {m: _pairs(frame, m) for m in {s[2] for s in slices}}
     for key in slices:
+        if stop is not None and stop():
+            return None
         a, b, defined, base = values[key[2]]
         mask = defined & _slice_mask(frame, key[0], key[1])
         clusters = None if all_clusters is None else all_clusters[mask]

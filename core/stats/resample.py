@@ -25,7 +25,7 @@ FREQUENT = 24
 """A group of equal units at least this large is drawn as one count (a binomial costs about as
 much as this many index draws)."""
 
-_CHUNK = 1 << 22
+_CHUNK = 1 << 21
 """Index draws (or coins) handled at once: bounds memory to some tens of MB at any data size."""
 
 

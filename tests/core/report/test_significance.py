@@ -161,3 +161,15 @@ def test_questions_on_one_unnamed_squad_paragraph_are_one_passage(tmp_path: Path
         assert (board.unit, board.units) == ("passage", 4)
     finally:
         c.close()
+
+
+def test_a_cancelled_caller_stops_the_work_between_tests(conn) -> None:
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 2  # let two tests run, then give up
+
+    d = diff_runs(conn, "glm-6b", "qwen-7b-chat", stats=FAST, stop=stop)
+    assert d.significance is None and len(asked) == 3
+    assert d.slices and d.outcomes  # the diff itself is whole
