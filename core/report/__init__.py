@@ -42,6 +42,7 @@ from .significance import (
     PairSignificance,
     StatOptions,
     pair_significance,
+    resampling_unit,
 )
 from .stale import (
     ALL_GOLDS,
@@ -100,6 +101,7 @@ __all__ = [
     "overview_excluding_stale",
     "pair_significance",
     "report",
+    "resampling_unit",
     "rescore_excluding_stale",
     "rescored_rows",
     "run_intervals",

@@ -133,10 +133,11 @@ class PairSignificance:
 
 def resampling_unit(option: str, contexts: np.ndarray) -> str:
     """"passage" or "item" for `option` (see `UNITS`); `contexts` holds each item's passage id
-    (negative: none). Auto clusters when some passage holds more than one of these items."""
-    if option != "auto":
-        return option
+    (negative: none). Auto clusters when some passage holds more than one of these items; items
+    without any passage (CDQA) are resampled as items whatever was asked."""
     known = contexts[contexts >= 0]
+    if option != "auto":
+        return option if len(known) else "item"
     return "passage" if len(known) > len(np.unique(known)) else "item"
 
 

@@ -173,3 +173,13 @@ def test_a_cancelled_caller_stops_the_work_between_tests(conn) -> None:
     d = diff_runs(conn, "glm-6b", "qwen-7b-chat", stats=FAST, stop=stop)
     assert d.significance is None and len(asked) == 3
     assert d.slices and d.outcomes  # the diff itself is whole
+
+
+def test_the_unit_follows_the_data_and_the_option() -> None:
+    import numpy as np
+    from qa_inspect.core.report import resampling_unit
+
+    shared, unique, none = np.array([1, 1, 2]), np.array([1, 2, 3]), np.array([-1, -1, -1])
+    assert [resampling_unit("auto", c) for c in (shared, unique, none)] == ["passage", "item", "item"]
+    assert [resampling_unit("passage", c) for c in (shared, unique, none)] == ["passage", "passage", "item"]
+    assert resampling_unit("item", shared) == "item"
