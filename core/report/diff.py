@@ -316,12 +316,21 @@ def diff_runs(
     diff.slices = _slice_deltas(frame, cdqa)
     diff.changes = _changes(frame, top)
     if stats is not None:
-        same = passage_ids(conn, a_ds)  # one passage stored once per question is still one passage
-        diff.significance = pair_significance(
-            frame.with_columns(pl.col("context_id").replace(same)) if same else frame, [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(run_a, run_b),
-            discordant={o.criterion: (o.fixed, o.broken) for o in outcomes}, stop=stop,
-        )
+        diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
     return diff
+
+
+def _significance(
+    conn: sqlite3.Connection, dataset_id: int, frame: pl.DataFrame, diff: RunDiff, stats: StatOptions,
+    stop: Callable[[], bool] | None,
+) -> PairSignificance | None:
+    """The tests of every slice delta of `diff` (module `significance`) on its common-item frame."""
+    same = passage_ids(conn, dataset_id)  # one passage stored once per question is still one passage
+    return pair_significance(
+        frame.with_columns(pl.col("context_id").replace(same)) if same else frame,
+        [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
+        discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
+    )
 
 
 def _metric_exprs(side: str, cdqa: bool) -> list[pl.Expr]:
