@@ -16,6 +16,12 @@ SHARED = REPO.parent / "shared"
 SAMPLE_RUNS = REPO / "sample_runs"
 
 
+@pytest.fixture(autouse=True)
+def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The developer's own config file (theme, keymap) never reaches a test."""
+    monkeypatch.setenv("QA_INSPECT_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
+
+
 def _shared(name: str, what: str) -> Path:
     """`../shared/<name>`; the test is skipped with a visible reason when it is absent."""
     path = SHARED / name

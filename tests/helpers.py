@@ -123,8 +123,9 @@ def async_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
 
 
 def app_for(db: Path, runs: Path = SAMPLE_RUNS_DIR) -> QAInspectApp:
-    """The app on `db`, its runs folder shown as `runs` (relative by default: no absolute path on screen)."""
-    return QAInspectApp(db_path=db, runs_dir=runs)
+    """The app on `db`, its runs folder shown as `runs` (relative by default: no absolute path on
+    screen); it neither restores nor saves preferences, so every test starts the same."""
+    return QAInspectApp(db_path=db, runs_dir=runs, remember=False)
 
 
 def _busy(pilot: Pilot[None]) -> bool:

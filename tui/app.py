@@ -10,21 +10,25 @@ sections, the stale mode, the one place worker errors are reported.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import work
 from textual.app import App
+from textual.message import Message
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from qa_inspect.core.query import Filter, SavedSlice
+from qa_inspect.core.query import Filter, Preferences, SavedSlice, load_preferences, save_preferences
+from qa_inspect.core.store import known_names, read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
 from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
-from .screens import BrowserScreen, CompareScreen, DetailScreen, OverviewScreen
+from .screens import BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, OverviewScreen
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
@@ -46,8 +50,13 @@ QA_THEME = Theme(
 """The built-in theme; Textual's themes stay available through the palette."""
 
 
+@dataclass
+class PreferencesLoaded(Message):
+    prefs: Preferences
+
+
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
-    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, FilterScreen, SlicesScreen,
+    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, FilterScreen, SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""
 
@@ -65,6 +74,8 @@ class QAInspectApp(App[None]):
         Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit qa-inspect"),
         Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
+        Binding("L", "load_log", "Load log", id="app.load-log", show=False,
+                tooltip="What the last load failed on, warned about or skipped, and every run's link"),
     ]
 
     def __init__(
@@ -74,9 +85,15 @@ class QAInspectApp(App[None]):
         *,
         theme: str | None = None,
         load_notices: list[tuple[str, str]] | None = None,
+        remember: bool = True,
     ) -> None:
         super().__init__()
-        self.load_notices = list(load_notices or [])
+        config = read_user_config()
+        self.set_keymap(config.keymap)
+        self.remember = remember
+        """Restore the user's theme, metrics mode and last browser filter, and keep them as they change."""
+        self.last_filter: Filter | None = None
+        self.load_notices = list(load_notices or []) + [("warning", p) for p in config.problems]
         """(severity, message) from the load that opened the app: its warnings and errors."""
         self.db_path = Path(db_path)
         self.runs_dir = runs_dir
@@ -87,14 +104,56 @@ class QAInspectApp(App[None]):
         self.stale_version = 0
         """Bumped by every stale-flag write, so screens below redraw when shown again."""
         self.sub_title = clean(runs_dir.name if runs_dir is not None else self.db_path.name)
-        self._theme_name = theme or QA_THEME.name
+        self._theme_name = theme or config.theme or QA_THEME.name
 
     def on_mount(self) -> None:
         self.register_theme(QA_THEME)
-        self.theme = self._theme_name
+        self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
+        if self.remember:
+            self.restore_preferences()
+            self.theme_changed_signal.subscribe(self, lambda _: self.remember_preferences())
         for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
             self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
+
+    # -- preferences (per user, in the database: core.query.preferences) ----------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preferences")
+    def restore_preferences(self) -> None:
+        with self.db.connect() as conn:
+            prefs = load_preferences(conn)
+            f = prefs.filter
+            gone = f is not None and (
+                any(r and r not in known_names(conn, "run") for r in (f.run, f.compare))
+                or (f.dataset is not None and f.dataset not in known_names(conn, "dataset")))
+            if gone:
+                prefs = replace(prefs, filter=None)  # its run or dataset is gone: start on the overview
+        self.post_message(PreferencesLoaded(prefs))
+
+    def on_preferences_loaded(self, message: PreferencesLoaded) -> None:
+        prefs = message.prefs
+        if prefs.theme and prefs.theme in self.available_themes:
+            self.theme = prefs.theme
+        if prefs.exclude_stale != self.exclude_stale:
+            self.exclude_stale = prefs.exclude_stale
+            self.stale_version += 1  # screens already shown redraw in the restored mode
+            self.screen.refresh_bindings()
+            if isinstance(self.screen, OverviewScreen):
+                self.screen.stale_mode_changed()
+        if prefs.filter is not None and isinstance(self.screen, OverviewScreen) and len(self.screen_stack) == 2:
+            self.open_browser(prefs.filter)
+
+    def remember_filter(self, f: Filter) -> None:
+        self.last_filter = f
+        self.remember_preferences()
+
+    def remember_preferences(self) -> None:
+        if self.remember:
+            self._save_preferences(Preferences(self.theme, self.exclude_stale, self.last_filter))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preferences-save")
+    def _save_preferences(self, prefs: Preferences) -> None:
+        with self.db.connect() as conn:
+            save_preferences(conn, prefs)
 
     def on_unmount(self) -> None:
         self.db.close()
@@ -133,6 +192,10 @@ class QAInspectApp(App[None]):
 
     def action_slices(self) -> None:
         self.show_slices()
+
+    def action_load_log(self) -> None:
+        if not isinstance(self.screen, LoadLogScreen):
+            self.push_screen(LoadLogScreen())
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -22,8 +22,8 @@ from qa_inspect.core.query import Filter, SavedSlice
 
 from .workers import Db
 
-HelpRow = tuple[str, str]
-"""(key as the footer shows it, what it does)."""
+HelpRow = tuple[str, str] | tuple[str, str, str]
+"""(key as the footer shows it, what it does[, binding id: what a keymap names to move it])."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,14 @@ class QAApp(Protocol):
 
     def help_sections(self, origin: Screen[Any] | None) -> list[HelpSection]:
         """Every key of every screen, the screen `origin` first (the help screen shows them)."""
+        ...
+
+    def remember_filter(self, f: Filter) -> None:
+        """The browser's filter changed: the next start opens on it."""
+        ...
+
+    def remember_preferences(self) -> None:
+        """Keep the theme, metrics mode and last filter for the next start (in a worker)."""
         ...
 
 

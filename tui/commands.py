@@ -18,7 +18,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from .base import qa_app
+from .base import HelpRow, qa_app
 from .text import clean
 
 
@@ -48,13 +48,13 @@ async def _search(matcher: Matcher, entries: list[Entry]) -> Hits:
             yield Hit(score, _highlight(matcher, title), command, text=title, help=escape(clean(help_text)))
 
 
-def binding_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """(key as the footer shows it, what it does) for every binding with a description."""
-    out: list[tuple[str, str]] = []
+def binding_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[HelpRow]:
+    """(key as the footer shows it, what it does, binding id) for every binding with a description."""
+    out: list[HelpRow] = []
     for b in bindings:
         if not isinstance(b, Binding) or not b.description:
             continue
-        out.append((app.get_key_display(b), b.tooltip or b.description))
+        out.append((app.get_key_display(b), b.tooltip or b.description, b.id or ""))
     return out
 
 

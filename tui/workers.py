@@ -26,19 +26,13 @@ class Db:
         self._idle: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
-        self._migrated = False
         self._closed = False
 
     def _open(self) -> sqlite3.Connection:
         with self._lock:
-            if not self._migrated:
-                # The first connection goes through open_db: it creates and migrates the schema.
-                conn = open_db(self.path).conn
-                self._migrated = True
-            else:
-                conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
-                conn.execute("PRAGMA foreign_keys = ON")
-                conn.execute("PRAGMA busy_timeout = 5000")
+            # Every connection goes through open_db (the first creates and migrates the schema):
+            # one busy timeout, and writes refused if the file is replaced under the app.
+            conn = open_db(self.path).conn
             self._all.append(conn)
             return conn
 

@@ -26,7 +26,9 @@ others, and every reader still checks the parsed shape.
 
 A file is decoded and parsed once (`textio.read_document`); every reader sniffs the same
 `Document`. A file no reader claims is a `Skip` with a reason, never an error; a file a reader
-claims and then cannot read is a `FormatError`.
+claims and then cannot read is a `FormatError`. A file read with something the user should know
+(ids given twice, a side file that could not be used) puts one line per such thing in
+`Run.meta["warnings"]`; the loader shows them as the run's warnings.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from .tables import Table
 from .textio import (
     Document,
     JSONFloat,
+    decode,
     loads,
     number_text,
     parse,
@@ -173,7 +176,8 @@ def display_name(path: Path) -> str | None:
 
 
 def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Dataset | Run:
-    """Run a reader; a shape it did not foresee still ends as a one-line FormatError."""
+    """Run a reader; a shape it did not foresee (or a number too large to convert) still ends as
+    a one-line FormatError."""
     hints = dict(hints)
     run_name = hints.pop("run_name", None)
     try:
@@ -183,8 +187,11 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
         return result
     except FormatError:
         raise
-    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
-        raise FormatError(str(doc.path), f"cannot read as {module.FORMAT}: {type(exc).__name__}: {exc}") from exc
+    except RecursionError:
+        raise FormatError(str(doc.path), f"cannot read as {module.FORMAT}: nested too deeply") from None
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, ArithmeticError) as exc:
+        text = " ".join(str(exc).split())[:200]
+        raise FormatError(str(doc.path), f"cannot read as {module.FORMAT}: {type(exc).__name__}: {text}") from exc
 
 
 def describe_shape(doc: Document) -> str:
@@ -234,6 +241,7 @@ def _keys(value: Any) -> str:
 __all__ = [
     "read_text",
     "read_document",
+    "decode",
     "parse",
     "number_text",
     "loads",

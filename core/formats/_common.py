@@ -12,7 +12,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.keys import question_key, split_from_id, split_from_name
 from qa_inspect.core.model import Dataset, Family, Gold, Item, Prediction, Run
 
-from .textio import Document, number_text, type_name
+from .textio import Document, number_text, shown, type_name
 
 __all__ = [
     "ID_FIELDS",
@@ -29,6 +29,7 @@ __all__ = [
     "family_of",
     "first_id",
     "first_object",
+    "flag",
     "head_records",
     "item_split",
     "list_golds",
@@ -115,6 +116,8 @@ def make_gold(doc: Document, raw: Any, context: str | None, stats: SpanStats, wh
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise FormatError(str(doc.path), f"answer_start is {type_name(value)}, expected an integer", where)
+            if not -(2**63) <= value < 2**63:  # beyond what SQLite stores; no text is that long
+                raise FormatError(str(doc.path), f"answer_start is out of range ({value:.3g})", where)
             start = value
         raw = raw["text"]
     text = answer_text(doc, raw, where)
@@ -130,6 +133,16 @@ def list_golds(
     if not isinstance(answers, list):
         raise fail(doc, f"answers is {type_name(answers)}, expected a list", where)
     return [make_gold(doc, raw, context, stats, where) for raw in answers]
+
+
+def flag(doc: Document, value: Any, where: str | int | None, name: str = "is_impossible") -> bool | None:
+    """A yes/no field: true/false (or 1/0); None when absent. Anything else is an error rather than
+    Python's truth ("false" as text would be true)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise FormatError(str(doc.path), f"{name} is {type_name(value)}, expected true or false", where)
 
 
 def clean_id(doc: Document, value: Any, where: str | int | None) -> str | None:
@@ -180,7 +193,7 @@ class Keys:
         first = self.seen.get(item_id)
         if first is not None:
             raise FormatError(
-                str(self.doc.path), f"duplicate id {item_id!r} (first at {describe(first)})", where
+                str(self.doc.path), f"duplicate id {shown(item_id)} (first at {describe(first)})", where
             )
         self.seen[item_id] = where
         return item_id

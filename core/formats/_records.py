@@ -15,9 +15,10 @@ table with the same columns are read as the same kind:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from qa_inspect.core.model import Gold, Item
+from qa_inspect.core.model import Gold, Item, Prediction
 
 from ._common import (
     ID_FIELDS,
@@ -25,14 +26,16 @@ from ._common import (
     Keys,
     SpanStats,
     clean_id,
+    describe,
     fail,
     first_id,
+    flag,
     item_split,
     make_gold,
 )
-from .textio import Document, plain, type_name
+from .textio import Document, plain, shown, type_name
 
-__all__ = ["GOLD_FIELDS", "RUN_FIELDS", "Role", "gold_field", "record_item", "record_role"]
+__all__ = ["GOLD_FIELDS", "RUN_FIELDS", "Role", "RunRecords", "gold_field", "record_item", "record_role"]
 
 Role = Literal["dataset", "run"]
 GOLD_FIELDS = ("answers", "answer", "target")
@@ -95,7 +98,7 @@ def record_item(
     field = gold_field(record)
     golds = _golds(doc, record.get(field) if field else None, context, stats, where)
     key = keys.take(item_id, question, where)
-    impossible = record.get("is_impossible")
+    impossible = flag(doc, record.get("is_impossible"), where)
     if impossible is None:
         impossible = empty_is_impossible and not golds
     return Item(
@@ -131,3 +134,47 @@ def _golds(doc: Document, answers: Any, context: str | None, stats: SpanStats, w
 
 def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class RunRecords:
+    """A record-shaped run's predictions (JSONL, a JSON list, a table) as they are read, one
+    rule for all: an id given twice is an error naming both records; a question asked twice is
+    counted (each is kept: runs without ids do repeat questions); the models named are gathered."""
+
+    doc: Document
+    predictions: list[Prediction] = field(default_factory=list)
+    models: set[str] = field(default_factory=set)
+    repeated_questions: int = 0
+    _first: dict[str, int] = field(default_factory=dict)
+    _questions: set[str] = field(default_factory=set)
+
+    def add(self, number: int, prediction: Prediction, model: str | None) -> None:
+        """Prediction of record `number` (its JSONL line, list position or table row)."""
+        if prediction.ref_kind == "id":
+            first = self._first.get(prediction.ref)
+            if first is not None:
+                again = f"duplicate id {shown(prediction.ref)} (first at {describe(self.doc.where(first))})"
+                raise fail(self.doc, again, self.doc.where(number))
+            self._first[prediction.ref] = number
+        elif prediction.ref in self._questions:
+            self.repeated_questions += 1
+        else:
+            self._questions.add(prediction.ref)
+        if model is not None:
+            self.models.add(model)
+        self.predictions.append(prediction)
+
+    def model(self, hints: Mapping[str, Any]) -> str | None:
+        """The `model` hint, else the one model every record that names one agrees on."""
+        model = hints.get("model")
+        return model if model is not None or len(self.models) != 1 else next(iter(self.models))
+
+    def meta(self) -> dict[str, Any]:
+        """`models` when the records name several, `repeated_questions` when questions repeat."""
+        meta: dict[str, Any] = {}
+        if len(self.models) > 1:
+            meta["models"] = sorted(self.models)
+        if self.repeated_questions:
+            meta["repeated_questions"] = self.repeated_questions
+        return meta

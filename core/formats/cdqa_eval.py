@@ -52,7 +52,7 @@ PRIORITY = 10
 FRAMEWORK = "CDQA cdqa_eval.py"
 SUFFIX = ".prediction"
 _NAME = re.compile(r"^(?P<time>.+?)--(?P<model>.+)--(?P<prompt>[^-]+)--(?P<ntrain>\d+)shots--(?P<k>\d+)k$")
-_METRICS = re.compile(r"^(?P<base>.+)--(?P<ar>[\d.]+)AR--(?P<f1>[\d.]+)F1\.metrics$")
+_METRICS = re.compile(r"^(?P<base>.+)--(?P<ar>\d+(?:\.\d+)?)AR--(?P<f1>\d+(?:\.\d+)?)F1\.metrics$")
 _ARG = re.compile(r"^(?P<key>[a-z_]+):(?P<value>.*)$")
 _ARGS = frozenset({"is_openai", "model_path", "write_metrics", "ntrain", "k", "out_dir", "task", "prompt_type", "max_tokens"})
 

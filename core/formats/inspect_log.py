@@ -150,7 +150,10 @@ def _prediction(doc: Document, where: str, sample: Any) -> tuple[Prediction, int
         meta["prompt"] = shown
     if "target" in sample:
         meta["target"] = plain(sample["target"])
-    scores, answers = _scores(sample.get("scores"))
+    try:
+        scores, answers = _scores(sample.get("scores"))
+    except OverflowError:
+        raise FormatError(str(doc.path), "a score is a number too large to read", where) from None
     if scores:
         meta["framework_scores"] = scores
     if answers:

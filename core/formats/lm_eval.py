@@ -173,13 +173,16 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         if doc_id is None:
             raise fail(doc, f"doc_id is {type_name(record.get('doc_id'))}, expected a number", where)
         known = predictions.get(doc_id)
-        if known is None:
-            predictions[doc_id] = _prediction(doc, number, record, flt)
-            order.append(doc_id)
-        elif flt is not None and flt != known.meta.get("filter"):
-            _add_filter(known, record, flt)
-        else:
-            known.meta["repeats"] = known.meta.get("repeats", 1) + 1
+        try:
+            if known is None:
+                predictions[doc_id] = _prediction(doc, number, record, flt)
+                order.append(doc_id)
+            elif flt is not None and flt != known.meta.get("filter"):
+                _add_filter(known, record, flt)
+            else:
+                known.meta["repeats"] = known.meta.get("repeats", 1) + 1
+        except OverflowError:
+            raise fail(doc, "a score is a number too large to read", where) from None
     task = _task(doc.path)
     meta: dict[str, Any] = {"framework": FRAMEWORK}
     if task is not None:
@@ -198,6 +201,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
             found_model, settings, aggregate = _from_results(results, task)
         except FormatError as exc:
             meta["results_error"] = exc.message
+            problem = f"its results file {results.name} is not read ({exc.message})"
+            meta["warnings"] = [f"{problem}: no model or settings from it"]
         else:
             model = model or found_model
             if settings:

@@ -135,12 +135,13 @@ def display_name(path: Path) -> str | None:
 
 
 def _rows(value: Any) -> bool:
+    """At least half the first rows are indexed rows with a `prediction`, one with a prompt or
+    gold (a bad row among them is then the reader's error to name, not a reason to skip)."""
     if not isinstance(value, dict) or not value:
         return False
     head = list(value.items())[:_SNIFF]
-    return all(k.isdigit() and isinstance(v, dict) and "prediction" in v for k, v in head) and any(
-        "origin_prompt" in v or "gold" in v for _, v in head
-    )
+    rows = [v for k, v in head if k.isdigit() and isinstance(v, dict) and "prediction" in v]
+    return len(rows) * 2 >= len(head) and any("origin_prompt" in v or "gold" in v for v in rows)
 
 
 def sniff(doc: Document) -> bool:
@@ -242,11 +243,9 @@ def _attach_results(path: Path, predictions: list[Prediction], meta: dict[str, A
     try:
         value = read_document(path).value
     except FormatError as exc:
-        meta["results_error"] = exc.message
-        return
+        return _results_problem(path, meta, exc.message)
     if not isinstance(value, dict):
-        meta["results_error"] = f"results file is {type_name(value)}, expected an object"
-        return
+        return _results_problem(path, meta, f"results file is {type_name(value)}, expected an object")
     meta["framework_results"] = {k: plain(v) for k, v in value.items() if k not in ("details", "type")}
     details = value.get("details")
     if isinstance(details, dict):
@@ -254,8 +253,7 @@ def _attach_results(path: Path, predictions: list[Prediction], meta: dict[str, A
     if not isinstance(details, list):
         return
     if len(details) != len(predictions):
-        meta["results_error"] = f"{len(details)} details for {len(predictions)} predictions: not used"
-        return
+        return _results_problem(path, meta, f"{len(details)} details for {len(predictions)} predictions")
     for prediction, detail in zip(predictions, details):
         if not isinstance(detail, dict):
             continue
@@ -268,9 +266,16 @@ def _attach_results(path: Path, predictions: list[Prediction], meta: dict[str, A
             verdict = detail.get(key)
             if isinstance(verdict, list) and len(verdict) == 1:
                 verdict = verdict[0]
-            if isinstance(verdict, (bool, int, float)):
+            if isinstance(verdict, (bool, int, float)) and abs(verdict) < 2**1023:
                 prediction.meta["framework_scores"] = {name: float(verdict)}
                 break
+
+
+def _results_problem(path: Path, meta: dict[str, Any], problem: str) -> None:
+    """A results file that cannot be used: the run loads without it and says why."""
+    meta["results_error"] = problem
+    rel = f"results/{path.parent.name}/{path.name}"
+    meta.setdefault("warnings", []).append(f"{rel} is not used ({problem}): no extracted answers or verdicts")
 
 
 # ------------------------------------------------------------------------------------- config
@@ -286,8 +291,8 @@ def _config(where: Layout) -> tuple[str | None, dict[str, Any]]:
     for path in files:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            continue
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # not a config we can read: the model is the folder name
         for entry in _list_of_dicts(tree, "models"):
             if entry.get("abbr") == where.model:
                 model = entry.get("path") if isinstance(entry.get("path"), str) else None

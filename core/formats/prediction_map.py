@@ -2,6 +2,8 @@
 `test_predictions.json`, CMRC 2018 submissions.
 
 - Numbers become text as written (`1.50` → "1.50").
+- An id given twice (a repeated key, or keys equal once stripped) keeps its last value, as JSON
+  parsers do, and the run's warnings say how many were dropped: never silently.
 - A `{prefix}nbest_predictions.json` beside `{prefix}predictions.json` is read with it: its
   candidates become `Prediction.candidates` (score = start_logit + end_logit) and its path goes
   to `Run.extra_paths`; met on its own, the n-best file is skipped as a side file.
@@ -23,7 +25,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Candidate, Prediction, Run
 
 from ._common import build_run
-from .textio import Document, number_text, read_document, type_name
+from .textio import Document, duplicate_keys, number_text, read_document, shown, type_name
 
 __all__ = [
     "FORMAT",
@@ -130,21 +132,29 @@ def sniff(doc: Document) -> bool:
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
-    """One prediction per key, in file order (`Prediction.line` = position in the object)."""
-    predictions: list[Prediction] = []
-    seen: dict[str, str] = {}
+    """One prediction per id, in file order (`Prediction.line` = position in the object).
+
+    An id given twice (as the same key, or as keys equal once stripped) keeps its last value, as
+    JSON itself does, and the run says how many were dropped (`Run.meta["warnings"]`)."""
+    by_ref: dict[str, Prediction] = {}
+    collided: list[str] = []
     for number, (raw_key, value) in enumerate(doc.value.items(), start=1):
         ref = raw_key.strip()
         text = number_text(value)
         if text is None:
-            raise FormatError(
-                str(doc.path), f"value is {type_name(value)}, expected the predicted text", f"key {raw_key!r}"
-            )
-        if ref in seen:
-            raise FormatError(str(doc.path), f"duplicate id {ref!r} (also key {seen[ref]!r})", f"key {raw_key!r}")
-        seen[ref] = raw_key
-        predictions.append(Prediction(ref=ref, ref_kind="id", text=text, line=number))
-    run = build_run(doc, hints, FORMAT, predictions, hints.get("model"))
+            raise FormatError(str(doc.path), f"value is {type_name(value)}, expected the predicted text", _key(raw_key))
+        if not ref:
+            raise FormatError(str(doc.path), "empty id (a blank key)", _key(raw_key))
+        if ref in by_ref:
+            collided.append(ref)
+        by_ref[ref] = Prediction(ref=ref, ref_kind="id", text=text, line=number)
+    run = build_run(doc, hints, FORMAT, list(by_ref.values()), hints.get("model"))
+    repeats = [k.strip() for k in duplicate_keys(doc.value)] + collided
+    if repeats:
+        many = "s" if len(repeats) > 1 else ""
+        run.meta["warnings"] = [
+            f"{len(repeats):,} duplicate id{many}; the last of each was kept (e.g. {shown(repeats[0])})"
+        ]
     nbest = nbest_path(doc.path)
     if nbest is not None and nbest.is_file():
         _attach_nbest(run, nbest)
@@ -154,11 +164,16 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     return run
 
 
+def _key(raw_key: str) -> str:
+    return f"key {shown(raw_key)}"
+
+
 def _attach_null_odds(run: Run, path: Path) -> None:
     def attach(prediction: Prediction, value: Any) -> None:
-        if not _is_number(value):
-            raise FormatError(str(path), f"null odds are {type_name(value)}, expected a number", f"key {prediction.ref!r}")
-        prediction.meta["null_odds"] = float(value)
+        odds = _float(path, value, "null odds", _key(prediction.ref))
+        if odds is None:
+            raise FormatError(str(path), f"null odds are {type_name(value)}, expected a number", _key(prediction.ref))
+        prediction.meta["null_odds"] = odds
 
     missing = _attach_by_id(run, path, "null-odds", "number", attach)
     run.meta["null_odds"] = {"file": path.name, "without_null_odds": missing}  # beside the run: no machine path
@@ -190,8 +205,18 @@ def _attach_by_id(run: Run, path: Path, label: str, values: str, attach: Callabl
     return missing
 
 
+def _float(path: Path, value: Any, what: str, where: str) -> float | None:
+    """A JSON number as a float, None for anything else; one too large for a float is an error."""
+    if not _is_number(value):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        raise FormatError(str(path), f"{what} is a number too large to read", where) from None
+
+
 def _candidates(path: Path, ref: str, entries: Any) -> list[Candidate]:
-    where = f"key {ref!r}"
+    where = _key(ref)
     if not isinstance(entries, list):
         raise FormatError(str(path), f"candidates are {type_name(entries)}, expected a list", where)
     out: list[Candidate] = []
@@ -201,13 +226,7 @@ def _candidates(path: Path, ref: str, entries: Any) -> list[Candidate]:
         text = number_text(entry["text"])
         if text is None:
             raise FormatError(str(path), f"candidate text is {type_name(entry['text'])}", where)
-        probability = entry.get("probability")
-        start, end = entry.get("start_logit"), entry.get("end_logit")
-        out.append(
-            Candidate(
-                text=text,
-                probability=float(probability) if _is_number(probability) else None,
-                score=float(start) + float(end) if _is_number(start) and _is_number(end) else None,
-            )
-        )
+        start, end = (_float(path, entry.get(k), k, where) for k in ("start_logit", "end_logit"))
+        score = start + end if start is not None and end is not None else None
+        out.append(Candidate(text=text, probability=_float(path, entry.get("probability"), "probability", where), score=score))
     return out

@@ -22,13 +22,12 @@ from ._common import (
     ID_FIELDS,
     PREDICTION_FIELDS,
     build_run,
-    describe,
     fail,
     first_id,
     head_records,
 )
-from ._records import record_role
-from .textio import Document, number_text, plain, type_name
+from ._records import RunRecords, record_role
+from .textio import Document, number_text, plain, shown, type_name
 
 __all__ = ["FORMAT", "KIND", "PRIORITY", "TEXT_FIELDS", "read", "sniff"]
 
@@ -49,37 +48,10 @@ def sniff(doc: Document) -> bool:
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     """Predictions in file order; `Prediction.line` is the JSONL line (or JSON record number)."""
-    predictions: list[Prediction] = []
-    first_line: dict[str, int] = {}
-    models: set[str] = set()
-    repeated_questions = 0
-    seen_questions: set[str] = set()
+    found = RunRecords(doc)
     for number, record in doc.records() or []:
-        prediction, model = _prediction(doc, number, record)
-        if prediction.ref_kind == "id":
-            if prediction.ref in first_line:
-                raise fail(
-                    doc,
-                    f"duplicate id {prediction.ref!r} (first at {describe(doc.where(first_line[prediction.ref]))})",
-                    doc.where(number),
-                )
-            first_line[prediction.ref] = number
-        elif prediction.ref in seen_questions:
-            repeated_questions += 1
-        else:
-            seen_questions.add(prediction.ref)
-        if model is not None:
-            models.add(model)
-        predictions.append(prediction)
-    meta: dict[str, Any] = {}
-    model = hints.get("model")
-    if model is None and len(models) == 1:
-        model = next(iter(models))
-    elif len(models) > 1:
-        meta["models"] = sorted(models)
-    if repeated_questions:
-        meta["repeated_questions"] = repeated_questions
-    return build_run(doc, hints, FORMAT, predictions, model, meta)
+        found.add(number, *_prediction(doc, number, record))
+    return build_run(doc, hints, FORMAT, found.predictions, found.model(hints), found.meta())
 
 
 def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, str | None]:
@@ -98,7 +70,7 @@ def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, st
         raise fail(doc, "record names no item: no id (id/qid/query_id/question_id) and no question", where)
     field = next((f for f in TEXT_FIELDS if f in record), None)
     if field is None:
-        raise fail(doc, f"no prediction (one of {', '.join(TEXT_FIELDS)}) for {ref!r}", where)
+        raise fail(doc, f"no prediction (one of {', '.join(TEXT_FIELDS)}) for {shown(ref)}", where)
     value = record[field]
     text = "" if value is None else number_text(value)
     if text is None:

@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from qa_inspect.core.model import Prediction, Run
 
-from ._common import ID_FIELDS, build_run, describe, fail, first_id
-from ._records import record_role
+from ._common import ID_FIELDS, build_run, fail, first_id
+from ._records import RunRecords, record_role
 from .tables import Table, cell_value
-from .textio import Document, number_text, type_name
+from .textio import Document, number_text, shown, type_name
 
 __all__ = ["FORMAT", "KIND", "NULL_ODDS_COLUMN", "PRIORITY", "TEXT_COLUMNS", "read", "skip_reason", "sniff"]
 
@@ -77,43 +77,14 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     text_column = _text_column(table)
     if text_column is None:
         raise fail(doc, f"no prediction column (one of {', '.join(TEXT_COLUMNS)})", None)
-    predictions: list[Prediction] = []
-    first_row: dict[str, int] = {}
-    questions: set[str] = set()
-    models: set[str] = set()
-    repeated = 0
+    found = RunRecords(doc)
     for number, row in table.rows():
-        prediction, model = _prediction(doc, number, row, text_column)
-        if prediction.ref_kind == "id":
-            if prediction.ref in first_row:
-                first = describe(doc.where(first_row[prediction.ref]))
-                raise fail(doc, f"duplicate id {prediction.ref!r} (first at {first})", doc.where(number))
-            first_row[prediction.ref] = number
-        elif prediction.ref in questions:
-            repeated += 1
-        else:
-            questions.add(prediction.ref)
-        if model is not None:
-            models.add(model)
-        predictions.append(prediction)
-    return build_run(doc, hints, FORMAT, predictions, _model(hints, models), _meta(table, predictions, models, repeated))
-
-
-def _model(hints: Mapping[str, Any], models: set[str]) -> str | None:
-    model = hints.get("model")
-    return model if model is not None or len(models) != 1 else next(iter(models))
-
-
-def _meta(table: Table, predictions: list[Prediction], models: set[str], repeated: int) -> dict[str, Any]:
-    meta: dict[str, Any] = {"table": table.label}
-    if len(models) > 1:
-        meta["models"] = sorted(models)
-    if repeated:
-        meta["repeated_questions"] = repeated
+        found.add(number, *_prediction(doc, number, row, text_column))
+    meta: dict[str, Any] = {"table": table.label, **found.meta()}
     if NULL_ODDS_COLUMN in table.columns:
-        missing = sum(1 for p in predictions if "null_odds" not in p.meta)
+        missing = sum(1 for p in found.predictions if "null_odds" not in p.meta)
         meta["null_odds"] = {"column": NULL_ODDS_COLUMN, "without_null_odds": missing}
-    return meta
+    return build_run(doc, hints, FORMAT, found.predictions, found.model(hints), meta)
 
 
 def _prediction(doc: Document, number: int, row: dict[str, Any], text_column: str) -> tuple[Prediction, str | None]:
@@ -151,5 +122,5 @@ def _null_odds(doc: Document, value: Any, where: str | int) -> float | None:
     try:
         odds = float(value)
     except (TypeError, ValueError):
-        raise fail(doc, f"{NULL_ODDS_COLUMN} is {value!r}, expected a number", where) from None
+        raise fail(doc, f"{NULL_ODDS_COLUMN} is {shown(str(value))}, expected a number", where) from None
     return None if math.isnan(odds) else odds

@@ -24,6 +24,7 @@ from ._common import (
     clean_id,
     fail,
     family_of,
+    flag,
     item_split,
     list_golds,
 )
@@ -132,7 +133,7 @@ def _item(
         context_id=context_id,
         title=title,
         split=item_split(key, None, hints, doc),
-        is_impossible=bool(qa.get("is_impossible", False)),
+        is_impossible=bool(flag(doc, qa.get("is_impossible"), label)),
         meta=meta,
         line=number,
     )

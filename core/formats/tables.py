@@ -159,9 +159,12 @@ def cell_value(value: Any) -> Any:
 def csv_table(path: Path, text: str) -> Table:
     """A decoded CSV as a table: the first row names the columns (blank names, such as a pandas
     index, are dropped), later rows missing a cell have None there. The delimiter is the one of
-    `,` `;` tab the header holds most of."""
+    `,` `;` tab the header holds most of. No cell is too long (the `csv` module's limit, 128 KiB
+    by default, is raised to the file's length: it is process-wide, and only ever raised)."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = max(_DELIMITERS, key=first.count)
+    if len(text) > csv.field_size_limit():
+        csv.field_size_limit(len(text))  # a cell may be as long as the file (an LLM's long answer)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader, [])

@@ -6,10 +6,15 @@ hands the same `Document` to every reader's `sniff` and to the one `read` that c
 Decisions:
 - Encoding: UTF-8 (a BOM is stripped), else GB18030 (common for Chinese files saved on Windows);
   the encoding used is reported so the UI can say so. Anything else is an error rather than a
-  lossy decode, since a mis-decoded answer would silently score 0.
+  lossy decode, since a mis-decoded answer would silently score 0; the error says what the bytes
+  are (UTF-16/32, gzip, binary) or, for UTF-8 damaged in a few places, where the damage is (read
+  as GB18030 it would be garbage throughout).
 - JSON vs JSONL is decided by shape: a file that parses as one JSON value is JSON; a file whose
   first line is a complete value followed by more values is JSONL (so a one-record `.jsonl` file
-  is read as JSONL too, by its suffix, since its shape is ambiguous).
+  is read as JSONL too, by its suffix, since its shape is ambiguous). JSONL lines end at `\\n`
+  only: U+2028, U+0085 and the like are valid inside JSON strings.
+- A JSON object that repeats a key keeps the last value (as every JSON parser does) and says so
+  (`duplicate_keys`), so a reader can report it instead of dropping data silently.
 - JSON floats keep their literal text (`JSONFloat.literal`) so an answer written as `39764.0` or
   `1.50` becomes exactly that string, never a re-printed float.
 - Magic bytes come first: a Git LFS pointer (the file was cloned without `git lfs pull`) is an
@@ -52,6 +57,10 @@ __all__ = [
     "read_csv",
     "read_document",
     "read_text",
+    "decode",
+    "duplicate_keys",
+    "shown",
+    "JSONObject",
     "sha256_file",
     "type_name",
 ]
@@ -77,14 +86,40 @@ def _parse_float(literal: str) -> JSONFloat:
     return value
 
 
+class JSONObject(dict):  # type: ignore[type-arg]
+    """A JSON object that repeats keys; `duplicates` holds each repeat in file order (the value
+    kept is the last one, as JSON parsers do). Only such objects get this type: a plain object
+    is a plain `dict`."""
+
+    __slots__ = ("duplicates",)
+    duplicates: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+    out = JSONObject(obj)
+    out.duplicates = repeats
+    return out
+
+
+def duplicate_keys(value: Any) -> list[str]:
+    """The keys a parsed JSON object repeats (each repeat once, in file order); [] for others."""
+    return list(value.duplicates) if isinstance(value, JSONObject) else []
+
+
 def loads(text: str) -> Any:
-    """`json.loads` keeping float literals; the one JSON entry point of the readers.
+    """`json.loads` keeping float literals and noting repeated keys (`duplicate_keys`); the one
+    JSON entry point of the readers.
 
     Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
     than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
     (4,300 digits)."""
     try:
-        return json.loads(text, parse_float=_parse_float)
+        return json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
     except RecursionError:
         raise json.JSONDecodeError("nested deeper than the JSON reader follows (about 1,000 levels)", text, 0) from None
     except ValueError as exc:
@@ -113,18 +148,19 @@ def number_text(value: Any) -> str | None:
 
 
 def plain(value: Any) -> Any:
-    """Strip `JSONFloat` from a value bound for `meta`, so consumers see builtin types only."""
+    """Strip `JSONFloat` (and `JSONObject`) from a value bound for `meta`, so consumers see builtin
+    types only. Containers take a round trip through the C JSON codec rather than a Python
+    recursion, which gives out long before nesting the parser accepts (a raw model output can be
+    deep): every value read from JSON can be kept."""
     if isinstance(value, JSONFloat):
         return float(value)
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
+    if isinstance(value, (dict, list)):
+        return json.loads(json.dumps(value))
     return value
 
 
 def type_name(value: Any) -> str:
-    """JSON-ish name of a value's type for messages ("a list", "an object", "null")."""
+    """JSON-ish name of a value's type for messages ("a list", "an object", "null", "NaN")."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -135,7 +171,16 @@ def type_name(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return "a string"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
     return "a number"
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """`repr(text)` for a message, cut to about `limit` characters (a 1 MB key stays one short line)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 @dataclass(slots=True)
@@ -230,26 +275,86 @@ def read_text(path: Path) -> tuple[str, str]:
         raise FormatError(str(path), "cannot read: no such file") from None
     except OSError as exc:
         raise FormatError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    return decode(path, data)
+
+
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def decode(path: Path, data: bytes, *, gb18030: bool = True) -> tuple[str, str]:
+    """Bytes → `(text, encoding)`: UTF-8 (BOM removed), else GB18030 unless `gb18030=False`.
+
+    Bytes that are not such text say what they are instead: UTF-16/32, gzip, binary, or UTF-8
+    damaged in a few places (named by line and column: a GB18030 reading of it would be garbage)."""
     if not data.strip():
         raise FormatError(str(path), "empty file")
-    if b"\x00" in data:
-        # UTF-16/32 and binary files: NUL never occurs in UTF-8/GB18030 text worth reading.
-        raise FormatError(str(path), "not UTF-8 or GB18030 text (contains NUL bytes)")
+    problem = _not_text(data)
+    if problem is not None:
+        raise FormatError(str(path), problem)
     try:
         text, encoding = data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as exc:
+        where = _position(data, exc.start)
+        if not gb18030 or _mostly_utf8(data):
+            rest = " (the rest is UTF-8: a damaged file?)" if gb18030 else ""
+            raise FormatError(str(path), f"not valid UTF-8: {where}{rest}") from None
         try:
             text, encoding = data.decode("gb18030"), "gb18030"
         except UnicodeDecodeError:
-            raise FormatError(str(path), "not UTF-8 or GB18030 text") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+            raise FormatError(str(path), f"not UTF-8 or GB18030 text ({where} is not UTF-8)") from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise FormatError(str(path), "empty file")
     return text, encoding
 
 
+def _not_text(data: bytes) -> str | None:
+    """What bytes with NULs (or gzip magic) are: UTF-16/32 text, gzip, or binary; None for text."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return f"{name} text (not UTF-8 or GB18030): save it as UTF-8"
+    if data.startswith(b"\x1f\x8b"):
+        return "gzip-compressed data, not text: unpack it first"
+    if b"\x00" not in data:
+        return None
+    head = data[:4096]
+
+    def nul_share(offset: int, step: int) -> float:
+        part = head[offset::step]
+        return part.count(0) / len(part) if part else 0.0
+
+    if min(nul_share(1, 4), nul_share(2, 4), nul_share(3, 4)) > 0.9 or min(nul_share(0, 4), nul_share(1, 4), nul_share(2, 4)) > 0.9:
+        return "UTF-32 text (not UTF-8 or GB18030): save it as UTF-8"
+    odd, even = nul_share(1, 2), nul_share(0, 2)
+    if max(odd, even) > 0.3 and min(odd, even) < 0.05:
+        return "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"
+    return "not UTF-8 or GB18030 text (contains NUL bytes: binary data?)"
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """UTF-8 damaged in a few places (a cut or flipped byte), not text in another encoding: far
+    more well-formed multi-byte characters than broken ones."""
+    text = data.decode("utf-8", "replace")
+    replaced = text.count("\ufffd")
+    broken = replaced - data.count("\ufffd".encode())
+    well_formed = len(text) - len(text.encode("ascii", "ignore")) - replaced
+    return well_formed >= 10 * max(broken, 1)
+
+
+def _position(data: bytes, offset: int) -> str:
+    """"byte 0xNN at line L, column C" for a byte offset (the column counted in characters)."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[start:offset].decode("utf-8", "replace")) + 1
+    return f"byte 0x{data[offset]:02x} at line {line}, column {column}"
+
+
 def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
+    """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings), a BOM
+    at the start of a line (files joined with `cat`) is dropped."""
     lines: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
         try:
@@ -267,7 +372,7 @@ def parse(path: Path, text: str, encoding: str) -> Document:
     try:
         value = loads(text)
     except json.JSONDecodeError as exc:
-        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        first = next((ln for ln in text.split("\n") if ln.strip()), "").removeprefix("\ufeff")
         if exc.msg == "Extra data" and _is_value(first):
             return Document(path, encoding, lines=_parse_jsonl(path, text))
         if path.suffix.lower() in JSONL_SUFFIXES:
@@ -276,7 +381,7 @@ def parse(path: Path, text: str, encoding: str) -> Document:
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     if path.suffix.lower() in JSONL_SUFFIXES and isinstance(value, dict):
-        line = 1 + next(i for i, ln in enumerate(text.splitlines()) if ln.strip())
+        line = 1 + next(i for i, ln in enumerate(text.split("\n")) if ln.strip())
         return Document(path, encoding, lines=[(line, value)])
     return Document(path, encoding, value=value)
 

@@ -5,7 +5,8 @@ with the manifest's hints, run names), `matching` (which dataset a run goes with
 prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
 score`), `ingest` (writing datasets and runs, scores computed once), `linking` (matching against
 the stored datasets), `loader` (`load_runs`: the phases, incremental by size, mtime and SHA-256)
-and `summary` (what a load did, file by file, with the warnings a user should read).
+, `summary` (what a load did, file by file, with the warnings a user should read) and `log` (the
+last load's summary kept in the database, flattened into rows for the app's load log).
 
 May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -21,6 +22,7 @@ from .discover import (
     walk,
 )
 from .loader import load_runs
+from .log import LOG_SETTING, LoadLog, LogEntry, last_load, record_load
 from .manifest import MANIFEST_NAME, Manifest, ManifestEntry, load_manifest
 from .matching import (
     LOW_COVERAGE,
@@ -36,25 +38,30 @@ from .summary import DatasetReport, LoadSummary, RunReport
 
 __all__ = [
     "GENERIC_STEMS",
+    "LOG_SETTING",
     "LOW_COVERAGE",
     "MANIFEST_NAME",
     "STATE_DIR",
     "DatasetIndex",
     "DatasetReport",
     "LinkResult",
+    "LoadLog",
     "LoadSummary",
+    "LogEntry",
     "Manifest",
     "ManifestEntry",
     "PositionMatch",
     "RunReport",
     "ScoredFile",
     "WalkResult",
+    "last_load",
     "link_run",
     "load_manifest",
     "load_runs",
     "match_by_position",
     "match_in_prompts",
     "read_in_folder",
+    "record_load",
     "run_display_name",
     "score_run",
     "walk",

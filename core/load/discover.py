@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from qa_inspect.core.formats import (
     CANDIDATE_SUFFIXES,
@@ -22,13 +22,30 @@ from qa_inspect.core.model import Dataset, Run
 
 from .manifest import MANIFEST_NAME, Manifest
 
-__all__ = ["GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "strip_id_affixes", "walk"]
+__all__ = [
+    "GENERIC_STEMS",
+    "STATE_DIR",
+    "Problem",
+    "WalkResult",
+    "read_in_folder",
+    "run_display_name",
+    "shown_path",
+    "strip_id_affixes",
+    "walk",
+]
 
 STATE_DIR = ".qa-inspect"
 GENERIC_STEMS = frozenset(
     {"predictions", "eval_predictions", "predict_predictions", "test_predictions", "generated_predictions"}
 )
 """Stems that say nothing about the run (HF / LLaMA-Factory output names): the folder names it."""
+
+
+class Problem(NamedTuple):
+    """A path the walk could not take as it is, and the one line saying so (naming it)."""
+
+    path: Path
+    message: str
 
 
 @dataclass(slots=True)
@@ -38,22 +55,66 @@ class WalkResult:
     files: list[Path] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     """`Skip` is a NamedTuple: `for path, reason in result.skipped` works."""
+    errors: list[Problem] = field(default_factory=list)
+    """Folders that cannot be listed (their files are unknown, not gone), names that are not text."""
+    warnings: list[Problem] = field(default_factory=list)
+    """Links to folders that are not followed, folders named like data files that hold none."""
 
 
 def walk(runs_dir: Path, manifest: Manifest | None = None) -> WalkResult:
     """Candidate files under `runs_dir`, recursively; hidden entries and `.qa-inspect/` are not
-    looked at (not even listed as skipped: they are ours or the user's private files)."""
+    looked at (not even listed as skipped: they are ours or the user's private files). Links to
+    folders are not followed (a link loop could never end): one that leads out of the runs folder
+    or is named like a data file is a warning, as a folder named like a data file holding none."""
     runs_dir = Path(runs_dir)
     result = WalkResult()
     found: list[tuple[str, Path]] = []
-    for folder, dirs, files in os.walk(runs_dir):
+    unreadable: list[OSError] = []
+    named_like_files: list[Path] = []
+    for folder, dirs, files in os.walk(runs_dir, onerror=unreadable.append):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d != STATE_DIR]
+        for name in dirs:
+            path = Path(folder) / name
+            if path.is_symlink():
+                _linked_folder(runs_dir, path, result)
+            elif path.suffix.lower() in CANDIDATE_SUFFIXES:
+                named_like_files.append(path)
         for name in files:
             if not name.startswith("."):
                 path = Path(folder) / name
                 found.append((path.relative_to(runs_dir).as_posix(), path))
+    for exc in unreadable:
+        path = Path(exc.filename)
+        why = f"cannot read the folder ({exc.strerror or exc}); nothing in it was looked at"
+        result.errors.append(Problem(path, f"{shown_path(runs_dir, path)}/: {why}"))
+    for path in named_like_files:
+        rel = path.relative_to(runs_dir).as_posix() + "/"
+        if not any(r.startswith(rel) for r, _ in found):
+            result.warnings.append(Problem(path, f"{shown_path(runs_dir, path)}/: a folder named like a data file, with no data in it"))
+    _sort(runs_dir, found, manifest, result)
+    return result
+
+
+def _linked_folder(runs_dir: Path, path: Path, result: WalkResult) -> None:
+    """Warn about a link to a folder that leads outside the runs folder or looks like a data file."""
+    try:
+        outside = not path.resolve().is_relative_to(runs_dir.resolve())
+    except (OSError, RuntimeError):
+        outside = True
+    if outside or path.suffix.lower() in CANDIDATE_SUFFIXES:
+        where = "outside the runs folder" if outside else "named like a data file"
+        result.warnings.append(
+            Problem(path, f"{shown_path(runs_dir, path)}: a link to a folder {where}, not followed (link its files instead)")
+        )
+
+
+def _sort(runs_dir: Path, found: list[tuple[str, Path]], manifest: Manifest | None, result: WalkResult) -> None:
+    """Each found file to the files to read, the skipped (with why) or the errors (odd names)."""
     for rel, path in sorted(found):
-        if rel == MANIFEST_NAME:
+        problem = _name_problem(rel)
+        if problem is not None:
+            result.errors.append(Problem(path, f"{shown_path(runs_dir, path)}: {problem}; rename it"))
+        elif rel == MANIFEST_NAME:
             result.skipped.append(Skip(path, "qa-inspect manifest"))
         elif manifest is not None and manifest.ignores(path):
             result.skipped.append(Skip(path, f"ignored by {MANIFEST_NAME}"))
@@ -62,7 +123,28 @@ def walk(runs_dir: Path, manifest: Manifest | None = None) -> WalkResult:
         else:
             # A framework's own side outputs (configs, metrics, logs) say what they are.
             result.skipped.append(Skip(path, side_reason(path) or "not a JSON/JSONL file"))
-    return result
+
+
+def _name_problem(rel: str) -> str | None:
+    """Why a name cannot be stored or shown as one line: undecodable bytes, a line break."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the file name is not valid UTF-8 (undecodable bytes shown as \ufffd)"
+    if "\n" in rel or "\r" in rel:
+        return "the file name holds a line break (shown as \\n)"
+    return None
+
+
+def shown_path(runs_dir: Path, path: Path) -> str:
+    """`path` relative to the runs folder as one line of text: undecodable bytes as U+FFFD,
+    line breaks as `\\n` / `\\r`."""
+    try:
+        rel = path.relative_to(runs_dir).as_posix()
+    except ValueError:
+        rel = str(path)
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text.replace("\n", "\\n").replace("\r", "\\r")
 
 
 def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = None) -> str:

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,10 +25,10 @@ from qa_inspect.core.formats import Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     bind_journal,
-    default_db_path,
     get_setting,
     journal_bindings,
-    open_db,
+    open_placed,
+    place_db,
     set_setting,
     store_error,
     store_fingerprint,
@@ -47,6 +47,7 @@ from .ingest import (
 )
 from .items import dataset_scorer
 from .linking import dataset_indexes, link_stored_run
+from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .summary import DatasetReport, LoadSummary, RunReport
 
@@ -79,14 +80,18 @@ def load_runs(
     raises `StoreError`, one line, whether that shows when opening it or only when writing.
     """
     runs_dir = runs_dir.resolve()
-    db_path = db_path or default_db_path(runs_dir)
+    place = place_db(runs_dir, db_path)  # a read-only folder or file: a user-side overlay (store.overlay)
+    db_path = place.path
     summary = LoadSummary(db=str(db_path))
     if not runs_dir.is_dir():
         raise QAInspectError(f"{runs_dir}: not a folder")
-    db = open_db(db_path, timeout=timeout)
+    db, notes = open_placed(place, timeout=timeout)
+    summary.warnings += [{"path": str(place.shipped or db_path), "message": note} for note in notes]
+    summary.database_notes += notes
     conn = db.conn
     try:
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+        record_load(conn, summary)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
@@ -170,12 +175,12 @@ def _walk(lp: _Pass) -> list[_Candidate]:
     """Candidate files with their size and mtime; unreadable ones are errors (not removals)."""
     scan = walk(lp.runs_dir, lp.manifest)
     lp.summary.skipped.extend({"path": _rel(lp.runs_dir, p), "reason": r} for p, r in scan.skipped)
+    lp.summary.warnings.extend({"path": _rel(lp.runs_dir, p), "message": m} for p, m in scan.warnings)
+    for path, message in scan.errors:  # unreadable folders, file names that are not one line of text
+        lp.error(_rel(lp.runs_dir, path), message)
     candidates: list[_Candidate] = []
     for path in scan.files:
         rel = _rel(lp.runs_dir, path)
-        if _bad_name(path):
-            lp.error(rel, f"{rel}: the file name is not valid UTF-8 (undecodable bytes shown as \ufffd); rename it")
-            continue
         try:
             st = path.stat()
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"  # a FIFO would block
@@ -217,7 +222,11 @@ def _scoring_rules_changed(lp: _Pass) -> bool:
 
 
 def _forget_removed(lp: _Pass, present: set[str]) -> None:
+    """Forget files gone from the folder; those in a folder that cannot be listed are not gone."""
     for rel in sorted(set(lp.stored) - present):
+        if any(folder == "." or rel.startswith(f"{folder}/") for folder in lp.errored):
+            lp.errored.append(rel)  # kept, reported as in error, read again next time
+            continue
         with transaction(lp.conn):
             delete_path(lp.conn, rel)
         if lp.stored[rel][0] != "skipped":
@@ -351,6 +360,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
         lp.progress(i, len(parsed), f"scoring {cand.rel}")
         target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
         link = link_stored_run(conn, run, indexes, target, cand.rel)
+        link = replace(link, warnings=(*run.meta.pop("warnings", ()), *link.warnings))  # the reader's first
         if link.dataset is None:
             lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
@@ -457,7 +467,7 @@ def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> s
 
 def _rel(runs_dir: Path, path: Path) -> str:
     """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
-    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `_bad_name`)."""
+    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `discover.walk`)."""
     try:
         rel = Path(path).relative_to(runs_dir).as_posix()
     except ValueError:
@@ -466,15 +476,6 @@ def _rel(runs_dir: Path, path: Path) -> str:
         except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
             rel = str(path)
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _bad_name(path: Path) -> bool:
-    """The file system gave a name that is not valid UTF-8 (it cannot be stored or shown as is)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _relmsg(runs_dir: Path, message: str) -> str:

@@ -33,6 +33,7 @@ A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`)
 from __future__ import annotations
 
 import fnmatch
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
-from qa_inspect.core.formats import formats
+from qa_inspect.core.formats import decode, formats
 from qa_inspect.core.metrics import SCORERS
 
 __all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
@@ -131,16 +132,9 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
     """`RUNS_DIR/qa-inspect.toml` validated, or None when there is none."""
     root = Path(runs_dir)
     path = root / MANIFEST_NAME
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(str(path), f"cannot read: {exc}") from None
-    except RecursionError:
-        raise FormatError(str(path), "nested deeper than the TOML reader follows") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(str(path), f"invalid TOML: {exc}") from None
+    data = _parse(path)
     for key in data:
         if key not in ("dataset", "run", "link", "ignore"):
             raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore)", key)
@@ -173,6 +167,27 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore))
 
 
+def _parse(path: Path) -> dict[str, Any]:
+    """The manifest's TOML; whatever it holds instead (a folder, a link loop, UTF-16, nesting or
+    numbers past the parser's limits) is one FormatError."""
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise FormatError(str(path), "a folder, not a manifest file") from None
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read ({exc.strerror or exc})") from None
+    text = decode(path, raw, gb18030=False)[0] if raw.removeprefix(b"\xef\xbb\xbf").strip() else ""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise FormatError(str(path), "nested deeper than the TOML reader follows") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(str(path), f"invalid TOML: {exc}") from None
+    except ValueError as exc:  # Python's own limit on integer digits
+        limit = "a number longer than 4,300 digits" if "digits" in str(exc) else str(exc)
+        raise FormatError(str(path), f"invalid TOML: {limit}") from None
+
+
 def _tables(path: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     tables = data.get(kind, [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
@@ -203,7 +218,8 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
     if not _inside(target, root):
         raise FormatError(str(path), f"{target} is outside the runs folder (paths are relative to it)", f"{where}, path")
     if not target.is_file():
-        raise FormatError(str(path), f"no such file: {target}", f"{where}, path")
+        what = "a folder, not a file" if target.is_dir() else "no such file"
+        raise FormatError(str(path), f"{what}: {target}", f"{where}, path")
     if values.get("family") is not None and values["family"] not in _FAMILIES:
         raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
     if values.get("scorer") is not None and values["scorer"] not in SCORERS:

@@ -51,6 +51,9 @@ class LoadSummary:
     removed: list[str] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     """{path, message}: loaded, but a choice was made the user should check (links, coverage)."""
+    database_notes: list[str] = field(default_factory=list)
+    """Where annotations go when it is not the folder's own database (a read-only folder's overlay);
+    also among `warnings`, and said by every command, not only `load`."""
 
     @property
     def changed(self) -> bool:

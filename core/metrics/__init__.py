@@ -7,6 +7,9 @@
 - `human`: human performance estimate from an item's golds.
 - `align`: matched ranges in raw strings, for display.
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
+- `categories`: why a prediction is wrong, one error category each (`CATEGORIES` is the table);
+  `question_features`: question type, length/position buckets, cross-sentence reasoning;
+  `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
 
 Importing this package is cheap: NLTK and jieba load on first use.
 
@@ -15,7 +18,9 @@ May import: nothing of the project (the standard library, NLTK and jieba only).
 
 from __future__ import annotations
 
+from .categories import CATEGORIES, CATEGORY_CODES, Category, CategoryDef, error_category
 from .human import HumanScore, aggregate_human, human_score
+from .question_features import QUESTION_TYPES, QuestionFeatures, question_features, question_type
 from .registry import (
     CDQA_F1_RECALL,
     CMRC_OFFICIAL,
@@ -32,9 +37,20 @@ from .registry import (
     score_prediction,
     uses_f1_recall,
 )
+from .sentences import split_sentences
 
 __all__ = [
+    "CATEGORIES",
+    "CATEGORY_CODES",
     "CDQA_F1_RECALL",
+    "Category",
+    "CategoryDef",
+    "QUESTION_TYPES",
+    "QuestionFeatures",
+    "error_category",
+    "question_features",
+    "question_type",
+    "split_sentences",
     "HumanScore",
     "CMRC_OFFICIAL",
     "SCORERS",

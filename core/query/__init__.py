@@ -4,7 +4,8 @@ Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL 
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
 (counts, pages, positions, metrics of a filter), `facets` (frequency tables), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
-list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer).
+list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
+app remembers per user: theme, metrics mode, the last browser filter).
 
 May import: `core.flags`, `core.store`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -43,6 +44,7 @@ from .facets import (
     selected,
 )
 from .filters import OUTCOMES, SORTS, Filter
+from .preferences import Preferences, load_preferences, save_preferences
 from .rows import (
     ItemRow,
     SliceMetrics,
@@ -99,6 +101,7 @@ __all__ = [
     "FacetRow",
     "FacetTable",
     "Filter",
+    "Preferences",
     "GoldInfo",
     "GoldMatch",
     "ItemDetail",
@@ -148,4 +151,6 @@ __all__ = [
     "slice_exists",
     "targets_for_filter",
     "write_frame",
+    "load_preferences",
+    "save_preferences",
 ]

@@ -158,6 +158,10 @@ def _flat(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+FLOAT_PLACES = 4
+"""Decimal places of a score in a written table (CSV, Markdown): the one rule for both."""
+
+
 def markdown_cell(value: object) -> str:
     """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped, line breaks → <br>.
     The one rule for a Markdown cell (exports, `report --markdown`, `diff --markdown`)."""
@@ -166,7 +170,7 @@ def markdown_cell(value: object) -> str:
     if isinstance(value, bool):
         text = "true" if value else "false"
     else:
-        text = f"{round(value, 4)}" if isinstance(value, float) else str(value)
+        text = f"{round(value, FLOAT_PLACES)}" if isinstance(value, float) else str(value)
     return text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
 
 
@@ -193,7 +197,7 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         if fmt == "csv":
-            _flat(frame).write_csv(tmp)
+            _flat(frame).write_csv(tmp, float_precision=FLOAT_PLACES)  # as a Markdown cell: 4 places
         elif fmt == "jsonl":
             frame.write_ndjson(tmp)
         elif fmt == "parquet":

@@ -58,7 +58,7 @@ class Outcomes:
     """The 2×2 table of one criterion on the items both runs answer."""
 
     criterion: str  # "em" | "threshold"
-    label: str  # "EM", "F1 ≥ 0.5", "F1-recall ≥ 0.5"
+    label: str  # "EM", "F1 ≥ 50", "F1-recall ≥ 50" (the threshold on the 0–100 scale scores are shown in)
     threshold: float | None
     fixed: int
     broken: int
@@ -297,7 +297,7 @@ def diff_runs(
     outcomes = []
     criteria = [("em", None, "EM")] if has_em else []
     score_label = "F1-recall" if cdqa else "F1"
-    criteria.append(("threshold", threshold, f"{score_label} ≥ {threshold:g}"))
+    criteria.append(("threshold", threshold, f"{score_label} ≥ {threshold * 100:g}"))  # scores read 0–100
     for criterion, t, label in criteria:
         a_right, b_right = _right("a", t), _right("b", t)
         counts = frame.select(

@@ -1,10 +1,12 @@
 """The SQLite file: where it lives, opening and migrating it, transactions, settings, shared views, names.
 
 Holds: `schema` (open_db, migrations, `PRAGMA user_version`), `transaction` (one committed write,
-retried while busy), `settings` (the settings table, the annotator name), `paths` (default
-database location), `views` (SQL for the current flags and stale golds), `names` (dataset/run
-look-ups with one "unknown name" error), `bindings` (dataset fingerprints; which dataset each
-journal entry belongs to, by content rather than file name).
+retried while busy), `busy` (the one busy timeout), `identity` (a database replaced or deleted under
+an open connection is refused), `settings` (the settings table, the annotator name), `paths` (where
+the database lives), `overlay` (a user-side database over a read-only shipped one), `views` (SQL
+for the current flags and stale golds), `names` (dataset/run look-ups with one "unknown name" error),
+`bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
+than file name).
 
 May import: `core.errors` only (and sqlite_utils). Everything above the store reaches the
 database through these names.
@@ -21,6 +23,8 @@ from .bindings import (
     journal_bindings,
     store_fingerprint,
 )
+from .busy import DEFAULT_TIMEOUT, TIMEOUT_ENV, database_file, default_timeout
+from .identity import StoreConnection, check_same_files
 from .names import (
     RunRef,
     known_names,
@@ -29,12 +33,11 @@ from .names import (
     run_names,
     runs_by_dataset,
 )
-from .paths import default_db_path, user_cache_dir
+from .overlay import OVERLAY_KEY, Merged, merge_shipped, open_placed, seed_overlay
+from .paths import Placement, default_db_path, place_db, user_cache_dir
 from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
-    TIMEOUT_ENV,
-    default_timeout,
     migrate,
     open_db,
     split_statements,
@@ -48,8 +51,8 @@ from .settings import (
     set_default_author,
     set_setting,
 )
+from .user_config import CONFIG_ENV, UserConfig, read_user_config, user_config_path
 from .transaction import (
-    BUSY_DEADLINE,
     BusyCallback,
     sqlite_connection,
     write_transaction,
@@ -59,18 +62,24 @@ from .views import CURRENT_FLAGS_SQL, EFFECTIVE_SQL, STALE_GOLDS_SQL
 __all__ = [
     "AMBIGUOUS_SUFFIX",
     "AUTHOR_ENV",
-    "BUSY_DEADLINE",
     "CURRENT_FLAGS_SQL",
+    "DEFAULT_TIMEOUT",
     "EFFECTIVE_SQL",
     "MIGRATIONS",
+    "OVERLAY_KEY",
     "SCHEMA_VERSION",
     "STALE_GOLDS_SQL",
     "TIMEOUT_ENV",
     "BusyCallback",
+    "Merged",
+    "Placement",
     "Rebinding",
     "RunRef",
+    "StoreConnection",
     "author_for",
     "bind_journal",
+    "check_same_files",
+    "database_file",
     "dataset_fingerprint",
     "default_author",
     "default_db_path",
@@ -79,12 +88,16 @@ __all__ = [
     "get_setting",
     "journal_bindings",
     "known_names",
+    "merge_shipped",
     "migrate",
     "open_db",
+    "open_placed",
+    "place_db",
     "require_dataset",
     "require_run",
     "run_names",
     "runs_by_dataset",
+    "seed_overlay",
     "set_default_author",
     "set_setting",
     "split_statements",
@@ -93,4 +106,8 @@ __all__ = [
     "store_fingerprint",
     "user_cache_dir",
     "write_transaction",
+    "CONFIG_ENV",
+    "UserConfig",
+    "read_user_config",
+    "user_config_path",
 ]

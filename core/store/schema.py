@@ -15,8 +15,11 @@ from pathlib import Path
 import sqlite_utils
 from qa_inspect.core.errors import StoreError
 
+from .busy import default_timeout
+from .identity import StoreConnection, remember_files
+
 __all__ = [
-    "MIGRATIONS", "SCHEMA_VERSION", "TIMEOUT_ENV", "default_timeout", "migrate", "open_db", "split_statements", "store_error",
+    "MIGRATIONS", "SCHEMA_VERSION", "migrate", "open_db", "split_statements", "store_error",
 ]
 
 MIGRATIONS: list[str] = [
@@ -196,16 +199,6 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-TIMEOUT_ENV = "QA_INSPECT_DB_TIMEOUT"
-"""Seconds to wait for a database another process holds locked (default 5)."""
-
-
-def default_timeout() -> float:
-    try:
-        return max(0.0, float(os.environ.get(TIMEOUT_ENV, "5")))
-    except ValueError:
-        return 5.0
-
 
 def _no_space(path: Path) -> bool:
     """Whether the database's file system is full (SQLite sometimes says only "disk I/O error")."""
@@ -232,12 +225,16 @@ def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
 def open_db(path: Path, *, timeout: float | None = None) -> sqlite_utils.Database:
     """Open (creating if needed) and migrate the database; every failure is one `StoreError` line.
 
-    `timeout`: seconds to wait on a lock held by another process (default: $QA_INSPECT_DB_TIMEOUT or 5).
+    `timeout`: seconds to wait on a lock held by another process (default: the one busy timeout,
+    $QA_INSPECT_DB_TIMEOUT or 30). The connection remembers which file it opened, so a write after
+    the file was replaced or deleted is refused (`identity`).
     """
     timeout = default_timeout() if timeout is None else timeout
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(
+            str(path), timeout=timeout, check_same_thread=False, isolation_level=None, factory=StoreConnection
+        )
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"{path}: cannot open database ({exc})") from None
     try:
@@ -253,6 +250,7 @@ def open_db(path: Path, *, timeout: float | None = None) -> sqlite_utils.Databas
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         migrate(conn, version)
+        remember_files(conn, path)
     except StoreError:
         conn.close()
         raise

@@ -1,9 +1,11 @@
 """Database writes: each one committed `BEGIN IMMEDIATE` transaction, retried while another process writes.
 
 The TUI and the CLI may write to the same database at once (it runs in WAL mode). While another
-process holds the write lock, a write retries until `BUSY_DEADLINE`, telling `on_busy` once
-("database busy, retrying"); past it nothing is written and `StoreError` says so. Either way a
-crash or a timeout leaves whole actions only.
+process holds the write lock, a write retries for the busy timeout (`busy.default_timeout`, the
+one setting), telling `on_busy` once ("database busy, retrying"); past it nothing is written and
+`StoreError` says so, naming the file. A database replaced or deleted under the connection is
+refused before anything is written (`identity`). Either way a crash or a timeout leaves whole
+actions only.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 
 from qa_inspect.core.errors import StoreError
 
-__all__ = ["BUSY_DEADLINE", "BusyCallback", "sqlite_connection", "write_transaction"]
+from .busy import TIMEOUT_ENV, database_file, default_timeout
+from .identity import check_same_files
 
-BUSY_DEADLINE = 30.0
-"""Seconds a write keeps retrying while another process holds the write lock."""
+__all__ = ["BusyCallback", "sqlite_connection", "write_transaction"]
+
 _ATTEMPT_MS = 250
 
 BusyCallback = Callable[[str], None]
@@ -54,21 +57,26 @@ def write_transaction(
     Either everything `work` wrote is committed or nothing is (then StoreError says why). An
     annotation is the user's work, so it is written with `synchronous = FULL` and checkpointed into
     the database file right after the commit: a lost or deleted `-wal` file cannot take it along.
+    A database file replaced or deleted since `open_db` raises StoreError before `work` runs.
+    `deadline`: seconds to keep retrying while busy (default: the busy timeout, $QA_INSPECT_DB_TIMEOUT).
     """
     if conn.in_transaction:
         raise StoreError("a transaction is already open on this connection; finish it before annotating")
-    limit = time.monotonic() + (BUSY_DEADLINE if deadline is None else deadline)
+    seconds = default_timeout() if deadline is None else deadline
+    limit = time.monotonic() + seconds
     old_timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     told = False
 
     def wait(exc: sqlite3.OperationalError) -> None:
         nonlocal told
         if not _busy(exc) or time.monotonic() >= limit:
+            where = database_file(conn) or "database"
             if _busy(exc):
                 raise StoreError(
-                    "database busy: another process kept it locked; nothing was recorded, try again"
+                    f"{where}: database busy: another process kept it locked for {seconds:g} s; nothing was"
+                    f" recorded, try again (wait longer: set {TIMEOUT_ENV})"
                 ) from None
-            raise StoreError(f"cannot write to the database ({exc})") from None
+            raise StoreError(f"{where}: cannot write to the database ({exc})") from None
         if not told and on_busy is not None:
             on_busy("database busy (another process is writing), retrying…")
         told = True
@@ -84,6 +92,7 @@ def write_transaction(
             except sqlite3.OperationalError as exc:
                 wait(exc)
         try:
+            check_same_files(conn)
             result = work(conn)
         except sqlite3.Error as exc:
             if conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)

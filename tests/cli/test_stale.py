@@ -185,3 +185,20 @@ def test_a_bad_new_file_does_not_stop_the_stale_commands(runs: Path) -> None:
     result = stale(runs, "list")
     assert "7号线" in result.stdout
     assert "broken.json could not be read; the database may not match the folder" in result.stderr
+
+
+def test_a_database_the_load_cannot_write_still_answers_the_stale_commands(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qa_inspect.core.errors import StoreError
+    from qa_inspect.tui.cli import common
+
+    stale(runs, "mark", METRO_Q, "--dataset", CDQA, "--answer", "6号线", "--new-answer", "7号线")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise StoreError("qa.db: no space left on device; nothing was written")
+
+    monkeypatch.setattr(common, "load_runs", full)
+    result = stale(runs, "list")
+    assert "7号线" in result.stdout
+    assert "no space left on device; nothing was written; working on the database as it is" in result.stderr

@@ -75,10 +75,10 @@ def test_help_lists_every_described_key_of_its_screens(tmp_path: Path) -> None:
         rows = sections[cls.HELP_TITLE]
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.description:
-                assert (app.get_key_display(b), b.tooltip or b.description) in rows, (cls.__name__, b.id)
+                assert (app.get_key_display(b), b.tooltip or b.description, b.id) in rows, (cls.__name__, b.id)
         for title, widget in cls.HELP_WIDGETS:
             assert len(sections[title]) == sum(1 for b in widget.BINDINGS if isinstance(b, Binding) and b.description)
-    everywhere = [d for _, d in sections["Everywhere"]]
+    everywhere = [row[1] for row in sections["Everywhere"]]
     for b in QAInspectApp.BINDINGS:
         assert isinstance(b, Binding) and (b.tooltip or b.description) in everywhere, b
     assert "command palette: every action by name" in everywhere

@@ -419,3 +419,151 @@ async def test_page_down_typed_faster_than_windows_load_moves_that_many_pages(
         assert table.absolute_cursor == min(3 * page, table.win_total - 1) - page + 2
         assert table.current is not None and table.current.item_id == query.page(
             sqlite3.connect(db), screen.filter, table.absolute_cursor, 1)[0].item_id
+
+
+@async_test
+async def test_undo_redo_and_metrics_mode_keys_work_on_every_screen(db: Path) -> None:
+    from qa_inspect.tui.screens import CompareScreen
+
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        with sqlite3.connect(db) as conn:
+            ref = flags.resolve_item(conn, screen.query_one(ItemTable).current.question)
+            gold = conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
+                                " ORDER BY g.idx LIMIT 1", (ref.key,)).fetchone()[0]
+        flags.mark(db_conn := sqlite3.connect(db), ref.dataset, ref.key, gold)
+        db_conn.close()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        for screen_kind in ("detail", "compare"):
+            if screen_kind == "compare":
+                app.push_screen(CompareScreen("bidaf-baseline", "bert-base-chinese"))
+                await settle(pilot)
+                assert isinstance(app.screen, CompareScreen)
+            before = app.exclude_stale
+            await pilot.press("m")
+            assert app.exclude_stale is not before, screen_kind
+            await pilot.press("u")  # undoes the mark (the author's last action), then redoes it
+            await settle(pilot)
+            with sqlite3.connect(db) as conn:
+                assert flags.current_flags(conn) == [], screen_kind
+            await pilot.press("U")
+            await settle(pilot)
+            with sqlite3.connect(db) as conn:
+                assert len(flags.current_flags(conn)) == 1, screen_kind
+
+
+@async_test
+async def test_facet_counts_follow_a_flag_written_in_the_browser(db: Path) -> None:
+    from qa_inspect.tui.widgets import FacetPanel
+    from tests.helpers import open_run_with_facets, settle_facets
+
+    app = app_for(db)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = await open_run_with_facets(pilot, "bidaf-baseline")
+        panel = screen.query_one(FacetPanel)
+        await pilot.press("F")
+        await settle_facets(pilot)
+        screen.query_one(ItemTable).focus()
+        counted = panel.generation
+        assert panel.shown and counted > 0
+        with sqlite3.connect(db) as conn:
+            row = screen.query_one(ItemTable).current
+            ref = flags.resolve_item(conn, row.question)
+            gold = conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
+                                " ORDER BY g.idx LIMIT 1", (ref.key,)).fetchone()[0]
+            flags.mark(conn, ref.dataset, ref.key, gold)
+        await pilot.press("u")  # a flag write in the browser (undo of that mark)
+        await settle_facets(pilot)
+        assert panel.generation > counted and not panel._dirty
+
+
+@async_test
+async def test_the_footer_names_what_m_does_now(db: Path) -> None:
+    from textual.widgets import Footer
+
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+
+        def footer() -> str:
+            return " ".join(str(k.render()) for k in app.screen.query_one(Footer).query("FooterKey"))
+
+        assert "Excl. stale" in footer() and "All golds" not in footer()
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.exclude_stale and "All golds" in footer() and "Excl. stale" not in footer()
+        await pilot.press("m")
+        await settle(pilot)
+        assert not app.exclude_stale and "Excl. stale" in footer()
+
+
+@async_test
+async def test_an_empty_result_says_so_and_how_to_leave_it(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        line = screen.query_one("#items-empty", Static)
+        assert not line.display
+        screen.set_filter(screen.filter.with_(search="这个问题一定不存在的文字"))
+        await settle(pilot)
+        assert screen.total == 0 and line.display and "No items match this filter" in str(line.render())
+        await pilot.press("x")
+        await settle(pilot)
+        assert screen.total and not line.display
+
+
+@async_test
+async def test_facet_rows_keep_their_order_when_counts_change(db: Path) -> None:
+    from qa_inspect.tui.widgets import FacetPanel
+    from tests.helpers import settle_facets
+
+    app = app_for(db)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "glm-6b", settle_facets)
+        await pilot.press("F")
+        await settle_facets(pilot)
+        panel = screen.query_one(FacetPanel)
+        before = {t.name: [str(r.value) for r in t.rows] for t in panel.tables}
+        assert before["answer_type"][:2] == ["person", "work"]
+        screen.set_filter(screen.filter.with_(refused=False))  # answered only: work now outnumbers person
+        await settle_facets(pilot)
+        assert panel.shown_filter == screen.filter
+        for t in panel.tables:
+            now = [str(r.value) for r in t.rows]
+            old = [v for v in before.get(t.name, []) if v in now]
+            assert now[: len(old)] == old, t.name
+
+
+@async_test
+async def test_preferences_survive_a_restart(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[keymap]\n"browser.toggle-errors" = "W"\n', encoding="utf-8")
+    monkeypatch.setenv("QA_INSPECT_CONFIG", str(config))
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "nord"
+        await pilot.press("m")  # stale golds excluded
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.press("W")  # wrong only, by the user's keymap
+        await settle(pilot)
+        screen.set_filter(screen.filter.with_(sort="f1", descending=True))
+        await settle(pilot)
+        kept = screen.filter
+        assert kept.em == 0
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+        assert app.theme == "nord" and app.exclude_stale
+        assert isinstance(app.screen, BrowserScreen) and app.screen.filter == kept
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)

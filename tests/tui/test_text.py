@@ -96,6 +96,31 @@ def test_filter_bar_names_every_narrowing() -> None:
     assert labels["run"] == "a" and labels["vs"] == "b · disagree" and labels["split"] == "dev"
     assert labels["EM"] == "0" and labels["score"] == "0.2–1" and labels["search"] == "北京"
     assert labels["length"] == "long" and labels["outcome"] == "both wrong by EM"
-    assert dict(describe(f.with_(outcome="fixed", outcome_threshold=0.5)))["outcome"] == "fixed by score ≥ 0.5"
+    assert dict(describe(f.with_(outcome="fixed", outcome_threshold=0.5)))["outcome"] == "fixed by score ≥ 50"
     values = [v for _, v in describe(f)]
     assert "answered" in values and "stale" in values and "has proposal" in values
+
+
+def test_no_line_of_a_passage_starts_with_a_comma_or_a_closing_mark() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from qa_inspect.tui.widgets.detail_parts import NO_LINE_START, fold_offsets
+
+    text = "一二三四五六七八九十，一二三四五六七八九十。」好的：第三行、第四行"
+    for width in range(8, 30):
+        cuts = fold_offsets(text, width)
+        assert all(text[c] not in NO_LINE_START for c in cuts), (width, cuts)
+
+    @given(st.text(alphabet="一二三，。、：」a ", min_size=1, max_size=80), st.integers(8, 40))
+    def lines_fit_and_none_starts_with_punctuation(s: str, width: int) -> None:
+        cuts = fold_offsets(s, width)
+        bounds = [0, *cuts, len(s)]
+        from rich.cells import cell_len
+
+        assert all(cell_len(s[a:b]) <= width for a, b in zip(bounds, bounds[1:]))
+        # a run of more than three marks may have to start a line; otherwise none does
+        assert all(s[c] not in NO_LINE_START or all(ch in NO_LINE_START for ch in s[max(0, c - 3):c + 1])
+                   for c in cuts)
+
+    lines_fit_and_none_starts_with_punctuation()

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, StoreError
 from qa_inspect.core.load import LoadSummary, load_runs
-from qa_inspect.core.store import open_db
+from qa_inspect.core.store import open_db, place_db
 from qa_inspect.tui.text import clean, escape_json, escape_terminal, truncate
 from rich.console import Console
 from rich.segment import Segment
@@ -131,20 +131,41 @@ def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
         raise fail(str(exc)) from None
 
 
-@contextmanager
-def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
-    """Load what changed, then a connection to the database; core user errors become one line.
+def _bring_up_to_date(runs_dir: Path, db: Path | None) -> Path:
+    """Load what changed for a command that works on the database; returns the database's path.
 
-    Files that fail to load do not stop the command (it works on what the database holds); one
-    line on stderr says the database may not match the folder."""
-    summary = run_load(runs_dir, db, as_json=True)
+    Files that fail to load do not stop the command (one line says the database may not match the
+    folder); nor does a database the load cannot write to (full disk, locked by a writer): the
+    command then works on the database as it is, and says so."""
+    if not runs_dir.is_dir():
+        raise fail(f"{runs_dir}: no such folder")
+    try:
+        summary = load_runs(runs_dir, db)
+    except StoreError as exc:
+        path = place_db(runs_dir.resolve(), db).path
+        if not path.is_file():
+            raise fail(str(exc)) from None
+        say(clean(f"{exc}; working on the database as it is (it may not match the folder)"))
+        return path
+    except QAInspectError as exc:
+        raise fail(str(exc)) from None
+    for note in summary.database_notes:
+        say(clean(note))
     if summary.errors:
         first = summary.errors[0]["path"]
         more = f" and {len(summary.errors) - 1} more" if len(summary.errors) > 1 else ""
         say(clean(f"{first}{more} could not be read; the database may not match the folder"
                   " (`qa-inspect load` says why)"))
+    return Path(summary.db)
+
+
+@contextmanager
+def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
+    """Load what changed (see `_bring_up_to_date`), then a connection to the database; core user
+    errors become one line."""
+    path = _bring_up_to_date(runs_dir, db)
     try:
-        conn = open_db(Path(summary.db)).conn
+        conn = open_db(path).conn
     except QAInspectError as exc:
         raise fail(str(exc)) from None
     try:

@@ -59,11 +59,13 @@ class ExportDialog(BaseModal):
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
     ]
 
-    def __init__(self, default: Path, items: int | None, what: str) -> None:
+    def __init__(self, default: Path, items: int | None, what: str, *, error: str | None = None) -> None:
         super().__init__()
         self.default = default
         self.items = items
         self.what = what
+        self.error = error
+        """Why the last export to `default` failed: the dialog comes back with the path kept."""
 
     def compose(self) -> ComposeResult:
         count = "the items" if self.items is None else f"{self.items:,} item{'s' if self.items != 1 else ''}"
@@ -81,10 +83,17 @@ class ExportDialog(BaseModal):
         box = self.query_one(Input)
         box.focus()
         box.cursor_position = len(box.value)
-        self._check(box.value)
+        if self.error:
+            self.query_one("#export-msg", Static).update(Content.assemble(
+                ("Export failed: ", "bold $error"), (clean(self.error), "$error"),
+                ("\nedit the path and press enter again · escape cancels", "$foreground-muted")))
+        else:
+            self._check(box.value)
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
+        if self.error and event.value.strip() == str(self.default):
+            return  # the failed path, not edited yet: keep saying why it failed
         self._check(event.value)
 
     def _check(self, value: str) -> bool:
@@ -106,6 +115,8 @@ class ExportDialog(BaseModal):
             return False
         if path.exists():
             note.append(("  · exists: it will be replaced", "$warning"))
+        elif not path.parent.exists():
+            note.append((f"  · folder {clean(str(path.parent))} will be created", "$foreground-muted"))
         note.append(("  · enter exports · escape cancels", "$foreground-muted"))
         msg.update(Content.assemble(*note))
         return True

@@ -115,9 +115,15 @@ class FilterScreen(BaseModal):
                         yield SelectionList[str](id=f"f-{dim}")
             with Horizontal(id="filters-buttons"):
                 yield Static(id="f-count")
-                yield Button("Apply", id="apply", variant="primary", compact=True)
-                yield Button("Reset", id="reset", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+                # The keys are on the buttons: a modal has no footer to show them.
+                yield Button(f"Apply {self._key('filters.apply')}", id="apply", variant="primary", compact=True)
+                yield Button(f"Reset {self._key('filters.reset')}", id="reset", compact=True)
+                yield Button(f"Cancel {self._key('filters.cancel')}", id="cancel", compact=True)
+
+    def _key(self, binding_id: str) -> str:
+        """How the key of one of this dialog's bindings is shown (`^s`, `esc`)."""
+        binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
+        return self.app.get_key_display(binding)
 
     def on_mount(self) -> None:
         self.load_choices(self.start.dataset)

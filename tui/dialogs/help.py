@@ -19,10 +19,14 @@ from ..base import BaseModal, HelpRow
 
 
 def section(title: str, rows: list[HelpRow]) -> Content:
-    """A titled block of key rows, the keys in one column."""
-    width = max((len(k) for k, _ in rows), default=4) + 2
+    """A titled block of key rows, the keys in one column; each binding's id (what a keymap in
+    the config file names) muted after what it does."""
+    width = max((len(row[0]) for row in rows), default=4) + 2
     lines = [Content.styled(title, "bold $primary")]
-    lines += [Content.assemble(("  " + k.ljust(width), "bold $accent"), d) for k, d in rows]
+    for row in rows:
+        ident = row[2] if len(row) > 2 else ""
+        lines.append(Content.assemble(("  " + row[0].ljust(width), "bold $accent"), row[1],
+                                      (f"  {ident}" if ident else "", "$foreground-muted")))
     return Content("\n").join(lines)
 
 

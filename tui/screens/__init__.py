@@ -2,8 +2,9 @@
 
 Holds `overview` (the start screen: every dataset, run and slice), `browser` (the items of a run
 under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions),
-`detail` (one item against every gold) and `compare` (run A against run B) with `compare_parts`
-(its tables and how a diff fills them). Each screen module owns the messages its workers post.
+`detail` (one item against every gold), `compare` (run A against run B) with `compare_parts`
+(its tables and how a diff fills them), and `load_log` (what the last load failed on, warned
+about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
 May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,
 `tui.text` and `qa_inspect.core`; never the app. Inside the package the imports run
@@ -17,12 +18,14 @@ from .browser import BrowserScreen
 from .compare import CompareScreen, open_compare
 from .compare_parts import OutcomeTable, scope_of
 from .detail import DetailScreen
+from .load_log import LoadLogScreen
 from .overview import OverviewScreen, filter_for
 
 __all__ = [
     "BrowserScreen",
     "CompareScreen",
     "DetailScreen",
+    "LoadLogScreen",
     "OutcomeTable",
     "OverviewScreen",
     "filter_for",

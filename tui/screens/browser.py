@@ -17,7 +17,8 @@ from textual.events import Resize
 from textual.message import Message
 from textual.timer import Timer
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Input
+from textual.content import Content
+from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
@@ -109,7 +110,8 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         Binding("O", "reverse", "Reverse", id="browser.reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
-        Binding("escape", "back", "Back", id="browser.back", tooltip="Back to the runs overview"),
+        Binding("escape", "back", "Back", id="browser.back",
+                tooltip="Back one screen (to the overview or the screen this browser was opened from)"),
     ]
 
     def __init__(self, f: Filter, *, slice_name: str | None = None) -> None:
@@ -133,12 +135,15 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         yield Input(placeholder="/ search question, golds, prediction (as you type; escape closes)",
                     id="search", classes="hidden", compact=True)
         yield StatusLine(id="status")
+        yield Static(id="items-empty")
         with Horizontal(id="browser-body"):
             yield SelectableItemTable(self.is_selected, id="items")
             yield FacetPanel(id="facets")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.qa_app.remember_filter(self.filter)
+        self.query_one("#items-empty").display = False
         self.query_one(ItemTable).focus()
         self.load_info(self.filter)
 
@@ -185,6 +190,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         """Apply a new filter: columns if the run or comparison changed, then count and rows."""
         run_changed = f.run != self.filter.run
         self.filter = f
+        self.qa_app.remember_filter(f)
         if run_changed:
             self.load_info(f)
             return
@@ -239,6 +245,16 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         table = self.query_one(ItemTable)
         table.win_total = message.total
         self.show_status()
+        self._show_empty(message.total == 0)
+
+    def _show_empty(self, empty: bool) -> None:
+        """An empty result says so and how to get out of it (not a bare table)."""
+        line = self.query_one("#items-empty", Static)
+        line.display = empty
+        if empty:
+            line.update(Content.assemble(
+                ("No items match this filter.", "bold $warning"),
+                ("  x clears every filter but the run · f opens the filters · / searches", "$foreground-muted")))
 
     def on_window_loaded(self, message: WindowLoaded) -> None:
         if message.generation != self.generation:
@@ -368,7 +384,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
 
     def action_toggle_disagree(self) -> None:
         if not self.filter.compare:
-            self.notify("Choose a run to compare with first (c).", severity="warning")
+            self.notify("Disagreement needs a run B: press C to add its columns.", severity="warning")
             return
         self.set_filter(self.filter.with_(only_disagree=not self.filter.only_disagree))
 

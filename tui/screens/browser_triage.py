@@ -33,6 +33,9 @@ class ExportDone(Message):
     path: Path
     rows: int | None
     error: str | None = None
+    filter: Filter | None = None
+    """What was exported (to ask again, path kept, after a failure)."""
+    what: str = ""
 
 
 class TriageActions:
@@ -144,29 +147,36 @@ class TriageActions:
         f = self.filter
         what = clean(self.export_name())
 
+        self._ask_export(default_path(folder, self.export_name()), f, what)
+
+    def _ask_export(self, default: Path, f: Filter, what: str, error: str | None = None) -> None:
+        """The export dialog; after a failed export it comes back with the typed path and the reason."""
+
         def done(path: Path | None) -> None:
             if path is not None:
                 self.notify(f"Exporting to {path} …", markup=False, timeout=2)
-                self.export(f, path, folder)
+                self.export(f, path, what)
 
-        self.app.push_screen(ExportDialog(default_path(folder, self.export_name()), self.total, what), done)
+        self.app.push_screen(ExportDialog(default, self.total, what, error=error), done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
-    def export(self, f: Filter, path: Path, folder: Path) -> None:
-        """A second export cancels this worker but not its file: the result is reported anyway."""
+    def export(self, f: Filter, path: Path, what: str) -> None:
+        """A second export cancels this worker but not its file: the result is reported anyway.
+        A folder that does not exist yet is created (the dialog said so)."""
         try:
-            if path.parent == folder:
-                folder.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             with self.db.connect() as conn:
                 rows = export_items(conn, f, path)
-            msg = ExportDone(path, rows)
+            msg = ExportDone(path, rows, filter=f, what=what)
         except (ExportError, OSError) as exc:
-            msg = ExportDone(path, None, str(exc))
+            msg = ExportDone(path, None, str(exc), filter=f, what=what)
         self.post_message(msg)
 
     def on_export_done(self, message: ExportDone) -> None:
         if message.error:
             self.notify(message.error, title="Export failed", severity="error", timeout=8, markup=False)
+            if message.filter is not None:
+                self._ask_export(message.path, message.filter, message.what, message.error)
             return
         path = message.path.resolve()
         rows = message.rows or 0

@@ -38,6 +38,7 @@ from qa_inspect.core.store import run_names
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
+from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean
 from .compare_parts import (
     SLICE_FIELD,
@@ -89,7 +90,7 @@ class StatsLoaded(Message):
     error: str | None
 
 
-class CompareScreen(BaseScreen):
+class CompareScreen(StaleActions, BaseScreen):
     """Run A against run B on the items both answer."""
 
     HELP_TITLE = "Compare runs"
@@ -123,6 +124,7 @@ class CompareScreen(BaseScreen):
                 tooltip="Compare on the browser's filter or on the whole dataset"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
                 tooltip="Move to the next table"),
+        *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="compare.back", tooltip="Back to where you came from"),
     ]
 
@@ -346,7 +348,8 @@ class CompareScreen(BaseScreen):
     def _open_change(self, row: int) -> None:
         if not 0 <= row < len(self.change_refs):
             return
-        self.app.push_screen(DetailScreen(self.base().with_(sort="delta"), self.change_refs[row].item_id))
+        ids = [c.item_id for c in self.change_refs]  # n/p walk this list, in the order it is shown
+        self.app.push_screen(DetailScreen(self.base().with_(sort="delta"), ids[row], nav=ids, total=len(ids)))
 
     # -- actions -----------------------------------------------------------------------------
     def action_open(self) -> None:
@@ -382,7 +385,7 @@ class CompareScreen(BaseScreen):
 
     def action_threshold(self) -> None:
         score = "F1-recall" if self.cdqa else "F1"
-        labels = {t: f"{score} ≥ {t}" for t in THRESHOLDS}
+        labels = {t: f"{score} ≥ {float(t) * 100:g}" for t in THRESHOLDS}  # scores read 0–100 everywhere
 
         def done(choice: str | None) -> None:
             if choice and float(choice) != self.threshold:

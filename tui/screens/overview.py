@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import DatasetOverview, overview
 
@@ -25,6 +26,20 @@ from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
 from ..widgets import RowRef, RunsTable, SlicesTable
 from .compare import open_compare
+
+@dataclass
+class LoadProblems(Message):
+    """Errors and warnings of the last load (the ⚠ line above the runs)."""
+
+    errors: int
+    warnings: int
+
+
+def problems_line(errors: int, warnings: int, key: str) -> Content:
+    parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    return Content.assemble(("⚠ ", "$warning"), (" and ".join(parts) + " in the last load", "$warning"),
+                            (f"  ({key}: load log)", "$foreground-muted"))
+
 
 @dataclass
 class OverviewLoaded(Message):
@@ -89,6 +104,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(id="overview-load")
         with Vertical(id="overview"):
             yield RunsBox(id="overview-runs")
             with Vertical(id="slices-box"):
@@ -98,7 +114,23 @@ class OverviewScreen(OverviewStale, BaseScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#overview-load").display = False
         self.load()
+        self.load_problems()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="overview-load")
+    def load_problems(self) -> None:
+        with self.db.connect() as conn:
+            log = last_load(conn)
+        if log is not None:
+            self.post_message(LoadProblems(len(log.summary.errors), len(log.summary.warnings)))
+
+    def on_load_problems(self, message: LoadProblems) -> None:
+        line = self.query_one("#overview-load", Static)
+        line.display = bool(message.errors or message.warnings)
+        key = next((self.app.get_key_display(b) for b in self.app.BINDINGS
+                    if isinstance(b, Binding) and b.id == "app.load-log"), "L")
+        line.update(problems_line(message.errors, message.warnings, key))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="overview")
     def load(self) -> None:

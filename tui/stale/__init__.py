@@ -20,11 +20,18 @@ from .browser import BrowserStale
 from .commands import StaleCommands
 from .detail import DetailStale
 from .form import AuthorForm, StaleForm, StaleFormData, StaleFormResult
-from .keys import BROWSER_STALE_BINDINGS, DETAIL_STALE_BINDINGS, OVERVIEW_STALE_BINDINGS, PALETTE_ROWS
+from .keys import (
+    BROWSER_STALE_BINDINGS,
+    COMPARE_STALE_BINDINGS,
+    DETAIL_STALE_BINDINGS,
+    OVERVIEW_STALE_BINDINGS,
+    PALETTE_ROWS,
+)
 from .overview import OverviewStale
 
 __all__ = [
     "BROWSER_STALE_BINDINGS",
+    "COMPARE_STALE_BINDINGS",
     "DETAIL_STALE_BINDINGS",
     "OVERVIEW_STALE_BINDINGS",
     "PALETTE_ROWS",

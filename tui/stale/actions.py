@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
@@ -85,6 +86,7 @@ class StaleActions:
                    timeout: float | None = None, markup: bool = True) -> None: ...
         def post_message(self, message: Message) -> bool: ...
         def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+        def refresh_bindings(self) -> None: ...
 
     # -- hooks -------------------------------------------------------------------------------
     def stale_changed(self) -> None:
@@ -184,6 +186,20 @@ class StaleActions:
         self.stale_seen = self.stale_version()
         self.notify(f"Metrics: {mode_label(self.qa_app)}", timeout=3)
         self.stale_mode_changed()
+        self.refresh_bindings()
+        self.qa_app.remember_preferences()
+
+    def action_include_stale_metrics(self) -> None:
+        self.action_toggle_stale_metrics()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer names what `m` does now: "Excl. stale", or "All golds" while they are excluded."""
+        if action == "include_stale_metrics":
+            return exclude_stale(self.qa_app)
+        if action == "toggle_stale_metrics" and exclude_stale(self.qa_app):
+            return not any(isinstance(b, Binding) and b.action == "include_stale_metrics"
+                           for b in getattr(self, "BINDINGS", ()))
+        return True
 
     # -- one item ----------------------------------------------------------------------------
     def stale_open_form(self, item_id: int, gold_idx: int | None = None) -> None:

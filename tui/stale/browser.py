@@ -11,7 +11,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core.query import Filter, SliceMetrics
 from qa_inspect.core.report import StaleSlice, rescored_rows, slice_metrics_excluding_stale
 
-from ..widgets import ItemTable, SelectableItemTable
+from ..widgets import FacetPanel, ItemTable, SelectableItemTable
 from .actions import StaleActions, exclude_stale, mode_parts
 from .jobs import plural
 from .messages import StaleMetricsLoaded
@@ -30,6 +30,7 @@ class BrowserStale(StaleActions):
         total: int | None
 
         def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
+        def query(self, *args: Any, **kwargs: Any) -> Any: ...
         def refresh_items(self, cursor: int = 0, keep_item: int | None = None) -> None: ...
         def show_status(self) -> None: ...
 
@@ -112,6 +113,13 @@ class BrowserStale(StaleActions):
     def stale_changed(self) -> None:
         row = self._table().current
         self.refresh_items(keep_item=row.item_id if row is not None else None)
+        self._facets_changed()
+
+    def _facets_changed(self) -> None:
+        """Flags are a facet (and stale golds change error counts): the panel counts again."""
+        panels = self.query(FacetPanel)
+        if panels:
+            panels.first().follow(self.filter, data_changed=True)
 
     def stale_refresh_if_outdated(self, item_id: int | None) -> bool:
         """Back from the detail view: a flag changed there, reload rows and numbers (cursor on `item_id`)."""
@@ -122,6 +130,7 @@ class BrowserStale(StaleActions):
             row = self._table().current
             item_id = row.item_id if row is not None else None
         self.refresh_items(keep_item=item_id)
+        self._facets_changed()
         return True
 
     # -- excluded metrics --------------------------------------------------------------------

@@ -116,7 +116,7 @@ class StaleForm(BaseModal):
     HELP_TITLE = "Mark stale form"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Mark stale", id="stale-form.submit",
-                tooltip="Write the stale flag (enter in a field does too)"),
+                tooltip="Write the stale flag (enter in the last field does too)"),
         Binding("escape", "cancel", "Cancel", id="stale-form.cancel", tooltip="Close without flagging anything"),
     ]
 
@@ -218,6 +218,15 @@ class StaleForm(BaseModal):
         )
 
     @on(Input.Submitted)
+    def _field_done(self, event: Input.Submitted) -> None:
+        """Enter moves to the next field (reason → new answer → evidence → author); in the last
+        one it writes the flag, so a quick reason never skips the new answer."""
+        inputs = [w for w in self.query(Input) if w.display]
+        if event.input is inputs[-1]:
+            self.action_submit()
+        else:
+            inputs[inputs.index(event.input) + 1].focus()
+
     def action_submit(self) -> None:
         self.dismiss(self.result())
 

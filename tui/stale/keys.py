@@ -24,6 +24,10 @@ METRICS_BINDING = Binding(
     "m", "toggle_stale_metrics", "Excl. stale", id="stale.metrics",
     tooltip="Metrics: all golds ↔ stale golds excluded",
 )
+METRICS_BACK_BINDING = Binding(  # shown instead of the one above while stale golds are excluded
+    "m", "include_stale_metrics", "All golds", id="stale.metrics-back",
+    tooltip="Metrics: all golds again (stale golds are excluded now)",
+)
 METRICS_BINDING_QUIET = Binding(
     "m", "toggle_stale_metrics", "Excl. stale", show=False,  # the status line shows the mode and the key
     id="stale.metrics-quiet", tooltip="Metrics: all golds ↔ stale golds excluded",
@@ -44,8 +48,10 @@ DETAIL_STALE_BINDINGS: list[BindingType] = [
     Binding("G", "next_gold(-1)", "Previous gold", show=False, id="stale.previous-gold",
             tooltip="Choose the previous gold answer"),
     *UNDO_BINDINGS,
+    METRICS_BINDING_QUIET,
 ]
-OVERVIEW_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING]
+COMPARE_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING_QUIET]
+OVERVIEW_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING, METRICS_BACK_BINDING]
 
 PALETTE_ROWS: list[tuple[str, str]] = [
     ("palette", "Set annotator name: who your stale flags are written as"),

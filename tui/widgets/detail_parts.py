@@ -103,7 +103,8 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         lines.append(_no_answer_line(p))
         if not any(g.scored for g in d.golds):
             return Content("\n").join([*lines, *_resolved_lines(d)])
-    lines.append(Content.assemble(("Golds ", LABEL), (f"(★ best · highlighted: {view})", MUTED)))
+    legend = f"(★ best · highlighted: {view})" if p is not None else "(no prediction to compare with)"
+    lines.append(Content.assemble(("Golds ", LABEL), (legend, MUTED)))
     notes = {m.note for m in (p.per_gold if p else []) if m.note}
     if subsequence and notes:
         lines.append(Content.styled("  " + "; ".join(sorted(notes)), MUTED))
@@ -217,9 +218,15 @@ def _gold_lines(
     return out
 
 
+NO_LINE_START = frozenset("，。、：；！？）」』》〉】〕”’…—·,.:;!?)]}%")
+"""Punctuation a line must not start with (Chinese typesetting's 避头点): the character before
+it moves down to the new line instead."""
+
+
 def fold_offsets(text: str, width: int) -> list[int]:
     """Where to break `text` so no line passes `width` cells: between any two CJK characters
-    (Chinese has no spaces to wrap at), at a space or a script change inside Latin text."""
+    (Chinese has no spaces to wrap at), at a space or a script change inside Latin text; never
+    before a comma, full stop or closing bracket (`NO_LINE_START`)."""
     cuts: list[int] = []
     used = 0
     start = 0  # where the current line starts
@@ -234,6 +241,11 @@ def fold_offsets(text: str, width: int) -> list[int]:
         if used + w > width and i > start:
             mid_word = ch.isascii() and ch != " " and text[i - 1].isascii() and text[i - 1] != " "
             at = opp if mid_word and opp > start and i - opp < 20 else i
+            back = at
+            while back - 1 > start and at - back < 3 and text[back] in NO_LINE_START:
+                back -= 1
+            if text[back] not in NO_LINE_START and cell_len(text[back:i]) + w <= width:
+                at = back  # the character before the mark goes down with it
             cuts.append(at)
             start, used, opp = at, cell_len(text[at:i]), -1
         used += w

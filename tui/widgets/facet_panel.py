@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.cells import cell_len
@@ -256,9 +256,10 @@ class FacetPanel(WorkerErrors, Vertical):
             self._start()
 
     # -- counting ----------------------------------------------------------------------------
-    def follow(self, f: Filter) -> None:
-        """The browser's filter changed: count again once it settles (only while shown)."""
-        if f == self.filter and not self._dirty:
+    def follow(self, f: Filter, *, data_changed: bool = False) -> None:
+        """The browser's filter changed (or, `data_changed`, what it selects did: a flag was
+        written): count again once it settles (only while shown)."""
+        if f == self.filter and not self._dirty and not data_changed:
             return
         self.filter = f
         self._dirty = True
@@ -309,11 +310,26 @@ class FacetPanel(WorkerErrors, Vertical):
         if message.generation != self.generation:
             return
         self.loaded_generation = message.generation
-        self.tables = message.tables
+        self.tables = self._keep_order(message.tables, message.filter)
         self.totals = (message.total, message.errors)
         self.shown_filter = message.filter
         self._fill()
         self._title()
+
+    def _keep_order(self, tables: list[Any], f: Filter) -> list[Any]:
+        """Values keep the order they were first listed in while the dataset and run stay (counts
+        change under the cursor, rows do not jump); values new to a facet follow, largest first."""
+        scope = (f.dataset, f.run)
+        if self.__dict__.get("_order_scope") != scope:
+            self.__dict__["_order_scope"], self.__dict__["_order"] = scope, {}
+        order: dict[str, dict[str, int]] = self.__dict__["_order"]
+        out = []
+        for t in tables:
+            seen = order.setdefault(t.name, {})
+            for r in t.rows:
+                seen.setdefault(str(r.value), len(seen))
+            out.append(replace(t, rows=sorted(t.rows, key=lambda r, seen=seen: seen[str(r.value)])))
+        return out
 
     # -- drawing -----------------------------------------------------------------------------
     def _title(self, *, updating: bool = False) -> None:

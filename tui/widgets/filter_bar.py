@@ -46,7 +46,7 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     outcome = getattr(f, "outcome", None)
     if outcome:
         t = getattr(f, "outcome_threshold", None)
-        by = "by EM" if t is None else f"by score ≥ {t:g}"  # which row of the compare screen's table
+        by = "by EM" if t is None else f"by score ≥ {t * 100:g}"  # the compare table's row (scores read 0–100)
         out.append(("outcome", f"{str(outcome).replace('_', ' ')} {by}"))
     return out
 

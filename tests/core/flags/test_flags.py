@@ -18,7 +18,7 @@ from qa_inspect.core.report import (
     item_frame_excluding_stale,
     rescore_excluding_stale,
 )
-from qa_inspect.core.store import transaction
+from qa_inspect.core.store import TIMEOUT_ENV
 
 from tests.helpers import Env
 
@@ -297,7 +297,7 @@ def test_busy_database_retries_then_writes(env: Env) -> None:
 
 
 def test_busy_past_the_deadline_writes_nothing(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transaction, "BUSY_DEADLINE", 0.4)
+    monkeypatch.setenv(TIMEOUT_ENV, "0.4")
     other = sqlite3.connect(env.db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:

@@ -69,6 +69,28 @@ def test_squad_nearest_occurrence_and_whitespace_ids(tmp_path: Path) -> None:
     assert ds.items[1].golds[0].text == "39764" and ds.items[1].golds[0].span_start is None
 
 
+@pytest.mark.parametrize(
+    ("qa", "message"),
+    [
+        ({"is_impossible": "false"}, "is_impossible is a string, expected true or false"),
+        ({"is_impossible": 2}, "is_impossible is a number, expected true or false"),
+        ({"answers": [{"text": "x", "answer_start": 10**30}]}, "answer_start is out of range (1e+30)"),
+    ],
+)
+def test_squad_fields_python_would_misread(tmp_path: Path, qa: dict[str, Any], message: str) -> None:
+    """"false" is true to Python, and no context has an answer starting past 2**63 (SQLite's limit)."""
+    record = {"id": "A1", "question": "q?", "answers": [], **qa}
+    data = {"data": [{"title": "t", "paragraphs": [{"context": "x", "qas": [record]}]}]}
+    err = error_of(write_json(tmp_path, "d.json", data))
+    assert (err.record, err.message) == ("data[0].paragraphs[0].qas[0] (id A1)", message)
+
+
+def test_is_impossible_as_a_number_flag(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"id": "a", "question": "q?", "answers": [], "is_impossible": 1}\n', encoding="utf-8")
+    assert dataset(path).items[0].is_impossible
+
+
 def test_squad_duplicate_id_names_both(tmp_path: Path) -> None:
     qa = {"id": "DEV_1", "question": "q", "answers": []}
     path = write_json(tmp_path, "d.json", {"data": [{"paragraphs": [{"context": "c", "qas": [qa, dict(qa)]}]}]})

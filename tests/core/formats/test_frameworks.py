@@ -161,6 +161,25 @@ def test_lm_eval_sample_naming_no_item_is_an_error(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}, line 1: sample names no item: its doc has no id or question, and its prompt no question"
 
 
+def test_lm_eval_unreadable_results_file_is_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "org__m"
+    folder.mkdir()
+    shutil.copy(LM / f"samples_cmrc_mini_{LM_DATE}.jsonl", folder)
+    write(folder / f"results_{LM_DATE}.json", '{"results": ')
+    run = run_of(folder / f"samples_cmrc_mini_{LM_DATE}.jsonl")
+    assert run.meta["warnings"] == [f"its results file results_{LM_DATE}.json is not read (invalid JSON at line 1,"
+                                    " column 13: Expecting value): no model or settings from it"]
+    assert run.model == "org/m"
+
+
+def test_framework_score_too_large_names_the_record(tmp_path: Path) -> None:
+    record = {"doc_id": 0, "doc": {"id": "a"}, "resps": [["x"]], "filtered_resps": ["x"], "metrics": ["em"]}
+    path = write(tmp_path / f"samples_x_{LM_DATE}.jsonl", json.dumps(record)[:-1] + ', "em": ' + "9" * 400 + "}\n")
+    with pytest.raises(FormatError) as info:
+        read_source(path)
+    assert str(info.value) == f"{path}, line 1: a score is a number too large to read"
+
+
 def test_lm_eval_name_without_lm_eval_shape_falls_through(tmp_path: Path) -> None:
     """The name is a hint, not a verdict: a records file named like samples is still read by shape."""
     path = write(tmp_path / f"samples_x_{LM_DATE}.jsonl", '{"id": "a", "prediction": "b"}\n')
@@ -218,6 +237,27 @@ def test_opencompass_base_model_without_results_or_config(tmp_path: Path) -> Non
     assert (first.ref, first.text, first.raw) == ("Who wrote Hamlet?", " Shakespeare", " Shakespeare")
     assert first.meta["all_predictions"] == [" Shakespeare", " Marlowe"] and first.meta["gold"] == "Shakespeare"
     assert (second.ref, second.ref_kind, second.meta["position"]) == ("#1", "id", 1), "no prompt: only the position can match"
+
+
+def test_opencompass_results_that_cannot_be_used_are_a_warning(tmp_path: Path) -> None:
+    root = tmp_path / "20240102_030405"
+    rows = {"0": {"origin_prompt": "问：甲？", "prediction": "a"}, "1": {"origin_prompt": "问：乙？", "prediction": "b"}}
+    path = write(root / "predictions" / "m" / "d.json", rows)
+    results = write(root / "results" / "m" / "d.json", {"score": 50, "details": [{"pred": "a"}]})
+    assert run_of(path).meta["warnings"] == [
+        "results/m/d.json is not used (1 details for 2 predictions): no extracted answers or verdicts"
+    ]
+    write(results, '{"score": 50, "details": [')
+    assert run_of(path).meta["warnings"][0].startswith("results/m/d.json is not used (invalid JSON at line 1")
+
+
+def test_opencompass_bad_row_among_good_ones_is_named(tmp_path: Path) -> None:
+    """The file is still recognised (by its good rows) and the bad row named, not the file skipped."""
+    path = write(tmp_path / "20240102_030405" / "predictions" / "m" / "d.json",
+                 {"0": {"origin_prompt": "问：甲？", "prediction": "a"}, "1": "b"})
+    with pytest.raises(FormatError) as info:
+        read_source(path)
+    assert str(info.value) == f"{path}, key '1': row is a string, expected an object"
 
 
 def test_opencompass_rows_must_run_from_zero(tmp_path: Path) -> None:

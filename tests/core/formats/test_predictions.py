@@ -77,9 +77,41 @@ def test_map_list_value_names_the_key(tmp_path: Path) -> None:
     assert err.record == "key 'DEV_1'" and err.message == "value is a list, expected the predicted text"
 
 
-def test_map_duplicate_after_strip(tmp_path: Path) -> None:
-    err = error_of(write(tmp_path, "predictions.json", '{"DEV_0": "a", " DEV_0": "b"}'))
-    assert "duplicate id 'DEV_0'" in err.message and err.record == "key ' DEV_0'"
+def test_map_duplicate_after_strip_keeps_the_last_and_says_so(tmp_path: Path) -> None:
+    run = run_of(write(tmp_path, "predictions.json", '{"DEV_0": "a", " DEV_0": "b"}'))
+    assert [(p.ref, p.text) for p in run.predictions] == [("DEV_0", "b")]
+    assert run.meta["warnings"] == ["1 duplicate id; the last of each was kept (e.g. 'DEV_0')"]
+
+
+def test_map_repeated_keys_are_counted_not_silently_kept(tmp_path: Path) -> None:
+    text = '{"A": "1", "B": "2", "A": "3", "C": "4", "B": "5", "A": "6"}'
+    run = run_of(write(tmp_path, "predictions.json", text))
+    assert [(p.ref, p.text) for p in run.predictions] == [("A", "6"), ("B", "5"), ("C", "4")]
+    assert run.meta["warnings"] == ["3 duplicate ids; the last of each was kept (e.g. 'A')"]
+
+
+def test_map_without_repeats_has_no_warnings(tmp_path: Path) -> None:
+    assert "warnings" not in run_of(write(tmp_path, "predictions.json", {"A": "1", "B": "2"})).meta
+
+
+def test_map_blank_key_names_the_key(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, "predictions.json", {"A": "1", " ": "2"}))
+    assert err.record == "key ' '" and err.message == "empty id (a blank key)"
+
+
+def test_map_huge_key_is_shown_short(tmp_path: Path) -> None:
+    key = "Q" + "7" * 99_999
+    err = error_of(write(tmp_path, "predictions.json", {"Q1": "1", key: ["2"]}))
+    assert err.record == f"key {key[:60]!r}… (100,000 characters)"
+
+
+def test_side_file_number_too_large_names_the_key(tmp_path: Path) -> None:
+    write(tmp_path, "predictions.json", {"A": "1"})
+    odds = write(tmp_path, "null_odds.json", '{"A": ' + "9" * 400 + "}")
+    with pytest.raises(FormatError) as info:
+        read_source(tmp_path / "predictions.json")
+    assert (info.value.path, info.value.record) == (str(odds), "key 'A'")
+    assert info.value.message == "null odds is a number too large to read"
 
 
 def test_bad_nbest_names_the_nbest_file(tmp_path: Path) -> None:

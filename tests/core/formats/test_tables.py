@@ -72,7 +72,8 @@ def test_csv_that_is_not_text_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "log.csv"
     path.write_bytes(b"step,loss\n\xff\xfe\x80,1\n")
     result = read_source(path)
-    assert result == Skip(path, "not QA data: a CSV file that cannot be read as a table (not UTF-8 or GB18030 text)")
+    assert result == Skip(path, "not QA data: a CSV file that cannot be read as a table"
+                                " (not UTF-8 or GB18030 text (byte 0xff at line 2, column 1 is not UTF-8))")
 
 
 def test_empty_csv_is_skipped(tmp_path: Path) -> None:

@@ -10,10 +10,13 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, read_source
 from qa_inspect.core.formats.textio import (
     JSONFloat,
+    duplicate_keys,
     loads,
     number_text,
     plain,
     read_document,
+    shown,
+    type_name,
 )
 
 from tests.paths import FIXTURES
@@ -51,7 +54,7 @@ def test_gb18030_is_decoded_and_reported(tmp_path: Path) -> None:
 
 def test_bytes_neither_utf8_nor_gb18030(tmp_path: Path) -> None:
     err = error_of(write(tmp_path, "p.json", b'{"a": "\xff\xfe\x80"}'))
-    assert err.message == "not UTF-8 or GB18030 text"
+    assert err.message == "not UTF-8 or GB18030 text (byte 0xff at line 1, column 8 is not UTF-8)"
 
 
 def test_utf16_is_refused_not_misread(tmp_path: Path) -> None:
@@ -147,3 +150,52 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     read_source(fixtures / "hf_run" / "eval_nbest_predictions.json")  # side file: skipped unparsed
     read_source(fixtures / "hf_run" / "config.json")
     assert [p.name for p in calls] == ["eval_predictions.json", "config.json"]
+
+
+# ------------------------------------------------------------------------- what bytes are instead
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ('{"a": "b"}'.encode("utf-16"), "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"),
+        ('{"a": "b"}'.encode("utf-16-be"), "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"),
+        ('{"a": "b"}'.encode("utf-32-le"), "UTF-32 text (not UTF-8 or GB18030): save it as UTF-8"),
+        (b"\x1f\x8b\x08\x00rest", "gzip-compressed data, not text: unpack it first"),
+        (bytes(range(256)), "not UTF-8 or GB18030 text (contains NUL bytes: binary data?)"),
+        (b"\xef\xbb\xbf \n", "empty file"),
+    ],
+)
+def test_what_the_bytes_are_instead(tmp_path: Path, data: bytes, message: str) -> None:
+    assert error_of(write(tmp_path, "p.json", data)).message == message
+
+
+def test_damaged_utf8_names_the_place_not_read_as_gb18030(tmp_path: Path) -> None:
+    good = '{"id": "a", "prediction": "狐狸跳过了懒狗"}\n'.encode() * 3
+    err = error_of(write(tmp_path, "p.jsonl", good + '{"id": "b", "prediction": "河'.encode() + b"\xff" + b'"}\n'))
+    assert err.message == "not valid UTF-8: byte 0xff at line 4, column 29 (the rest is UTF-8: a damaged file?)"
+
+
+def test_jsonl_lines_end_at_newline_only(tmp_path: Path) -> None:
+    """U+2028, U+0085 and the like are valid inside JSON strings: they do not end a record."""
+    text = '{"id": "a", "prediction": "x\u2028y\x85z"}\n{"id": "b", "prediction": "w"}\n'
+    doc = read_document(write(tmp_path, "p.jsonl", text))
+    assert doc.lines is not None and [n for n, _ in doc.lines] == [1, 2]
+    assert doc.lines[0][1]["prediction"] == "x\u2028y\x85z"
+
+
+def test_jsonl_joined_files_keep_their_boms_out(tmp_path: Path) -> None:
+    doc = read_document(write(tmp_path, "p.jsonl", b"\xef\xbb\xbf" + RECORDS.encode() + b"\xef\xbb\xbf" + RECORDS.encode()))
+    assert doc.lines is not None and [v["id"] for _, v in doc.lines] == ["a", "b", "a", "b"]
+
+
+def test_repeated_keys_are_noted() -> None:
+    value = loads('{"a": 1, "b": {"x": 1, "x": 2}, "a": 3, "a": 4}')
+    assert value == {"a": 4, "b": {"x": 2}}
+    assert duplicate_keys(value) == ["a", "a"] and duplicate_keys(value["b"]) == ["x"]
+    assert type(loads('{"a": 1}')) is dict and duplicate_keys(loads('{"a": 1}')) == []
+
+
+def test_messages_name_nan_and_stay_short() -> None:
+    assert [type_name(v) for v in loads("[NaN, Infinity, -Infinity, 1.5]")] == ["NaN", "Infinity", "-Infinity", "a number"]
+    assert shown("abc") == "'abc'" and shown("x" * 1000) == f"{'x' * 60!r}… (1,000 characters)"

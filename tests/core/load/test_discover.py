@@ -88,6 +88,47 @@ def test_every_walked_file_reads_or_skips_with_reason(runs: Path) -> None:
     assert outcome["data/cmrc2018_dev_excerpt.json"].name == "cmrc2018_dev_excerpt"  # type: ignore[union-attr]
 
 
+def test_walk_problems_and_warnings(tmp_path: Path) -> None:
+    """Links to folders are not followed (outside the folder or named like data: a warning), a folder
+    named like a data file with nothing in it is a warning, a name with a line break an error."""
+    runs = tmp_path / "runs"
+    touch(runs, "real/a.json")
+    touch(runs, "bad\nname.json")
+    touch(runs, "spark.json/part-0.json")  # a folder of part files, read as such: no warning
+    (runs / "empty.json").mkdir()
+    (runs / "up").symlink_to("..")
+    (runs / "inside").symlink_to("real")  # read through its real path: no warning
+    (runs / "looks.jsonl").symlink_to("real")
+    result = walk(runs)
+    assert sorted(p.relative_to(runs).as_posix() for p in result.files) == ["real/a.json", "spark.json/part-0.json"]
+    assert [m for _, m in result.errors] == ["bad\\nname.json: the file name holds a line break (shown as \\n); rename it"]
+    assert sorted(m for _, m in result.warnings) == [
+        "empty.json/: a folder named like a data file, with no data in it",
+        "looks.jsonl: a link to a folder named like a data file, not followed (link its files instead)",
+        "up: a link to a folder outside the runs folder, not followed (link its files instead)",
+    ]
+
+
+def test_walk_unreadable_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    runs = tmp_path / "runs"
+    touch(runs, "locked/a.json")
+    real = os.scandir
+
+    def refuse(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    result = walk(runs)
+    assert result.files == []
+    assert [m for _, m in result.errors] == [
+        "locked/: cannot read the folder (Permission denied); nothing in it was looked at"
+    ]
+
+
 # --------------------------------------------------------------------------------------- manifest
 
 MANIFEST = """
@@ -142,6 +183,29 @@ def test_no_manifest(runs: Path) -> None:
     assert load_manifest(runs) is None
 
 
+def test_empty_manifest_is_no_declarations(runs: Path) -> None:
+    touch(runs, "qa-inspect.toml", "\ufeff\n")
+    manifest = load_manifest(runs)
+    assert manifest is not None and manifest.datasets == () and manifest.runs == ()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.mkdir(), "a folder, not a manifest file"),
+        (lambda p: p.symlink_to(p.name), "cannot read (Too many levels of symbolic links)"),
+        (lambda p: p.write_bytes('[[run]]\npath = "x"\n'.encode("utf-16")), "UTF-16 text"),
+        (lambda p: p.write_bytes(b'name = "caf\xe9"\n'), "not valid UTF-8: byte 0xe9 at line 1, column 12"),
+    ],
+)
+def test_manifest_that_is_not_toml_text(runs: Path, make: object, message: str) -> None:
+    path = runs / "qa-inspect.toml"
+    make(path)  # type: ignore[operator]
+    with pytest.raises(FormatError) as info:
+        load_manifest(runs)
+    assert info.value.path == str(path) and info.value.message.startswith(message), info.value.message
+
+
 @pytest.mark.parametrize(
     ("text", "record", "message"),
     [
@@ -158,6 +222,9 @@ def test_no_manifest(runs: Path) -> None:
         ("[[link]]\nruns = 'llm/*'", "[[link]] #1, dataset", "missing (required)"),
         ("ignore = 'notes'", "ignore", "expected a list"),
         ("run = 3", "run", "expected [[run]] tables"),
+        ("[[run]]\npath = 'data'", "[[run]] #1, path", "a folder, not a file"),
+        ("n = " + "9" * 5000, None, "invalid TOML: a number longer than 4,300 digits"),
+        ("a = " + "[" * 3000 + "]" * 3000, None, "nested deeper than the TOML reader follows"),
     ],
 )
 def test_bad_manifest(runs: Path, text: str, record: str | None, message: str) -> None:

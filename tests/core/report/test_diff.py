@@ -66,7 +66,7 @@ def test_cmrc_outcome_counts(conn) -> None:
     assert [o.criterion for o in d.outcomes] == ["em", "threshold"]
     assert _counts(d.outcome("em")) == (2, 1, 1, 2)
     assert _counts(d.outcome("threshold")) == (1, 1, 1, 3)
-    assert d.outcome("threshold").label == "F1 ≥ 0.5"
+    assert d.outcome("threshold").label == "F1 ≥ 50"
     assert all(o.total == d.common for o in d.outcomes)
 
 
@@ -85,7 +85,7 @@ def test_cdqa_outcomes_count_refusals_as_wrong(conn) -> None:
     d = diff_runs(conn, "llm-x", "llm-y")
     assert (d.family, d.score_metric, d.common, d.only_a, d.only_b) == ("cdqa", "f1_recall", 4, 1, 0)
     assert [o.criterion for o in d.outcomes] == ["threshold"]  # no EM for F1-recall runs
-    assert d.outcomes[0].label == "F1-recall ≥ 0.5"
+    assert d.outcomes[0].label == "F1-recall ≥ 50"
     assert _counts(d.outcomes[0]) == (1, 1, 1, 1)
 
 
@@ -208,7 +208,7 @@ def test_cli_diff_json(runs_dir: Path) -> None:
 def test_cli_diff_tables_and_markdown(runs_dir: Path) -> None:
     r = runner.invoke(app, ["diff", str(runs_dir), "llm-x", "llm-y"])
     assert r.exit_code == 0, r.output
-    assert "F1-recall ≥ 0.5" in r.stdout and "4 items answered by both" in r.stdout
+    assert "F1-recall ≥ 50" in r.stdout and "4 items answered by both" in r.stdout
     r = runner.invoke(app, ["diff", str(runs_dir), "run-a", "run-b", "--markdown"])
     assert r.exit_code == 0, r.output
     assert "| EM | 2 | 1 | 1 | 2 |" in r.stdout

@@ -105,9 +105,9 @@ def test_timeout_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(store.TIMEOUT_ENV, "0.25")
     assert store.default_timeout() == 0.25
     monkeypatch.setenv(store.TIMEOUT_ENV, "soon")
-    assert store.default_timeout() == 5.0
+    assert store.default_timeout() == store.DEFAULT_TIMEOUT == 30.0
     monkeypatch.delenv(store.TIMEOUT_ENV)
-    assert store.default_timeout() == 5.0
+    assert store.default_timeout() == 30.0
 
 
 def test_locked_database_at_open_is_a_store_error(tmp_path: Path) -> None:

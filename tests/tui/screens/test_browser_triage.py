@@ -250,6 +250,25 @@ async def test_e_exports_a_csv_polars_reads_back(env: Env) -> None:
         await settle(pilot)
         assert isinstance(app.screen, ExportDialog)  # unknown extension: the dialog stays and says why
         assert "Unknown extension" in str(app.screen.query_one("#export-msg", Static).render())
+        # a folder that is not there yet is created (the dialog says it will be)
+        new = env.root / "new" / "folder" / "out.csv"
+        app.screen.query_one(Input).value = str(new)
+        await pilot.pause()
+        assert "will be created" in str(app.screen.query_one("#export-msg", Static).render())
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is browser and pl.read_csv(new).height == browser.total
+        # a failed export brings the dialog back with the typed path and the reason
+        blocked = env.root / "afile"
+        blocked.write_text("x", encoding="utf-8")
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one(Input).value = str(blocked / "out.csv")
+        await pilot.press("enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog) and dialog.query_one(Input).value == str(blocked / "out.csv")
+        assert "Export failed" in str(dialog.query_one("#export-msg", Static).render())
 
 
 def test_default_export_names(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -92,7 +92,7 @@ async def test_cdqa_compare_from_overview_uses_f1_recall_threshold(env: Env) -> 
         assert screen.diff is not None and [o.criterion for o in screen.diff.outcomes] == ["threshold"]
         assert screen.diff.outcomes == expected.outcomes
         labels = [r.label.plain for r in screen.query_one(OutcomeTable).rows.values() if r.label is not None]
-        assert labels == ["F1-recall ≥ 0.5"]
+        assert labels == ["F1-recall ≥ 50"]
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
@@ -180,6 +180,15 @@ async def test_change_row_opens_the_item(env: Env) -> None:
         detail = app.screen
         assert isinstance(detail, DetailScreen)
         assert detail.detail is not None and detail.detail.item_id == first.item_id
+        # n / p walk the largest changes in the order they are listed, and stop at its end
+        ids = [c.item_id for c in compare.change_refs]
+        for k in (1, 2):
+            await pilot.press("n")
+            await settle(pilot)
+            assert detail.detail.item_id == ids[k] and detail.position == k and detail.total == len(ids)
+        await pilot.press("p")
+        await settle(pilot)
+        assert detail.detail.item_id == ids[1]
 
 
 @async_test

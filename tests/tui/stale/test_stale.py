@@ -76,7 +76,10 @@ async def test_mark_from_browser_writes_journal_and_shows_stale(db: Path) -> Non
         assert form.data.item_key == "DEV_52_QUERY_1" and [g.text for g in form.data.golds] == ["近5.6万平方米"]
         assert form.query_one("#sf-author", Input).value == "tester"
         fill(form, reason="station extended", proposed="约6万平方米", evidence="https://example.org/jiaxing")
-        await pilot.press("enter")  # in a field: submits
+        for field in ("proposed", "evidence", "author"):  # enter walks the fields: a reason never skips the rest
+            await pilot.press("enter")
+            assert form.query_one(f"#sf-{field}", Input).has_focus and app.screen is form
+        await pilot.press("enter")  # in the last field: submits
         await settle(pilot)
         assert app.screen is screen
         [e] = journal(db)
