@@ -8,7 +8,9 @@ is an answer that counts as wrong), so A and B are judged on the same questions:
   and by a threshold on the F1-style score (F1, or F1-recall for CDQA; refusals are wrong);
 - per slice (overall, each split / tag / answer type value) every metric of the runs' scorer for A
   and B, with B − A and the number of items behind each number;
-- the largest changes of the F1-style score, B − A.
+- the largest changes of the F1-style score, B − A;
+- given `StatOptions`, whether each Δ is more than noise (`significance`: intervals, p-values,
+  McNemar, Holm over slices, minimum detectable effect).
 
 `cell_filter` turns an outcome cell into a `core.query.Filter` (run = A, compare = B, `outcome`)
 so a UI can open the item browser on exactly the items counted in that cell.
@@ -17,6 +19,7 @@ so a UI can open the item browser on exactly the items counted in that cell.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,6 +30,8 @@ from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
 from .metrics import DIMENSIONS
+from .run_stats import passage_ids
+from .significance import PairSignificance, StatOptions, pair_significance
 
 __all__ = [
     "CRITERIA",
@@ -121,6 +126,8 @@ class RunDiff:
     within: Filter | None = None
     scorer: str | None = None
     """The scorer of run A (B's dataset is the same, so is its scorer)."""
+    significance: PairSignificance | None = None
+    """Intervals and tests of every slice delta, when `diff_runs` was given `stats`."""
 
     @property
     def only_a(self) -> int:
@@ -157,6 +164,8 @@ class RunDiff:
         }
         if self.within is not None:
             out["within"] = self.within.to_dict()
+        if self.significance is not None:
+            out["significance"] = self.significance.to_dict()
         return out
 
 
@@ -190,7 +199,7 @@ def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | No
 
 
 _COMMON_SQL = f"""
-SELECT i.id AS item_id, i.key AS key, i.question AS question, {dimension_columns()},
+SELECT i.id AS item_id, i.key AS key, i.question AS question, i.context_id AS context_id, {dimension_columns()},
        pa.text AS prediction_a, pa.em AS em_a, pa.f1 AS f1_a, pa.refused AS refused_a, pa.f1_recall AS f1_recall_a,
        pb.text AS prediction_b, pb.em AS em_b, pb.f1 AS f1_b, pb.refused AS refused_b, pb.f1_recall AS f1_recall_b
 FROM items i
@@ -199,8 +208,13 @@ JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?
 WHERE i.dataset_id = ?
 """
 
+_WITHOUT_TEXTS = (
+    _COMMON_SQL.replace("i.question AS question", "NULL AS question")
+    .replace("pa.text AS prediction_a", "NULL AS prediction_a").replace("pb.text AS prediction_b", "NULL AS prediction_b")
+)
+
 _SCHEMA = {
-    "item_id": pl.Int64, "key": pl.String, "question": pl.String,
+    "item_id": pl.Int64, "key": pl.String, "question": pl.String, "context_id": pl.Int64,
     **{d: pl.String for d in DIMENSIONS},
     "prediction_a": pl.String, "em_a": pl.Int64, "f1_a": pl.Float64, "refused_a": pl.Boolean, "f1_recall_a": pl.Float64,
     "prediction_b": pl.String, "em_b": pl.Int64, "f1_b": pl.Float64, "refused_b": pl.Boolean, "f1_recall_b": pl.Float64,
@@ -235,10 +249,13 @@ def diff_runs(
     threshold: float = 0.5,
     top: int = 20,
     within: Filter | None = None,
+    stats: StatOptions | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> RunDiff:
     """Compare run B with run A (see the module doc). `within` restricts the items to those a
-    filter selects (e.g. a saved slice). Raises `DiffError` for an unknown run, the same run twice,
-    or runs of different datasets."""
+    filter selects (e.g. a saved slice); `stats` adds `significance` (left None if `stop`, asked
+    between its tests, says so). Raises `DiffError` for an unknown run, the same run twice, or runs
+    of different datasets."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -266,7 +283,8 @@ def diff_runs(
     ).fetchone()
     params = [a_id, b_id, a_ds]
     restrict = _within(conn, within, params)
-    rows = conn.execute(_COMMON_SQL + restrict + " ORDER BY i.id", params).fetchall()
+    sql = _COMMON_SQL if top > 0 else _WITHOUT_TEXTS  # no changes listed: no text to read
+    rows = conn.execute(sql + restrict + " ORDER BY i.id", params).fetchall()
     frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
 
     if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
@@ -297,7 +315,22 @@ def diff_runs(
     )
     diff.slices = _slice_deltas(frame, cdqa)
     diff.changes = _changes(frame, top)
+    if stats is not None:
+        diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
     return diff
+
+
+def _significance(
+    conn: sqlite3.Connection, dataset_id: int, frame: pl.DataFrame, diff: RunDiff, stats: StatOptions,
+    stop: Callable[[], bool] | None,
+) -> PairSignificance | None:
+    """The tests of every slice delta of `diff` (module `significance`) on its common-item frame."""
+    same = passage_ids(conn, dataset_id)  # one passage stored once per question is still one passage
+    return pair_significance(
+        frame.with_columns(pl.col("context_id").replace(same)) if same else frame,
+        [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
+        discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
+    )
 
 
 def _metric_exprs(side: str, cdqa: bool) -> list[pl.Expr]:

@@ -71,6 +71,9 @@ async def measure(db: Path, out_dir: Path, rounds: int) -> dict[str, object]:
         assert isinstance(compare, CompareScreen)
         res["compare_s"] = time.perf_counter() - t0
         res["compare_common"] = compare.diff.common if compare.diff else 0
+        await wait(pilot, lambda: compare.stats_generation == compare.generation, timeout=300)
+        res["compare_stats_s"] = time.perf_counter() - t0  # intervals and p filled in by their worker
+        res["compare_tests"] = len(compare.significance.tests) if compare.significance else 0
         await pilot.press("escape")
         await wait(pilot, lambda: app.screen is browser)
 
@@ -136,6 +139,7 @@ def main() -> None:
     print(f"machine: {bench_tui.machine()}")
     print(f"database: {args.db} ({args.db.stat().st_size / 1e6:.0f} MB)")
     print(f"compare screen (c → diff shown):       {res['compare_s']:6.2f} s   ({res['compare_common']:,} common items)")
+    print(f"  … intervals and p-values filled in:   {res['compare_stats_s']:6.2f} s   ({res['compare_tests']} tests)")
     print(f"facet panel, first counts (F):         {res['facets_first_s']:6.2f} s")
     print(f"filter change with the panel shown:    {res['table_median_ms']:6.0f} ms median, "
           f"{res['table_worst_ms']:.0f} ms worst (item table)")

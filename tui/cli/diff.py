@@ -1,4 +1,5 @@
-"""`diff`: what run B fixed and broke relative to run A, per-slice deltas, the largest F1 changes."""
+"""`diff`: what run B fixed and broke relative to run A, per-slice deltas with confidence intervals
+and p-values (Holm-adjusted over the slices), the largest F1 changes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated
 
 import typer
 from qa_inspect.core.query import load_slice, markdown_table
-from qa_inspect.core.report import RunDiff, diff_runs
+from qa_inspect.core.report import DeltaTest, RunDiff, SliceDelta, diff_runs
 from rich.table import Table
 from rich.text import Text
 
@@ -22,6 +23,19 @@ from .common import (
     out,
     print_json,
     write_text,
+)
+from .stat_options import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    ResamplesOpt,
+    SeedOpt,
+    TestOpt,
+    UnitOpt,
+    ci,
+    pvalue,
+    settings_line,
+    signed,
+    stat_options,
 )
 
 __all__ = ["diff_cmd", "diff_markdown"]
@@ -40,22 +54,34 @@ def diff_cmd(
     db: DbOpt = None,
     as_json: JsonOpt = False,
     markdown: MarkdownOpt = False,
+    seed: SeedOpt = DEFAULT_SEED,
+    resamples: ResamplesOpt = DEFAULT_RESAMPLES,
+    unit: UnitOpt = "auto",
+    test: TestOpt = "bootstrap",
+    no_stats: Annotated[bool, typer.Option("--no-stats", help="Counts and deltas only: no intervals or p-values.")] = False,
+    sort: Annotated[str, typer.Option("--sort", help="Per-slice rows by: slice, delta (largest first) or p.")] = "slice",
 ) -> None:
-    """What run B fixed and broke relative to run A, per-slice metric deltas and the largest F1 changes,
-    on the items both runs answer."""
+    """What run B fixed and broke relative to run A, per-slice metric deltas with confidence intervals
+    and p-values, and the largest F1 changes, on the items both runs answer."""
     if not 0.0 <= threshold <= 1.0:
         raise fail(f"--f1-threshold {threshold}: must be between 0 and 1")
     if top < 0:
         raise fail(f"--top {top}: must be 0 or more")
+    if sort not in _SORTS:
+        raise fail(f"--sort {sort}: choose from {', '.join(_SORTS)}")
     with loaded_db(runs_dir, db) as conn:
+        options = None if no_stats else stat_options(seed, resamples, unit, test)
         within = load_slice(conn, slice_name) if slice_name else None
-        d = diff_runs(conn, run_a, run_b, threshold=threshold, top=top, within=within)
+        d = diff_runs(conn, run_a, run_b, threshold=threshold, top=top, within=within, stats=options)
     if as_json:
         print_json(d.to_dict())
     elif markdown:
-        write_text(diff_markdown(d, slice_name))
+        write_text(diff_markdown(d, slice_name, sort, changes=top > 0))
     else:
-        _print_diff(d, slice_name)
+        _print_diff(d, slice_name, sort, changes=top > 0)
+
+
+_SORTS = ("slice", "delta", "p")
 
 
 def _num(v: float | None, places: int = 2) -> str:
@@ -63,9 +89,7 @@ def _num(v: float | None, places: int = 2) -> str:
     return "—" if v is None else f"{v:.{places}f}"
 
 
-def _signed(v: float | None, places: int = 2) -> str:
-    """A change with its sign (+0.50), — when missing."""
-    return "—" if v is None else f"{v:+.{places}f}"
+_signed = signed
 
 
 def _headline(d: RunDiff, slice_name: str | None) -> str:
@@ -77,17 +101,76 @@ def _headline(d: RunDiff, slice_name: str | None) -> str:
     )
 
 
-def _slice_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the per-slice table (CDQA adds how many answers each number rests on)."""
+def _ordered(d: RunDiff, sort: str) -> list[SliceDelta]:
+    """The slice rows in the order asked: as computed, by |Δ| (largest first), or by p (overall
+    rows first, then slices by Holm-adjusted p)."""
+    rows = list(d.slices)
+    if sort == "delta":
+        rows.sort(key=lambda s: (s.dimension != "overall", -abs(s.delta or 0.0)))
+    elif sort == "p" and d.significance is not None:
+        sig = d.significance
+
+        def by_p(s: SliceDelta) -> tuple[bool, float]:
+            t = sig.test(s.dimension, s.value, s.metric)
+            p = None if t is None else (t.p if t.primary else t.p_holm)
+            return (s.dimension != "overall", 2.0 if p is None else p)
+
+        rows.sort(key=by_p)
+    return rows
+
+
+def _slice_rows(d: RunDiff, sort: str = "slice") -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-slice table (CDQA adds how many answers each number rests on;
+    with statistics: what the test is on, the interval, p, Holm-adjusted p and the MDE)."""
     cdqa = d.score_metric == "f1_recall"
+    sig = d.significance
     head = ["slice", "value", "items", "metric", "A", "B", "Δ B−A"] + (["n A", "n B"] if cdqa else [])
+    if sig is not None:
+        head += (["tested on", "tested Δ"] if cdqa else []) + [f"{sig.options.level:.0%} CI", "p", "p Holm", "MDE ±"]
     rows = []
-    for s in d.slices:
+    for s in _ordered(d, sort):
         row = [s.dimension, s.value, str(s.items), s.metric, _num(s.a), _num(s.b), _signed(s.delta)]
         if cdqa:
             row += [str(s.n_a), str(s.n_b)]
+        if sig is not None:
+            t = sig.test(s.dimension, s.value, s.metric)
+            row += _test_cells(t, cdqa, sig.options.alpha)
         rows.append(row)
     return head, rows
+
+
+def _test_cells(t: DeltaTest | None, cdqa: bool, alpha: float) -> list[str]:
+    """CI, p (marked * when significant overall), Holm p (marked for slices) and MDE of one test."""
+    lead = [str(t.n) if t else "—", _signed(t.delta) if t else "—"] if cdqa else []
+    if t is None:
+        return lead + ["—"] * 4
+    primary = t.primary
+    return lead + [
+        ci(t.low, t.high), pvalue(t.p, mark=primary and t.significant(alpha)),
+        "—" if primary else pvalue(t.p_holm, mark=t.significant(alpha)),
+        "—" if t.mde is None else f"{t.mde:.2f}",
+    ]
+
+
+def _notes(d: RunDiff) -> list[str]:
+    """What the statistics rest on, in words, under the tables."""
+    sig = d.significance
+    if sig is None:
+        return []
+    notes = [
+        settings_line(sig.options, sig.unit, sig.units) + ".",
+        f"Marked * = below {sig.options.alpha:g}: the overall row by its own p, a slice by its p Holm-adjusted over the"
+        f" slices of its metric ({', '.join(f'{m} {sig.family(m)}' for m in dict.fromkeys(t.metric for t in sig.tests))}"
+        " tests). MDE = smallest Δ found with 80% power at this size.",
+    ]
+    if any(t.method == "randomisation" for t in sig.tests) and sig.options.test == "bootstrap":
+        notes.append("Slices with fewer than 20 resampling units take p from approximate randomisation"
+                     " (the bootstrap's p is meaningless there); their intervals are rough.")
+    if d.score_metric == "f1_recall":
+        notes.append("F1-recall is tested on the items both runs answered (tested on, tested Δ);"
+                     " answer rate on every common response.")
+    notes.append("Exact McNemar p of every EM and answer-rate slice, and BH-adjusted p: --json.")
+    return notes
 
 
 def _change_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
@@ -103,22 +186,41 @@ def _change_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
 _OUTCOME_HEAD = ["right by", "fixed (A✗ B✓)", "broken (A✓ B✗)", "both wrong", "both right"]
 
 
-def _print_diff(d: RunDiff, slice_name: str | None) -> None:
-    """The headline and the three tables, for a terminal."""
-    out.print(Text(_headline(d, slice_name), style="bold"))
-    t = Table(title="Outcomes", title_justify="left", show_edge=False)
-    for i, h in enumerate(_OUTCOME_HEAD):
-        t.add_column(h, justify="left" if i == 0 else "right")
+def _outcome_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the outcome table; with statistics, the exact McNemar p of each."""
+    sig = d.significance
+    head = _OUTCOME_HEAD + (["McNemar p"] if sig else [])
+    rows = []
     for o in d.outcomes:
-        t.add_row(Text(o.label), str(o.fixed), str(o.broken), str(o.both_wrong), str(o.both_right))
+        row = [o.label, str(o.fixed), str(o.broken), str(o.both_wrong), str(o.both_right)]
+        if sig is not None:
+            p = sig.outcomes.get(o.criterion)
+            row.append(pvalue(p, mark=p is not None and p < sig.options.alpha))
+        rows.append(row)
+    return head, rows
+
+
+def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, changes: bool = True) -> None:
+    """The headline and the three tables (the last only when `changes` were asked for), for a terminal."""
+    out.print(Text(_headline(d, slice_name), style="bold"))
+    head, rows = _outcome_rows(d)
+    t = Table(title="Outcomes", title_justify="left", show_edge=False)
+    for i, h in enumerate(head):
+        t.add_column(h, justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*[Text(c) for c in row])
     out.print(t)
-    head, rows = _slice_rows(d)
+    head, rows = _slice_rows(d, sort)
     t = Table(title="Per slice (metrics on the items both runs answer)", title_justify="left", show_edge=False)
     for i, h in enumerate(head):
         t.add_column(h, justify="left" if i in (0, 1, 3) else "right", overflow="fold")
     for row in rows:
         t.add_row(*[Text(c) for c in row])
     out.print(t)
+    for note in _notes(d):
+        out.print(Text(note, style="dim"))
+    if not changes:
+        return
     head, rows = _change_rows(d)
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
     t = Table(title=f"Largest {label} changes", title_justify="left", show_edge=False)
@@ -129,16 +231,18 @@ def _print_diff(d: RunDiff, slice_name: str | None) -> None:
     out.print(t if rows else Text(f"No item's {label} changed.", style="dim"))
 
 
-def diff_markdown(d: RunDiff, slice_name: str | None = None) -> str:
-    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`)."""
+def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice", *, changes: bool = True) -> str:
+    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`; the
+    last only when `changes` were asked for)."""
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
-    outcomes = [[o.label, o.fixed, o.broken, o.both_wrong, o.both_right] for o in d.outcomes]
     head, rows = _change_rows(d)
+    notes = "".join(f"\n{n}\n" for n in _notes(d))
     return "".join((
         f"# {_headline(d, slice_name)}\n\n## Outcomes\n\n",
-        markdown_table(_OUTCOME_HEAD, outcomes),
+        markdown_table(*_outcome_rows(d)),
         "\n## Per slice\n\n",
-        markdown_table(*_slice_rows(d)),
-        f"\n## Largest {label} changes\n\n",
-        markdown_table(head, rows) if rows else f"No item's {label} changed.\n",
+        markdown_table(*_slice_rows(d, sort)),
+        notes,
+        f"\n## Largest {label} changes\n\n" if changes else "",
+        "" if not changes else markdown_table(head, rows) if rows else f"No item's {label} changed.\n",
     ))

@@ -5,6 +5,10 @@ Every number is on the items both runs answer. Enter on a count opens the item b
 those items (`RunDiff.cell_filter`), with the A/B/Δ columns; on a slice it opens that slice with
 the B columns, on a change that item. Δ is always B − A here and in the browser's Δ column.
 
+The counts show as soon as the diff is in; a second worker then computes whether each Δ is more
+than noise (`diff_runs(stats=…)`: intervals, p-values, McNemar, Holm over the slices) and fills
+those cells in, so the screen never waits on resampling. `o` sorts the slices by |Δ| or by p.
+
 The screen dismisses with a browser `Filter` when the user asks to browse with the B columns
 (`b`); the opener applies it (the browser) or opens a browser on it (the overview). The tables and
 how the diff fills them are in `compare_parts`; this module holds the data, the worker and the keys.
@@ -27,8 +31,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.report import DiffError, ItemChange, RunDiff, diff_runs
+from qa_inspect.core.report import DiffError, ItemChange, PairSignificance, RunDiff, StatOptions, diff_runs
 from qa_inspect.core.store import run_names
 
 from ..base import BaseScreen
@@ -38,6 +43,7 @@ from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean
 from .compare_parts import (
     SLICE_FIELD,
+    SLICE_SORTS,
     THRESHOLDS,
     OutcomeTable,
     Palette,
@@ -50,7 +56,9 @@ from .compare_parts import (
     is_cdqa,
     outcomes_title,
     palette_of,
+    slice_detail,
     slices_title,
+    update_mcnemar,
 )
 from .detail import DetailScreen
 
@@ -62,6 +70,25 @@ class DiffLoaded(Message):
     error: str | None
     runs: list[str]
     """Runs of A's dataset (for choosing another B)."""
+
+
+SCREEN_RESAMPLE_BUDGET = 200_000_000
+"""Resamples × common items the screen spends at most: 10,000 resamples (as `qa-inspect diff`) up to
+20,000 common items, fewer beyond (at least 1,000; the title says how many, so the CLI can repeat
+the numbers with `--resamples`)."""
+
+
+def stats_resamples(common: int) -> int:
+    """The screen's resample count for `common` items, in thousands."""
+    fit = SCREEN_RESAMPLE_BUDGET // max(common, 1) // 1000 * 1000
+    return max(1000, min(StatOptions().resamples, fit))
+
+
+@dataclass
+class StatsLoaded(Message):
+    generation: int
+    significance: PairSignificance | None
+    error: str | None
 
 
 class CompareScreen(StaleActions, BaseScreen):
@@ -77,6 +104,7 @@ class CompareScreen(StaleActions, BaseScreen):
     CompareScreen #cmp-slices-box { height: auto; max-height: 50%; }
     CompareScreen #cmp-changes-box { height: 1fr; }
     CompareScreen #cmp-slices { height: auto; max-height: 16; margin: 0 1; }
+    CompareScreen #cmp-slice-detail { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     CompareScreen #cmp-changes { height: 1fr; margin: 0 1; }
     CompareScreen.-short .cmp-section { margin-top: 0; }
     CompareScreen.-short #cmp-slices { max-height: 6; }
@@ -91,6 +119,8 @@ class CompareScreen(StaleActions, BaseScreen):
         Binding("x", "swap", "Swap A/B", id="compare.swap", tooltip="Swap runs A and B"),
         Binding("t", "threshold", "Threshold", id="compare.threshold",
                 tooltip="The F1 (F1-recall) at or above which an answer counts as right"),
+        Binding("o", "sort_slices", "Sort slices", show=False, id="compare.sort-slices",
+                tooltip="Order the slices as listed, by the size of Δ, or by p (most significant first)"),
         Binding("a", "toggle_scope", "Scope", show=False, id="compare.toggle-scope",
                 tooltip="Compare on the browser's filter or on the whole dataset"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
@@ -110,6 +140,11 @@ class CompareScreen(StaleActions, BaseScreen):
         self.top = top
         self.diff: RunDiff | None = None
         self.error: str | None = None
+        self.significance: PairSignificance | None = None
+        self.stats_error: str | None = None
+        self.stats_generation = -1  # the generation whose significance is on screen (tests)
+        self.slice_sort = "slice"
+        self.slice_keys: list[tuple[str, str]] = []
         self.runs: list[str] = []
         self.generation = 0
         self.loaded_generation = -1  # the generation on screen (tests)
@@ -128,6 +163,7 @@ class CompareScreen(StaleActions, BaseScreen):
                 with Vertical(id="cmp-slices-box"):
                     yield Static(id="cmp-slices-title", classes="cmp-section")
                     yield PlainTable(id="cmp-slices")
+                    yield Static(id="cmp-slice-detail")
                 with Vertical(id="cmp-changes-box"):
                     yield Static(id="cmp-changes-title", classes="cmp-section")
                     yield PlainTable(id="cmp-changes")
@@ -146,6 +182,7 @@ class CompareScreen(StaleActions, BaseScreen):
 
     def reload(self) -> None:
         self.generation += 1
+        self.significance, self.stats_error = None, None
         self.query_one("#cmp-body").loading = True
         self._show_title()
         self.compute(self.generation, self.run_a, self.run_b, self.threshold, self.within())
@@ -163,6 +200,23 @@ class CompareScreen(StaleActions, BaseScreen):
         if not get_current_worker().is_cancelled:
             self.post_message(DiffLoaded(generation, diff, error, runs))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="diff-stats")
+    def compute_stats(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None,
+                      resamples: int) -> None:
+        """Intervals and tests of every slice (resampling: seconds on 100k items), after the counts;
+        a cancelled worker stops between two tests."""
+        sig: PairSignificance | None = None
+        error: str | None = None
+        worker = get_current_worker()
+        with self.db.connect() as conn:
+            try:
+                sig = diff_runs(conn, run_a, run_b, threshold=threshold, top=0, within=within,
+                                stats=StatOptions(resamples=resamples), stop=lambda: worker.is_cancelled).significance
+            except QAInspectError as exc:
+                error = str(exc)
+        if not worker.is_cancelled:
+            self.post_message(StatsLoaded(generation, sig, error))
+
     def on_diff_loaded(self, message: DiffLoaded) -> None:
         if message.generation != self.generation:
             return
@@ -173,6 +227,20 @@ class CompareScreen(StaleActions, BaseScreen):
         self._fill()
         if self.diff is not None and not isinstance(self.focused, DataTable):
             self.query_one(OutcomeTable).focus()
+        if self.diff is not None:
+            resamples = stats_resamples(self.diff.common)
+            self.compute_stats(message.generation, self.run_a, self.run_b, self.threshold, self.within(), resamples)
+
+    def on_stats_loaded(self, message: StatsLoaded) -> None:
+        if message.generation != self.generation:
+            return
+        self.stats_generation = message.generation
+        self.significance, self.stats_error = message.significance, message.error
+        if message.error:
+            self.notify(clean(message.error), severity="warning")
+        if self.diff is not None:
+            self._fill(outcomes=False)
+            update_mcnemar(self.query_one(OutcomeTable), self.significance)
 
     # -- drawing (compare_parts) -------------------------------------------------------------
     @property
@@ -185,15 +253,23 @@ class CompareScreen(StaleActions, BaseScreen):
                               self.scope is not None)
         self.query_one("#cmp-title", Static).update(title)
 
-    def _fill(self) -> None:
+    def _fill(self, *, outcomes: bool = True) -> None:
+        """Titles and tables from the diff and (once in) its significance; `outcomes=False` leaves
+        the outcome table as it is."""
         d = self.diff
         self.palette = palette_of(self.app.current_theme)
         self._width = self.size.width or self.app.size.width
-        self.query_one("#cmp-outcomes-title", Static).update(outcomes_title(d))
-        fill_outcomes(self.query_one(OutcomeTable), d, self.palette)
-        self.query_one("#cmp-slices-title", Static).update(slices_title(d))
-        keys = fill_slices(self.query_one("#cmp-slices", PlainTable), d, self.palette, self._width)
+        sig = self.significance
+        narrow = self._width < 100
+        self.query_one("#cmp-outcomes-title", Static).update(outcomes_title(d, sig, narrow))
+        if outcomes:
+            fill_outcomes(self.query_one(OutcomeTable), d, self.palette, sig, narrow)
+        self.query_one("#cmp-slices-title", Static).update(slices_title(d, sig, self.slice_sort, self._width < 92))
+        slices = self.query_one("#cmp-slices", PlainTable)
+        keys = fill_slices(slices, d, self.palette, self._width, sig, self.slice_sort)
+        self.slice_keys = keys
         self.slice_refs = [self._slice_filter(dim, value) for dim, value in keys]
+        self._show_slice_detail(slices.cursor_row)
         self.change_refs = list(d.changes) if d is not None else []
         self.query_one("#cmp-changes-title", Static).update(changes_title(d))
         fill_changes(self.query_one("#cmp-changes", PlainTable), d, self.palette, self._width)
@@ -241,6 +317,15 @@ class CompareScreen(StaleActions, BaseScreen):
             self.notify("No items in this cell.", severity="warning")
             return
         self._browse(self.cell_filter(criterion, outcome))
+
+    def _show_slice_detail(self, row: int) -> None:
+        key = self.slice_keys[row] if 0 <= row < len(self.slice_keys) else None
+        self.query_one("#cmp-slice-detail", Static).update(slice_detail(self.diff, self.significance, key))
+
+    @on(DataTable.RowHighlighted, "#cmp-slices")
+    def _slice_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_slice_detail(event.cursor_row)
 
     @on(DataTable.RowSelected, "#cmp-slices")
     def _slice_selected(self, event: DataTable.RowSelected) -> None:
@@ -310,6 +395,11 @@ class CompareScreen(StaleActions, BaseScreen):
 
         picker = RunPicker("An answer counts as right when", f"{self.threshold:g}", list(THRESHOLDS), labels=labels)
         self.app.push_screen(picker, done)
+
+    def action_sort_slices(self) -> None:
+        self.slice_sort = SLICE_SORTS[(SLICE_SORTS.index(self.slice_sort) + 1) % len(SLICE_SORTS)]
+        if self.diff is not None:
+            self._fill()
 
     def action_toggle_scope(self) -> None:
         if self.scope is None:

@@ -1,8 +1,9 @@
 """The compare screen's parts: its tables, and how a `RunDiff` fills them and the titles above them.
 
 Rendering only: each `fill_*` function takes a table, the diff and the theme's colours and lays the
-rows out for the table's width; `CompareScreen` (compare.py) owns the data, the worker and the
-actions. Dataset and model text goes through `cell_text`/`clean` (never markup).
+rows out for the table's width; `CompareScreen` (compare.py) owns the data, the workers and the
+actions. Significance (`PairSignificance`) arrives after the counts, from a worker of its own: until
+then its cells read "…". Dataset and model text goes through `cell_text`/`clean` (never markup).
 """
 
 from __future__ import annotations
@@ -16,9 +17,15 @@ from textual.theme import Theme
 from textual.widgets import DataTable
 
 from qa_inspect.core.query import OUTCOMES, Filter, describe
-from qa_inspect.core.report import RunDiff, SliceDelta
+from qa_inspect.core.report import DeltaTest, PairSignificance, RunDiff, SliceDelta
 
 from ..text import cell_text, clean, truncate
+
+SLICE_SORTS = ("slice", "delta", "p")
+"""Orders of the per-slice table: as the diff lists them, largest |Δ| first, most significant first."""
+
+WIDE_SLICES = 140
+"""From this table width on, each metric's 95% interval has a column of its own."""
 
 THRESHOLDS = ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
 
@@ -137,21 +144,86 @@ def compare_title(run_a: str, run_b: str, d: RunDiff | None, error: str | None, 
     return Content.assemble(*parts)
 
 
-def outcomes_title(d: RunDiff | None) -> Content:
+def outcomes_title(d: RunDiff | None, sig: PairSignificance | None = None, narrow: bool = False) -> Content:
+    """The outcome table's title; on a narrow screen it carries the McNemar p of each row instead
+    of a column."""
     if d is None:
         return Content.styled("Outcomes", "bold")
+    if narrow:
+        ps = "computing…" if sig is None else " · ".join(
+            f"{clean(o.label)} {p_text(sig.outcomes[o.criterion])}" + ("*" if sig.outcomes[o.criterion] < sig.options.alpha else "")
+            for o in d.outcomes if o.criterion in sig.outcomes)
+        return Content.assemble(("Outcomes", "bold"), (f" · McNemar p {ps}", "$foreground-muted"))
     return Content.assemble(
         ("Outcomes", "bold"), (" on the items both runs answer · enter on a count browses them", "$foreground-muted"),
     )
 
 
-def slices_title(d: RunDiff | None) -> Content:
+def slices_title(d: RunDiff | None, sig: PairSignificance | None = None, sort: str = "slice",
+                 narrow: bool = False) -> Content:
     if d is None:
         return Content.styled("Per slice", "bold")
+    order = {"slice": "", "delta": " · by |Δ|", "p": " · by p"}[sort]
+    if sig is None:
+        stats = " · p: computing…"
+    else:
+        over = "passages" if sig.unit == "passage" else "items"
+        mark = "underlined Δ" if narrow else "*"
+        stats = (f" · {mark}: p < {sig.options.alpha:g} (slices Holm-adjusted), bootstrap over {sig.units:,} {over}"
+                 + (", F1-recall on items both answered" if is_cdqa(d) else "")
+                 + f", {sig.options.resamples:,} resamples, seed {sig.options.seed}")
     return Content.assemble(
         ("Per slice", "bold"),
-        (" · Δ = B − A" + (" · n = answered items behind F1-recall" if is_cdqa(d) else ""), "$foreground-muted"),
+        (" · Δ = B − A" + (" · n = answered items behind F1-recall" if is_cdqa(d) else "") + stats + order
+         + " · o: sort", "$foreground-muted"),
     )
+
+
+def p_text(p: float) -> str:
+    """A p-value in at most 5 cells: `.039`, `1.000`, `<.001`."""
+    return "<.001" if p < 0.001 else f"{p:.3f}".removeprefix("0")
+
+
+def pvalue(t: DeltaTest | None, alpha: float) -> Text:
+    """The p a row is judged by (Holm-adjusted for a slice), * when below α; … while computing."""
+    if t is None:
+        return Text("…", style="dim", justify="right")
+    p = t.p if t.primary else t.p_holm
+    if p is None:
+        return Text("—", style="dim", justify="right")
+    mark = t.significant(alpha)
+    return Text(p_text(p) + ("*" if mark else ""), style="bold" if mark else "dim", justify="right")
+
+
+def interval(t: DeltaTest | None) -> Text:
+    if t is None:
+        return Text("…", style="dim", justify="right")
+    if t.low is None or t.high is None:
+        return Text("—", style="dim", justify="right")
+    return Text(f"[{t.low:+.1f}, {t.high:+.1f}]", justify="right", style="dim")
+
+
+def slice_detail(d: RunDiff | None, sig: PairSignificance | None, key: tuple[str, str] | None) -> Content:
+    """One line on the slice under the cursor: each metric's Δ with its interval, p, Holm-adjusted
+    p, exact McNemar and minimum detectable effect."""
+    if d is None or key is None:
+        return Content("")
+    if sig is None:
+        return Content.styled("intervals and p-values: computing…", "$foreground-muted italic")
+    parts: list[tuple[str, str]] = []
+    for t in sig.tests:
+        if (t.dimension, t.value) != key or t.delta is None:
+            continue
+        bits = [f"Δ {t.delta:+.2f} [{t.low:+.2f}, {t.high:+.2f}]", f"p {t.p:.3g}"]
+        if not t.primary and t.p_holm is not None:
+            bits.append(f"Holm {t.p_holm:.3g} of {t.family}")
+        if t.p_mcnemar is not None:
+            bits.append(f"McNemar {t.p_mcnemar:.3g}")
+        bits.append(f"MDE ±{t.mde:.1f}" if t.mde is not None else "MDE —")
+        if t.base != "common items":
+            bits.append(f"on {t.n:,} {t.base}")
+        parts += [(f"{t.metric} ", "bold"), ("  ".join(bits) + "   ", "$foreground-muted")]
+    return Content.assemble(*parts) if parts else Content("")
 
 
 def changes_title(d: RunDiff | None) -> Content:
@@ -166,8 +238,10 @@ def changes_title(d: RunDiff | None) -> Content:
 
 
 # -- tables ---------------------------------------------------------------------------------------
-def fill_outcomes(table: OutcomeTable, d: RunDiff | None, palette: Palette) -> None:
-    """One row per criterion, one column per outcome: count and share; the cursor stays put."""
+def fill_outcomes(table: OutcomeTable, d: RunDiff | None, palette: Palette, sig: PairSignificance | None = None,
+                  narrow: bool = False) -> None:
+    """One row per criterion, one column per outcome: count and share, then (unless `narrow`: the
+    title has it) the exact McNemar p, "…" until the significance worker answers; the cursor stays put."""
     cursor = table.cursor_coordinate
     table.clear(columns=True)
     table.criteria = []
@@ -175,22 +249,42 @@ def fill_outcomes(table: OutcomeTable, d: RunDiff | None, palette: Palette) -> N
         return
     for outcome in OUTCOMES:
         table.add_column(Text(OUTCOME_HEADS[outcome], justify="right"), key=outcome)
+    if not narrow:
+        table.add_column(Text("McNemar p", justify="right"), key="mcnemar")
     for o in d.outcomes:
+        mcnemar = _mcnemar_cell(o.criterion, sig)
         cells = []
         for outcome in OUTCOMES:
             n = o.count(outcome)
             share = f" {100 * n / o.total:3.0f}%" if o.total else ""
             style = {"fixed": palette["good"], "broken": palette["bad"]}.get(outcome, "") if n else "dim"
             cells.append(Text.assemble((f"{n:,}", f"bold {style}".strip()), (share, "dim"), justify="right"))
-        table.add_row(*cells, label=Text(clean(o.label)), key=o.criterion)
+        table.add_row(*cells, *([] if narrow else [mcnemar]), label=Text(clean(o.label)), key=o.criterion)
         table.criteria.append(o.criterion)
     if table.row_count:
         row = min(cursor.row, table.row_count - 1)
         table.move_cursor(row=row, column=min(cursor.column, len(OUTCOMES) - 1), animate=False)
 
 
-def _slice_columns(table: PlainTable, d: RunDiff, narrow: bool) -> tuple[tuple[str, ...], int]:
-    """The per-slice table's columns for the scorer and width; returns (metrics, slice column width)."""
+def _mcnemar_cell(criterion: str, sig: PairSignificance | None) -> Text:
+    p = None if sig is None else sig.outcomes.get(criterion)
+    mark = p is not None and sig is not None and p < sig.options.alpha
+    return Text("…" if sig is None else "—" if p is None else (p_text(p) + ("*" if mark else "")),
+                style="bold" if mark else "dim", justify="right")
+
+
+def update_mcnemar(table: OutcomeTable, sig: PairSignificance | None) -> None:
+    """Fill the McNemar column in place once the significance worker answers (rebuilding the
+    table instead would race its own pending layout of the row labels)."""
+    if "mcnemar" not in {c.value for c in table.columns}:
+        return
+    for criterion in table.criteria:
+        table.update_cell(criterion, "mcnemar", _mcnemar_cell(criterion, sig))
+
+
+def _slice_columns(table: PlainTable, d: RunDiff, narrow: bool, wide: bool) -> tuple[tuple[str, ...], int]:
+    """The per-slice table's columns for the scorer and width (each metric's p unless `narrow`; its
+    interval too when `wide`); returns (metrics, slice column width)."""
     cdqa = is_cdqa(d)
     metrics = ("f1_recall", "answer_rate") if cdqa else ("em", "f1")
     names = {"em": "EM", "f1": "F1", "f1_recall": "F1r" if narrow else "F1-r", "answer_rate": "ans" if narrow else "ans%"}
@@ -204,13 +298,19 @@ def _slice_columns(table: PlainTable, d: RunDiff, narrow: bool) -> tuple[tuple[s
         table.add_column(Text(f"{n} A", justify="right"), width=num_w, key=f"{m}_a")
         table.add_column(Text(f"{n} B", justify="right"), width=num_w, key=f"{m}_b")
         table.add_column(Text(f"Δ {n}", justify="right"), width=6, key=f"{m}_d")
+        if wide:
+            table.add_column(Text("95% CI", justify="right"), width=15, key=f"{m}_ci")
+        if not narrow:
+            table.add_column(Text("p", justify="right"), width=6, key=f"{m}_p")
         if m == "f1_recall":
             table.add_column(Text("n A/B", justify="right"), width=n_w, key="n")
     return metrics, slice_w
 
 
 def _slice_cells(dim: str, value: str, by_metric: dict[str, SliceDelta], metrics: tuple[str, ...], slice_w: int,
-                 palette: Palette) -> list[Text]:
+                 palette: Palette, sig: PairSignificance | None, width: str) -> list[Text]:
+    """One slice's row; `width` is "narrow" (significance as an underlined Δ), "normal" (a p
+    column per metric) or "wide" (and the interval)."""
     first = next(iter(by_metric.values()))
     label = Text("all items", style="bold") if dim == "overall" else Text.assemble(
         (DIM_LABEL.get(dim, dim + " "), "dim"), clean(value))
@@ -218,30 +318,65 @@ def _slice_cells(dim: str, value: str, by_metric: dict[str, SliceDelta], metrics
     cells: list[Text] = [label, Text(f"{first.items:,}", justify="right")]
     for m in metrics:
         s = by_metric.get(m)
+        extra = {"narrow": 0, "normal": 1, "wide": 2}[width]
         if s is None:
-            cells += [plain(None), plain(None), plain(None)] + ([plain(None)] if m == "f1_recall" else [])
+            cells += [plain(None)] * (3 + extra + (m == "f1_recall"))
             continue
-        cells += [plain(s.a), plain(s.b), signed(s.delta, palette)]
+        t = None if sig is None else sig.test(dim, value, m)
+        missing = sig is not None and t is None
+        alpha = sig.options.alpha if sig else 0.05
+        delta = signed(s.delta, palette)
+        if width == "narrow" and t is not None and t.significant(alpha):
+            delta.stylize("bold underline")
+        cells += [plain(s.a), plain(s.b), delta]
+        if width == "wide":
+            cells.append(plain(None) if missing else interval(t))
+        if width != "narrow":
+            cells.append(plain(None) if missing else pvalue(t, alpha))
         if m == "f1_recall":
             cells.append(Text(f"{s.n_a}/{s.n_b}", justify="right", style="dim"))
     return cells
 
 
-def fill_slices(table: PlainTable, d: RunDiff | None, palette: Palette, width: int) -> list[tuple[str, str]]:
-    """A row per slice (A, B and Δ of each metric); returns the (dimension, value) of each row."""
+def _sorted_rows(rows: dict[tuple[str, str], dict[str, SliceDelta]], d: RunDiff, sig: PairSignificance | None,
+                 sort: str) -> list[tuple[str, str]]:
+    """Row keys in the asked order (overall rows first), by the headline metric (F1, F1-recall)."""
+    keys = list(rows)
+    if sort == "slice":
+        return keys
+    metric = d.score_metric
+
+    def order(key: tuple[str, str]) -> tuple[bool, float]:
+        if sort == "delta":
+            s = rows[key].get(metric)
+            return (key[0] != "overall", -abs(s.delta) if s is not None and s.delta is not None else 0.0)
+        t = None if sig is None else sig.test(key[0], key[1], metric)
+        p = None if t is None else (t.p if t.primary else t.p_holm)
+        return (key[0] != "overall", 2.0 if p is None else p)
+
+    return sorted(keys, key=order)
+
+
+def fill_slices(table: PlainTable, d: RunDiff | None, palette: Palette, width: int,
+                sig: PairSignificance | None = None, sort: str = "slice") -> list[tuple[str, str]]:
+    """A row per slice (A, B, Δ and p of each metric, its interval when wide), in `sort` order;
+    returns the (dimension, value) of each row."""
     row = table.cursor_row
     table.clear(columns=True)
     if d is None:
         return []
-    metrics, slice_w = _slice_columns(table, d, (table.size.width or width) < 90)
+    avail = table.size.width or width
+    size = "narrow" if avail < 90 else "wide" if avail >= WIDE_SLICES else "normal"
+    metrics, slice_w = _slice_columns(table, d, size == "narrow", size == "wide")
     rows: dict[tuple[str, str], dict[str, SliceDelta]] = {}
     for s in d.slices:
         rows.setdefault((s.dimension, s.value), {})[s.metric] = s
-    for (dim, value), by_metric in rows.items():
-        table.add_row(*_slice_cells(dim, value, by_metric, metrics, slice_w, palette))
+    keys = _sorted_rows(rows, d, sig, sort)
+    for dim, value in keys:
+        table.add_row(*_slice_cells(dim, value, rows[(dim, value)], metrics, slice_w, palette, sig, size))
     if table.row_count:
         table.move_cursor(row=min(row, table.row_count - 1), animate=False)
-    return list(rows)
+    return keys
 
 
 def fill_changes(table: PlainTable, d: RunDiff | None, palette: Palette, width: int) -> None:

@@ -1,0 +1,214 @@
+"""Each run's headline metrics with 95% confidence intervals, counted as the official scripts count.
+
+- span scorers: EM and F1 over every dataset question (a missing prediction counts 0), and for
+  SQuAD 2.0-style data HasAns / NoAns EM and F1 over the answerable / unanswerable questions;
+- CDQA: F1-recall over answered (not refused) items, answer rate over the run's responses;
+- the human estimate (each gold against the others) over the items that have one.
+
+Intervals are percentile bootstraps by passage where the dataset's questions share passages (the
+CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which).
+`metric_values` gives the per-item values and the items a metric is defined on, so the
+leaderboard compares two runs on exactly what it ranks them by.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from qa_inspect.core import stats
+from qa_inspect.core.metrics import uses_f1_recall
+from qa_inspect.core.store import require_dataset
+
+from .metrics import HUMAN
+from .significance import StatOptions, clusters_for, resampling_unit
+
+__all__ = [
+    "METRIC_LABELS",
+    "DatasetItems",
+    "MetricCI",
+    "RunIntervals",
+    "dataset_items",
+    "metric_values",
+    "passage_ids",
+    "run_intervals",
+]
+
+METRIC_LABELS = {
+    "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "answer_rate": "answer rate",
+    "em_hasans": "HasAns EM", "f1_hasans": "HasAns F1", "em_noans": "NoAns EM", "f1_noans": "NoAns F1",
+}
+"""Every metric a run can have an interval for, with the name people read."""
+
+_OVER = {
+    "em": "all items, missing = 0", "f1": "all items, missing = 0", "f1_recall": "answered items",
+    "answer_rate": "the run's responses", "em_hasans": "answerable items", "f1_hasans": "answerable items",
+    "em_noans": "unanswerable items", "f1_noans": "unanswerable items",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MetricCI:
+    """One metric of one run, in points, with its interval and what it is computed over."""
+
+    metric: str
+    value: float | None  # None: no item to compute it over
+    low: float | None
+    high: float | None
+    n: int  # items it is computed over
+    units: int  # resampling units among them
+    over: str
+
+
+@dataclass(slots=True)
+class RunIntervals:
+    run: str
+    human: bool
+    items: int  # dataset items
+    predicted: int  # items the run answers
+    model: str | None = None
+    metrics: dict[str, MetricCI] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run, "human": self.human, "model": self.model, "items": self.items,
+            "predicted": self.predicted, "metrics": {k: asdict(v) for k, v in self.metrics.items()},
+        }
+
+
+@dataclass(slots=True)
+class DatasetItems:
+    """A dataset's items (in id order) and every run's per-item scores on them, as arrays."""
+
+    name: str
+    family: str
+    scorer: str | None
+    item_ids: np.ndarray
+    contexts: np.ndarray  # passage id, -1 for none
+    answerable: np.ndarray  # "answerable" / "unanswerable" / "" (no such labels)
+    runs: dict[str, dict[str, np.ndarray]]  # run → predicted, em, f1, refused, f1_recall
+    models: dict[str, str | None]
+    human: dict[str, np.ndarray] | None  # predicted (has an estimate), em, f1
+
+    @property
+    def cdqa(self) -> bool:
+        return uses_f1_recall(self.scorer, self.family)
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics its runs are judged by, headline first."""
+        if self.cdqa:
+            return ["f1_recall", "answer_rate"]
+        has_noans = bool((self.answerable == "unanswerable").any())
+        return ["em", "f1", *(["em_hasans", "f1_hasans", "em_noans", "f1_noans"] if has_noans else [])]
+
+
+_ITEMS_SQL = """
+SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
+FROM items i WHERE i.dataset_id = ? ORDER BY i.id
+"""
+_RUNS_SQL = """
+SELECT r.name, r.model, p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0),
+       COALESCE(p.f1_recall, 0)
+FROM runs r JOIN items i ON i.dataset_id = r.dataset_id
+LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
+WHERE r.dataset_id = ? ORDER BY r.name, i.id
+"""
+_RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall")
+_PASSAGES_SQL = "SELECT id, MIN(id) OVER (PARTITION BY text) FROM contexts WHERE dataset_id = ?"
+
+
+def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
+    """Context id → the first context id with the same text, where they differ: SQuAD files give
+    paragraphs no id, so each question stores its passage on its own, yet questions on one passage
+    are one resampling unit."""
+    return {cid: first for cid, first in conn.execute(_PASSAGES_SQL, (dataset_id,)) if cid != first}
+
+
+def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
+    """Every run of dataset `name` on every item (`UnknownNameError` for an unknown name)."""
+    ds_id = require_dataset(conn, name)
+    family, scorer = conn.execute("SELECT family, scorer FROM datasets WHERE id = ?", (ds_id,)).fetchone()
+    items = conn.execute(_ITEMS_SQL, (ds_id,)).fetchall()
+    n = len(items)
+    ids, contexts, answerable, human_em, human_f1 = (list(c) for c in zip(*items, strict=True)) if n else ([],) * 5
+    same = passage_ids(conn, ds_id)
+    contexts = [same.get(c, c) for c in contexts]
+    rows = conn.execute(_RUNS_SQL, (ds_id,)).fetchall()
+    runs: dict[str, dict[str, np.ndarray]] = {}
+    models: dict[str, str | None] = {}
+    for start in range(0, len(rows), max(n, 1)):
+        block = rows[start:start + n]
+        run = block[0][0]
+        models[run] = block[0][1]
+        values = np.array([r[2:] for r in block], dtype=np.float64).reshape(n, len(_RUN_COLUMNS))
+        runs[run] = {c: values[:, k] for k, c in enumerate(_RUN_COLUMNS)}
+    human = None
+    if any(h is not None for h in human_f1) and not uses_f1_recall(scorer, family):
+        has = np.array([h is not None for h in human_f1])
+        human = {
+            "predicted": has.astype(np.float64),
+            "em": np.array([h or 0.0 for h in human_em], dtype=np.float64),
+            "f1": np.array([h or 0.0 for h in human_f1], dtype=np.float64),
+        }
+    return DatasetItems(
+        name, family, scorer, np.array(ids, dtype=np.int64), np.array(contexts, dtype=np.int64),
+        np.array(answerable, dtype=object), runs, models, human,
+    )
+
+
+def metric_values(
+    data: DatasetItems, scores: dict[str, np.ndarray], metric: str, *, human: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-item values of `metric` in points, and the items it is computed over (official denominators)."""
+    predicted = scores["predicted"] > 0
+    if metric == "answer_rate":
+        return (scores["refused"] == 0) * 100.0, predicted
+    if metric == "f1_recall":
+        return scores["f1_recall"] * 100.0, predicted & (scores["refused"] == 0)
+    base, _, part = metric.partition("_")
+    over = predicted.copy() if human else np.ones(len(predicted), dtype=bool)
+    if part == "hasans":
+        over &= data.answerable == "answerable"
+    elif part == "noans":
+        over &= data.answerable == "unanswerable"
+    return scores[base] * 100.0, over
+
+
+def _interval(values: np.ndarray, over: np.ndarray, clusters: np.ndarray | None, metric: str,
+              options: StatOptions, labels: list[str], human: bool) -> MetricCI:
+    n = int(over.sum())
+    what = "items with a human estimate" if human else _OVER[metric]
+    if n == 0:
+        return MetricCI(metric, None, None, None, 0, 0, what)
+    ci = stats.bootstrap_mean(
+        values[over], None if clusters is None else clusters[over], resamples=options.resamples,
+        level=options.level, rng=stats.rng_for(options.seed, *labels, metric),
+    )
+    return MetricCI(metric, ci.estimate, ci.low, ci.high, ci.n, ci.units, what)
+
+
+def run_intervals(
+    conn: sqlite3.Connection, dataset: str, options: StatOptions | None = None, *, data: DatasetItems | None = None
+) -> tuple[str, list[RunIntervals]]:
+    """The resampling unit used ("passage" or "item") and, per run of `dataset` (the human
+    estimate first, where there is one), every headline metric with its interval."""
+    options = (options or StatOptions()).check()
+    data = data if data is not None else dataset_items(conn, dataset)
+    unit = resampling_unit(options.unit, data.contexts)
+    clusters = clusters_for(unit, data.contexts, data.item_ids)
+    out = []
+    sides = ([(HUMAN, data.human, True)] if data.human is not None else []) + [
+        (run, scores, False) for run, scores in data.runs.items()
+    ]
+    for run, scores, human in sides:
+        r = RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()), data.models.get(run))
+        for metric in data.metrics:
+            if human and metric not in ("em", "f1"):
+                continue
+            values, over = metric_values(data, scores, metric, human=human)
+            r.metrics[metric] = _interval(values, over, clusters, metric, options, [data.name, run], human)
+        out.append(r)
+    return unit, out

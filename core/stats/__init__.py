@@ -1,0 +1,55 @@
+"""Statistics for comparing runs: confidence intervals, paired tests, corrections, power.
+
+Pure and vectorised (numpy); no I/O, no database, no knowledge of runs or scorers: arrays of
+per-item scores in, numbers out. `core.report` decides what is compared on which items.
+
+Holds: `bootstrap` (percentile intervals for a mean, by item or clustered by passage; paired
+bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McNemar on the
+discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
+`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
+and `seeds` (the fixed default seed, resample count, and one random stream per named test).
+
+May import: numpy and `core.errors` only.
+"""
+
+from __future__ import annotations
+
+from .bootstrap import (
+    MIN_BOOTSTRAP_UNITS,
+    Interval,
+    PairedTest,
+    bootstrap_mean,
+    paired_bootstrap,
+    randomisation_p,
+    unit_sums,
+)
+from .correction import benjamini_hochberg, holm
+from .exact import binomial_tail, mcnemar_exact
+from .power import DEFAULT_ALPHA, DEFAULT_POWER, minimum_detectable_effect
+from .resample import bootstrap_totals, signflip_totals
+from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatsError, check_settings, rng_for
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_LEVEL",
+    "DEFAULT_POWER",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "MIN_BOOTSTRAP_UNITS",
+    "Interval",
+    "PairedTest",
+    "StatsError",
+    "benjamini_hochberg",
+    "binomial_tail",
+    "bootstrap_mean",
+    "bootstrap_totals",
+    "check_settings",
+    "holm",
+    "mcnemar_exact",
+    "minimum_detectable_effect",
+    "paired_bootstrap",
+    "randomisation_p",
+    "rng_for",
+    "signflip_totals",
+    "unit_sums",
+]
