@@ -598,3 +598,49 @@ async def test_y_copies_a_piece_of_the_item_and_o_opens_its_evidence(db: Path, m
         await settle(pilot)
         url = detail.detail.meta.get("evidence_url")
         assert url and opened == [url]  # the sample's CDQA items carry their evidence URL
+
+
+def test_the_result_bar_thumb_covers_the_whole_result() -> None:
+    from qa_inspect.tui.widgets.result_bar import thumb
+
+    assert thumb(30, 3219, 0, 30) == (0, 1)
+    assert thumb(30, 3219, 3219 - 30, 30) == (29, 1)  # the last rows: the thumb at the bottom
+    assert thumb(30, 60, 15, 30) == (8, 15)
+    assert thumb(30, 20, 0, 20) == (0, 30)
+
+
+@async_test
+async def test_the_result_bar_follows_the_cursor_past_the_window(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qa_inspect.tui.screens import browser as browser_module
+    from qa_inspect.tui.widgets import ResultBar
+    from qa_inspect.tui.widgets import item_table
+
+    monkeypatch.setattr(item_table, "WINDOW", 12)
+    monkeypatch.setattr(browser_module, "WINDOW", 12)
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        bar = screen.query_one(ResultBar)
+        assert bar.place[0] == screen.total and bar.place[1] == 0
+        await pilot.press("end")
+        await settle(pilot)
+        total, first, shown = bar.place
+        assert total == screen.total and first + shown >= total - 1  # the last rows, not the window's
+
+
+@async_test
+async def test_i_in_the_help_shows_the_binding_ids_a_keymap_names(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        text = help_screen.query_one("#help-text", Static)
+        assert "overview.compare" not in str(text.render())
+        await pilot.press("i")
+        assert "overview.compare" in str(text.render()) and "stale.undo" in str(text.render())
+        await pilot.press("i")
+        assert "overview.compare" not in str(text.render())

@@ -37,6 +37,7 @@ from ..widgets import (
     FilterBar,
     ItemTable,
     KeyFooter,
+    ResultBar,
     SelectableItemTable,
     StatusLine,
     columns_for,
@@ -112,7 +113,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
         Binding("escape", "back", "Back", id="browser.back",
-                tooltip="Back one screen (to the overview or the screen this browser was opened from)"),
+                tooltip="Back one screen (to where this browser was opened from)"),
     ]
 
     def __init__(self, f: Filter, *, slice_name: str | None = None) -> None:
@@ -139,13 +140,16 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         yield Static(id="items-empty")
         with Horizontal(id="browser-body"):
             yield SelectableItemTable(self.is_selected, id="items")
+            yield ResultBar(id="result-bar")
             yield FacetPanel(id="facets")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.qa_app.remember_filter(self.filter)
         self.query_one("#items-empty").display = False
-        self.query_one(ItemTable).focus()
+        table = self.query_one(ItemTable)
+        table.focus()
+        self.watch(table, "scroll_y", lambda *_: self.show_place(), init=False)  # wheel scrolling moves the bar too
         self.load_info(self.filter)
 
     # -- workers -----------------------------------------------------------------------------
@@ -234,6 +238,14 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             self.total, self.info.items if self.info else None, metrics, compare, label,
             table.absolute_cursor if table.win_rows else None, extra=self.stale_status_parts(),
         )
+        self.show_place()
+
+    def show_place(self) -> None:
+        """The result bar: where the rows on screen sit among all the filter's items."""
+        table = self.query_one(ItemTable)
+        shown = max(1, table.scrollable_content_region.height - 1)
+        total = self.total if self.total is not None else table.win_total
+        self.query_one(ResultBar).show(total, table.win_start + int(table.scroll_y), min(shown, total))
 
     # -- messages ----------------------------------------------------------------------------
     def on_count_loaded(self, message: CountLoaded) -> None:
