@@ -1,7 +1,7 @@
 """Scoring as pure functions (no I/O), checked against the official scorers' conformance files.
 
 - `cmrc`: CMRC 2018 official EM/F1 (QUIRKS listed there); `segment`: its segmentation, cached,
-  with raw offsets.
+  with raw offsets; `treebank`: NLTK 3.10's Treebank word tokenizer rules, carried (no `nltk`).
 - `squad`: SQuAD v1.1 and v2.0 official EM/F1, HasAns/NoAns, no-answer thresholds (QUIRKS there).
 - `cdqa`: CDQA F1-recall and refusals.
 - `human`: human performance estimate from an item's golds.
@@ -11,9 +11,9 @@
   `question_features`: question type, length/position buckets, cross-sentence reasoning;
   `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
 
-Importing this package is cheap: NLTK and jieba load on first use.
+Importing this package is cheap: jieba loads on first use, and NLTK never does.
 
-May import: nothing of the project (the standard library, NLTK and jieba only).
+May import: nothing of the project (the standard library and jieba only).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """CMRC 2018 official EM/F1 (cmrc2018_evaluate.py v5, SQuAD-style), reproduced to the last digit.
 
 English runs are tokenised with NLTK's Treebank word tokenizer exactly as
-`nltk.word_tokenize(run, preserve_line=True)` (NLTK 3.10); see `segment.py` for the fast path.
+`nltk.word_tokenize(run, preserve_line=True)` (NLTK 3.10; its rules carried in `treebank.py`);
+see `segment.py` for the fast path.
 
 QUIRKS — what the official script does that one might not expect. Each is reproduced on purpose
 and pinned by a test in `tests/test_metrics_quirks.py` (test name in brackets).
