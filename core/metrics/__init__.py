@@ -18,26 +18,7 @@ May import: nothing of the project (the standard library and jieba only).
 
 from __future__ import annotations
 
-from .categories import CATEGORIES, CATEGORY_CODES, Category, CategoryDef, error_category
-from .human import HumanScore, aggregate_human, human_score
-from .question_features import QUESTION_TYPES, QuestionFeatures, question_features, question_type
-from .registry import (
-    CDQA_F1_RECALL,
-    CMRC_OFFICIAL,
-    SCORERS,
-    SQUAD_V2,
-    SQUAD_V11,
-    RunItem,
-    ScoreRow,
-    aggregate,
-    aggregate_run,
-    answer_rate,
-    default_scorer,
-    metrics_of,
-    score_prediction,
-    uses_f1_recall,
-)
-from .sentences import split_sentences
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "CATEGORIES",
@@ -68,3 +49,16 @@ __all__ = [
     "score_prediction",
     "uses_f1_recall",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".categories": ("CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "error_category"),
+    ".human": ("HumanScore", "aggregate_human", "human_score"),
+    ".question_features": ("QUESTION_TYPES", "QuestionFeatures", "question_features", "question_type"),
+    ".registry": (
+        "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V2", "SQUAD_V11", "RunItem", "ScoreRow",
+        "aggregate", "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction",
+        "uses_f1_recall",
+    ),
+    ".sentences": ("split_sentences",),
+})
