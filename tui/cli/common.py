@@ -41,6 +41,7 @@ __all__ = [
     "err",
     "fail",
     "line",
+    "load_runs",
     "loaded_db",
     "out",
     "print_json",
@@ -200,10 +201,15 @@ def short(text: str | None, width: int = 40) -> str:
     return truncate(clean(text), width) if text else ""
 
 
+def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
+    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader)."""
+    from qa_inspect.core.load import load_runs as load
+
+    return load(runs_dir, db, **options)
+
+
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
     """Load what changed in `runs_dir` (progress on stderr unless `as_json`); user errors → one line."""
-    from qa_inspect.core.load import load_runs
-
     from .output import load_progress
 
     if not runs_dir.is_dir():
@@ -221,7 +227,6 @@ def _bring_up_to_date(runs_dir: Path, db: Path | None) -> Path:
     Files that fail to load do not stop the command (one line says the database may not match the
     folder); nor does a database the load cannot write to (full disk, locked by a writer): the
     command then works on the database as it is, and says so."""
-    from qa_inspect.core.load import load_runs
     from qa_inspect.core.store import place_db
     from qa_inspect.tui.text import clean
 
