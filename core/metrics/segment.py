@@ -161,15 +161,13 @@ class Prepared(NamedTuple):
     """`"".join(segs)` when every segment is one char."""
     multi: tuple[str, ...] | None
     """The segments, when some segment is longer than one char."""
+    n: int = 0
+    """How many segments (the F1 denominators)."""
 
     @property
     def segs(self) -> tuple[str, ...]:
         """`mixed_segmentation(text, rm_punc=True)`."""
         return self.multi if self.multi is not None else tuple(self.joined or "")
-
-    @property
-    def n(self) -> int:
-        return len(self.multi) if self.multi is not None else len(self.joined or "")
 
 
 @lru_cache(maxsize=65_536)
@@ -179,8 +177,8 @@ def prepared(text: str) -> Prepared:
     segs = _segments(em_text, True, _tokenize_run, None)
     joined = "".join(segs)
     if len(joined) != len(segs):
-        return Prepared(em_text, None, tuple(segs))
-    return Prepared(em_text, em_text if joined == em_text else joined, None)
+        return Prepared(em_text, None, tuple(segs), len(segs))
+    return Prepared(em_text, em_text if joined == em_text else joined, None, len(segs))
 
 
 @lru_cache(maxsize=50_000)

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from qa_inspect.core.load import LOW_COVERAGE, LoadSummary
 from qa_inspect.tui.text import escape_terminal
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
@@ -46,6 +45,8 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
 
         yield plain
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # a terminal only
+
     with Progress(
         TextColumn("{task.description}", markup=False),
         BarColumn(),
