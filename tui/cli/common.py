@@ -8,8 +8,6 @@ imports nothing else, and a command imports only its own module (`LazyGroup`).
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +20,8 @@ from qa_inspect.core.errors import QAInspectError, StoreError
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from qa_inspect.core.load import LoadSummary
 
     from .output import SafeConsole
@@ -182,6 +182,8 @@ class JsonLinesOut:
 
 def print_json(obj: Any) -> None:
     """`obj` as indented JSON on stdout, non-ASCII kept (what scripts read)."""
+    import json
+
     from qa_inspect.tui.text import escape_json
 
     sys.stdout.write(escape_json(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
