@@ -18,49 +18,48 @@ random text away from those classes, and pins the differing cases.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 __all__ = ["RULES", "word_tokenize"]
 
-_Rule = tuple[re.Pattern[str], str]
-
-_STARTING_QUOTES: list[_Rule] = [
-    (re.compile("([«“‘„]|[`]+)"), r" \1 "),
-    (re.compile(r"^\""), r"``"),
-    (re.compile(r"(``)"), r" \1 "),
-    (re.compile(r"([ \(\[{<])(\"|\'{2})"), r"\1 `` "),
-    (re.compile(r"(?i)(?<!\w)(\')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)"), r"\1 "),
+_STARTING_QUOTES = [
+    ("([«“‘„]|[`]+)", r" \1 "),
+    (r"^\"", r"``"),
+    (r"(``)", r" \1 "),
+    (r"([ \(\[{<])(\"|\'{2})", r"\1 `` "),
+    (r"(?i)(?<!\w)(\')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)", r"\1 "),
 ]
 
-_PUNCTUATION: list[_Rule] = [
+_PUNCTUATION = [
     # NLTK's possessive form of the final-period rule (same spans, linear time).
-    (re.compile(r'([^\.])(\.)([\]\)}>"\'' "»”’ " r"]*+)\s*$"), r"\1 \2 \3 "),
-    (re.compile(r"([:,])([^\d])"), r" \1 \2"),
-    (re.compile(r"([:,])$"), r" \1 "),
-    (re.compile(r"\.{2,}"), r" \g<0> "),
-    (re.compile(r"[;@#$%&]"), r" \g<0> "),
-    (re.compile(r"[\u2012-\u2015]"), r" \g<0> "),  # figure dash, en/em dashes, horizontal bar
-    (re.compile(r'([^\.])(\.)([\]\)}>"\']*)\s*$'), r"\1 \2\3 "),  # the final period
-    (re.compile(r"[?!]"), r" \g<0> "),
-    (re.compile(r"([^'])' "), r"\1 ' "),
-    (re.compile(r"[*]"), r" \g<0> "),
+    (r'([^\.])(\.)([\]\)}>"\'' "»”’ " r"]*+)\s*$", r"\1 \2 \3 "),
+    (r"([:,])([^\d])", r" \1 \2"),
+    (r"([:,])$", r" \1 "),
+    (r"\.{2,}", r" \g<0> "),
+    (r"[;@#$%&]", r" \g<0> "),
+    (r"[\u2012-\u2015]", r" \g<0> "),  # figure dash, en/em dashes, horizontal bar
+    (r'([^\.])(\.)([\]\)}>"\']*)\s*$', r"\1 \2\3 "),  # the final period
+    (r"[?!]", r" \g<0> "),
+    (r"([^'])' ", r"\1 ' "),
+    (r"[*]", r" \g<0> "),
 ]
 
-_PARENS_BRACKETS: _Rule = (re.compile(r"[\]\[\(\)\{\}\<\>]"), r" \g<0> ")
-_DOUBLE_DASHES: _Rule = (re.compile(r"--"), r" -- ")
+_PARENS_BRACKETS = (r"[\]\[\(\)\{\}\<\>]", r" \g<0> ")
+_DOUBLE_DASHES = (r"--", r" -- ")
 
-_ENDING_QUOTES: list[_Rule] = [
-    (re.compile("([»”’])"), r" \1 "),
-    (re.compile(r"''"), " '' "),
-    (re.compile(r'"'), " '' "),
-    (re.compile(r"\s+"), " "),
-    (re.compile(r"([^' ])('[sS]|'[mM]|'[dD]|') "), r"\1 \2 "),
-    (re.compile(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
+_ENDING_QUOTES = [
+    ("([»”’])", r" \1 "),
+    (r"''", " '' "),
+    (r'"', " '' "),
+    (r"\s+", " "),
+    (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 "),
+    (r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", r"\1 \2 "),
 ]
 
 # Robert MacIntyre's contractions (NLTK compiles these with stdlib `re` too); CONTRACTIONS4 is
 # unused by NLTK as well.
-_CONTRACTIONS: list[_Rule] = [
-    (re.compile(p), r" \1 \2 ")
+_CONTRACTIONS = [
+    (p, r" \1 \2 ")
     for p in (
         r"(?i)\b(can)(?#X)(not)\b",
         r"(?i)\b(d)(?#X)('ye)\b",
@@ -75,22 +74,29 @@ _CONTRACTIONS: list[_Rule] = [
     )
 ]
 
-RULES: tuple[_Rule, ...] = (
+RULES: tuple[tuple[str, str], ...] = (
     *_STARTING_QUOTES,
     *_PUNCTUATION,
     _PARENS_BRACKETS,
     _DOUBLE_DASHES,
 )
-"""Every substitution before the padding space is added, in NLTK's order."""
+"""(pattern, replacement) of every substitution before the padding space is added, in NLTK's order."""
 
-_AFTER_PADDING: tuple[_Rule, ...] = (*_ENDING_QUOTES, *_CONTRACTIONS)
+_AFTER_PADDING: tuple[tuple[str, str], ...] = (*_ENDING_QUOTES, *_CONTRACTIONS)
+
+
+@cache
+def _compiled() -> tuple[list[tuple[re.Pattern[str], str]], list[tuple[re.Pattern[str], str]]]:
+    """The rules compiled on the first English run (most processes never tokenise one)."""
+    return ([(re.compile(p), r) for p, r in RULES], [(re.compile(p), r) for p, r in _AFTER_PADDING])
 
 
 def word_tokenize(text: str) -> list[str]:
     """`nltk.word_tokenize(text, preserve_line=True)`: the Treebank rules, no sentence splitting."""
-    for regexp, substitution in RULES:
+    before, after = _compiled()
+    for regexp, substitution in before:
         text = regexp.sub(substitution, text)
     text = " " + text + " "
-    for regexp, substitution in _AFTER_PADDING:
+    for regexp, substitution in after:
         text = regexp.sub(substitution, text)
     return text.split()

@@ -89,6 +89,14 @@ def build(dev_path: Path, root: Path, copies: int) -> int:
     return len(qs)
 
 
+def cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor()
+    return next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
+
+
 def cli() -> list[str]:
     """The console script next to this interpreter, else the same entry point through `-m`."""
     script = Path(sys.executable).with_name("qa-inspect")
@@ -127,7 +135,7 @@ def main() -> None:
     if not args.dev.is_file():
         print(f"skipped: {args.dev} not found (CMRC 2018 dev set, SQuAD-style)")
         return
-    print(f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cores, "
+    print(f"machine: {platform.machine()} {cpu_model()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
     if not args.no_bytecode_cache:  # as an installed package runs: its modules' bytecode cached
         ENV.pop("PYTHONDONTWRITEBYTECODE", None)
