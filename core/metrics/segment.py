@@ -13,7 +13,7 @@ rules are NLTK 3.10's, carried in `treebank` (no `nltk` import).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Callable, NamedTuple
 
 from .treebank import word_tokenize
@@ -40,9 +40,15 @@ _CJK = "\u4e00-\u9fa5"
 _SP_CLASS = re.escape(SP_CHARS)
 # One match per stretch of separators (CJK chars, or CJK and listed punctuation) or per run between
 # them: a few matches per string instead of one Python step per char.
-_PIECES_ALL = re.compile(f"([{_CJK}{_SP_CLASS}]+)|([^{_CJK}{_SP_CLASS}]+)")
 _PIECES_RM = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
 _SP_RE = re.compile(f"[{_SP_CLASS}]")  # re.sub beats str.translate ~3x on CJK text
+
+
+@cache
+def _pieces_all() -> re.Pattern[str]:
+    """Separators with the listed punctuation (display and `segment(rm_punc=False)`, not scoring):
+    compiled on first use, as the negated CJK class costs ~6 ms at every start otherwise."""
+    return re.compile(f"([{_CJK}{_SP_CLASS}]+)|([^{_CJK}{_SP_CLASS}]+)")
 
 # Which runs the Treebank tokenizer returns as `run.split()`: every rule of NLTKWordTokenizer
 # needs a char outside [alnum . , whitespace] (quotes, brackets, ;@#$%&, ?!, *, dashes), except
@@ -107,7 +113,7 @@ def _segments(
     `spans` when given. A separator is a CJK char or (unless rm_punc) a listed punctuation char;
     each is its own segment, and the runs between them go through the Treebank tokenizer."""
     out: list[str] = []
-    for m in (_PIECES_RM if rm_punc else _PIECES_ALL).finditer(norm):
+    for m in (_PIECES_RM if rm_punc else _pieces_all()).finditer(norm):
         chars, run = m.groups()
         if chars:
             out.extend(chars)
