@@ -65,8 +65,9 @@ COMMANDS: dict[str, Command] = {
     "score": Command("score", "Score one prediction file against one dataset file, as the official scorers do."),
     "report": Command("report", "Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share "
                                 "of errors."),
-    "diff": Command("diff", "What run B fixed and broke relative to run A, per-slice metric deltas and the "
-                            "largest F1 changes, on the items both runs answer."),
+    "diff": Command("diff", "What run B fixed and broke relative to run A, per-slice metric deltas with "
+                            "confidence intervals and p-values, and the largest F1 changes, on the items both "
+                            "runs answer."),
     "leaderboard": Command("leaderboard", "Runs of each dataset ranked, every headline metric with its "
                                           "confidence interval, and which runs cannot be told apart (paired "
                                           "tests of every pair, Holm-corrected)."),
