@@ -20,51 +20,7 @@ stale golds excluded live in `core.report` (they are reports over this state).
 
 from __future__ import annotations
 
-from qa_inspect.core.store import (
-    AUTHOR_ENV,
-    CURRENT_FLAGS_SQL,
-    STALE_GOLDS_SQL,
-    BusyCallback,
-    author_for,
-    default_author,
-    get_setting,
-    set_default_author,
-    set_setting,
-)
-
-from .actions import bulk_mark, bulk_unmark, mark, unmark
-from .current import Flag, Proposal, current_flags, flags_for_item
-from .journal import (
-    Entry,
-    FlagError,
-    Target,
-    append,
-    has_entries,
-    insert_entry,
-    journal,
-    new_uid,
-    normalise_ts,
-)
-from .json_layout import JsonStyle, dump_json
-from .merge import ImportResult, import_file
-from .patch import (
-    JOURNAL_KIND,
-    PATCH_KIND,
-    export_journal,
-    export_patch,
-    journal_records,
-    patch_records,
-)
-from .release import DATASET_FORMATS, DatasetExport, export_dataset
-from .targets import (
-    ItemRef,
-    item_by_id,
-    resolve_item,
-    targets_for_item,
-    targets_for_items,
-    targets_of,
-)
-from .undo import UndoState, describe_group, redo, undo, undo_state
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "AUTHOR_ENV",
@@ -118,3 +74,27 @@ __all__ = [
     "undo_state",
     "unmark",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    "qa_inspect.core.store": (
+        "AUTHOR_ENV", "CURRENT_FLAGS_SQL", "STALE_GOLDS_SQL", "BusyCallback", "author_for",
+        "default_author", "get_setting", "set_default_author", "set_setting",
+    ),
+    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark"),
+    ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
+    ".journal": (
+        "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
+        "normalise_ts",
+    ),
+    ".json_layout": ("JsonStyle", "dump_json"),
+    ".merge": ("ImportResult", "import_file"),
+    ".patch": (
+        "JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records",
+    ),
+    ".release": ("DATASET_FORMATS", "DatasetExport", "export_dataset"),
+    ".targets": (
+        "ItemRef", "item_by_id", "resolve_item", "targets_for_item", "targets_for_items", "targets_of",
+    ),
+    ".undo": ("UndoState", "describe_group", "redo", "undo", "undo_state"),
+})

@@ -13,28 +13,7 @@ May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.ke
 
 from __future__ import annotations
 
-from .discover import (
-    GENERIC_STEMS,
-    STATE_DIR,
-    WalkResult,
-    read_in_folder,
-    run_display_name,
-    walk,
-)
-from .loader import load_runs
-from .log import LOG_SETTING, LoadLog, LogEntry, last_load, record_load
-from .manifest import MANIFEST_NAME, Manifest, ManifestEntry, load_manifest
-from .matching import (
-    LOW_COVERAGE,
-    DatasetIndex,
-    LinkResult,
-    PositionMatch,
-    link_run,
-    match_by_position,
-    match_in_prompts,
-)
-from .scoring import ScoredFile, score_run
-from .summary import DatasetReport, LoadSummary, RunReport
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "GENERIC_STEMS",
@@ -66,3 +45,17 @@ __all__ = [
     "score_run",
     "walk",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".discover": ("GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"),
+    ".loader": ("load_runs",),
+    ".log": ("LOG_SETTING", "LoadLog", "LogEntry", "last_load", "record_load"),
+    ".manifest": ("MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"),
+    ".matching": (
+        "LOW_COVERAGE", "DatasetIndex", "LinkResult", "PositionMatch", "link_run", "match_by_position",
+        "match_in_prompts",
+    ),
+    ".scoring": ("ScoredFile", "score_run"),
+    ".summary": ("DatasetReport", "LoadSummary", "RunReport"),
+})

@@ -1,7 +1,7 @@
 """Scoring as pure functions (no I/O), checked against the official scorers' conformance files.
 
 - `cmrc`: CMRC 2018 official EM/F1 (QUIRKS listed there); `segment`: its segmentation, cached,
-  with raw offsets.
+  with raw offsets; `treebank`: NLTK 3.10's Treebank word tokenizer rules, carried (no `nltk`).
 - `squad`: SQuAD v1.1 and v2.0 official EM/F1, HasAns/NoAns, no-answer thresholds (QUIRKS there).
 - `cdqa`: CDQA F1-recall and refusals.
 - `human`: human performance estimate from an item's golds.
@@ -11,33 +11,14 @@
   `question_features`: question type, length/position buckets, cross-sentence reasoning;
   `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
 
-Importing this package is cheap: NLTK and jieba load on first use.
+Importing this package is cheap: jieba loads on first use, and NLTK never does.
 
-May import: nothing of the project (the standard library, NLTK and jieba only).
+May import: nothing of the project (the standard library and jieba only).
 """
 
 from __future__ import annotations
 
-from .categories import CATEGORIES, CATEGORY_CODES, Category, CategoryDef, error_category
-from .human import HumanScore, aggregate_human, human_score
-from .question_features import QUESTION_TYPES, QuestionFeatures, question_features, question_type
-from .registry import (
-    CDQA_F1_RECALL,
-    CMRC_OFFICIAL,
-    SCORERS,
-    SQUAD_V2,
-    SQUAD_V11,
-    RunItem,
-    ScoreRow,
-    aggregate,
-    aggregate_run,
-    answer_rate,
-    default_scorer,
-    metrics_of,
-    score_prediction,
-    uses_f1_recall,
-)
-from .sentences import split_sentences
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "CATEGORIES",
@@ -68,3 +49,16 @@ __all__ = [
     "score_prediction",
     "uses_f1_recall",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".categories": ("CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "error_category"),
+    ".human": ("HumanScore", "aggregate_human", "human_score"),
+    ".question_features": ("QUESTION_TYPES", "QuestionFeatures", "question_features", "question_type"),
+    ".registry": (
+        "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V2", "SQUAD_V11", "RunItem", "ScoreRow",
+        "aggregate", "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction",
+        "uses_f1_recall",
+    ),
+    ".sentences": ("split_sentences",),
+})

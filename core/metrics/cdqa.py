@@ -26,7 +26,6 @@ F1-recall None in `aggregate`.
 
 from __future__ import annotations
 
-import logging
 import os
 import warnings
 from collections import Counter
@@ -67,6 +66,8 @@ def _get_jieba() -> Any:
     user cache dir (so the ~1 s dictionary build happens once per machine, not per /tmp wipe)."""
     global _jieba
     if _jieba is None:
+        import logging  # jieba's own; not worth importing at every start
+
         with warnings.catch_warnings():  # jieba imports the deprecated pkg_resources
             warnings.simplefilter("ignore")
             import jieba

@@ -1,7 +1,8 @@
 """CMRC 2018 official EM/F1 (cmrc2018_evaluate.py v5, SQuAD-style), reproduced to the last digit.
 
 English runs are tokenised with NLTK's Treebank word tokenizer exactly as
-`nltk.word_tokenize(run, preserve_line=True)` (NLTK 3.10); see `segment.py` for the fast path.
+`nltk.word_tokenize(run, preserve_line=True)` (NLTK 3.10; its rules carried in `treebank.py`);
+see `segment.py` for the fast path.
 
 QUIRKS — what the official script does that one might not expect. Each is reproduced on purpose
 and pinned by a test in `tests/test_metrics_quirks.py` (test name in brackets).
@@ -132,27 +133,31 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
 
 
 def score(prediction: str, golds: Sequence[str]) -> CmrcScore:
-    """EM, F1, the best-F1 gold (first on ties) and per-gold scores. Duplicate golds are scored once."""
+    """EM, F1, the best-F1 gold (first on ties) and per-gold scores. Duplicate golds are scored once.
+
+    The hot path of every load and `score` (one call per prediction): segments come cached from
+    `prepared`, and EM and the best gold are kept while walking the golds."""
     if not golds:
         return CmrcScore(em=0, f1=0.0, best_gold=None, per_gold=[])
     pred = prepared(prediction)
-    n_pred = pred.n
+    n_pred, pred_em, pred_joined, pred_multi = pred.n, pred.em_text, pred.joined, pred.multi
     enc_pred: str | None = None
     codes: dict[str, int] = {}
     seen: dict[str, tuple[int, float]] = {}
     per_gold: list[tuple[int, float]] = []
-    for text in golds:
+    em_any, best, best_f1 = 0, 0, -1.0
+    for k, text in enumerate(golds):
         pair = seen.get(text)
         if pair is None:
             gold = prepared(text)
-            em = int(gold.em_text == pred.em_text)
+            em = 1 if gold.em_text == pred_em else 0
             n_gold = gold.n
             if not n_gold or not n_pred:
                 value = 0.0
-            elif em or (gold.joined == pred.joined and gold.multi == pred.multi):
-                value = _f1_from_lcs(n_pred, n_pred, n_pred)
-            elif gold.joined is not None and pred.joined is not None:
-                value = _f1_from_lcs(_encoded_run(gold.joined, pred.joined)[0], n_pred, n_gold)
+            elif em or (gold.joined == pred_joined and gold.multi == pred_multi):
+                value = 1.0  # the official arithmetic on lcs = n_pred = n_gold gives exactly 1.0
+            elif gold.joined is not None and pred_joined is not None:
+                value = _f1_from_lcs(_encoded_run(gold.joined, pred_joined)[0], n_pred, n_gold)
             else:
                 if enc_pred is None:
                     enc_pred = "".join([chr(codes.setdefault(s, len(codes) + 1)) for s in pred.segs])
@@ -160,13 +165,10 @@ def score(prediction: str, golds: Sequence[str]) -> CmrcScore:
                 value = _f1_from_lcs(_encoded_run(enc_gold, enc_pred)[0], n_pred, n_gold)
             pair = seen[text] = (em, value)
         per_gold.append(pair)
-    best = 0
-    for k in range(1, len(per_gold)):
-        if per_gold[k][1] > per_gold[best][1]:
-            best = k
-    return CmrcScore(
-        em=max(e for e, _ in per_gold), f1=per_gold[best][1], best_gold=best, per_gold=per_gold
-    )
+        em_any |= pair[0]
+        if pair[1] > best_f1:
+            best, best_f1 = k, pair[1]
+    return CmrcScore(em_any, best_f1, best, per_gold)
 
 
 def _official_round(value: float) -> float:
@@ -177,7 +179,8 @@ def _official_round(value: float) -> float:
 def aggregate(scores: Iterable[CmrcScore | None], total: int) -> dict[str, float | int]:
     """Official totals: EM/F1 = 100 * sum / total, AVERAGE = (EM + F1) / 2, each '%.3f'-rounded.
 
-    `scores` holds one entry per answered question in dataset order (None = no prediction,
+    `scores` holds one entry (anything with `em` and `f1`: a `CmrcScore`, a registry `ScoreRow`)
+    per answered question in dataset order (None = no prediction,
     counted as SKIP); `total` is the number of dataset questions, answered or not, so questions
     missing from `scores` altogether are skipped too. Sums run in the given order, as the
     official loop does, so the last digit agrees.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import cdqa, cmrc, squad
 
@@ -97,11 +97,12 @@ def score_prediction(
     refusal_phrases: Sequence[str] = cdqa.DEFAULT_REFUSAL_PHRASES,
 ) -> ScoreRow:
     """Score one prediction with the named scorer (`refusal_phrases` only matter for CDQA)."""
+    if scorer == CMRC_OFFICIAL:  # the common case first: one call per prediction of every load
+        c = cmrc.score(prediction, golds)
+        return ScoreRow(scorer, c.em, c.f1, None, None, c.best_gold)
     _check(scorer)
-    if scorer in (CMRC_OFFICIAL, SQUAD_V11, SQUAD_V2):
-        s = (cmrc.score if scorer == CMRC_OFFICIAL else squad.score_v11 if scorer == SQUAD_V11 else squad.score_v2)(
-            prediction, golds
-        )
+    if scorer in (SQUAD_V11, SQUAD_V2):
+        s = (squad.score_v11 if scorer == SQUAD_V11 else squad.score_v2)(prediction, golds)
         return ScoreRow(scorer=scorer, em=s.em, f1=s.f1, best_gold=s.best_gold)
     c = cdqa.score(prediction, golds, phrases=refusal_phrases)
     return ScoreRow(scorer=scorer, refused=c.refused, f1_recall=c.f1_recall, best_gold=c.best_gold)
@@ -117,10 +118,10 @@ def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[
     _check(scorer)
     if scorer in (SQUAD_V11, SQUAD_V2):
         raise ValueError(f"{scorer} aggregates whole runs: use aggregate_run")
-    if scorer == CMRC_OFFICIAL:
+    if scorer == CMRC_OFFICIAL:  # rows carry em and f1 as cmrc.aggregate reads them; a missing one counts 0
         return cmrc.aggregate(
-            (None if r is None else cmrc.CmrcScore(em=r.em or 0, f1=r.f1 or 0.0, best_gold=r.best_gold)
-             for r in rows),
+            (r if r is None or (r.em is not None and r.f1 is not None)
+             else cmrc.CmrcScore(em=r.em or 0, f1=r.f1 or 0.0, best_gold=r.best_gold) for r in rows),
             total,
         )
     return cdqa.aggregate(
@@ -129,10 +130,10 @@ def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[
     )
 
 
-@dataclass(frozen=True, slots=True)
-class RunItem:
+class RunItem(NamedTuple):
     """One dataset question in a whole-run aggregate: its id, scored golds, and the prediction
-    (None = the run has none) with its score row and no-answer probability where known."""
+    (None = the run has none) with its score row and no-answer probability where known.
+    Immutable; a NamedTuple because a run of 100k questions makes 100k of them per slice."""
 
     id: str
     golds: Sequence[str]

@@ -5,15 +5,18 @@ offsets path used for display, so what the UI highlights is exactly what the sco
 The quirks of the official rules are listed in `qa_inspect.core.metrics.cmrc` (QUIRKS).
 
 Speed: whole strings are cached (`prepared`), English runs are cached separately
-(`_tokenize_run`), and runs that NLTK provably returns as `run.split()` never reach NLTK (it costs
-~90 µs a call). `segment_reference` runs NLTK on every run; tests compare both.
+(`_tokenize_run`), and runs that the Treebank rules provably return as `run.split()` never reach
+them (~50 µs a call). `segment_reference` runs the rules on every run; tests compare both. The
+rules are NLTK 3.10's, carried in `treebank` (no `nltk` import).
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Callable, NamedTuple
+
+from .treebank import word_tokenize
 
 __all__ = [
     "SP_CHARS",
@@ -37,9 +40,15 @@ _CJK = "\u4e00-\u9fa5"
 _SP_CLASS = re.escape(SP_CHARS)
 # One match per stretch of separators (CJK chars, or CJK and listed punctuation) or per run between
 # them: a few matches per string instead of one Python step per char.
-_PIECES_ALL = re.compile(f"([{_CJK}{_SP_CLASS}]+)|([^{_CJK}{_SP_CLASS}]+)")
 _PIECES_RM = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
 _SP_RE = re.compile(f"[{_SP_CLASS}]")  # re.sub beats str.translate ~3x on CJK text
+
+
+@cache
+def _pieces_all() -> re.Pattern[str]:
+    """Separators with the listed punctuation (display and `segment(rm_punc=False)`, not scoring):
+    compiled on first use, as the negated CJK class costs ~6 ms at every start otherwise."""
+    return re.compile(f"([{_CJK}{_SP_CLASS}]+)|([^{_CJK}{_SP_CLASS}]+)")
 
 # Which runs the Treebank tokenizer returns as `run.split()`: every rule of NLTKWordTokenizer
 # needs a char outside [alnum . , whitespace] (quotes, brackets, ;@#$%&, ?!, *, dashes), except
@@ -53,17 +62,10 @@ _SAFE_WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+|,[0-9][^\W_]*)*")
 _CHUNK_SPLIT = re.compile(r"[.,]")
 _CONTRACTION = re.compile(r"(?i)cannot|gimme|gonna|gotta|lemme|wanna")
 
-_tokenizer: Callable[[str], list[str]] | None = None
-
-
 def nltk_tokenize(text: str) -> list[str]:
-    """NLTK `word_tokenize(text, preserve_line=True)`; imported lazily (nltk costs ~0.25 s)."""
-    global _tokenizer
-    if _tokenizer is None:
-        from nltk.tokenize.destructive import NLTKWordTokenizer
-
-        _tokenizer = NLTKWordTokenizer().tokenize
-    return _tokenizer(text)
+    """NLTK's `word_tokenize(text, preserve_line=True)`: the Treebank rules carried in `treebank`
+    (importing `nltk` itself would cost ~0.3 s on the first English run)."""
+    return word_tokenize(text)
 
 
 def fast_path_applies(run: str) -> bool:
@@ -111,7 +113,7 @@ def _segments(
     `spans` when given. A separator is a CJK char or (unless rm_punc) a listed punctuation char;
     each is its own segment, and the runs between them go through the Treebank tokenizer."""
     out: list[str] = []
-    for m in (_PIECES_RM if rm_punc else _PIECES_ALL).finditer(norm):
+    for m in (_PIECES_RM if rm_punc else _pieces_all()).finditer(norm):
         chars, run = m.groups()
         if chars:
             out.extend(chars)
@@ -165,15 +167,13 @@ class Prepared(NamedTuple):
     """`"".join(segs)` when every segment is one char."""
     multi: tuple[str, ...] | None
     """The segments, when some segment is longer than one char."""
+    n: int = 0
+    """How many segments (the F1 denominators)."""
 
     @property
     def segs(self) -> tuple[str, ...]:
         """`mixed_segmentation(text, rm_punc=True)`."""
         return self.multi if self.multi is not None else tuple(self.joined or "")
-
-    @property
-    def n(self) -> int:
-        return len(self.multi) if self.multi is not None else len(self.joined or "")
 
 
 @lru_cache(maxsize=65_536)
@@ -183,8 +183,8 @@ def prepared(text: str) -> Prepared:
     segs = _segments(em_text, True, _tokenize_run, None)
     joined = "".join(segs)
     if len(joined) != len(segs):
-        return Prepared(em_text, None, tuple(segs))
-    return Prepared(em_text, em_text if joined == em_text else joined, None)
+        return Prepared(em_text, None, tuple(segs), len(segs))
+    return Prepared(em_text, em_text if joined == em_text else joined, None, len(segs))
 
 
 @lru_cache(maxsize=50_000)

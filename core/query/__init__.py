@@ -12,80 +12,7 @@ May import: `core.flags`, `core.store`, `core.metrics`, `core.model`, `core.keys
 
 from __future__ import annotations
 
-from .align import Match, in_context, is_cdqa, per_gold
-from .detail import (
-    GoldInfo,
-    GoldMatch,
-    ItemDetail,
-    PredictionInfo,
-    StaleInfo,
-    copy_choices,
-    evidence_url,
-    item_detail,
-)
-from .export import (
-    FORMATS,
-    GOLD_SEPARATOR,
-    ExportError,
-    export_format,
-    export_items,
-    item_table,
-    markdown_cell,
-    markdown_table,
-    write_frame,
-)
-from .facets import (
-    FacetRow,
-    FacetTable,
-    clear,
-    facet_table,
-    facet_tables,
-    length_bucket,
-    question_word,
-    select,
-    selected,
-)
-from .filters import OUTCOMES, SORTS, Filter
-from .preferences import Preferences, load_preferences, save_preferences
-from .rows import (
-    ItemRow,
-    SliceMetrics,
-    compare_metrics,
-    count,
-    distinct_values,
-    item_ids,
-    metrics,
-    metrics_ab,
-    neighbour,
-    page,
-    position,
-    targets_for_filter,
-)
-from .slices import (
-    MAX_NAME,
-    SavedSlice,
-    SliceError,
-    delete_slice,
-    describe,
-    get_slice,
-    list_slices,
-    load_slice,
-    save_slice,
-    slice_exists,
-)
-from .sql import (
-    DELTA_SQL,
-    DIMENSIONS,
-    ERROR_SQL,
-    FACETS,
-    STALE_ITEMS_SQL,
-    FacetDef,
-    build,
-    dimension_columns,
-    error_expr,
-    order_clause,
-    right_sql,
-)
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "DELTA_SQL",
@@ -158,3 +85,34 @@ __all__ = [
     "copy_choices",
     "evidence_url",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".align": ("Match", "in_context", "is_cdqa", "per_gold"),
+    ".detail": (
+        "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",
+        "evidence_url", "item_detail",
+    ),
+    ".export": (
+        "FORMATS", "GOLD_SEPARATOR", "ExportError", "export_format", "export_items", "item_table",
+        "markdown_cell", "markdown_table", "write_frame",
+    ),
+    ".facets": (
+        "FacetRow", "FacetTable", "clear", "facet_table", "facet_tables", "length_bucket", "question_word",
+        "select", "selected",
+    ),
+    ".filters": ("OUTCOMES", "SORTS", "Filter"),
+    ".preferences": ("Preferences", "load_preferences", "save_preferences"),
+    ".rows": (
+        "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics",
+        "metrics_ab", "neighbour", "page", "position", "targets_for_filter",
+    ),
+    ".slices": (
+        "MAX_NAME", "SavedSlice", "SliceError", "delete_slice", "describe", "get_slice", "list_slices",
+        "load_slice", "save_slice", "slice_exists",
+    ),
+    ".sql": (
+        "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "build",
+        "dimension_columns", "error_expr", "order_clause", "right_sql",
+    ),
+})

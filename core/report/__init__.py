@@ -13,52 +13,7 @@ May import: `core.query` and everything below it; never `tui`, textual or rich.
 
 from __future__ import annotations
 
-from .diff import (
-    CRITERIA,
-    DiffError,
-    ItemChange,
-    Outcomes,
-    RunDiff,
-    SliceDelta,
-    cell_filter,
-    diff_runs,
-)
-from .latex import latex_escape, latex_table
-from .leaderboard import Leaderboard, LeaderboardError, PairCell, leaderboard
-from .metrics import DIMENSIONS, HUMAN, item_frame, report, slice_report, slice_table
-from .overview import (
-    BrowseInfo,
-    DatasetOverview,
-    RunOverview,
-    SliceStat,
-    browse_info,
-    overview,
-)
-from .run_stats import METRIC_LABELS, MetricCI, RunIntervals, run_intervals
-from .significance import (
-    TESTS,
-    UNITS,
-    DeltaTest,
-    PairSignificance,
-    StatOptions,
-    pair_significance,
-    resampling_unit,
-)
-from .stale import (
-    ALL_GOLDS,
-    EXCLUDE_STALE,
-    StaleRescore,
-    item_frame_excluding_stale,
-    rescore_excluding_stale,
-)
-from .stale_overview import (
-    StaleCounts,
-    StaleSlice,
-    overview_excluding_stale,
-    rescored_rows,
-    slice_metrics_excluding_stale,
-    stale_counts,
-)
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "ALL_GOLDS",
@@ -110,3 +65,28 @@ __all__ = [
     "slice_table",
     "stale_counts",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".diff": (
+        "CRITERIA", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
+        "diff_runs",
+    ),
+    ".latex": ("latex_escape", "latex_table"),
+    ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
+    ".metrics": ("DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"),
+    ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
+    ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
+    ".significance": (
+        "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
+        "resampling_unit",
+    ),
+    ".stale": (
+        "ALL_GOLDS", "EXCLUDE_STALE", "StaleRescore", "item_frame_excluding_stale",
+        "rescore_excluding_stale",
+    ),
+    ".stale_overview": (
+        "StaleCounts", "StaleSlice", "overview_excluding_stale", "rescored_rows",
+        "slice_metrics_excluding_stale", "stale_counts",
+    ),
+})

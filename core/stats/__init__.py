@@ -14,20 +14,7 @@ May import: numpy and `core.errors` only.
 
 from __future__ import annotations
 
-from .bootstrap import (
-    MIN_BOOTSTRAP_UNITS,
-    Interval,
-    PairedTest,
-    bootstrap_mean,
-    paired_bootstrap,
-    randomisation_p,
-    unit_sums,
-)
-from .correction import benjamini_hochberg, holm
-from .exact import binomial_tail, mcnemar_exact
-from .power import DEFAULT_ALPHA, DEFAULT_POWER, minimum_detectable_effect
-from .resample import bootstrap_totals, signflip_totals
-from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatsError, check_settings, rng_for
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -53,3 +40,18 @@ __all__ = [
     "signflip_totals",
     "unit_sums",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".bootstrap": (
+        "MIN_BOOTSTRAP_UNITS", "Interval", "PairedTest", "bootstrap_mean", "paired_bootstrap",
+        "randomisation_p", "unit_sums",
+    ),
+    ".correction": ("benjamini_hochberg", "holm"),
+    ".exact": ("binomial_tail", "mcnemar_exact"),
+    ".power": ("DEFAULT_ALPHA", "DEFAULT_POWER", "minimum_detectable_effect"),
+    ".resample": ("bootstrap_totals", "signflip_totals"),
+    ".seeds": (
+        "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "StatsError", "check_settings", "rng_for",
+    ),
+})

@@ -14,50 +14,7 @@ database through these names.
 
 from __future__ import annotations
 
-from .bindings import (
-    AMBIGUOUS_SUFFIX,
-    Rebinding,
-    bind_journal,
-    dataset_fingerprint,
-    fingerprint_of,
-    journal_bindings,
-    store_fingerprint,
-)
-from .busy import DEFAULT_TIMEOUT, TIMEOUT_ENV, database_file, default_timeout
-from .identity import StoreConnection, check_same_files
-from .names import (
-    RunRef,
-    known_names,
-    require_dataset,
-    require_run,
-    run_names,
-    runs_by_dataset,
-)
-from .overlay import OVERLAY_KEY, Merged, merge_shipped, open_placed, seed_overlay
-from .paths import Placement, default_db_path, place_db, user_cache_dir
-from .schema import (
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    migrate,
-    open_db,
-    split_statements,
-    store_error,
-)
-from .settings import (
-    AUTHOR_ENV,
-    author_for,
-    default_author,
-    get_setting,
-    set_default_author,
-    set_setting,
-)
-from .user_config import CONFIG_ENV, UserConfig, read_user_config, user_config_path
-from .transaction import (
-    BusyCallback,
-    sqlite_connection,
-    write_transaction,
-)
-from .views import CURRENT_FLAGS_SQL, EFFECTIVE_SQL, STALE_GOLDS_SQL
+from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "AMBIGUOUS_SUFFIX",
@@ -111,3 +68,23 @@ __all__ = [
     "read_user_config",
     "user_config_path",
 ]
+
+# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
+lazy_face(__name__, {
+    ".bindings": (
+        "AMBIGUOUS_SUFFIX", "Rebinding", "bind_journal", "dataset_fingerprint", "fingerprint_of",
+        "journal_bindings", "store_fingerprint",
+    ),
+    ".busy": ("DEFAULT_TIMEOUT", "TIMEOUT_ENV", "database_file", "default_timeout"),
+    ".identity": ("StoreConnection", "check_same_files"),
+    ".names": ("RunRef", "known_names", "require_dataset", "require_run", "run_names", "runs_by_dataset"),
+    ".overlay": ("OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "seed_overlay"),
+    ".paths": ("Placement", "default_db_path", "place_db", "user_cache_dir"),
+    ".schema": ("MIGRATIONS", "SCHEMA_VERSION", "migrate", "open_db", "split_statements", "store_error"),
+    ".settings": (
+        "AUTHOR_ENV", "author_for", "default_author", "get_setting", "set_default_author", "set_setting",
+    ),
+    ".user_config": ("CONFIG_ENV", "UserConfig", "read_user_config", "user_config_path"),
+    ".transaction": ("BusyCallback", "sqlite_connection", "write_transaction"),
+    ".views": ("CURRENT_FLAGS_SQL", "EFFECTIVE_SQL", "STALE_GOLDS_SQL"),
+})

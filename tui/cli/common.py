@@ -1,42 +1,47 @@
 """What every command module shares: the Typer `app`, option types, consoles, one-line errors, loading.
 
 Command modules import this module (and the helper modules `output`, `filter_options`), never
-each other, so adding a command is adding one module that registers itself on `app`.
+each other, so adding a command is adding one module that registers itself on `app` and one row in
+`COMMANDS`. Importing this module is cheap (no Rich, no core beyond its errors): `qa-inspect --help`
+imports nothing else, and a command imports only its own module (`LazyGroup`).
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 from qa_inspect.core.errors import QAInspectError, StoreError
-from qa_inspect.core.load import LoadSummary, load_runs
-from qa_inspect.core.store import open_db, place_db
-from qa_inspect.tui.text import clean, escape_json, escape_terminal, truncate
-from rich.console import Console
-from rich.segment import Segment
-from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
-from .output import load_progress
+if TYPE_CHECKING:
+    import sqlite3
+
+    from qa_inspect.core.load import LoadSummary
+
+    from .output import SafeConsole
 
 __all__ = [
+    "COMMANDS",
+    "Command",
     "DbOpt",
     "JsonLinesOut",
     "JsonOpt",
+    "LazyGroup",
     "MarkdownOpt",
     "RunsDir",
-    "SafeConsole",
     "SliceOpt",
     "app",
+    "console",
     "err",
     "fail",
     "line",
+    "load_runs",
     "loaded_db",
     "out",
     "print_json",
@@ -46,26 +51,93 @@ __all__ = [
     "write_text",
 ]
 
+
+class Command(NamedTuple):
+    """Where a top-level command lives, and the first paragraph of its help (what `--help` lists)."""
+
+    module: str
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "load": Command("load", "Load datasets and runs from RUNS_DIR into the database (only what changed)."),
+    "open": Command("load", "Load what changed in RUNS_DIR, then open the terminal UI (the default command)."),
+    "score": Command("score", "Score one prediction file against one dataset file, as the official scorers do."),
+    "report": Command("report", "Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share "
+                                "of errors."),
+    "diff": Command("diff", "What run B fixed and broke relative to run A, per-slice metric deltas with "
+                            "confidence intervals and p-values, and the largest F1 changes, on the items both "
+                            "runs answer."),
+    "leaderboard": Command("leaderboard", "Runs of each dataset ranked, every headline metric with its "
+                                          "confidence interval, and which runs cannot be told apart (paired "
+                                          "tests of every pair, Holm-corrected)."),
+    "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
+                                "scores to a file; the format follows the extension."),
+    "slices": Command("slices", "Saved slices: named item filters stored in the database."),
+    "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
+                              "release, import."),
+}
+"""Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
+commands the modules register and the help they give."""
+
+
+class LazyGroup(TyperGroup):
+    """The root command: lists `COMMANDS` without importing them, imports a command's module when
+    that command runs (Polars, SQLite or Textual load only for the commands that use them)."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import_module(f"{__package__}.{COMMANDS[cmd_name].module}")  # registers its commands on `app`
+            self.commands.update(getattr(typer.main.get_command(app), "commands", {}))
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+        # TyperGroup.format_commands, with each command's summary from the table (no import).
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, TyperCommand(name, help=c.summary).get_short_help_str(limit)) for name, c in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=LazyGroup,
     add_completion=False,
     no_args_is_help=False,
     rich_markup_mode=None,
     help="Error analysis of question-answering model runs, in the terminal.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-class SafeConsole(Console):
-    """A Rich console that never lets dataset or model text drive the terminal: every character of
-    printed text a terminal would act on (ESC, C1, bidi overrides …) is shown as a visible
-    placeholder (`tui.text.escape_terminal`); Rich's own styling and cursor codes pass untouched."""
-
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        safe = (seg if seg.control else Segment(escape_terminal(seg.text), seg.style) for seg in buffer)
-        return super()._render_buffer(safe)
 
 
-# Piped output is read by people and scripts alike: don't squeeze tables into 80 columns there.
-out = SafeConsole(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = SafeConsole(stderr=True, soft_wrap=True)
+@app.callback()
+def _root() -> None:
+    # No options of its own; it keeps `app` a group however few command modules are imported.
+    pass
+
+
+_consoles: dict[str, SafeConsole] = {}
+
+
+def console(name: str) -> SafeConsole:
+    """`out` (stdout) or `err` (stderr), made on first use so that `--help` never imports Rich.
+    Piped output is read by people and scripts alike: stdout is 200 columns wide there."""
+    if name not in _consoles:
+        from .output import SafeConsole
+
+        _consoles["out"] = SafeConsole(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+        _consoles["err"] = SafeConsole(stderr=True, soft_wrap=True)
+    return _consoles[name]
+
+
+def __getattr__(name: str) -> Any:
+    """`from .common import out, err`: the consoles, made on first use."""
+    if name in ("out", "err"):
+        return console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 RunsDir = Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.", show_default=False)]
 DbOpt = Annotated[
@@ -81,7 +153,7 @@ SliceOpt = Annotated[
 
 def say(message: str) -> None:
     """One `qa-inspect: …` line on stderr (notes, busy-database waits), exit status unchanged."""
-    err.print(f"qa-inspect: {message}", markup=False, highlight=False)
+    console("err").print(f"qa-inspect: {message}", markup=False, highlight=False)
 
 
 def fail(message: str) -> typer.Exit:
@@ -92,13 +164,17 @@ def fail(message: str) -> typer.Exit:
 
 def write_text(text: str) -> None:
     """CSV, Markdown or other plain text to stdout, through the same escaping as every other line."""
-    out.file.write(escape_terminal(text))
+    from qa_inspect.tui.text import escape_terminal
+
+    console("out").file.write(escape_terminal(text))
 
 
 class JsonLinesOut:
     """stdout for JSON lines written by core (`stale export -o -`): control characters escaped."""
 
     def write(self, text: str) -> int:
+        from qa_inspect.tui.text import escape_json
+
         return sys.stdout.write(escape_json(text))
 
     def flush(self) -> None:
@@ -107,25 +183,42 @@ class JsonLinesOut:
 
 def print_json(obj: Any) -> None:
     """`obj` as indented JSON on stdout, non-ASCII kept (what scripts read)."""
+    import json
+
+    from qa_inspect.tui.text import escape_json
+
     sys.stdout.write(escape_json(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
 
 
 def line(text: str) -> None:
     """One line of plain text on stdout, never parsed as markup."""
-    out.print(Text(text), soft_wrap=True)
+    from rich.text import Text
+
+    console("out").print(Text(text), soft_wrap=True)
 
 
 def short(text: str | None, width: int = 40) -> str:
     """Dataset text for a table cell: control characters made visible, at most `width` cells (CJK: 2)."""
+    from qa_inspect.tui.text import clean, truncate
+
     return truncate(clean(text), width) if text else ""
+
+
+def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
+    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader)."""
+    from qa_inspect.core.load import load_runs as load
+
+    return load(runs_dir, db, **options)
 
 
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
     """Load what changed in `runs_dir` (progress on stderr unless `as_json`); user errors → one line."""
+    from .output import load_progress
+
     if not runs_dir.is_dir():
         raise fail(f"{runs_dir}: no such folder")
     try:
-        with load_progress(err, enabled=not as_json) as progress:
+        with load_progress(console("err"), enabled=not as_json) as progress:
             return load_runs(runs_dir, db, on_progress=progress)
     except QAInspectError as exc:
         raise fail(str(exc)) from None
@@ -137,6 +230,9 @@ def _bring_up_to_date(runs_dir: Path, db: Path | None) -> Path:
     Files that fail to load do not stop the command (one line says the database may not match the
     folder); nor does a database the load cannot write to (full disk, locked by a writer): the
     command then works on the database as it is, and says so."""
+    from qa_inspect.core.store import place_db
+    from qa_inspect.tui.text import clean
+
     if not runs_dir.is_dir():
         raise fail(f"{runs_dir}: no such folder")
     try:
@@ -163,6 +259,8 @@ def _bring_up_to_date(runs_dir: Path, db: Path | None) -> Path:
 def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
     """Load what changed (see `_bring_up_to_date`), then a connection to the database; core user
     errors become one line."""
+    from qa_inspect.core.store import open_db
+
     path = _bring_up_to_date(runs_dir, db)
     try:
         conn = open_db(path).conn

@@ -1,9 +1,8 @@
-"""`load` (RUNS_DIR into the database), `open` (load, then the TUI) and `main`: a bare
-`qa-inspect [RUNS_DIR]` means `qa-inspect open [RUNS_DIR]`."""
+"""`load` (RUNS_DIR into the database) and `open` (load, then the TUI; a bare `qa-inspect [RUNS_DIR]`
+means `qa-inspect open [RUNS_DIR]`, see `main` in the package)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +11,7 @@ import typer
 from .common import DbOpt, JsonOpt, RunsDir, app, err, out, print_json, run_load
 from .output import print_load_summary
 
-__all__ = ["command_names", "load_cmd", "main", "open_cmd"]
+__all__ = ["load_cmd", "open_cmd"]
 
 
 @app.command("load")
@@ -42,16 +41,3 @@ def open_cmd(
 
     notices = [("warning", w["message"]) for w in summary.warnings] + [("error", e["message"]) for e in summary.errors]
     QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve(), load_notices=notices).run()
-
-
-def command_names() -> set[str]:
-    """Every registered command and command group (so new modules need no list to update)."""
-    return set(getattr(typer.main.get_command(app), "commands", {}))
-
-
-def main() -> None:
-    """Entry point: a bare `qa-inspect [RUNS_DIR]` means `qa-inspect open [RUNS_DIR]`."""
-    args = sys.argv[1:]
-    if not args or (args[0] not in command_names() and args[0] not in ("-h", "--help")):
-        sys.argv[1:1] = ["open"]
-    app(prog_name="qa-inspect")

@@ -1,19 +1,31 @@
-"""How CLI commands show progress and summaries: Rich on a terminal, plain lines otherwise."""
+"""How CLI commands print: the safe Rich console, load progress and summaries (Rich on a terminal,
+plain lines otherwise). Imported when a command first prints, never for `--help`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from qa_inspect.core.load import LOW_COVERAGE, LoadSummary
+from qa_inspect.tui.text import escape_terminal
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["ProgressFn", "load_progress", "print_load_summary"]
+__all__ = ["ProgressFn", "SafeConsole", "load_progress", "print_load_summary"]
 
 ProgressFn = Callable[[int, int, str], None]
+
+
+class SafeConsole(Console):
+    """A Rich console that never lets dataset or model text drive the terminal: every character of
+    printed text a terminal would act on (ESC, C1, bidi overrides …) is shown as a visible
+    placeholder (`tui.text.escape_terminal`); Rich's own styling and cursor codes pass untouched."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        safe = (seg if seg.control else Segment(escape_terminal(seg.text), seg.style) for seg in buffer)
+        return super()._render_buffer(safe)
 
 
 @contextmanager
@@ -33,6 +45,8 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
 
         yield plain
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # a terminal only
+
     with Progress(
         TextColumn("{task.description}", markup=False),
         BarColumn(),

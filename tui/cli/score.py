@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from qa_inspect.core.errors import QAInspectError
@@ -12,10 +12,11 @@ from qa_inspect.core.formats import Kind, Skip, read_source
 from qa_inspect.core.load import ScoredFile, score_run
 from qa_inspect.core.metrics import SCORERS
 from qa_inspect.core.model import Dataset, Run
-from rich.table import Table
-from rich.text import Text
 
 from .common import JsonOpt, app, fail, out, print_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["score_cmd"]
 
@@ -71,6 +72,8 @@ def score_cmd(
     if as_json:
         print_json(summary)
         return
+    from rich.text import Text  # tables only (not for --json)
+
     out.print(_summary_table(summary, f"{dataset.name} × {predictions.name} ({summary['scorer']})"))
     link = summary.get("link") or {}
     out.print(Text(f"matched by {link.get('method') or '—'}: {link.get('run_coverage', 0):.1f}% of the run, "
@@ -108,6 +111,9 @@ def _write_items(scored: ScoredFile, items: Path) -> None:
 def _summary_table(summary: dict[str, Any], title: str) -> Table:
     """Overall, then by split, tag, answer type and answerable: the keys the official script prints
     (SQuAD 2.0: HasAns_/NoAns_ and best_* included), as columns."""
+    from rich.table import Table
+    from rich.text import Text
+
     t = Table(title=title, title_justify="left")
     t.add_column("slice")
     metrics = list(summary["overall"])

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 import typer
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, UnknownNameError
-from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale
 from qa_inspect.core.store import known_names, require_dataset, run_names
 from qa_inspect.tui.text import clean
 from rich.table import Table
@@ -437,6 +436,8 @@ def score_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Each run's overall numbers with all golds and with stale golds excluded."""
+    from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE, rescore_excluding_stale  # polars: only here
+
     with loaded_db(runs_dir, db) as conn:
         names = [run] if run else run_names(conn, linked=True)
         results = [rescore_excluding_stale(conn, n) for n in names]

@@ -1,0 +1,42 @@
+"""The core faces are lazy (`core/lazy.py`): importing one loads none of its modules, and each public
+name is, on first use, exactly the object its module defines."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+FACES = ["flags", "load", "metrics", "query", "report", "stats", "store"]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_public_name_is_its_module_s_object(face: str) -> None:
+    package = importlib.import_module(f"qa_inspect.core.{face}")
+    exports = package.__dict__["_lazy_exports"]
+    assert sorted(exports) == sorted(package.__all__)
+    for name in package.__all__:
+        assert getattr(package, name) is getattr(importlib.import_module(exports[name], package.__name__), name)
+    assert set(package.__all__) <= set(dir(package))
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        getattr(package, "no_such_name")
+
+
+def test_importing_the_faces_loads_none_of_their_modules() -> None:
+    code = ("import sys; import " + ", ".join(f"qa_inspect.core.{f}" for f in FACES) + "; "
+            "print(sorted(m for m in sys.modules if m.count('.') > 2 and m.startswith('qa_inspect.core.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_public_name_wins_over_its_module_s_name() -> None:
+    """`report.overview` is the function even when a sibling imported the module `overview` first,
+    as an eager `from .overview import overview` left it."""
+    code = ("import importlib, types; importlib.import_module('qa_inspect.core.report.stale_overview'); "
+            "importlib.import_module('qa_inspect.core.flags.actions'); "
+            "from qa_inspect.core.report import overview; from qa_inspect.core.flags import journal, undo; "
+            "print([isinstance(f, types.ModuleType) or not callable(f) for f in (overview, journal, undo)])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[False, False, False]"
