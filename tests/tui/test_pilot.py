@@ -644,3 +644,34 @@ async def test_i_in_the_help_shows_the_binding_ids_a_keymap_names(db: Path) -> N
         assert "overview.compare" in str(text.render()) and "stale.undo" in str(text.render())
         await pilot.press("i")
         assert "overview.compare" not in str(text.render())
+
+
+@async_test
+async def test_a_wide_terminal_splits_the_browser_and_the_item_follows_the_cursor(db: Path) -> None:
+    from qa_inspect.tui.widgets import ItemPreview
+
+    app = app_for(db)
+    async with app.run_test(size=(180, 45)) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        preview = screen.query_one(ItemPreview)
+        table = screen.query_one(ItemTable)
+        assert preview.display and preview.detail is not None and preview.detail.item_id == table.current.item_id
+        await pilot.press("down", "down")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert preview.detail.item_id == table.current.item_id
+        assert table.current.question in str(preview.query_one(Static).render())
+        await pilot.press("v")  # off
+        await settle(pilot)
+        assert not preview.display
+        await pilot.press("v", "F")  # on again, but the facet panel takes its place
+        await settle(pilot)
+        assert not preview.display
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:  # 120 columns: no split
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        assert not screen.query_one(ItemPreview).display

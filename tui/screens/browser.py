@@ -22,7 +22,7 @@ from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.query import Filter, ItemRow, SliceMetrics, is_cdqa
+from qa_inspect.core.query import Filter, ItemDetail, ItemRow, SliceMetrics, is_cdqa, item_detail
 from qa_inspect.core.report import BrowseInfo, browse_info
 
 from ..base import BaseScreen
@@ -36,7 +36,9 @@ from ..widgets import (
     FacetPanel,
     FilterBar,
     ItemTable,
+    ItemPreview,
     KeyFooter,
+    PREVIEW_MIN_WIDTH,
     ResultBar,
     SelectableItemTable,
     StatusLine,
@@ -50,6 +52,13 @@ SORT_LABELS = {
     "prediction": "prediction", "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "refused": "refused",
     "stale": "stale", "delta": "Δ B−A",
 }
+
+
+@dataclass
+class PreviewLoaded(Message):
+    """The split view's item (None: no longer in the database)."""
+
+    detail: ItemDetail | None
 
 
 @dataclass
@@ -111,6 +120,8 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
                 tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", id="browser.reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
+        Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
+                tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
         Binding("escape", "back", "Back", id="browser.back",
                 tooltip="Back one screen (to where this browser was opened from)"),
@@ -142,6 +153,7 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
             yield SelectableItemTable(self.is_selected, id="items")
             yield ResultBar(id="result-bar")
             yield FacetPanel(id="facets")
+            yield ItemPreview(id="preview")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -288,12 +300,51 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     @on(ItemTable.RowHighlighted)
     def _row_moved(self) -> None:
         self.show_status()
+        self.follow_preview()
+
+    # -- split view --------------------------------------------------------------------------
+    def split_shown(self) -> bool:
+        """Wide enough, switched on (`v`), and the facet panel not in its place."""
+        return (self.app.size.width >= PREVIEW_MIN_WIDTH and self.__dict__.get("_split", True)
+                and not self.query_one(FacetPanel).shown)
+
+    def follow_preview(self) -> None:
+        """The item under the cursor into the split view, once the cursor rests (keys stay quick)."""
+        preview = self.query_one(ItemPreview)
+        preview.display = self.split_shown()
+        row = self.query_one(ItemTable).current
+        if not preview.display or row is None:
+            return
+        timer = self.__dict__.get("_preview_timer")
+        if timer is not None:
+            timer.stop()
+        self.__dict__["_preview_timer"] = self.set_timer(0.12, lambda: self.load_preview(row.item_id, self.filter.run))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preview")
+    def load_preview(self, item_id: int, run: str | None) -> None:
+        with self.db.connect() as conn:
+            detail = item_detail(conn, item_id, run)
+        if not get_current_worker().is_cancelled:
+            self.post_message(PreviewLoaded(detail))
+
+    def on_preview_loaded(self, message: PreviewLoaded) -> None:
+        row = self.query_one(ItemTable).current
+        if message.detail is not None and row is not None and message.detail.item_id == row.item_id:
+            self.query_one(ItemPreview).show(message.detail)
+
+    def action_toggle_split(self) -> None:
+        if self.app.size.width < PREVIEW_MIN_WIDTH:
+            self.notify(f"The split view needs {PREVIEW_MIN_WIDTH} columns or more.", severity="warning")
+            return
+        self.__dict__["_split"] = not self.__dict__.get("_split", True)
+        self.follow_preview()
 
     @on(ItemTable.RowSelected)
     def _row_selected(self) -> None:
         self.action_open()
 
     def on_resize(self, event: Resize) -> None:
+        self.follow_preview()
         if self.info is not None and abs(event.size.width - self._last_width) > 0:
             table = self.query_one(ItemTable)
             self.rebuild_columns()

@@ -58,6 +58,7 @@ class TriageActions:
         def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
         def notify(self, *args: Any, **kwargs: Any) -> None: ...
         def post_message(self, message: Message) -> bool: ...
+        def follow_preview(self) -> None: ...
 
     # -- compare -----------------------------------------------------------------------------
     def action_compare(self) -> None:
@@ -95,6 +96,7 @@ class TriageActions:
         panel.follow(self.filter)
         panel.show(not panel.shown)
         (panel.query_one(FacetList) if panel.shown else table).focus()
+        self.follow_preview()  # the facet panel takes the split view's place while shown
 
     def on_item_table_resized(self, message: ItemTable.Resized) -> None:
         """The panel took or gave back width, or the terminal changed: once the table has its new

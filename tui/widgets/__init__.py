@@ -4,7 +4,7 @@ Holds `item_table` (a window of rows over a filter that may match 100k items) an
 `selectable_table` (the same with a selection mark), `facet_panel` (counts and errors per facet
 value, in its own worker), `filter_bar` and `status_line` (one line each above the items),
 `overview_tables` (runs and slices of the overview), `key_footer` (the footer: help and quit first), `result_bar` (the item table's scrollbar
-over the whole result) and `detail_parts` (the item detail's blocks
+over the whole result), `item_preview` (the split view's item, following the cursor) and `detail_parts` (the item detail's blocks
 as `Content`; imported as a module: `from ..widgets import detail_parts`).
 
 May import: `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and `qa_inspect.core`; never a
@@ -18,6 +18,7 @@ from .detail_parts import group_golds, show_ts
 from .facet_panel import FacetList, FacetPanel
 from .filter_bar import FilterBar
 from .key_footer import KeyFooter
+from .item_preview import PREVIEW_MIN_WIDTH, ItemPreview
 from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for
 from .result_bar import ResultBar
 from .overview_tables import RowRef, RunsTable, SlicesTable
@@ -25,12 +26,14 @@ from .selectable_table import SelectableItemTable
 from .status_line import StatusLine
 
 __all__ = [
+    "PREVIEW_MIN_WIDTH",
     "TABLE_KEYS",
     "WINDOW",
     "Col",
     "FacetList",
     "FacetPanel",
     "FilterBar",
+    "ItemPreview",
     "ItemTable",
     "KeyFooter",
     "ResultBar",

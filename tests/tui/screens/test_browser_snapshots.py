@@ -39,3 +39,18 @@ def test_facets_80x24(snap_compare, loaded_db: Path) -> None:  # type: ignore[no
     """At 80 columns the panel sits below the items."""
     steps = run_key_by_key(lambda app: app.open_run("glm-6b"), keys=("F", "down", "enter"))
     assert snap_compare(app_for(loaded_db), terminal_size=(80, 24), run_before=steps)
+
+
+async def _settle_preview(pilot) -> None:  # type: ignore[no-untyped-def]
+    """`settle`, then the split view's short wait for the cursor to rest, then settle again."""
+    from tests.helpers import settle
+
+    await settle(pilot)
+    await pilot.pause(0.3)
+    await settle(pilot)
+
+
+def test_browser_split_200x50(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
+    """200 columns: the list left, the item under the cursor right."""
+    steps = run(lambda app: app.open_run("bert-base-chinese"), keys=("down", "down"), settle=_settle_preview)
+    assert snap_compare(app_for(loaded_db), terminal_size=(200, 50), run_before=steps)

@@ -27,3 +27,8 @@ def test_compare_cdqa_80x24(snap_compare, loaded_db: Path) -> None:  # type: ign
 def test_compare_wide_160x45(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
     steps = run(lambda app: app.open_run("glm-6b"), keys=("c",))
     assert snap_compare(app_for(loaded_db), terminal_size=(160, 45), run_before=steps)
+
+
+def test_compare_200x50(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
+    steps = run(lambda app: app.open_run("bidaf-baseline"), keys=("c", "down", "enter"))
+    assert snap_compare(app_for(loaded_db), terminal_size=(200, 50), run_before=steps)

@@ -32,3 +32,8 @@ def test_detail_wide_cdqa_160x45(snap_compare, loaded_db: Path) -> None:  # type
         ).fetchone()[0]
     steps = run(open_detail(loaded_db, "glm-6b", key))
     assert snap_compare(app_for(loaded_db), terminal_size=(160, 45), run_before=steps)
+
+
+def test_detail_200x50(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
+    steps = run(open_detail(loaded_db, "roberta-wwm-large", "DEV_74_QUERY_0"))
+    assert snap_compare(app_for(loaded_db), terminal_size=(200, 50), run_before=steps)

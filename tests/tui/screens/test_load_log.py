@@ -76,3 +76,7 @@ def test_load_log_120x40(snap_compare, troubled_db: Path) -> None:  # type: igno
 
 def test_load_log_80x24(snap_compare, troubled_db: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(app_for(troubled_db), terminal_size=(80, 24), run_before=run(keys=("L",)))
+
+
+def test_load_log_200x50(snap_compare, troubled_db: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(troubled_db), terminal_size=(200, 50), run_before=run(keys=("L",)))
