@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from qa_inspect.core.query import Filter, Preferences, SavedSlice, load_preferences, save_preferences
+from qa_inspect.core.query import ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences
 from qa_inspect.core.store import known_names, read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection
@@ -93,6 +93,8 @@ class QAInspectApp(App[None]):
         self.remember = remember
         """Restore the user's theme, metrics mode and last browser filter, and keep them as they change."""
         self.last_filter: Filter | None = None
+        self.column_layouts: dict[str, ColumnLayout] = {}
+        """Per dataset: the item table's hidden columns and their order (`k` in the browser)."""
         self.load_notices = list(load_notices or []) + [("warning", p) for p in config.problems]
         """(severity, message) from the load that opened the app: its warnings and errors."""
         self.db_path = Path(db_path)
@@ -131,6 +133,7 @@ class QAInspectApp(App[None]):
 
     def on_preferences_loaded(self, message: PreferencesLoaded) -> None:
         prefs = message.prefs
+        self.column_layouts = {**prefs.columns, **self.column_layouts}
         if prefs.theme and prefs.theme in self.available_themes:
             self.theme = prefs.theme
         if prefs.exclude_stale != self.exclude_stale:
@@ -146,9 +149,13 @@ class QAInspectApp(App[None]):
         self.last_filter = f
         self.remember_preferences()
 
+    def remember_columns(self, dataset: str, layout: ColumnLayout) -> None:
+        self.column_layouts[dataset] = layout
+        self.remember_preferences()
+
     def remember_preferences(self) -> None:
         if self.remember:
-            self._save_preferences(Preferences(self.theme, self.exclude_stale, self.last_filter))
+            self._save_preferences(Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="preferences-save")
     def _save_preferences(self, prefs: Preferences) -> None:

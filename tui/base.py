@@ -18,7 +18,7 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from qa_inspect.core.query import Filter, SavedSlice
+from qa_inspect.core.query import ColumnLayout, Filter, SavedSlice
 
 from .workers import Db
 
@@ -71,6 +71,13 @@ class QAApp(Protocol):
 
     def remember_filter(self, f: Filter) -> None:
         """The browser's filter changed: the next start opens on it."""
+        ...
+
+    column_layouts: dict[str, ColumnLayout]
+    """Per dataset: the item table's hidden columns and their order."""
+
+    def remember_columns(self, dataset: str, layout: ColumnLayout) -> None:
+        """The user chose the item table's columns for `dataset` (kept for the next start)."""
         ...
 
     def remember_preferences(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "ColumnLayout",
     "DELTA_SQL",
     "DIMENSIONS",
     "ERROR_SQL",
@@ -102,7 +103,7 @@ lazy_face(__name__, {
         "select", "selected",
     ),
     ".filters": ("OUTCOMES", "SORTS", "Filter"),
-    ".preferences": ("Preferences", "load_preferences", "save_preferences"),
+    ".preferences": ("ColumnLayout", "Preferences", "load_preferences", "save_preferences"),
     ".rows": (
         "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics",
         "metrics_ab", "neighbour", "page", "position", "targets_for_filter",

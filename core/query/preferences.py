@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from qa_inspect.core.errors import QAInspectError
@@ -17,7 +17,23 @@ from qa_inspect.core.store import default_author, get_setting, sqlite_connection
 
 from .filters import Filter
 
-__all__ = ["Preferences", "load_preferences", "save_preferences"]
+__all__ = ["ColumnLayout", "Preferences", "load_preferences", "save_preferences"]
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnLayout:
+    """The item table's columns for one dataset: which the user hid, and their order."""
+
+    hidden: tuple[str, ...] = ()
+    order: tuple[str, ...] = ()
+    """Column keys in the order shown; columns not named keep their own order after these."""
+
+    def apply(self, keys: list[str]) -> list[str]:
+        """`keys` (the columns worth showing now) without the hidden ones, in the user's order;
+        the first (the item id) always stays first."""
+        head, rest = keys[:1], [k for k in keys[1:] if k not in self.hidden]
+        rank = {k: i for i, k in enumerate(self.order)}
+        return head + sorted(rest, key=lambda k: (rank.get(k, len(rank)), keys.index(k)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +42,13 @@ class Preferences:
     exclude_stale: bool = False
     filter: Filter | None = None
     """The last item browser's filter (None: the app opens on the overview)."""
+    columns: dict[str, ColumnLayout] = field(default_factory=dict)
+    """Per dataset: the item table's columns the user hid and the order they put them in."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"theme": self.theme, "exclude_stale": self.exclude_stale,
-                "filter": self.filter.to_dict() if self.filter is not None else None}
+                "filter": self.filter.to_dict() if self.filter is not None else None,
+                "columns": {ds: {"hidden": list(c.hidden), "order": list(c.order)} for ds, c in self.columns.items()}}
 
     @classmethod
     def from_dict(cls, data: Any) -> Preferences:
@@ -43,7 +62,13 @@ class Preferences:
                 f = Filter.from_dict(data["filter"])
             except (QAInspectError, TypeError, ValueError):
                 f = None
-        return cls(theme, data.get("exclude_stale") is True, f)
+        columns = {}
+        for ds, layout in (data.get("columns") or {}).items() if isinstance(data.get("columns"), dict) else ():
+            if isinstance(layout, dict):
+                hidden = tuple(x for x in layout.get("hidden", ()) if isinstance(x, str))
+                order = tuple(x for x in layout.get("order", ()) if isinstance(x, str))
+                columns[str(ds)] = ColumnLayout(hidden, order)
+        return cls(theme, data.get("exclude_stale") is True, f, columns)
 
 
 def _key(user: str | None) -> str:

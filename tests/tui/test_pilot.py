@@ -675,3 +675,33 @@ async def test_a_wide_terminal_splits_the_browser_and_the_item_follows_the_curso
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
         assert not screen.query_one(ItemPreview).display
+
+
+@async_test
+async def test_k_hides_and_orders_columns_and_they_stay_for_the_dataset(db: Path) -> None:
+    from qa_inspect.tui.dialogs import ColumnsDialog
+
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_run(pilot, "bidaf-baseline")
+        table = screen.query_one(ItemTable)
+        def shown(t: ItemTable) -> list[str]:
+            return [c.key for c in t.cols if c.key != "sel"]  # the selection mark is not a column one picks
+
+        assert shown(table)[:4] == ["key", "question", "prediction", "best_gold"]
+        await pilot.press("k")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ColumnsDialog)
+        await pilot.press("space")  # hide the first listed column (question)
+        await pilot.press("down", "ctrl+up")  # prediction moves before question
+        await pilot.press("enter")
+        await settle(pilot)
+        after = shown(table)
+        assert "question" not in after and after[:3] == ["key", "prediction", "best_gold"]
+        # another run of the same dataset keeps the layout
+        await pilot.press("escape")
+        await settle(pilot)
+        screen = await open_run(pilot, "bert-base-chinese")
+        assert shown(screen.query_one(ItemTable))[:3] == ["key", "prediction", "best_gold"]

@@ -1,6 +1,6 @@
 """Dialogs: modal screens that ask one thing and dismiss with the answer.
 
-Holds `confirm` (yes/no), `export` (a file path for the item list), `filters` (every browser
+Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
 (choose a run or any named choice) and `slices` (save, list, open and delete saved slices, and
 their palette entries).
@@ -12,6 +12,7 @@ screen that opened it acts on it (or the app, through `QAApp`).
 
 from __future__ import annotations
 
+from .columns import ColumnsDialog
 from .confirm import ConfirmDialog
 from .export import ExportDialog, default_path, export_dir, safe_stem
 from .filters import FilterScreen
@@ -21,6 +22,7 @@ from .slices import SaveSliceDialog, SlicesProvider, SlicesScreen
 
 __all__ = [
     "NONE",
+    "ColumnsDialog",
     "ConfirmDialog",
     "ExportDialog",
     "FilterScreen",

@@ -1,7 +1,8 @@
 """Screens: the full-screen views of the app and how one leads to the next.
 
 Holds `overview` (the start screen: every dataset, run and slice), `browser` (the items of a run
-under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions),
+under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions) and
+`browser_layout` (the split view and the user's columns),
 `detail` (one item against every gold), `compare` (run A against run B) with `compare_parts`
 (its tables and how a diff fills them), and `load_log` (what the last load failed on, warned
 about or skipped, and every run's link). Each screen module owns the messages its workers post.

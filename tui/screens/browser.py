@@ -13,16 +13,16 @@ from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
 from textual.timer import Timer
-from textual.containers import Horizontal
-from textual.content import Content
 from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
-from qa_inspect.core.query import Filter, ItemDetail, ItemRow, SliceMetrics, is_cdqa, item_detail
+from qa_inspect.core.query import Filter, ItemRow, SliceMetrics, is_cdqa
 from qa_inspect.core.report import BrowseInfo, browse_info
 
 from ..base import BaseScreen
@@ -35,15 +35,15 @@ from ..widgets import (
     FacetList,
     FacetPanel,
     FilterBar,
-    ItemTable,
     ItemPreview,
+    ItemTable,
     KeyFooter,
-    PREVIEW_MIN_WIDTH,
     ResultBar,
     SelectableItemTable,
     StatusLine,
     columns_for,
 )
+from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
 from .detail import DetailScreen
 
@@ -52,13 +52,6 @@ SORT_LABELS = {
     "prediction": "prediction", "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "refused": "refused",
     "stale": "stale", "delta": "Δ B−A",
 }
-
-
-@dataclass
-class PreviewLoaded(Message):
-    """The split view's item (None: no longer in the database)."""
-
-    detail: ItemDetail | None
 
 
 @dataclass
@@ -89,7 +82,7 @@ class WindowLoaded(Message):
     cursor: int
 
 
-class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
+class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -120,6 +113,8 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
                 tooltip="Choose the sort column (or click a header; again reverses)"),
         Binding("O", "reverse", "Reverse", id="browser.reverse", show=False, tooltip="Reverse the sort order"),
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
+        Binding("k", "columns", "Columns", id="browser.columns", show=False,
+                tooltip="Choose and order the table's columns (kept per dataset)"),
         Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
                 tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
@@ -238,6 +233,10 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
         dim_widths = {d: max(cell_len(clean(x)) for x in v) for d, v in values.items() if v}
         cols = columns_for(cdqa, dims, bool(self.filter.compare), self.info.key_width, width, dim_widths,
                            has_run=self.filter.run is not None)
+        layout = self.qa_app.column_layouts.get(self.info.dataset or "")
+        if layout is not None:  # the user's choice (k): some hidden, their order
+            by_key = {c.key: c for c in cols}
+            cols = [by_key[k] for k in layout.apply(list(by_key))]
         table.set_columns(cols,
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
@@ -300,43 +299,6 @@ class BrowserScreen(BrowserStale, TriageActions, BaseScreen):
     @on(ItemTable.RowHighlighted)
     def _row_moved(self) -> None:
         self.show_status()
-        self.follow_preview()
-
-    # -- split view --------------------------------------------------------------------------
-    def split_shown(self) -> bool:
-        """Wide enough, switched on (`v`), and the facet panel not in its place."""
-        return (self.app.size.width >= PREVIEW_MIN_WIDTH and self.__dict__.get("_split", True)
-                and not self.query_one(FacetPanel).shown)
-
-    def follow_preview(self) -> None:
-        """The item under the cursor into the split view, once the cursor rests (keys stay quick)."""
-        preview = self.query_one(ItemPreview)
-        preview.display = self.split_shown()
-        row = self.query_one(ItemTable).current
-        if not preview.display or row is None:
-            return
-        timer = self.__dict__.get("_preview_timer")
-        if timer is not None:
-            timer.stop()
-        self.__dict__["_preview_timer"] = self.set_timer(0.12, lambda: self.load_preview(row.item_id, self.filter.run))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="preview")
-    def load_preview(self, item_id: int, run: str | None) -> None:
-        with self.db.connect() as conn:
-            detail = item_detail(conn, item_id, run)
-        if not get_current_worker().is_cancelled:
-            self.post_message(PreviewLoaded(detail))
-
-    def on_preview_loaded(self, message: PreviewLoaded) -> None:
-        row = self.query_one(ItemTable).current
-        if message.detail is not None and row is not None and message.detail.item_id == row.item_id:
-            self.query_one(ItemPreview).show(message.detail)
-
-    def action_toggle_split(self) -> None:
-        if self.app.size.width < PREVIEW_MIN_WIDTH:
-            self.notify(f"The split view needs {PREVIEW_MIN_WIDTH} columns or more.", severity="warning")
-            return
-        self.__dict__["_split"] = not self.__dict__.get("_split", True)
         self.follow_preview()
 
     @on(ItemTable.RowSelected)

@@ -1,0 +1,103 @@
+"""The item browser's layout actions: the split view (the item under the cursor beside the list,
+on wide terminals) and the columns the user chose (`k`, kept per dataset)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from qa_inspect.core.query import ColumnLayout, Filter, ItemDetail, is_cdqa, item_detail
+from qa_inspect.core.report import BrowseInfo
+
+from ..base import QAApp
+from ..dialogs import ColumnsDialog
+from ..widgets import PREVIEW_MIN_WIDTH, FacetPanel, ItemPreview, ItemTable, columns_for
+from ..workers import Db
+
+__all__ = ["BrowserLayout", "PreviewLoaded"]
+
+
+@dataclass
+class PreviewLoaded(Message):
+    """The split view's item (None: no longer in the database)."""
+
+    detail: ItemDetail | None
+
+
+
+class BrowserLayout:
+    """Mixed into `BrowserScreen` before `BaseScreen`."""
+
+    if TYPE_CHECKING:  # provided by BrowserScreen / BaseScreen
+        app: Any
+        db: Db
+        qa_app: QAApp
+        filter: Filter
+        info: BrowseInfo | None
+        __dict__: dict[str, Any]
+
+        def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
+        def notify(self, *args: Any, **kwargs: Any) -> None: ...
+        def post_message(self, message: Message) -> bool: ...
+        def set_timer(self, *args: Any, **kwargs: Any) -> Any: ...
+        def rebuild_columns(self, *, refill: bool = True) -> None: ...
+
+    # -- split view --------------------------------------------------------------------------
+    def split_shown(self) -> bool:
+        """Wide enough, switched on (`v`), and the facet panel not in its place."""
+        return (self.app.size.width >= PREVIEW_MIN_WIDTH and self.__dict__.get("_split", True)
+                and not self.query_one(FacetPanel).shown)
+
+    def follow_preview(self) -> None:
+        """The item under the cursor into the split view, once the cursor rests (keys stay quick)."""
+        preview = self.query_one(ItemPreview)
+        preview.display = self.split_shown()
+        row = self.query_one(ItemTable).current
+        if not preview.display or row is None:
+            return
+        timer = self.__dict__.get("_preview_timer")
+        if timer is not None:
+            timer.stop()
+        self.__dict__["_preview_timer"] = self.set_timer(0.12, lambda: self.load_preview(row.item_id, self.filter.run))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preview")
+    def load_preview(self, item_id: int, run: str | None) -> None:
+        with self.db.connect() as conn:
+            detail = item_detail(conn, item_id, run)
+        if not get_current_worker().is_cancelled:
+            self.post_message(PreviewLoaded(detail))
+
+    def on_preview_loaded(self, message: PreviewLoaded) -> None:
+        row = self.query_one(ItemTable).current
+        if message.detail is not None and row is not None and message.detail.item_id == row.item_id:
+            self.query_one(ItemPreview).show(message.detail)
+
+    def action_columns(self) -> None:
+        """`k`: choose and order the columns (kept per dataset)."""
+        table = self.query_one(ItemTable)
+        if self.info is None or not table.cols:
+            return
+        dataset = self.info.dataset or ""
+        cdqa = is_cdqa(self.info.scorer, self.info.family)
+        varying = {d for d, v in self.info.values.items() if len(v) > 1}  # as the table shows them
+        every = columns_for(cdqa, varying, bool(self.filter.compare), self.info.key_width, 200,
+                            has_run=self.filter.run is not None)
+
+        def done(layout: ColumnLayout | None) -> None:
+            if layout is not None:
+                self.qa_app.remember_columns(dataset, layout)
+                self.rebuild_columns()
+
+        current = self.qa_app.column_layouts.get(dataset, ColumnLayout())
+        self.app.push_screen(ColumnsDialog([(c.key, c.label) for c in every], current), done)
+
+    def action_toggle_split(self) -> None:
+        if self.app.size.width < PREVIEW_MIN_WIDTH:
+            self.notify(f"The split view needs {PREVIEW_MIN_WIDTH} columns or more.", severity="warning")
+            return
+        self.__dict__["_split"] = not self.__dict__.get("_split", True)
+        self.follow_preview()
