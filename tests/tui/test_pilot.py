@@ -421,6 +421,18 @@ async def test_page_down_typed_faster_than_windows_load_moves_that_many_pages(
             sqlite3.connect(db), screen.filter, table.absolute_cursor, 1)[0].item_id
 
 
+def mark_first_gold(db: Path, question: str) -> None:
+    """Flag the first gold of the item asking `question` stale, as another process would."""
+    conn = sqlite3.connect(db)
+    try:
+        ref = flags.resolve_item(conn, question)
+        gold = conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
+                            " ORDER BY g.idx LIMIT 1", (ref.key,)).fetchone()[0]
+        flags.mark(conn, ref.dataset, ref.key, gold)
+    finally:
+        conn.close()
+
+
 @async_test
 async def test_undo_redo_and_metrics_mode_keys_work_on_every_screen(db: Path) -> None:
     from qa_inspect.tui.screens import CompareScreen
@@ -429,12 +441,7 @@ async def test_undo_redo_and_metrics_mode_keys_work_on_every_screen(db: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "bidaf-baseline")
-        with sqlite3.connect(db) as conn:
-            ref = flags.resolve_item(conn, screen.query_one(ItemTable).current.question)
-            gold = conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
-                                " ORDER BY g.idx LIMIT 1", (ref.key,)).fetchone()[0]
-        flags.mark(db_conn := sqlite3.connect(db), ref.dataset, ref.key, gold)
-        db_conn.close()
+        mark_first_gold(db, screen.query_one(ItemTable).current.question)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, DetailScreen)
@@ -471,12 +478,7 @@ async def test_facet_counts_follow_a_flag_written_in_the_browser(db: Path) -> No
         screen.query_one(ItemTable).focus()
         counted = panel.generation
         assert panel.shown and counted > 0
-        with sqlite3.connect(db) as conn:
-            row = screen.query_one(ItemTable).current
-            ref = flags.resolve_item(conn, row.question)
-            gold = conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
-                                " ORDER BY g.idx LIMIT 1", (ref.key,)).fetchone()[0]
-            flags.mark(conn, ref.dataset, ref.key, gold)
+        mark_first_gold(db, screen.query_one(ItemTable).current.question)
         await pilot.press("u")  # a flag write in the browser (undo of that mark)
         await settle_facets(pilot)
         assert panel.generation > counted and not panel._dirty
