@@ -11,6 +11,7 @@ with is `core.linking`'s business.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
@@ -18,7 +19,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import Skip, sha256_file, side_owners
@@ -32,24 +33,24 @@ from qa_inspect.core.store import (
 )
 
 from .discover import read_in_folder, run_display_name, walk
+from .file_writes import mark_loading, resuming, write_file
 from .ingest import (
     FileStamp,
-    RunCache,
-    RunWrite,
+    Steps,
     delete_path,
     record_file,
     transaction,
     write_dataset,
-    write_run,
 )
+from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
 from .linking import dataset_indexes, link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .summary import DatasetReport, LoadSummary, RunReport
 
-__all__ = ["SCORING_RULES", "Progress", "load_runs"]
+__all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
-T = TypeVar("T")
 Progress = Callable[[int, int, str], None]
 """on_progress(done, total, message): called as files are examined."""
 
@@ -82,39 +83,25 @@ def load_runs(
         raise QAInspectError(f"{runs_dir}: not a folder")
     db = open_db(db_path, timeout=timeout)
     conn = db.conn
+    collecting = gc.isenabled()
+    gc.disable()  # a load builds millions of objects and frees few: cycle collection tripled the reading time
     try:
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
         conn.close()
+        if collecting:
+            gc.enable()
     return summary
 
 
-def _write_file(
-    conn: sqlite3.Connection, rel: str, write: Callable[[], T], summary: LoadSummary, errored: list[str]
-) -> T | None:
-    """One file's rows in one transaction; a database error of that file is reported, not raised
-    (errors that concern the whole database are raised). Text that is not valid Unicode (a lone
-    surrogate such as `\\ud800` from a JSON escape) rolls the file back with one line."""
-    try:
-        with transaction(conn):
-            return write()
-    except UnicodeEncodeError as exc:
-        bad = exc.object[exc.start:exc.end].encode("utf-8", "surrogatepass").hex() if isinstance(exc.object, str) else ""
-        message = f"{rel}: text that is not valid Unicode (a lone surrogate, bytes {bad}); nothing of it was stored"
-    except sqlite3.Error as exc:
-        if _db_wide(exc):
-            raise
-        message = f"{rel}: database error ({exc})"
-    summary.errors.append({"path": rel, "message": message})
-    errored.append(rel)
-    return None
-
-
-def _db_wide(exc: sqlite3.Error) -> bool:
-    """Locked, busy, I/O or corrupt: the whole load stops (a constraint error is one file's)."""
-    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+CACHE_KIB = 256 * 1024
+"""SQLite page cache of a load's connection: the indexes of a 1M-question load stay in memory."""
+STEP_ROWS = 100_000
+"""A file with more rows than this (new dataset items, run predictions) is committed in steps of
+this many: a killed load loses at most one step, and the next load resumes the file."""
 
 
 @dataclass(slots=True)
@@ -128,7 +115,7 @@ class _Pass:
     manifest: Manifest | None = None
     manifest_ok: bool = True
     stored: dict[str, tuple[Any, ...]] = field(default_factory=dict)
-    """path → (kind, size, mtime_ns, sha256, owner) as the `files` table last saw it."""
+    """path → (kind, size, mtime_ns, sha256, owner, note) as the `files` table last saw it."""
     errored: list[str] = field(default_factory=list)
     """Files that failed this time; their stored rows (if any) stay."""
 
@@ -143,7 +130,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     lp = _Pass(runs_dir, conn, summary, progress)
     _read_manifest(lp)
     candidates = _walk(lp)
-    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
+    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
     reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
     _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
     changed, unchanged = _find_changed(lp, candidates, reread_all)
@@ -308,13 +295,23 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
     for i, (cand, ds) in enumerate(parsed):
         lp.progress(i, len(parsed), f"storing {cand.rel}")
         ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
+        fresh = conn.execute("SELECT 1 FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?"
+                             " LIMIT 1", (ds.name,)).fetchone() is None
+        resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+        stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
 
-        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
-            out = write_dataset(conn, ds, cand.rel)
+        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand, stepped: bool = stepped) -> tuple[int, int, int]:
+            if stepped:
+                mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+            out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
             record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
             return out
 
-        written = _write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored)
+        def undo(name: str = ds.name, cand: _Candidate = cand) -> None:
+            conn.execute("DELETE FROM datasets WHERE name = ?", (name,))  # its rows cascade away
+            _forget_loading(lp, cand)
+
+        written = write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored, undo if stepped else None)
         if written is not None:
             items, golds, _ = written
             lp.summary.datasets.append(
@@ -322,8 +319,17 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
             )
 
 
+def _forget_loading(lp: _Pass, cand: _Candidate) -> None:
+    """A stepped write failed and its steps were removed: nothing is left to resume."""
+    old = lp.stored.get(cand.rel)
+    if old is None:
+        lp.conn.execute("DELETE FROM files WHERE path = ?", (cand.rel,))
+    else:  # the old stamp is forgotten at the end of the load (`_finish`), as for every failed file
+        lp.conn.execute("UPDATE files SET note = ? WHERE path = ?", (old[5], cand.rel))
+
+
 def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
-    """Link each run to a stored dataset, then score and store it in one transaction."""
+    """Link each run to a stored dataset, then score and store it (one transaction, or steps)."""
     if not parsed:
         return
     conn = lp.conn
@@ -340,16 +346,24 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
         run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
                             "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
+        stepped = len(run.predictions) > STEP_ROWS
 
         def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
-                      reason: str = link.reason) -> RunWrite:
-            out = write_run(conn, run, cand.rel, dataset_id, reason, cache)
+                      reason: str = link.reason, stepped: bool = stepped) -> RunWrite:
+            if stepped:
+                mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
+            out = write_run(conn, run, cand.rel, dataset_id, reason, cache, Steps(conn, STEP_ROWS if stepped else None),
+                            resume_key=cand.sha256 or "")
             record_file(conn, _stamp(cand, "run", run.format, run.encoding))
             for extra in run.extra_paths:
                 _record_side(conn, lp.runs_dir, Path(extra), cand.rel)
             return out
 
-        res = _write_file(conn, cand.rel, store_run, lp.summary, lp.errored)
+        def undo(cand: _Candidate = cand) -> None:
+            conn.execute("DELETE FROM runs WHERE path = ? AND json_extract(meta, '$.loading') IS NOT NULL", (cand.rel,))
+            _forget_loading(lp, cand)
+
+        res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
         if res is not None:
             lp.summary.runs.append(
                 RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
@@ -368,6 +382,8 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
     if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
         set_setting(lp.conn, "scoring_rules", SCORING_RULES)
+    if pending_rows(lp.conn) <= INLINE_LIMIT:  # a big load leaves the search index to its first search
+        build_search_index(lp.conn)
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")

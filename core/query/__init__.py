@@ -6,7 +6,8 @@ definition of an error, of "right" at a threshold, of Δ, of the facet expressio
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer).
 
-May import: `core.flags`, `core.store`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
+May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`, `core.metrics`,
+`core.model`, `core.keys`, `core.errors`.
 """
 
 from __future__ import annotations
