@@ -29,6 +29,7 @@ from .search_index import next_id, reindex_items, unindex_items, unindex_predict
 
 __all__ = [
     "FileStamp",
+    "HumanMemo",
     "Steps",
     "delete_path",
     "item_rows_db",

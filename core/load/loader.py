@@ -12,7 +12,6 @@ with is `core.linking`'s business.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sqlite3
 import stat
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import Skip, sha256_file, side_owners
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     default_db_path,
@@ -34,6 +33,7 @@ from qa_inspect.core.store import (
 
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import mark_loading, resuming, write_file
+from .stored import report_stored
 from .ingest import (
     FileStamp,
     Steps,
@@ -47,6 +47,7 @@ from .items import dataset_scorer
 from .linking import dataset_indexes, link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
+from .stream import stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
@@ -258,27 +259,37 @@ def _reread_dependents(
 
 def _read_changed(
     lp: _Pass, changed: list[_Candidate]
-) -> tuple[list[tuple[_Candidate, Dataset]], list[tuple[_Candidate, Run]]]:
-    datasets: list[tuple[_Candidate, Dataset]] = []
+) -> tuple[list[tuple[_Candidate, Dataset | DatasetStream]], list[tuple[_Candidate, Run]]]:
+    """Read what changed; a big dataset stored for the first time is only opened (read while stored)."""
+    datasets: list[tuple[_Candidate, Dataset | DatasetStream]] = []
     runs: list[tuple[_Candidate, Run]] = []
     for i, cand in enumerate(changed):
         lp.progress(i, len(changed), f"reading {cand.rel}")
-        try:
-            src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
-        except FormatError as exc:
-            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
-            continue
-        except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
-            lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
-            continue
-        if isinstance(src, Skip):
-            _remember_skip(lp, cand, src.reason)
-        elif isinstance(src, Dataset):
+        stored = lp.stored.get(cand.rel)
+        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or resuming(stored, cand.sha256) else None
+        src = stream or _read_one(lp, cand)
+        if isinstance(src, (Dataset, DatasetStream)):
             datasets.append((cand, src))
-        else:
+        elif isinstance(src, Run):
             src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
             runs.append((cand, src))
     return datasets, runs
+
+
+def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | None:
+    """One file read whole; None when it is not QA data (remembered) or cannot be read (an error)."""
+    try:
+        src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
+    except FormatError as exc:
+        lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+        return None
+    except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
+        lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
+        return None
+    if isinstance(src, Skip):
+        _remember_skip(lp, cand, src.reason)
+        return None
+    return src
 
 
 def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
@@ -290,11 +301,14 @@ def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
             record_file(lp.conn, _stamp(cand, "skipped", None, None, note=reason))
 
 
-def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None:
+def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetStream]]) -> None:
     conn = lp.conn
     for i, (cand, ds) in enumerate(parsed):
         lp.progress(i, len(parsed), f"storing {cand.rel}")
         ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
+        if isinstance(ds, DatasetStream):
+            _store_stream(lp, cand, ds)
+            continue
         fresh = conn.execute("SELECT 1 FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?"
                              " LIMIT 1", (ds.name,)).fetchone() is None
         resume = resuming(lp.stored.get(cand.rel), cand.sha256)
@@ -317,6 +331,40 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )
+
+
+def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
+    """A big new dataset stored while it is read (`stream.write_stream`), in steps; when the
+    streaming parser gives up, the steps go and the file is read whole."""
+    conn = lp.conn
+    resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+
+    def store() -> tuple[int, int, int]:
+        mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume)
+        record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
+        return out
+
+    def undo() -> None:
+        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
+        _forget_loading(lp, cand)
+
+    try:
+        written = write_file(conn, cand.rel, store, lp.summary, lp.errored, undo)
+    except (FormatError, NotStreamable) as exc:
+        with transaction(conn):
+            undo()
+        if isinstance(exc, FormatError):
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+            return
+        whole = _read_one(lp, cand)
+        if isinstance(whole, Dataset):
+            _store_datasets(lp, [(cand, whole)])
+        return
+    if written is not None:
+        scorer = conn.execute("SELECT scorer FROM datasets WHERE name = ?", (stream.name,)).fetchone()[0]
+        lp.summary.datasets.append(DatasetReport(stream.name, cand.rel, stream.format, written[0], written[1],
+                                                 "loaded", stream.encoding, scorer))
 
 
 def _forget_loading(lp: _Pass, cand: _Candidate) -> None:
@@ -374,8 +422,8 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
 
 
 def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
-    _report_stored(lp.conn, [c.rel for c in unchanged], lp.summary, "unchanged")
-    _report_stored(lp.conn, lp.errored, lp.summary, "error")
+    report_stored(lp.conn, [c.rel for c in unchanged], lp.summary, "unchanged")
+    report_stored(lp.conn, lp.errored, lp.summary, "error")
     if lp.errored:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
         with transaction(lp.conn):
@@ -387,36 +435,6 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")
-
-
-def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
-    """Report what the database holds for files not (successfully) read this time."""
-    for rel in rels:
-        kind_row = conn.execute("SELECT kind, owner, note FROM files WHERE path = ?", (rel,)).fetchone()
-        kind = kind_row[0] if kind_row else None
-        if kind == "dataset":
-            row = conn.execute(
-                "SELECT name, format, item_count, gold_count, encoding, scorer FROM datasets WHERE path = ?", (rel,)
-            ).fetchone()
-            if row:
-                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
-        elif kind == "run":
-            row = conn.execute(
-                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"
-                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
-                (rel,),
-            ).fetchone()
-            if row:
-                link = (json.loads(row[7]) if row[7] else {}).get("link", {})
-                report = RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6],
-                                   link.get("coverage"), link.get("run_coverage"), link.get("method", ""),
-                                   list(link.get("warnings", [])))
-                summary.runs.append(report)
-                summary.warnings.extend({"path": rel, "message": f"{rel}: {w}"} for w in report.warnings)
-        elif kind == "side" and status == "unchanged":
-            summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
-        elif kind == "skipped" and status == "unchanged":
-            summary.skipped.append({"path": rel, "reason": kind_row[2] or "not QA data"})
 
 
 def _manifest_stamp(runs_dir: Path) -> FileStamp | None:

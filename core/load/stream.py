@@ -1,0 +1,205 @@
+"""A big dataset file stored while it is read, on both cores.
+
+A spawned process reads the file article by article (`formats.stream_dataset`) and turns items
+into rows (question key, human estimate, JSON meta), sending them in batches through a bounded
+queue; this process assigns ids and inserts them, committing in steps. So memory holds a few
+batches instead of the file's parse tree, and parsing overlaps the inserts.
+
+The values are those of the ordinary path (`ingest.write_dataset`), the dataset-level ones (meta,
+family, scorer, the `answerable` label) written when the file has been read to its end. Only a
+dataset stored for the first time (or resumed) is streamed; a bad record ends as the reader's
+`FormatError`, and a file the streaming parser does not expect as `NotStreamable`: then the
+caller removes the steps committed and reads the file the ordinary way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamable, stream_dataset
+from qa_inspect.core.keys import question_key
+from qa_inspect.core.metrics import default_scorer
+
+from .ingest import HumanMemo, Steps, json_text
+from .manifest import Manifest
+from .search_index import next_id
+
+__all__ = ["BATCH", "MIN_BYTES", "stream_in_folder", "write_stream"]
+
+MIN_BYTES = STREAM_MIN_BYTES
+"""Datasets files from this size on are streamed."""
+BATCH = 10_000
+"""Items per message from the reading process."""
+_QUEUE = 4
+"""Batches in flight at most (memory: a few batches, whatever the file's size)."""
+
+
+def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | None:
+    """A stream of `path` when it is a big SQuAD-style dataset (with the manifest's hints and
+    scorer, as `discover.read_in_folder` applies them), else None."""
+    entry = manifest.entry_for(path) if manifest is not None else None
+    if entry is not None and entry.kind != "dataset":
+        return None
+    stream = stream_dataset(path, entry.hints() if entry is not None else {}, min_bytes=MIN_BYTES)
+    if stream is not None and entry is not None and entry.scorer:
+        stream.hints = {**stream.hints, "scorer": entry.scorer}
+    return stream
+
+
+def _produce(path: str, hints: dict[str, Any], out: Any) -> None:
+    """In the reading process: the file's rows, batch by batch, then its dataset-level values."""
+    try:
+        stream = stream_dataset(Path(path), {k: v for k, v in hints.items() if k != "scorer"}, min_bytes=0)
+        if stream is None:
+            raise NotStreamable("no longer a big SQuAD-style file")
+        seen: set[str] = set()
+        first: list[Any] = []
+        batch: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
+        unanswerable = False
+        golds = 0
+        for item in stream.items():
+            if len(first) < 50:
+                first.append(item)
+            unanswerable |= _rows(item, seen, batch)
+            golds += len(item.golds)
+            if len(batch[0]) >= BATCH:
+                out.put(("rows", stream.family(first), *batch))
+                batch = ([], [], [])
+        out.put(("rows", stream.family(first), *batch))
+        out.put(("end", stream.family(first), stream.meta(), unanswerable, golds))
+    except FormatError as exc:
+        out.put(("error", exc.path, exc.message, exc.record))
+    except (NotStreamable, RecursionError, MemoryError, OSError, ValueError, TypeError) as exc:
+        out.put(("fallback", f"{type(exc).__name__}: {exc}"))
+
+
+def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
+    """Add one item's rows (ids, question key and human estimate left to the writer, which has
+    time to spare while this process parses); True when it is unanswerable."""
+    items, golds, contexts = batch
+    scored = tuple(g.text for g in item.golds if not g.superseded)
+    ckey = None
+    if item.context is not None:
+        ckey = item.context_id or f"item:{item.key}"
+        if ckey not in seen:
+            seen.add(ckey)
+            contexts.append((ckey, item.title, item.context))
+    n = len(items)
+    items.append((item.key, item.question, ckey, item.split, item.tag, item.answer_type, int(item.is_impossible),
+                  item.line, scored, json_text(item.meta)))
+    golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
+                 for idx, g in enumerate(item.golds))
+    return item.is_impossible or not scored
+
+
+def write_stream(
+    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False
+) -> tuple[int, int, int]:
+    """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
+    rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
+    `NotStreamable` (read the file whole instead)."""
+    queue: Any = multiprocessing.get_context("spawn").Queue(_QUEUE)
+    worker = multiprocessing.get_context("spawn").Process(
+        target=_produce, args=(str(stream.path), dict(stream.hints), queue), daemon=True)
+    worker.start()
+    try:
+        return _consume(conn, stream, rel_path, steps, queue, resume)
+    finally:
+        worker.kill()
+        worker.join()
+
+
+def _consume(
+    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, queue: Any, resume: bool
+) -> tuple[int, int, int]:
+    writer: _Writer | None = None
+    while True:
+        message = queue.get()
+        kind = message[0]
+        if kind == "error":
+            raise FormatError(*message[1:])
+        if kind == "fallback":
+            raise NotStreamable(message[1])
+        if writer is None:
+            writer = _Writer(conn, stream, rel_path, message[1], resume)
+        if kind == "rows":
+            writer.add(*message[2:])
+            if writer.pending >= (steps.size or 0) > 0:
+                steps.commit()
+                writer.pending = 0
+        else:
+            return writer.finish(*message[1:])
+
+
+class _Writer:
+    """Ids and inserts for the batches of one streamed dataset."""
+
+    def __init__(self, conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, family: str, resume: bool) -> None:
+        self.conn = conn
+        self.stream = stream
+        self.scorer = str(stream.hints.get("scorer") or default_scorer(family))
+        values = (rel_path, stream.format, family, self.scorer, stream.encoding)
+        row = conn.execute("SELECT id FROM datasets WHERE name = ?", (stream.name,)).fetchone()
+        if row is None:
+            cur = conn.execute("INSERT INTO datasets (name, path, format, family, scorer, encoding) VALUES (?, ?, ?, ?, ?, ?)",
+                               (stream.name, *values))
+            self.dataset_id = int(cur.lastrowid or 0)
+        else:
+            self.dataset_id = int(row[0])
+            conn.execute("UPDATE datasets SET path=?, format=?, family=?, scorer=?, encoding=? WHERE id=?", (*values, row[0]))
+        stored = "SELECT {}, id FROM {} WHERE dataset_id = ?"
+        self.done = dict(conn.execute(stored.format("key", "items"), (self.dataset_id,))) if resume else {}
+        self.contexts = dict(conn.execute(stored.format("context_key", "contexts"), (self.dataset_id,))) if resume else {}
+        self.next_item = next_id(conn, "items")
+        self.next_context = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM contexts").fetchone()[0]
+        self.human = HumanMemo("cdqa" if stream.hints.get("family") == "cdqa" else family)
+        self.items = 0
+        self.pending = 0
+
+    def add(self, items: list[tuple[Any, ...]], golds: list[tuple[Any, ...]], contexts: list[tuple[Any, ...]]) -> None:
+        conn = self.conn
+        new_contexts = []
+        for ckey, title, text in contexts:
+            if ckey not in self.contexts:
+                self.contexts[ckey] = self.next_context
+                new_contexts.append((self.next_context, self.dataset_id, ckey, title, text))
+                self.next_context += 1
+        conn.executemany("INSERT INTO contexts (id, dataset_id, context_key, title, text) VALUES (?, ?, ?, ?, ?)",
+                         new_contexts)
+        ids: list[int | None] = []
+        rows = []
+        human = self.human.of
+        for key, question, ckey, split, tag, answer_type, impossible, line, scored, meta in items:
+            if key in self.done:
+                ids.append(None)
+                continue
+            ids.append(self.next_item)
+            rows.append((self.next_item, self.dataset_id, key, question_key(question), question,
+                         None if ckey is None else self.contexts[ckey], split, tag, answer_type, impossible, line,
+                         *human(scored), meta))
+            self.next_item += 1
+        conn.executemany(
+            "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
+            " source_line, human_em, human_f1, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)", [(ids[n], *rest) for n, *rest in golds if ids[n] is not None])
+        self.items += len(items)
+        self.pending += len(rows)
+
+    def finish(self, family: str, meta: dict[str, Any], unanswerable: bool, golds: int) -> tuple[int, int, int]:
+        """The dataset-level values, known once the whole file has been read."""
+        scorer = str(self.stream.hints.get("scorer") or default_scorer(family, unanswerable=unanswerable))
+        self.conn.execute(
+            "UPDATE datasets SET family=?, scorer=?, item_count=?, gold_count=?, meta=? WHERE id=?",
+            (family, scorer, self.items, golds, json_text(meta), self.dataset_id))
+        if unanswerable:  # as `ingest`: labelled only where the dataset has unanswerable items
+            self.conn.execute(
+                "UPDATE items SET answerable = CASE WHEN is_impossible = 1 OR NOT EXISTS (SELECT 1 FROM golds g"
+                " WHERE g.item_id = items.id AND g.superseded = 0) THEN 'unanswerable' ELSE 'answerable' END"
+                " WHERE dataset_id = ?", (self.dataset_id,))
+        return self.items, golds, 0
