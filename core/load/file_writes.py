@@ -9,13 +9,13 @@ always read again), so a load killed mid-file is resumed by the next one, of the
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from .ingest import FileStamp, record_file, transaction
 from .summary import LoadSummary
 
-__all__ = ["LOADING", "db_wide", "mark_loading", "resuming", "write_file"]
+__all__ = ["LOADING", "db_wide", "mark_loading", "resuming", "taken", "write_file"]
 
 T = TypeVar("T")
 LOADING = "loading "
@@ -69,3 +69,10 @@ def mark_loading(conn: sqlite3.Connection, rel: str, kind: str, mtime_ns: int, s
     record_file(conn, FileStamp(rel, kind, -1, mtime_ns, "", note=f"{LOADING}{sha256}"))
     conn.execute("COMMIT")
     conn.execute("BEGIN IMMEDIATE")
+
+
+def taken(parsed: list[T]) -> Iterator[T]:
+    """The entries of `parsed`, each let go once handed out (a big run's memory is freed once stored)."""
+    parsed.reverse()
+    while parsed:
+        yield parsed.pop()

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qa_inspect.core.keys import question_key
 from qa_inspect.core.model import Prediction, Run
 
 from .ingest import Steps, json_text, scorable_golds
@@ -38,7 +37,7 @@ def _keyed_rows(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[str, st
     question keys ingest stored, so matching computes none again."""
     return conn.execute(
         "SELECT key, CASE WHEN question = '' THEN NULL ELSE qkey END, json_extract(meta, '$.original_question'), id"
-        " FROM items WHERE dataset_id = ? ORDER BY id",
+        " FROM items WHERE +dataset_id = ? ORDER BY id",  # a scan in id order, not an index walk and a sort
         (dataset_id,),
     ).fetchall()
 
@@ -51,34 +50,52 @@ def item_lookup(conn: sqlite3.Connection, dataset_id: int) -> tuple[dict[str, in
 def dataset_index_db(conn: sqlite3.Connection, dataset_id: int) -> DatasetIndex:
     """A stored dataset's link index, from the stored question keys (`DatasetIndex.from_rows` of
     the same items, without hashing every question again)."""
-    ids: set[str] = set()
-    qkeys: set[str] = set()
-    for key, qkey, original, _ in _keyed_rows(conn, dataset_id):
-        ids.add(key)
-        if key.startswith("q:"):
-            qkeys.add(key.split("#", 1)[0])
-        if qkey is not None:
-            qkeys.add(qkey)
-        if original:
-            qkeys.add(question_key(original))
-    return DatasetIndex(frozenset(ids), frozenset(qkeys))
+    return _index_of(*item_lookup(conn, dataset_id))
+
+
+def _index_of(by_key: dict[str, int], by_q: dict[str, int]) -> DatasetIndex:
+    """The link index holds the same keys as the lookups (`lookups_keyed` adds `q:` keys and
+    question keys alike to `by_q`)."""
+    return DatasetIndex(frozenset(by_key), frozenset(by_q))
 
 
 @dataclass(slots=True)
 class RunCache:
-    """Per-load lookups shared by the runs of one dataset (built once, not once per run), and the
-    scores of (answer, golds) pairs already computed."""
+    """Per-load lookups shared by the runs of one dataset (built once, not once per run, and from
+    the same rows as the link indexes), and the scores of (answer, golds) pairs already computed."""
 
-    lookups: dict[int, tuple[dict[str, int], dict[str, int], dict[int, Golds]]] = field(default_factory=dict)
+    keys: dict[int, tuple[dict[str, int], dict[str, int]]] = field(default_factory=dict)
+    golds: dict[int, dict[int, Golds]] = field(default_factory=dict)
     memo: ScoreMemo = field(default_factory=dict)
+
+    def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
+        """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
+        out = {}
+        for dataset_id, name in conn.execute("SELECT id, name FROM datasets").fetchall():
+            if dataset_id not in self.keys:
+                self.keys[dataset_id] = item_lookup(conn, dataset_id)
+            out[name] = _index_of(*self.keys[dataset_id])
+        return out
 
     def for_dataset(
         self, conn: sqlite3.Connection, dataset_id: int
     ) -> tuple[dict[str, int], dict[str, int], dict[int, Golds]]:
-        if dataset_id not in self.lookups:
-            golds = {i: (tuple(t), tuple(x)) for i, (t, x) in scorable_golds(conn, dataset_id).items()}
-            self.lookups[dataset_id] = (*item_lookup(conn, dataset_id), golds)
-        return self.lookups[dataset_id]
+        if dataset_id not in self.keys:
+            self.keys[dataset_id] = item_lookup(conn, dataset_id)
+        if dataset_id not in self.golds:
+            self.golds[dataset_id] = _golds(conn, dataset_id)
+        return (*self.keys[dataset_id], self.golds[dataset_id])
+
+
+def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
+    """Scorable golds by item id; equal texts and equal tuples share one object (datasets repeat
+    golds: the same answer thrice, templated items), which keeps a million items' golds small."""
+    shared: dict[Any, Any] = {}
+    out: dict[int, Golds] = {}
+    for item_id, (texts, idxs) in scorable_golds(conn, dataset_id).items():
+        key = (tuple(shared.setdefault(t, t) for t in texts), tuple(idxs))
+        out[item_id] = shared.setdefault(key, key)
+    return out
 
 
 _INSERT_PREDICTION = (

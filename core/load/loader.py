@@ -32,7 +32,7 @@ from qa_inspect.core.store import (
 )
 
 from .discover import read_in_folder, run_display_name, walk
-from .file_writes import mark_loading, resuming, write_file
+from .file_writes import mark_loading, resuming, taken, write_file
 from .stored import report_stored
 from .ingest import (
     FileStamp,
@@ -44,7 +44,7 @@ from .ingest import (
 )
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
-from .linking import dataset_indexes, link_stored_run
+from .linking import link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stream import stream_in_folder, write_stream
@@ -381,10 +381,11 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     if not parsed:
         return
     conn = lp.conn
-    indexes = dataset_indexes(conn)
     cache = RunCache()
-    for i, (cand, run) in enumerate(parsed):
-        lp.progress(i, len(parsed), f"scoring {cand.rel}")
+    indexes = cache.indexes(conn)
+    total = len(parsed)
+    for i, (cand, run) in enumerate(taken(parsed)):
+        lp.progress(i, total, f"scoring {cand.rel}")
         target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
         link = link_stored_run(conn, run, indexes, target, cand.rel)
         if link.dataset is None:

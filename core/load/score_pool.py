@@ -45,17 +45,23 @@ def score_rows(
     """Score columns for `(scorer, text, golds)` rows, in order. `memo` (shared by the runs of one
     load) holds pairs already scored; what is left is scored here, or half of it in a worker."""
     memo = {} if memo is None else memo
-    keys = []
+    out: list[Any] = []
+    missing: list[tuple[int, Any]] = []
     todo: dict[tuple[str, str, tuple[str, ...], tuple[int, ...]], tuple[str, str, Golds]] = {}
     for scorer, text, golds in rows:
         texts, idxs = golds or ((), ())
-        key = (scorer, text, tuple(texts), tuple(idxs))
-        keys.append(key)
-        if key not in memo and key not in todo:
-            todo[key] = (scorer, text, (key[2], key[3]))
+        key = (scorer, text, tuple(texts), tuple(idxs))  # tuple() of a tuple is that tuple
+        found = memo.get(key)
+        if found is None:
+            missing.append((len(out), key))
+            if key not in todo:
+                todo[key] = (scorer, text, (key[2], key[3]))
+        out.append(found)
     if todo:
         memo.update(zip(todo, _score_split(list(todo.values()))))
-    return [memo[key] for key in keys]
+    for n, key in missing:
+        out[n] = memo[key]
+    return out
 
 
 def _score_split(todo: list[tuple[str, str, Golds]]) -> list[Scores]:

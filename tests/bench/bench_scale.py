@@ -183,8 +183,10 @@ def _measure_child(spec: str) -> None:
     wall = time.perf_counter() - t0
     done.set()
     sampler.join()
-    largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(json.dumps({"wall": wall, "rss": largest, "tree": max(peak / 1024, largest), "rc": proc.returncode,
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    largest = usage.ru_maxrss / 1024
+    print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": largest,
+                      "tree": max(peak / 1024, largest), "rc": proc.returncode,
                       "err": err.decode("utf-8", "replace")[-500:]}))
 
 
@@ -311,12 +313,14 @@ def kill_and_resume(root: Path, work: Path, after: float) -> None:
 
 def _report(rounds: list[dict[str, dict[str, float]]]) -> None:
     names = list(rounds[0])
-    med = {n: {k: statistics.median(r[n][k] for r in rounds) for k in ("wall", "rss", "tree")} for n in names}
+    med = {n: {k: statistics.median(r[n][k] for r in rounds) for k in ("wall", "cpu", "rss", "tree")} for n in names}
     parse, insert = med["parse"]["wall"], med["parse + insert"]["wall"]
-    print(f"{'':22} {'wall s':>8} {'× parse':>8} {'× p+ins':>8} {'peak MB':>8} {'tree MB':>8}   (median of {len(rounds)})")
+    print(f"{'':22} {'wall s':>8} {'× parse':>8} {'× p+ins':>8} {'cpu s':>8} {'peak MB':>8} {'tree MB':>8}"
+          f"   (median of {len(rounds)}; cpu: user + system of every process)")
     for n in names:
         m = med[n]
-        print(f"{n:22} {m['wall']:8.2f} {m['wall'] / parse:8.2f} {m['wall'] / insert:8.2f} {m['rss']:8.0f} {m['tree']:8.0f}")
+        print(f"{n:22} {m['wall']:8.2f} {m['wall'] / parse:8.2f} {m['wall'] / insert:8.2f} {m['cpu']:8.2f}"
+              f" {m['rss']:8.0f} {m['tree']:8.0f}")
     walls = {n: [round(r[n]["wall"], 2) for r in rounds] for n in names}
     print(f"all rounds: {walls}")
     print(f"database after load: {statistics.median(r['load']['db_mb'] for r in rounds):.0f} MB")
