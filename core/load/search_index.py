@@ -92,11 +92,13 @@ def pending_marks(conn: Any) -> tuple[int, int] | None:
 
 
 def pending_rows(conn: Any) -> int:
-    """How many items and predictions wait to be indexed."""
+    """How many items and predictions wait to be indexed, at most (ids above the marks: counting
+    the rows themselves would read a million-row table on every load)."""
     conn = _conn(conn)
     items, preds = index_marks(conn)
-    return (conn.execute("SELECT COUNT(*) FROM items WHERE id > ?", (items,)).fetchone()[0]
-            + conn.execute("SELECT COUNT(*) FROM predictions WHERE id > ?", (preds,)).fetchone()[0])
+    top_items, top_preds = conn.execute(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM items), (SELECT COALESCE(MAX(id), 0) FROM predictions)").fetchone()
+    return max(0, top_items - items) + max(0, top_preds - preds)
 
 
 def unindex_items(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:

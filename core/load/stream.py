@@ -1,9 +1,10 @@
 """A big dataset file stored while it is read, on both cores.
 
-A spawned process reads the file article by article (`formats.stream_dataset`) and turns items
-into rows (question key, human estimate, JSON meta), sending them in batches through a bounded
-queue; this process assigns ids and inserts them, committing in steps. So memory holds a few
-batches instead of the file's parse tree, and parsing overlaps the inserts.
+A second Python process (started as `python -c`, so no caller's main module is imported again)
+reads the file article by article (`formats.stream_dataset`) and turns items into rows, sending
+them in pickled batches through a pipe; this process keys the questions, memoises the human
+estimate, assigns ids and inserts, committing in steps. So memory holds a few batches instead of
+the file's parse tree, and parsing overlaps the inserts.
 
 The values are those of the ordinary path (`ingest.write_dataset`), the dataset-level ones (meta,
 family, scorer, the `answerable` label) written when the file has been read to its end. Only a
@@ -14,10 +15,14 @@ caller removes the steps committed and reads the file the ordinary way.
 
 from __future__ import annotations
 
-import multiprocessing
+import json
+import pickle
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamable, stream_dataset
@@ -28,14 +33,12 @@ from .ingest import HumanMemo, Steps, json_text
 from .manifest import Manifest
 from .search_index import next_id
 
-__all__ = ["BATCH", "MIN_BYTES", "stream_in_folder", "write_stream"]
+__all__ = ["BATCH", "MIN_BYTES", "serve", "stream_in_folder", "write_stream"]
 
 MIN_BYTES = STREAM_MIN_BYTES
 """Datasets files from this size on are streamed."""
 BATCH = 10_000
 """Items per message from the reading process."""
-_QUEUE = 4
-"""Batches in flight at most (memory: a few batches, whatever the file's size)."""
 
 
 def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | None:
@@ -50,8 +53,18 @@ def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | N
     return stream
 
 
-def _produce(path: str, hints: dict[str, Any], out: Any) -> None:
-    """In the reading process: the file's rows, batch by batch, then its dataset-level values."""
+def serve() -> None:
+    """The reading process (`python -c ...serve()`, arguments as JSON in argv[1]): pickled messages
+    on stdout, the pipe's buffer holding back a reader that runs ahead of the writer."""
+    args = json.loads(sys.argv[1])
+    out = sys.stdout.buffer
+    for message in _produce(args["path"], args["hints"], args["batch"]):
+        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+    out.flush()
+
+
+def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any, ...]]:
+    """The file's rows, batch by batch, then its dataset-level values (or why it stopped)."""
     try:
         stream = stream_dataset(Path(path), {k: v for k, v in hints.items() if k != "scorer"}, min_bytes=0)
         if stream is None:
@@ -66,15 +79,15 @@ def _produce(path: str, hints: dict[str, Any], out: Any) -> None:
                 first.append(item)
             unanswerable |= _rows(item, seen, batch)
             golds += len(item.golds)
-            if len(batch[0]) >= BATCH:
-                out.put(("rows", stream.family(first), *batch))
+            if len(batch[0]) >= size:
+                yield ("rows", stream.family(first), *batch)
                 batch = ([], [], [])
-        out.put(("rows", stream.family(first), *batch))
-        out.put(("end", stream.family(first), stream.meta(), unanswerable, golds))
+        yield ("rows", stream.family(first), *batch)
+        yield ("end", stream.family(first), stream.meta(), unanswerable, golds)
     except FormatError as exc:
-        out.put(("error", exc.path, exc.message, exc.record))
+        yield ("error", exc.path, exc.message, exc.record)
     except (NotStreamable, RecursionError, MemoryError, OSError, ValueError, TypeError) as exc:
-        out.put(("fallback", f"{type(exc).__name__}: {exc}"))
+        yield ("fallback", f"{type(exc).__name__}: {exc}")
 
 
 def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
@@ -101,24 +114,30 @@ def write_stream(
 ) -> tuple[int, int, int]:
     """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
     rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
-    `NotStreamable` (read the file whole instead)."""
-    queue: Any = multiprocessing.get_context("spawn").Queue(_QUEUE)
-    worker = multiprocessing.get_context("spawn").Process(
-        target=_produce, args=(str(stream.path), dict(stream.hints), queue), daemon=True)
-    worker.start()
+    `NotStreamable` (read the file whole instead), also when the reading process dies."""
+    args = json.dumps({"path": str(stream.path), "hints": dict(stream.hints), "batch": BATCH})
+    worker = subprocess.Popen(
+        [sys.executable, "-c", f"from {__name__} import serve; serve()", args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    assert worker.stdout is not None
     try:
-        return _consume(conn, stream, rel_path, steps, queue, resume)
+        return _consume(conn, stream, rel_path, steps, worker.stdout, resume)
     finally:
         worker.kill()
-        worker.join()
+        worker.wait()
+        worker.stdout.close()
 
 
 def _consume(
-    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, queue: Any, resume: bool
+    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, pipe: IO[bytes], resume: bool
 ) -> tuple[int, int, int]:
     writer: _Writer | None = None
     while True:
-        message = queue.get()
+        try:
+            message = pickle.load(pipe)
+        except (EOFError, pickle.UnpicklingError) as exc:
+            raise NotStreamable(f"the reading process stopped ({type(exc).__name__})") from None
         kind = message[0]
         if kind == "error":
             raise FormatError(*message[1:])

@@ -151,3 +151,18 @@ def test_reloading_a_changed_dataset_keeps_the_index_true(runs: Path, tmp_path: 
     assert conn.execute(cmrc, (CMRC, '"什么？"')).fetchone()[0] == 0
     assert conn.execute(cmrc, (CMRC, '"什么?"')).fetchone()[0] > 0
     conn.close()
+
+
+def test_scores_from_a_worker_process_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Half of a large batch is scored in a spawned process: same numbers, same order."""
+    from qa_inspect.core.load import score_pool
+
+    golds = (("泽鹿", "泽鹿和水鹿"), (0, 2))
+    rows = [("cmrc2018-official", text, golds) for text in ("泽鹿", "水鹿", "泽鹿和", "鹿", "The answer", "")] * 3
+    rows += [("squad-v1.1", "the Normans", (("Normans", "the Normans"), (0, 1))), ("cmrc2018-official", "x", None)]
+    alone = score_pool.score_rows(rows)
+    monkeypatch.setattr(score_pool, "POOL_MIN", 1)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    memo: score_pool.ScoreMemo = {}
+    assert score_pool.score_rows(rows, memo) == alone
+    assert len(memo) == 8
