@@ -77,6 +77,11 @@ class RunCache:
             out[name] = _index_of(*self.keys[dataset_id])
         return out
 
+    def forget(self) -> None:
+        """Drop the lookups and golds (rows they describe went away); scores stay."""
+        self.keys.clear()
+        self.golds.clear()
+
     def for_dataset(
         self, conn: sqlite3.Connection, dataset_id: int
     ) -> tuple[dict[str, int], dict[str, int], dict[int, Golds]]:

@@ -119,6 +119,8 @@ class _Pass:
     """path → (kind, size, mtime_ns, sha256, owner, note) as the `files` table last saw it."""
     errored: list[str] = field(default_factory=list)
     """Files that failed this time; their stored rows (if any) stay."""
+    cache: RunCache = field(default_factory=RunCache)
+    """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
@@ -334,19 +336,19 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
 
 
 def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
-    """A big new dataset stored while it is read (`stream.write_stream`), in steps; when the
-    streaming parser gives up, the steps go and the file is read whole."""
+    """A big new dataset stored while read (`write_stream`); should streaming give up, read it whole."""
     conn = lp.conn
     resume = resuming(lp.stored.get(cand.rel), cand.sha256)
 
     def store() -> tuple[int, int, int]:
         mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
-        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume)
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache)
         record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
         return out
 
     def undo() -> None:
         conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
+        lp.cache.forget()  # it may hold the lookups of the rows just removed
         _forget_loading(lp, cand)
 
     try:
@@ -381,8 +383,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     if not parsed:
         return
     conn = lp.conn
-    cache = RunCache()
-    indexes = cache.indexes(conn)
+    indexes = lp.cache.indexes(conn)
     total = len(parsed)
     for i, (cand, run) in enumerate(taken(parsed)):
         lp.progress(i, total, f"scoring {cand.rel}")
@@ -401,7 +402,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
                       reason: str = link.reason, stepped: bool = stepped) -> RunWrite:
             if stepped:
                 mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
-            out = write_run(conn, run, cand.rel, dataset_id, reason, cache, Steps(conn, STEP_ROWS if stepped else None),
+            out = write_run(conn, run, cand.rel, dataset_id, reason, lp.cache, Steps(conn, STEP_ROWS if stepped else None),
                             resume_key=cand.sha256 or "")
             record_file(conn, _stamp(cand, "run", run.format, run.encoding))
             for extra in run.extra_paths:

@@ -30,6 +30,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 
 from .ingest import HumanMemo, Steps, json_text
+from .ingest_runs import RunCache
 from .manifest import Manifest
 from .search_index import next_id
 
@@ -102,19 +103,24 @@ def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any
             seen.add(ckey)
             contexts.append((ckey, item.title, item.context))
     n = len(items)
+    original = item.meta.get("original_question")
     items.append((item.key, item.question, ckey, item.split, item.tag, item.answer_type, int(item.is_impossible),
-                  item.line, scored, json_text(item.meta)))
+                  item.line, scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
+                  original if isinstance(original, str) else None, json_text(item.meta)))
     golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
                  for idx, g in enumerate(item.golds))
     return item.is_impossible or not scored
 
 
 def write_stream(
-    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False
+    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False,
+    keep: RunCache | None = None,
 ) -> tuple[int, int, int]:
     """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
     rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
-    `NotStreamable` (read the file whole instead), also when the reading process dies."""
+    `NotStreamable` (read the file whole instead), also when the reading process dies. `keep`
+    receives the dataset's lookups and golds as the runs will want them (read back from the
+    database they cost a million-item load several seconds)."""
     args = json.dumps({"path": str(stream.path), "hints": dict(stream.hints), "batch": BATCH})
     worker = subprocess.Popen(
         [sys.executable, "-c", f"from {__name__} import serve; serve()", args],
@@ -122,7 +128,7 @@ def write_stream(
     )
     assert worker.stdout is not None
     try:
-        return _consume(conn, stream, rel_path, steps, worker.stdout, resume)
+        return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep)
     finally:
         worker.kill()
         worker.wait()
@@ -130,7 +136,8 @@ def write_stream(
 
 
 def _consume(
-    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, pipe: IO[bytes], resume: bool
+    conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, pipe: IO[bytes], resume: bool,
+    keep: RunCache | None,
 ) -> tuple[int, int, int]:
     writer: _Writer | None = None
     while True:
@@ -144,7 +151,7 @@ def _consume(
         if kind == "fallback":
             raise NotStreamable(message[1])
         if writer is None:
-            writer = _Writer(conn, stream, rel_path, message[1], resume)
+            writer = _Writer(conn, stream, rel_path, message[1], resume, None if resume else keep)
         if kind == "rows":
             writer.add(*message[2:])
             if writer.pending >= (steps.size or 0) > 0:
@@ -157,8 +164,16 @@ def _consume(
 class _Writer:
     """Ids and inserts for the batches of one streamed dataset."""
 
-    def __init__(self, conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, family: str, resume: bool) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, family: str, resume: bool,
+        keep: RunCache | None,
+    ) -> None:
         self.conn = conn
+        self.keep = keep
+        self.by_key: dict[str, int] = {}
+        self.by_q: dict[str, int] = {}
+        self.golds: dict[int, Any] = {}
+        self.shared: dict[Any, Any] = {}
         self.stream = stream
         self.scorer = str(stream.hints.get("scorer") or default_scorer(family))
         values = (rel_path, stream.format, family, self.scorer, stream.encoding)
@@ -192,15 +207,18 @@ class _Writer:
         ids: list[int | None] = []
         rows = []
         human = self.human.of
-        for key, question, ckey, split, tag, answer_type, impossible, line, scored, meta in items:
+        for key, question, ckey, split, tag, answer_type, impossible, line, scored, idxs, original, meta in items:
             if key in self.done:
                 ids.append(None)
                 continue
-            ids.append(self.next_item)
-            rows.append((self.next_item, self.dataset_id, key, question_key(question), question,
-                         None if ckey is None else self.contexts[ckey], split, tag, answer_type, impossible, line,
-                         *human(scored), meta))
+            item_id = self.next_item
+            ids.append(item_id)
+            qkey = question_key(question)
+            rows.append((item_id, self.dataset_id, key, qkey, question, None if ckey is None else self.contexts[ckey],
+                         split, tag, answer_type, impossible, line, *human(scored), meta))
             self.next_item += 1
+            if self.keep is not None:
+                self._remember(item_id, key, qkey if question else None, original, scored, idxs)
         conn.executemany(
             "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
             " source_line, human_em, human_f1, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
@@ -210,12 +228,29 @@ class _Writer:
         self.items += len(items)
         self.pending += len(rows)
 
+    def _remember(self, item_id: int, key: str, qkey: str | None, original: str | None, scored: tuple[str, ...],
+                  idxs: tuple[int, ...]) -> None:
+        """The lookups and golds `RunCache` would read back (`lookups_keyed`, `ingest_runs._golds`)."""
+        self.by_key[key] = item_id
+        if key.startswith("q:"):
+            self.by_q.setdefault(key.split("#", 1)[0], item_id)
+        if qkey is not None:
+            self.by_q.setdefault(qkey, item_id)
+        if original:
+            self.by_q.setdefault(question_key(original), item_id)
+        if scored:
+            pair = (tuple(self.shared.setdefault(t, t) for t in scored), idxs)
+            self.golds[item_id] = self.shared.setdefault(pair, pair)
+
     def finish(self, family: str, meta: dict[str, Any], unanswerable: bool, golds: int) -> tuple[int, int, int]:
         """The dataset-level values, known once the whole file has been read."""
         scorer = str(self.stream.hints.get("scorer") or default_scorer(family, unanswerable=unanswerable))
         self.conn.execute(
             "UPDATE datasets SET family=?, scorer=?, item_count=?, gold_count=?, meta=? WHERE id=?",
             (family, scorer, self.items, golds, json_text(meta), self.dataset_id))
+        if self.keep is not None:
+            self.keep.keys[self.dataset_id] = (self.by_key, self.by_q)
+            self.keep.golds[self.dataset_id] = self.golds
         if unanswerable:  # as `ingest`: labelled only where the dataset has unanswerable items
             self.conn.execute(
                 "UPDATE items SET answerable = CASE WHEN is_impossible = 1 OR NOT EXISTS (SELECT 1 FROM golds g"

@@ -166,3 +166,26 @@ def test_scores_from_a_worker_process_are_the_same(monkeypatch: pytest.MonkeyPat
     memo: score_pool.ScoreMemo = {}
     assert score_pool.score_rows(rows, memo) == alone
     assert len(memo) == 8
+
+
+def test_a_streamed_dataset_hands_the_runs_what_the_database_would(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qa_inspect.core.load.ingest_runs import RunCache
+
+    monkeypatch.setattr(stream, "MIN_BYTES", 0)
+    kept: list[RunCache] = []
+    real = stream.write_stream
+
+    def spy(*args: Any, keep: RunCache | None = None, **kwargs: Any) -> Any:
+        kept.append(keep or RunCache())
+        return real(*args, keep=kept[-1], **kwargs)
+
+    monkeypatch.setattr(loader, "write_stream", spy)
+    load_runs(runs, tmp_path / "qa.db")
+    conn = sqlite3.connect(tmp_path / "qa.db")
+    (dataset_id,) = conn.execute("SELECT id FROM datasets WHERE path = ?", (CMRC,)).fetchone()
+    assert kept and dataset_id in kept[0].golds
+    assert kept[0].keys[dataset_id] == RunCache().for_dataset(conn, dataset_id)[:2]
+    assert kept[0].golds[dataset_id] == RunCache().for_dataset(conn, dataset_id)[2]
+    conn.close()
