@@ -135,7 +135,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     seen: dict[str, str] = {}
     for number, (raw_key, value) in enumerate(doc.value.items(), start=1):
         ref = raw_key.strip()
-        text = number_text(value)
+        text = value if type(value) is str else number_text(value)  # the common case without a call
         if text is None:
             raise FormatError(
                 str(doc.path), f"value is {type_name(value)}, expected the predicted text", f"key {raw_key!r}"
@@ -143,7 +143,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         if ref in seen:
             raise FormatError(str(doc.path), f"duplicate id {ref!r} (also key {seen[ref]!r})", f"key {raw_key!r}")
         seen[ref] = raw_key
-        predictions.append(Prediction(ref=ref, ref_kind="id", text=text, line=number))
+        predictions.append(Prediction(ref, "id", text, None, [], {}, number))  # positional: a million of these
     run = build_run(doc, hints, FORMAT, predictions, hints.get("model"))
     nbest = nbest_path(doc.path)
     if nbest is not None and nbest.is_file():

@@ -12,7 +12,6 @@ with is `core.linking`'s business.
 from __future__ import annotations
 
 import gc
-import os
 import sqlite3
 import stat
 from collections.abc import Callable
@@ -33,6 +32,9 @@ from qa_inspect.core.store import (
 
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import mark_loading, resuming, taken, write_file
+from .relpaths import bad_name as _bad_name
+from .relpaths import rel as _rel
+from .relpaths import relmsg as _relmsg
 from .stored import report_stored
 from .ingest import (
     FileStamp,
@@ -47,7 +49,7 @@ from .items import dataset_scorer
 from .linking import link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
-from .stream import stream_in_folder, write_stream
+from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
@@ -121,6 +123,8 @@ class _Pass:
     """Files that failed this time; their stored rows (if any) stay."""
     cache: RunCache = field(default_factory=RunCache)
     """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
+    readers: dict[str, Any] = field(default_factory=dict)
+    """Reading processes of the datasets to stream, started when found (they read ahead)."""
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
@@ -138,8 +142,12 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
     changed, unchanged = _find_changed(lp, candidates, reread_all)
     _reread_dependents(lp, candidates, changed, unchanged)
-    datasets, runs = _read_changed(lp, changed)
-    _store_datasets(lp, datasets)
+    try:
+        datasets, runs = _read_changed(lp, changed)
+        _store_datasets(lp, datasets)
+    finally:
+        for worker in lp.readers.values():
+            stop_reading(worker)
     _store_runs(lp, runs)
     _finish(lp, unchanged)
 
@@ -269,6 +277,8 @@ def _read_changed(
         lp.progress(i, len(changed), f"reading {cand.rel}")
         stored = lp.stored.get(cand.rel)
         stream = stream_in_folder(cand.path, lp.manifest) if stored is None or resuming(stored, cand.sha256) else None
+        if stream is not None:
+            lp.readers[cand.rel] = start_reading(stream)
         src = stream or _read_one(lp, cand)
         if isinstance(src, (Dataset, DatasetStream)):
             datasets.append((cand, src))
@@ -342,7 +352,8 @@ def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
 
     def store() -> tuple[int, int, int]:
         mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
-        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache)
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache,
+                           worker=lp.readers.pop(cand.rel, None))
         record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
         return out
 
@@ -471,30 +482,3 @@ def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> s
         n += 1
         parent = Path(rel).parent.name
         candidate = f"{base} ({parent})" if n == 2 and parent else f"{base} ({n})"
-
-
-def _rel(runs_dir: Path, path: Path) -> str:
-    """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
-    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `_bad_name`)."""
-    try:
-        rel = Path(path).relative_to(runs_dir).as_posix()
-    except ValueError:
-        try:
-            rel = Path(path).resolve().relative_to(runs_dir).as_posix()
-        except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
-            rel = str(path)
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _bad_name(path: Path) -> bool:
-    """The file system gave a name that is not valid UTF-8 (it cannot be stored or shown as is)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _relmsg(runs_dir: Path, message: str) -> str:
-    """Error lines name files relative to the runs folder, as the user typed them."""
-    return message.replace(str(runs_dir) + os.sep, "")

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import json
 import pickle
+import queue
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -34,12 +36,14 @@ from .ingest_runs import RunCache
 from .manifest import Manifest
 from .search_index import next_id
 
-__all__ = ["BATCH", "MIN_BYTES", "serve", "stream_in_folder", "write_stream"]
+__all__ = ["AHEAD", "BATCH", "MIN_BYTES", "serve", "start_reading", "stop_reading", "stream_in_folder", "write_stream"]
 
 MIN_BYTES = STREAM_MIN_BYTES
 """Datasets files from this size on are streamed."""
 BATCH = 10_000
 """Items per message from the reading process."""
+AHEAD = 40
+"""Messages the reading process may hold ready (about 6 MB each: up to 400k items read ahead)."""
 
 
 def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | None:
@@ -56,12 +60,23 @@ def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | N
 
 def serve() -> None:
     """The reading process (`python -c ...serve()`, arguments as JSON in argv[1]): pickled messages
-    on stdout, the pipe's buffer holding back a reader that runs ahead of the writer."""
+    on stdout. It reads ahead of the writer by up to `AHEAD` batches, so it can start while the
+    loader still reads the runs (the second core is idle then)."""
     args = json.loads(sys.argv[1])
     out = sys.stdout.buffer
+    ahead: queue.Queue[bytes | None] = queue.Queue(AHEAD)
+
+    def write() -> None:
+        while (data := ahead.get()) is not None:
+            out.write(data)
+        out.flush()
+
+    writer = threading.Thread(target=write)
+    writer.start()
     for message in _produce(args["path"], args["hints"], args["batch"]):
-        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
-    out.flush()
+        ahead.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+    ahead.put(None)
+    writer.join()
 
 
 def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any, ...]]:
@@ -112,27 +127,38 @@ def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any
     return item.is_impossible or not scored
 
 
+def start_reading(stream: DatasetStream) -> subprocess.Popen[bytes]:
+    """Start the reading process of `stream` (it reads ahead until `write_stream` takes its rows)."""
+    args = json.dumps({"path": str(stream.path), "hints": dict(stream.hints), "batch": BATCH})
+    return subprocess.Popen(
+        [sys.executable, "-c", f"from {__name__} import serve; serve()", args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+
+
+def stop_reading(worker: subprocess.Popen[bytes]) -> None:
+    worker.kill()
+    worker.wait()
+    if worker.stdout is not None:
+        worker.stdout.close()
+
+
 def write_stream(
     conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False,
-    keep: RunCache | None = None,
+    keep: RunCache | None = None, worker: subprocess.Popen[bytes] | None = None,
 ) -> tuple[int, int, int]:
     """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
     rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
     `NotStreamable` (read the file whole instead), also when the reading process dies. `keep`
     receives the dataset's lookups and golds as the runs will want them (read back from the
-    database they cost a million-item load several seconds)."""
-    args = json.dumps({"path": str(stream.path), "hints": dict(stream.hints), "batch": BATCH})
-    worker = subprocess.Popen(
-        [sys.executable, "-c", f"from {__name__} import serve; serve()", args],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )
+    database they cost a million-item load several seconds); `worker`: its reading process, if
+    started already (`start_reading`), else one is started."""
+    worker = worker or start_reading(stream)
     assert worker.stdout is not None
     try:
         return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep)
     finally:
-        worker.kill()
-        worker.wait()
-        worker.stdout.close()
+        stop_reading(worker)
 
 
 def _consume(
