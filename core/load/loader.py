@@ -443,7 +443,7 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
     if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
         set_setting(lp.conn, "scoring_rules", SCORING_RULES)
-    if pending_rows(lp.conn) <= INLINE_LIMIT:  # a big load leaves the search index to its first search
+    if 0 < pending_rows(lp.conn) <= INLINE_LIMIT:  # a big load leaves the search index to its first search
         build_search_index(lp.conn)
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)

@@ -299,9 +299,9 @@ def kill_and_resume(root: Path, work: Path, after: float) -> None:
     killed = measure([*CLI, "load", str(root), "--db", str(db)], kill_after=after)
     state = "killed" if killed["rc"] == -signal.SIGKILL else f"finished first (exit {killed['rc']})"
     conn = sqlite3.connect(db)
-    stored = conn.execute("SELECT path, kind FROM files ORDER BY path").fetchall()
+    stored = conn.execute("SELECT path, kind, COALESCE(substr(note, 1, 7), 'stored') FROM files ORDER BY path").fetchall()
     conn.close()
-    print(f"kill -9 after {after:.0f} s: {state}; files recorded as loaded then: {stored}")
+    print(f"kill -9 after {after:.0f} s: {state}; the files table then (path, kind, stored or loading): {stored}")
     again = measure([*CLI, "load", str(root), "--db", str(db)])
     same = _db_fingerprint(db) == _db_fingerprint(clean)
     print(f"next load: {again['wall']:.1f} s, exit {again['rc']}; database equals a clean load's: {same}")
