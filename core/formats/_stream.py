@@ -34,6 +34,8 @@ __all__ = ["STREAM_MIN_BYTES", "DatasetStream", "NotStreamable", "open_stream"]
 STREAM_MIN_BYTES = 64 << 20
 """Files smaller than this are read whole (streaming pays only where the parse tree is large)."""
 _CHUNK = 8 << 20
+_KEYS_BEFORE_DATA = 16
+"""SQuAD files put `version` (and little else) beside `data`: an object with more keys before it is not one."""
 
 
 class NotStreamable(Exception):
@@ -158,6 +160,8 @@ def _articles(path: Path, root: dict[str, Any]) -> Iterator[Any]:
                     raise NotStreamable("a second or non-list 'data'")
                 seen_data = True
                 pos = yield from _elements(text, decoder, pos + 1)
+            elif not seen_data and len(root) >= _KEYS_BEFORE_DATA:
+                raise NotStreamable("no 'data' list among the first keys")  # a prediction map, say
             else:
                 root[key], pos = text.value(decoder, pos)
             pos = text.skip(pos)
