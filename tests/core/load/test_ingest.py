@@ -189,3 +189,23 @@ def test_a_streamed_dataset_hands_the_runs_what_the_database_would(
     assert kept[0].keys[dataset_id] == RunCache().for_dataset(conn, dataset_id)[:2]
     assert kept[0].golds[dataset_id] == RunCache().for_dataset(conn, dataset_id)[2]
     conn.close()
+
+
+def test_streaming_real_squad_and_cmrc_files_stores_what_the_plain_load_stores(
+    shared_data: Path, conformance_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQuAD 2.0 (unanswerable labels, the v2 scorer chosen at the end), SQuAD 1.1, CMRC trial
+    (blank questions) with the official scorers' runs: streamed and stepped, the same rows."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("squad2_dev_normans.json", "squad1_dev_normans_answerable.json", "cmrc2018_trial.json"):
+        shutil.copy(shared_data / name, runs / name)
+    for path in (conformance_dir / "squad_runs").glob("*.json"):
+        shutil.copy(path, runs / path.name)
+    load_runs(runs, tmp_path / "plain.db")
+    monkeypatch.setattr(stream, "MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "BATCH", 13)
+    monkeypatch.setattr(loader, "STEP_ROWS", 50)
+    summary = load_runs(runs, tmp_path / "fast.db")
+    assert not summary.errors and {d.scorer for d in summary.datasets} == {"squad-v2", "squad-v1.1", "cmrc2018-official"}
+    assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
