@@ -32,10 +32,6 @@ from qa_inspect.core.store import (
 
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import mark_loading, resuming, taken, write_file
-from .relpaths import bad_name as _bad_name
-from .relpaths import rel as _rel
-from .relpaths import relmsg as _relmsg
-from .stored import report_stored
 from .ingest import (
     FileStamp,
     Steps,
@@ -48,7 +44,11 @@ from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
 from .linking import link_stored_run
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .relpaths import bad_name as _bad_name
+from .relpaths import rel as _rel
+from .relpaths import relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
+from .stored import report_stored
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
