@@ -1,9 +1,9 @@
 """A big dataset file stored while it is read, on both cores.
 
 A second Python process (started as `python -c`, so no caller's main module is imported again)
-reads the file article by article (`formats.stream_dataset`) and turns items into rows, sending
-them in pickled batches through a pipe; this process keys the questions, memoises the human
-estimate, assigns ids and inserts, committing in steps. So memory holds a few batches instead of
+reads the file article by article (`formats.stream_dataset`) and turns items into rows (question
+key, human estimate memoised per gold tuple, JSON meta), sending them in pickled batches through a
+pipe; this process assigns ids and inserts, committing in steps. So memory holds a few batches instead of
 the file's parse tree, and parsing overlaps the inserts.
 
 The values are those of the ordinary path (`ingest.write_dataset`), the dataset-level ones (meta,
@@ -86,6 +86,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         if stream is None:
             raise NotStreamable("no longer a big SQuAD-style file")
         seen: set[str] = set()
+        human = HumanMemo("cdqa" if hints.get("family") == "cdqa" else "span")
         first: list[Any] = []
         batch: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
         unanswerable = False
@@ -93,7 +94,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         for item in stream.items():
             if len(first) < 50:
                 first.append(item)
-            unanswerable |= _rows(item, seen, batch)
+            unanswerable |= _rows(item, seen, human, batch)
             golds += len(item.golds)
             if len(batch[0]) >= size:
                 yield ("rows", stream.family(first), *batch)
@@ -106,9 +107,9 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         yield ("fallback", f"{type(exc).__name__}: {exc}")
 
 
-def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
-    """Add one item's rows (ids, question key and human estimate left to the writer, which has
-    time to spare while this process parses); True when it is unanswerable."""
+def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
+    """Add one item's rows, all but the ids (this process has time to spare: the inserts are the
+    slower half); True when it is unanswerable."""
     items, golds, contexts = batch
     scored = tuple(g.text for g in item.golds if not g.superseded)
     ckey = None
@@ -119,9 +120,10 @@ def _rows(item: Any, seen: set[str], batch: tuple[list[Any], list[Any], list[Any
             contexts.append((ckey, item.title, item.context))
     n = len(items)
     original = item.meta.get("original_question")
-    items.append((item.key, item.question, ckey, item.split, item.tag, item.answer_type, int(item.is_impossible),
-                  item.line, scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
-                  original if isinstance(original, str) else None, json_text(item.meta)))
+    items.append((item.key, question_key(item.question), item.question, ckey, item.split, item.tag,
+                  item.answer_type, int(item.is_impossible), item.line, *human.of(scored), json_text(item.meta),
+                  scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
+                  original if isinstance(original, str) else None))
     golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
                  for idx, g in enumerate(item.golds))
     return item.is_impossible or not scored
@@ -216,7 +218,6 @@ class _Writer:
         self.contexts = dict(conn.execute(stored.format("context_key", "contexts"), (self.dataset_id,))) if resume else {}
         self.next_item = next_id(conn, "items")
         self.next_context = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM contexts").fetchone()[0]
-        self.human = HumanMemo("cdqa" if stream.hints.get("family") == "cdqa" else family)
         self.items = 0
         self.pending = 0
 
@@ -232,16 +233,14 @@ class _Writer:
                          new_contexts)
         ids: list[int | None] = []
         rows = []
-        human = self.human.of
-        for key, question, ckey, split, tag, answer_type, impossible, line, scored, idxs, original, meta in items:
+        for key, qkey, question, ckey, *columns, scored, idxs, original in items:
             if key in self.done:
                 ids.append(None)
                 continue
             item_id = self.next_item
             ids.append(item_id)
-            qkey = question_key(question)
             rows.append((item_id, self.dataset_id, key, qkey, question, None if ckey is None else self.contexts[ckey],
-                         split, tag, answer_type, impossible, line, *human(scored), meta))
+                         *columns))
             self.next_item += 1
             if self.keep is not None:
                 self._remember(item_id, key, qkey if question else None, original, scored, idxs)
