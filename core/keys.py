@@ -41,14 +41,19 @@ SPLIT_WORDS: dict[str, str] = {
 """Name tokens (case-insensitive) → split. Tokens are runs of letters between other characters."""
 
 _TOKEN = re.compile(r"[A-Za-z]+")
-_SPACE = re.compile(r"\s+")
 
 
 def normalise_question(question: str) -> str:
     """The text `question_key` hashes; exposed so matching code can compare the same way."""
-    text = unicodedata.normalize("NFKC", question)
-    text = _SPACE.sub(" ", text).strip()
-    return text.rstrip("?").rstrip()
+    return " ".join(_nfkc(question).split()).rstrip("?").rstrip()  # split(): the whitespace `\s` matches
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, with a shortcut for the common Chinese question: normalised but for a last full-width
+    character (`？`), whose NFKC is one ASCII character that nothing composes with."""
+    if text and "\uff01" <= text[-1] <= "\uff5e" and unicodedata.is_normalized("NFKC", text[:-1]):
+        return text[:-1] + chr(ord(text[-1]) - 0xFEE0)
+    return unicodedata.normalize("NFKC", text)
 
 
 def question_key(question: str) -> str:

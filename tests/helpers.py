@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.worker import WorkerState
+from textual.worker import WorkerCancelled, WorkerState
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import read_source
@@ -137,7 +137,10 @@ async def settle(pilot: Pilot[None]) -> None:
     a screen pushed a moment ago starts its workers on mount, so idle must hold twice in a row)."""
     idle = 0
     for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # a screen left while its worker ran cancels it (the overview does): not a failure
         await pilot.pause()
         idle = idle + 1 if not _busy(pilot) else 0
         if idle == 2:
@@ -156,7 +159,10 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: floa
 async def settle_facets(pilot: Pilot[None]) -> None:
     """`settle`, with short pauses and the facet panel's debounce timer run out too."""
     for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # see `settle`
         await pilot.pause(0.05)
         if not _busy(pilot):
             panel = pilot.app.screen.query(FacetPanel)

@@ -10,6 +10,7 @@ sections, the stale mode, the one place worker errors are reported.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -93,6 +94,8 @@ class QAInspectApp(App[None]):
         self.remember = remember
         """Restore the user's theme, metrics mode and last browser filter, and keep them as they change."""
         self.last_filter: Filter | None = None
+        self._prefs_lock = threading.Lock()
+        self._prefs_version = 0
         self.column_layouts: dict[str, ColumnLayout] = {}
         """Per dataset: the item table's hidden columns and their order (`k` in the browser)."""
         self.load_notices = list(load_notices or []) + [("warning", p) for p in config.problems]
@@ -155,12 +158,17 @@ class QAInspectApp(App[None]):
 
     def remember_preferences(self) -> None:
         if self.remember:
-            self._save_preferences(Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts)))
+            self._prefs_version += 1
+            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts))
+            self._save_preferences(prefs, self._prefs_version)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="preferences-save")
-    def _save_preferences(self, prefs: Preferences) -> None:
-        with self.db.connect() as conn:
-            save_preferences(conn, prefs)
+    @work(thread=True, exit_on_error=False, group="preferences-save")
+    def _save_preferences(self, prefs: Preferences, version: int) -> None:
+        """Saves run one after another (one lock); a save overtaken by a newer one writes nothing,
+        so the newest preferences always win."""
+        with self._prefs_lock, self.db.connect() as conn:
+            if version == self._prefs_version:
+                save_preferences(conn, prefs)
 
     def on_unmount(self) -> None:
         self.db.close()

@@ -44,6 +44,7 @@ from typing import Any, Literal, NamedTuple
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Dataset, Run
 
+from ._stream import STREAM_MIN_BYTES, DatasetStream, NotStreamable, open_stream
 from .prompts import normalise_text
 from .tables import Table
 from .textio import (
@@ -136,6 +137,15 @@ def read_source(
                 return Skip(path, f"a {module.KIND} ({module.FORMAT}), not a {as_kind}")
             return _read(module, doc, hints)
     return Skip(path, f"not QA data: {describe_shape(doc)}")
+
+
+def stream_dataset(
+    path: Path, hints: Mapping[str, Any] | None = None, *, min_bytes: int | None = None
+) -> DatasetStream | None:
+    """A big SQuAD-style file (`min_bytes`: default `STREAM_MIN_BYTES`) to read article by article
+    (`DatasetStream`), when `read_source` would read it with the SQuAD reader; None: read it with
+    `read_source`."""
+    return open_stream(Path(path), hints or {}, _by_name_first(Path(path)), min_bytes)
 
 
 def _by_name_first(path: Path) -> list[ModuleType]:
@@ -247,7 +257,10 @@ __all__ = [
     "loads",
     "JSONFloat",
     "CANDIDATE_SUFFIXES",
+    "STREAM_MIN_BYTES",
+    "DatasetStream",
     "Document",
+    "NotStreamable",
     "Kind",
     "Skip",
     "describe_shape",
@@ -259,4 +272,5 @@ __all__ = [
     "sha256_file",
     "side_owners",
     "side_reason",
+    "stream_dataset",
 ]

@@ -140,14 +140,14 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     collided: list[str] = []
     for number, (raw_key, value) in enumerate(doc.value.items(), start=1):
         ref = raw_key.strip()
-        text = number_text(value)
+        text = value if type(value) is str else number_text(value)  # the common case without a call
         if text is None:
             raise FormatError(str(doc.path), f"value is {type_name(value)}, expected the predicted text", _key(raw_key))
         if not ref:
             raise FormatError(str(doc.path), "empty id (a blank key)", _key(raw_key))
         if ref in by_ref:
             collided.append(ref)
-        by_ref[ref] = Prediction(ref=ref, ref_kind="id", text=text, line=number)
+        by_ref[ref] = Prediction(ref, "id", text, None, [], {}, number)  # positional: a million of these
     run = build_run(doc, hints, FORMAT, list(by_ref.values()), hints.get("model"))
     repeats = [k.strip() for k in duplicate_keys(doc.value)] + collided
     if repeats:

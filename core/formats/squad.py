@@ -11,7 +11,7 @@ is off or -1, recovered by searching the context for the occurrence nearest to t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from qa_inspect.core.model import Dataset, Item
@@ -30,7 +30,7 @@ from ._common import (
 )
 from .textio import Document, plain, type_name
 
-__all__ = ["FORMAT", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]
+__all__ = ["FORMAT", "KIND", "PRIORITY", "dataset_meta", "iter_items", "read", "skip_reason", "sniff"]
 
 FORMAT = "squad"
 KIND: Literal["dataset"] = "dataset"
@@ -61,9 +61,18 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
     root = doc.value
     stats = SpanStats()
     keys = Keys(doc)
-    items: list[Item] = []
+    items = list(iter_items(doc, root["data"], hints, stats, keys))
+    meta = dataset_meta(root, stats, sum(1 for item in items if not item.question))
+    family = hints.get("family") or family_of(item.question for item in items)
+    return build_dataset(doc, hints, FORMAT, family, items, keys, meta)
+
+
+def iter_items(
+    doc: Document, articles: Iterable[Any], hints: Mapping[str, Any], stats: SpanStats, keys: Keys
+) -> Iterator[Item]:
+    """The items of `articles` (the `data` list, or a stream of its elements) in file order."""
     number = 0
-    for a, article in enumerate(root["data"]):
+    for a, article in enumerate(articles):
         at = f"data[{a}]"
         if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
             raise fail(doc, "not an article with a 'paragraphs' list", at)
@@ -79,16 +88,17 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Dataset:
             context_id = clean_id(doc, para.get("id"), pat)
             for q, qa in enumerate(para["qas"]):
                 number += 1
-                items.append(_item(doc, qa, f"{pat}.qas[{q}]", number, context, context_id, title, stats, keys, hints))
+                yield _item(doc, qa, f"{pat}.qas[{q}]", number, context, context_id, title, stats, keys, hints)
+
+
+def dataset_meta(root: Mapping[str, Any], stats: SpanStats, empty: int) -> dict[str, Any]:
+    """`Dataset.meta` of a file read whole or streamed (`empty`: questions that are blank)."""
     meta: dict[str, Any] = {"spans": stats.as_dict()}
     if isinstance(root.get("version"), str):
         meta["version"] = root["version"]
-    family = hints.get("family") or family_of(item.question for item in items)
-    dataset = build_dataset(doc, hints, FORMAT, family, items, keys, meta)
-    empty = sum(1 for item in items if not item.question)
     if empty:
         meta["empty_questions"] = empty  # CMRC trial has two; kept, since their ids still score
-    return dataset
+    return meta
 
 
 def _item(

@@ -3,9 +3,11 @@
 Holds: `manifest` (the optional `qa-inspect.toml`), `discover` (walking the folder, reading a file
 with the manifest's hints, run names), `matching` (which dataset a run goes with, by id, question,
 prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
-score`), `ingest` (writing datasets and runs, scores computed once), `linking` (matching against
-the stored datasets), `loader` (`load_runs`: the phases, incremental by size, mtime and SHA-256)
-, `summary` (what a load did, file by file, with the warnings a user should read) and `log` (the
+score`), `ingest` + `ingest_runs` (writing datasets and runs set-based, in bounded steps for big
+files, scores computed once: `score_pool`), `search_index` (the full-text index, filled after the
+bulk insert: `build_search_index`), `linking` (matching against the stored datasets), `loader`
+(`load_runs`: the phases, incremental by size, mtime and SHA-256, resuming an interrupted file),
+`summary` (what a load did, file by file, with the warnings a user should read) and `log` (the
 last load's summary kept in the database, flattened into rows for the app's load log).
 
 May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
@@ -33,12 +35,15 @@ __all__ = [
     "RunReport",
     "ScoredFile",
     "WalkResult",
+    "build_search_index",
     "last_load",
     "link_run",
     "load_manifest",
     "load_runs",
     "match_by_position",
     "match_in_prompts",
+    "pending_marks",
+    "pending_rows",
     "read_in_folder",
     "record_load",
     "run_display_name",
@@ -57,5 +62,6 @@ lazy_face(__name__, {
         "match_in_prompts",
     ),
     ".scoring": ("ScoredFile", "score_run"),
+    ".search_index": ("build_search_index", "pending_marks", "pending_rows"),
     ".summary": ("DatasetReport", "LoadSummary", "RunReport"),
 })

@@ -1,40 +1,49 @@
-"""Writing one parsed file into the database: a dataset or a run, each in one transaction.
+"""Writing one parsed dataset into the database, set-based, and the helpers every write shares.
 
-A file either lands whole or not at all (`transaction` rolls back on any error), so a bad file leaves
-the database exactly as it was for that file. Item ids survive a reload of their dataset (upsert on
-`(dataset_id, key)`), and scores are computed here, once, with the dataset's scorer.
+Rows go in with `executemany` and ids assigned up front (no row-at-a-time `lastrowid`); the search
+index is filled after the bulk insert (`search_index`). A dataset stored for the first time is
+written in bounded steps (`Steps`: a commit every so many rows), so a killed load keeps what it
+committed and the next load resumes it (`resume=True`: items already stored are skipped). A
+dataset that replaces stored rows is written in one transaction: item ids survive the reload
+(matched by key), so predictions and annotations stay attached, and either the old rows or the
+new ones are there, never a mix. Scores are computed here, once, with the dataset's scorer; the
+human estimate once per distinct gold tuple, and only for golds that changed.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from qa_inspect.core.keys import question_key
-from qa_inspect.core.metrics import human_score, score_prediction
-from qa_inspect.core.model import Dataset, Run
+from qa_inspect.core.metrics import human_score
+from qa_inspect.core.model import Dataset, Item
 
-from .items import dataset_scorer, lookups, resolve
+from .items import dataset_scorer
+from .score_pool import score_rows
+from .search_index import next_id, reindex_items, unindex_items, unindex_predictions
 
 __all__ = [
     "FileStamp",
-    "RunCache",
-    "RunWrite",
+    "HumanMemo",
+    "Steps",
     "delete_path",
-    "item_lookup",
     "item_rows_db",
+    "json_text",
     "record_file",
     "rescore_dataset",
     "scorable_golds",
     "transaction",
-    "unindex_predictions",
     "write_dataset",
-    "write_run",
 ]
+
+T = TypeVar("T")
+GoldKey = tuple[tuple[int, str], ...]
+"""An item's scorable golds as (golds.idx, text) pairs: what its scores depend on."""
 
 
 @contextmanager
@@ -44,12 +53,37 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite rolls back by itself after some errors
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
 
-def _json(value: Any) -> str | None:
+@dataclass(slots=True)
+class Steps:
+    """Commits a long write every `size` rows inside the caller's transaction (None: never), so
+    a killed load loses at most the step in flight."""
+
+    conn: sqlite3.Connection
+    size: int | None = None
+
+    def chunks(self, rows: Sequence[T]) -> Iterator[Sequence[T]]:
+        """`rows` in slices of `size`, committing after each one (one slice when `size` is None)."""
+        if self.size is None:
+            yield rows
+            return
+        for start in range(0, len(rows), self.size):
+            yield rows[start:start + self.size]
+            self.commit()
+
+    def commit(self) -> None:
+        if self.size is not None:
+            self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+
+
+def json_text(value: Any) -> str | None:
+    """A JSON column: NULL for an empty value, keys sorted, non-ASCII kept."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True) if value else None
 
 
@@ -77,29 +111,36 @@ def record_file(conn: sqlite3.Connection, stamp: FileStamp) -> None:
     )
 
 
-def write_dataset(conn: sqlite3.Connection, ds: Dataset, rel_path: str) -> tuple[int, int, int]:
-    """Upsert a dataset's rows; returns (items, golds, predictions rescored). Caller holds the transaction.
+# --- datasets ------------------------------------------------------------------------------------
 
-    Items keep their row ids across reloads (matched by key), so predictions and annotations
-    stay attached; items gone from the file are deleted with their predictions."""
+_ITEM_COLUMNS = ("qkey, question, context_id, split, tag, answer_type, answerable, is_impossible, source_line,"
+                 " human_em, human_f1, meta")
+
+
+def write_dataset(
+    conn: sqlite3.Connection, ds: Dataset, rel_path: str, steps: Steps | None = None, *, resume: bool = False
+) -> tuple[int, int, int]:
+    """Store a dataset's rows; returns (items, golds, predictions rescored). The caller holds the
+    transaction. Stored items of the same dataset are updated in place (one transaction: `steps`
+    is not used then), those gone from the file deleted with their predictions; with `resume` the
+    stored items are what an interrupted load of this very file committed, and are kept as they are."""
     gold_count = sum(len(it.golds) for it in ds.items)
-    dataset_id = _upsert_dataset_row(conn, ds, rel_path, gold_count)
-    context_ids = _write_contexts(conn, ds, dataset_id)
-    old_ids = dict(conn.execute("SELECT key, id FROM items WHERE dataset_id = ?", (dataset_id,)).fetchall())
-    if old_ids:
-        conn.execute("DELETE FROM golds WHERE item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,))
-        conn.execute("DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,))
-    _write_items(conn, ds, dataset_id, context_ids, old_ids)
-    keys = {it.key for it in ds.items}
-    _drop_gone_items(conn, dataset_id, [i for key, i in old_ids.items() if key not in keys])
-    rescored = rescore_dataset(conn, dataset_id) if old_ids else 0
-    return len(ds.items), gold_count, rescored
+    dataset_id, old_scorer = _upsert_dataset_row(conn, ds, rel_path, gold_count)
+    old = _stored_items(conn, dataset_id)
+    if old and not resume:
+        return len(ds.items), gold_count, _rewrite_items(conn, ds, dataset_id, old, old_scorer)
+    steps = steps or Steps(conn)
+    context_ids = _insert_contexts(conn, ds, dataset_id, steps, keep=bool(old))
+    todo = [it for it in ds.items if it.key not in old] if old else ds.items
+    _insert_items(conn, ds, dataset_id, todo, context_ids, steps)
+    return len(ds.items), gold_count, 0
 
 
-def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, gold_count: int) -> int:
-    row = conn.execute("SELECT id FROM datasets WHERE name = ?", (ds.name,)).fetchone()
+def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, gold_count: int) -> tuple[int, str | None]:
+    """(dataset id, the scorer it had: None when new)."""
+    row = conn.execute("SELECT id, scorer FROM datasets WHERE name = ?", (ds.name,)).fetchone()
     scorer = dataset_scorer(ds)
-    values = (rel_path, ds.format, ds.family, scorer, ds.encoding, len(ds.items), gold_count, _json(ds.meta))
+    values = (rel_path, ds.format, ds.family, scorer, ds.encoding, len(ds.items), gold_count, json_text(ds.meta))
     if row:
         conn.execute(
             "UPDATE datasets SET path=?, format=?, family=?, scorer=?, encoding=?, item_count=?,"
@@ -108,245 +149,234 @@ def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, go
         )
         # Runs are scored with their dataset's scorer: a new choice re-scores them (rescore_dataset).
         conn.execute("UPDATE runs SET scorer = ? WHERE dataset_id = ?", (scorer, row[0]))
-        return int(row[0])
-    return int(conn.execute(
+        return int(row[0]), row[1]
+    cur = conn.execute(
         "INSERT INTO datasets (name, path, format, family, scorer, encoding, item_count, gold_count, meta)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (ds.name, *values),
-    ).lastrowid or 0)
+    )
+    return int(cur.lastrowid or 0), None
 
 
-def _write_contexts(conn: sqlite3.Connection, ds: Dataset, dataset_id: int) -> dict[str, int]:
-    """Contexts are shared by many items (CMRC: ~4 questions a passage); each is stored once."""
-    conn.execute("UPDATE items SET context_id = NULL WHERE dataset_id = ?", (dataset_id,))
-    conn.execute("DELETE FROM contexts WHERE dataset_id = ?", (dataset_id,))
-    context_ids: dict[str, int] = {}
+def _stored_items(conn: sqlite3.Connection, dataset_id: int) -> dict[str, int]:
+    return dict(conn.execute("SELECT key, id FROM items WHERE dataset_id = ?", (dataset_id,)).fetchall())
+
+
+def _context_key(it: Item) -> str:
+    return it.context_id or f"item:{it.key}"
+
+
+def _insert_contexts(
+    conn: sqlite3.Connection, ds: Dataset, dataset_id: int, steps: Steps, *, keep: bool
+) -> dict[str, int]:
+    """Contexts are shared by many items (CMRC: ~4 questions a passage); each is stored once.
+    `keep`: contexts already stored for this dataset are reused (a resumed load)."""
+    ids: dict[str, int] = {}
+    if keep:
+        ids.update(conn.execute("SELECT context_key, id FROM contexts WHERE dataset_id = ?", (dataset_id,)))
+    next_ctx = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM contexts").fetchone()[0]
+    rows: list[tuple[Any, ...]] = []
     for it in ds.items:
         if it.context is None:
             continue
-        ckey = it.context_id or f"item:{it.key}"
-        if ckey not in context_ids:
-            context_ids[ckey] = conn.execute(
-                "INSERT OR IGNORE INTO contexts (dataset_id, context_key, title, text) VALUES (?, ?, ?, ?)",
-                (dataset_id, ckey, it.title, it.context),
-            ).lastrowid
-    return context_ids
+        ckey = _context_key(it)
+        if ckey not in ids:
+            ids[ckey] = next_ctx
+            rows.append((next_ctx, dataset_id, ckey, it.title, it.context))
+            next_ctx += 1
+    for chunk in steps.chunks(rows):
+        conn.executemany("INSERT INTO contexts (id, dataset_id, context_key, title, text) VALUES (?, ?, ?, ?, ?)", chunk)
+    return ids
 
 
-def _write_items(
-    conn: sqlite3.Connection, ds: Dataset, dataset_id: int, context_ids: dict[str, int], old_ids: dict[str, int]
-) -> None:
-    """Insert new items, update kept ones in place, then their golds and full-text rows."""
+class HumanMemo:
+    """The human estimate of a gold tuple, computed once per distinct tuple (replicated or
+    templated datasets repeat them) and seeded from the stored values on a reload."""
+
+    __slots__ = ("family", "known")
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self.known: dict[tuple[str, ...], tuple[float | None, float | None]] = {}
+
+    def of(self, texts: tuple[str, ...]) -> tuple[float | None, float | None]:
+        """Human estimate for span datasets with several golds; CDQA has one gold and no estimate."""
+        if self.family == "cdqa" or len(texts) < 2:
+            return None, None
+        found = self.known.get(texts)
+        if found is None:
+            est = human_score(texts)
+            found = self.known[texts] = (None, None) if est is None else (float(est.em), est.f1)
+        return found
+
+
+def _item_rows(
+    items: Sequence[Item], ids: Sequence[int], context_ids: dict[str, int], human: HumanMemo, labelled: bool
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """(item column values, gold rows) for `items`, whose ids are `ids`. Item values follow
+    `_ITEM_COLUMNS` and end with the item id; `labelled`: the dataset has unanswerable items."""
+    item_rows: list[tuple[Any, ...]] = []
     gold_rows: list[tuple[Any, ...]] = []
-    fts_rows: list[tuple[Any, ...]] = []
-    has_unanswerable = ds.has_unanswerable
-    for it in ds.items:
-        ctx = context_ids.get(it.context_id or f"item:{it.key}") if it.context is not None else None
-        human = _human(ds.family, [g.text for g in it.golds if not g.superseded])
-        cols = (
+    for it, item_id in zip(items, ids):
+        golds = it.golds
+        scored = tuple(g.text for g in golds if not g.superseded)
+        unanswerable = it.is_impossible or not scored
+        ctx = context_ids.get(_context_key(it)) if it.context is not None else None
+        item_rows.append((
             question_key(it.question), it.question, ctx, it.split, it.tag, it.answer_type,
-            ("unanswerable" if it.unanswerable else "answerable") if has_unanswerable else None, int(it.is_impossible), it.line, *human, _json(it.meta),
-        )
-        item_id = old_ids.get(it.key)
-        if item_id is None:
-            item_id = conn.execute(
-                "INSERT INTO items (dataset_id, key, qkey, question, context_id, split, tag, answer_type,"
-                " answerable, is_impossible, source_line, human_em, human_f1, meta)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (dataset_id, it.key, *cols),
-            ).lastrowid
-        else:
-            conn.execute(
-                "UPDATE items SET qkey=?, question=?, context_id=?, split=?, tag=?, answer_type=?,"
-                " answerable=?, is_impossible=?, source_line=?, human_em=?, human_f1=?, meta=? WHERE id=?",
-                (*cols, item_id),
-            )
+            ("unanswerable" if unanswerable else "answerable") if labelled else None, int(it.is_impossible),
+            it.line, *human.of(scored), json_text(it.meta), item_id,
+        ))
         gold_rows.extend(
             (item_id, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
-            for idx, g in enumerate(it.golds)
+            for idx, g in enumerate(golds)
         )
-        fts_rows.append((item_id, it.question, "\n".join(g.text for g in it.golds)))
-    conn.executemany(
-        "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        gold_rows,
-    )
-    conn.executemany("INSERT INTO items_fts (rowid, question, golds) VALUES (?, ?, ?)", fts_rows)
+    return item_rows, gold_rows
+
+
+_INSERT_ITEM = f"INSERT INTO items ({_ITEM_COLUMNS}, id, dataset_id, key) VALUES ({', '.join('?' * 15)})"
+_INSERT_GOLD = ("INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+
+def _insert_items(
+    conn: sqlite3.Connection, ds: Dataset, dataset_id: int, items: Sequence[Item], context_ids: dict[str, int],
+    steps: Steps, human: HumanMemo | None = None,
+) -> None:
+    """New items (ids from `next_id`, so none counts as indexed for search) with their golds."""
+    first = next_id(conn, "items")
+    human = human or HumanMemo(ds.family)
+    labelled = ds.has_unanswerable
+    for start, chunk in _slices(items, steps.size):
+        ids = range(first + start, first + start + len(chunk))
+        rows, gold_rows = _item_rows(chunk, ids, context_ids, human, labelled)
+        conn.executemany(_INSERT_ITEM, [(*row, dataset_id, it.key) for row, it in zip(rows, chunk)])
+        conn.executemany(_INSERT_GOLD, gold_rows)
+        steps.commit()
+
+
+def _slices(rows: Sequence[T], size: int | None) -> Iterator[tuple[int, Sequence[T]]]:
+    size = size or max(1, len(rows))
+    for start in range(0, len(rows), size):
+        yield start, rows[start:start + size]
+
+
+def _rewrite_items(
+    conn: sqlite3.Connection, ds: Dataset, dataset_id: int, old: dict[str, int], old_scorer: str | None
+) -> int:
+    """A changed dataset over stored rows, in the caller's one transaction: contexts and golds
+    written anew, kept items updated in place (same ids), new ones inserted, gone ones deleted;
+    predictions rescored where an item's golds (or the dataset's scorer) changed. Returns how
+    many predictions were rescored."""
+    stored = scorable_golds(conn, dataset_id)
+    before = _gold_keys(stored)
+    human = HumanMemo(ds.family)
+    human.known.update(_stored_human(conn, dataset_id, stored))
+    where = "dataset_id = ?", (dataset_id,)
+    unindex_items(conn, *where)
+    conn.execute("UPDATE items SET context_id = NULL WHERE dataset_id = ?", (dataset_id,))
+    conn.execute("DELETE FROM contexts WHERE dataset_id = ?", (dataset_id,))
+    conn.execute("DELETE FROM golds WHERE item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (dataset_id,))
+    context_ids = _insert_contexts(conn, ds, dataset_id, Steps(conn), keep=False)
+    kept = [it for it in ds.items if it.key in old]
+    rows, gold_rows = _item_rows(kept, [old[it.key] for it in kept], context_ids, human, ds.has_unanswerable)
+    conn.executemany(f"UPDATE items SET {', '.join(c.strip() + '=?' for c in _ITEM_COLUMNS.split(','))} WHERE id=?",
+                     rows)
+    conn.executemany(_INSERT_GOLD, gold_rows)
+    keys = {it.key for it in ds.items}
+    _drop_gone_items(conn, dataset_id, [i for key, i in old.items() if key not in keys])
+    reindex_items(conn, *where)
+    _insert_items(conn, ds, dataset_id, [it for it in ds.items if it.key not in old], context_ids, Steps(conn), human)
+    if old_scorer != dataset_scorer(ds):
+        return rescore_dataset(conn, dataset_id)
+    after = _gold_keys(scorable_golds(conn, dataset_id))
+    changed = [item_id for item_id, golds in after.items() if before.get(item_id) != golds]
+    return rescore_dataset(conn, dataset_id, changed)
+
+
+def _gold_keys(golds: dict[int, tuple[list[str], list[int]]]) -> dict[int, GoldKey]:
+    return {item_id: tuple(zip(idxs, texts)) for item_id, (texts, idxs) in golds.items()}
+
+
+def _stored_human(
+    conn: sqlite3.Connection, dataset_id: int, golds: dict[int, tuple[list[str], list[int]]]
+) -> Iterator[tuple[tuple[str, ...], tuple[float, float]]]:
+    """(gold texts → human estimate) as stored: a reload computes it only for golds that changed."""
+    rows = conn.execute("SELECT id, human_em, human_f1 FROM items WHERE dataset_id = ? AND human_f1 IS NOT NULL",
+                        (dataset_id,)).fetchall()
+    for item_id, em, f1 in rows:
+        texts = golds.get(item_id)
+        if texts is not None:
+            yield tuple(texts[0]), (em, f1)
 
 
 def _drop_gone_items(conn: sqlite3.Connection, dataset_id: int, gone: list[int]) -> None:
-    """Delete items no longer in the file; their predictions go with them, so runs are recounted."""
-    for item_id in gone:
-        unindex_predictions(conn, "item_id = ?", (item_id,))
-    conn.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in gone])
-    if gone:
-        conn.execute(
-            "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
-            " WHERE dataset_id = ?",
-            (dataset_id,),
-        )
-
-
-def _human(family: str, golds: list[str]) -> tuple[float | None, float | None]:
-    """Human estimate for span datasets with several golds; CDQA has one gold and no estimate."""
-    if family == "cdqa" or len(golds) < 2:
-        return None, None
-    est = human_score(golds)
-    return (None, None) if est is None else (float(est.em), est.f1)
+    """Delete items no longer in the file (the caller took them out of the search index); their
+    predictions go with them, so runs are recounted."""
+    if not gone:
+        return
+    ids = json.dumps(gone)
+    unindex_predictions(conn, "item_id IN (SELECT value FROM json_each(?))", (ids,))
+    conn.execute("DELETE FROM items WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+    conn.execute(
+        "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
+        " WHERE dataset_id = ?",
+        (dataset_id,),
+    )
 
 
 def scorable_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple[list[str], list[int]]]:
-    """item id → (gold texts that count, their `golds.idx`), superseded golds left out."""
+    """item id → (gold texts that count, their `golds.idx`), superseded golds left out.
+
+    Read in table order (a sequential scan: following the (item_id, idx) index would visit the
+    golds of a million items at random); an item's golds are inserted together in idx order, and
+    are put in that order should they not be."""
     out: dict[int, tuple[list[str], list[int]]] = {}
+    unordered: set[int] = set()
     for item_id, idx, text in conn.execute(
-        "SELECT g.item_id, g.idx, g.text FROM golds g JOIN items i ON i.id = g.item_id"
-        " WHERE i.dataset_id = ? AND g.superseded = 0 ORDER BY g.item_id, g.idx",
+        "SELECT g.item_id, g.idx, g.text FROM golds g NOT INDEXED JOIN items i ON i.id = g.item_id"
+        " WHERE +i.dataset_id = ? AND g.superseded = 0",
         (dataset_id,),
     ):
-        texts, idxs = out.setdefault(item_id, ([], []))
-        texts.append(text)
-        idxs.append(idx)
+        entry = out.get(item_id)
+        if entry is None:
+            entry = out[item_id] = ([], [])
+        elif idx < entry[1][-1]:
+            unordered.add(item_id)
+        entry[0].append(text)
+        entry[1].append(idx)
+    for item_id in unordered:
+        pairs = sorted(zip(out[item_id][1], out[item_id][0]))
+        out[item_id] = ([t for _, t in pairs], [i for i, _ in pairs])
     return out
 
 
-def _score(
-    scorer: str, text: str, golds: tuple[list[str], list[int]] | None, memo: dict[Any, tuple[Any, ...]] | None = None
-) -> tuple[Any, ...]:
-    """Stored score columns; `memo` shares results between runs that gave the same answer."""
-    texts, idxs = golds or ([], [])
-    key = (scorer, text, tuple(texts), tuple(idxs)) if memo is not None else None
-    if key is not None and key in memo:  # type: ignore[operator]
-        return memo[key]  # type: ignore[index]
-    row = score_prediction(scorer, text, texts)
-    best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
-    refused = None if row.refused is None else int(row.refused)
-    out = (scorer, row.em, row.f1, refused, row.f1_recall, best)
-    if key is not None:
-        memo[key] = out  # type: ignore[index]
-    return out
-
-
-def rescore_dataset(conn: sqlite3.Connection, dataset_id: int) -> int:
-    """Golds changed: recompute stored scores of every run on this dataset from stored prediction text."""
+def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] | None = None) -> int:
+    """Golds changed: recompute stored scores of every run on this dataset (of the items `only`,
+    when given) from stored prediction text. Returns how many predictions were rescored."""
     golds = scorable_golds(conn, dataset_id)
+    where, params = ("", ()) if only is None else (" AND p.item_id IN (SELECT value FROM json_each(?))",
+                                                   (json.dumps(only),))
     rows = conn.execute(
         "SELECT p.id, p.item_id, p.text, COALESCE(r.scorer, d.scorer) FROM predictions p"
-        " JOIN runs r ON r.id = p.run_id JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ?",
-        (dataset_id,),
+        " JOIN runs r ON r.id = p.run_id JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ?" + where,
+        (dataset_id, *params),
     ).fetchall()
+    scores = score_rows([(scorer, text, golds.get(item_id)) for _, item_id, text, scorer in rows])
     conn.executemany(
         "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=? WHERE id=?",
-        [(*_score(scorer, text, golds.get(item_id)), pid) for pid, item_id, text, scorer in rows],
+        [(*score, row[0]) for score, row in zip(scores, rows)],
     )
     return len(rows)
-
-
-@dataclass(slots=True)
-class RunWrite:
-    predictions: int = 0
-    unmatched: list[str] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)
-
-
-def item_lookup(conn: sqlite3.Connection, dataset_id: int) -> tuple[dict[str, int], dict[str, int]]:
-    """(item key → id, question key → id) to resolve predictions named by id or by question text."""
-    return lookups(item_rows_db(conn, dataset_id))
 
 
 def item_rows_db(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str, str | None, int]]:
     """`(key, question, original question, item id)` rows, as `scoring.lookups` and linking want them."""
     return conn.execute(
         "SELECT key, question, json_extract(meta, '$.original_question'), id FROM items"
-        " WHERE dataset_id = ? ORDER BY id",
+        " WHERE +dataset_id = ? ORDER BY id",  # a scan in id order, not an index walk and a sort
         (dataset_id,),
     ).fetchall()
-
-
-@dataclass(slots=True)
-class RunCache:
-    """Per-load lookups shared by the runs of one dataset (built once, not once per run)."""
-
-    lookups: dict[int, tuple[dict[str, int], dict[str, int], dict[int, tuple[list[str], list[int]]]]] = field(
-        default_factory=dict
-    )
-    memo: dict[Any, tuple[Any, ...]] = field(default_factory=dict)
-
-    def for_dataset(
-        self, conn: sqlite3.Connection, dataset_id: int
-    ) -> tuple[dict[str, int], dict[str, int], dict[int, tuple[list[str], list[int]]]]:
-        if dataset_id not in self.lookups:
-            self.lookups[dataset_id] = (*item_lookup(conn, dataset_id), scorable_golds(conn, dataset_id))
-        return self.lookups[dataset_id]
-
-
-def write_run(
-    conn: sqlite3.Connection,
-    run: Run,
-    rel_path: str,
-    dataset_id: int | None,
-    link_reason: str,
-    cache: RunCache | None = None,
-) -> RunWrite:
-    """Replace this file's run rows; predictions naming unknown items are counted, the rest stored."""
-    cache = cache or RunCache()
-    result = RunWrite()
-    old = conn.execute("SELECT id FROM runs WHERE path = ?", (rel_path,)).fetchone()
-    if old:
-        unindex_predictions(conn, "run_id = ?", old)
-        conn.execute("DELETE FROM runs WHERE id = ?", old)
-    scorer = None
-    pred_rows: list[tuple[Any, ...]] = []
-    if dataset_id is not None:
-        scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
-        by_key, by_q, golds = cache.for_dataset(conn, dataset_id)
-        seen: set[int] = set()
-        for p in run.predictions:
-            item_id = resolve(p, by_key, by_q)
-            if item_id is None:
-                result.unmatched.append(p.ref)
-                continue
-            if item_id in seen:
-                result.duplicates.append(p.ref)
-                continue
-            seen.add(item_id)
-            cands = [{"text": c.text, "probability": c.probability, "score": c.score} for c in p.candidates]
-            pred_rows.append(
-                (item_id, p.text, p.raw, _json(cands), p.line, _json(p.meta),
-                 *_score(scorer, p.text, golds.get(item_id), cache.memo))
-            )
-    else:
-        result.unmatched = [p.ref for p in run.predictions]
-    meta = dict(run.meta)
-    if result.unmatched:
-        meta["unmatched_sample"] = result.unmatched[:20]
-    if result.duplicates:
-        meta["duplicate_refs"] = result.duplicates[:20]
-    run_id = conn.execute(
-        "INSERT INTO runs (name, path, format, dataset_id, model, scorer, encoding, prediction_count,"
-        " unmatched_count, link_reason, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (run.name, rel_path, run.format, dataset_id, run.model, scorer, run.encoding, len(pred_rows),
-         len(result.unmatched), link_reason, _json(meta)),
-    ).lastrowid
-    cur = conn.executemany(
-        "INSERT INTO predictions (run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
-        " refused, f1_recall, best_gold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(run_id, *row) for row in pred_rows],
-    )
-    del cur
-    conn.execute(
-        "INSERT INTO predictions_fts (rowid, text) SELECT id, text FROM predictions WHERE run_id = ?", (run_id,)
-    )
-    result.predictions = len(pred_rows)
-    return result
-
-
-def unindex_predictions(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
-    """Take predictions out of the external-content FTS index before their rows go."""
-    conn.execute(
-        "INSERT INTO predictions_fts (predictions_fts, rowid, text)"
-        f" SELECT 'delete', id, text FROM predictions WHERE {where}",
-        params,
-    )
 
 
 def delete_path(conn: sqlite3.Connection, rel_path: str) -> None:
@@ -356,7 +386,7 @@ def delete_path(conn: sqlite3.Connection, rel_path: str) -> None:
         conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
     for (ds_id,) in conn.execute("SELECT id FROM datasets WHERE path = ?", (rel_path,)).fetchall():
         unindex_predictions(conn, "item_id IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
-        conn.execute("DELETE FROM items_fts WHERE rowid IN (SELECT id FROM items WHERE dataset_id = ?)", (ds_id,))
+        unindex_items(conn, "dataset_id = ?", (ds_id,))
         conn.execute("UPDATE runs SET prediction_count = 0 WHERE dataset_id = ?", (ds_id,))  # rows cascade away
         conn.execute("DELETE FROM datasets WHERE id = ?", (ds_id,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel_path,))

@@ -10,7 +10,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 from qa_inspect.core.model import Dataset, Item, Prediction
 
-__all__ = ["dataset_scorer", "item_rows", "lookups", "resolve", "scorable"]
+__all__ = ["dataset_scorer", "item_rows", "lookups", "lookups_keyed", "resolve", "scorable"]
 
 T = TypeVar("T")
 
@@ -39,6 +39,22 @@ def lookups(rows: Iterable[tuple[str, str | None, str | None, T]]) -> tuple[dict
         for text in (question, original):
             if text:
                 by_q.setdefault(question_key(text), value)
+    return by_key, by_q
+
+
+def lookups_keyed(rows: Iterable[tuple[str, str | None, str | None, T]]) -> tuple[dict[str, T], dict[str, T]]:
+    """`lookups` from rows whose question is already keyed: `(item key, question_key(question) or
+    None for an empty question, original question, value)` (stored items carry their key)."""
+    by_key: dict[str, T] = {}
+    by_q: dict[str, T] = {}
+    for key, qkey, original, value in rows:
+        by_key[key] = value
+        if key.startswith("q:"):
+            by_q.setdefault(key.split("#", 1)[0], value)
+        if qkey is not None:
+            by_q.setdefault(qkey, value)
+        if original:
+            by_q.setdefault(question_key(original), value)
     return by_key, by_q
 
 

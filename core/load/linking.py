@@ -20,6 +20,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.model import Dataset, Run
 
 from .ingest import item_rows_db
+from .ingest_runs import dataset_index_db
 from .items import lookups, resolve
 from .manifest import MANIFEST_NAME
 from .matching import (
@@ -276,7 +277,4 @@ def _position_agreement(run: Run, rows: list[tuple[str, str, str | None, int]], 
 
 def dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
     """Link candidates built from stored rows, so unchanged datasets are not re-read."""
-    return {
-        name: DatasetIndex.from_rows((k, q, o) for k, q, o, _ in item_rows_db(conn, ds_id))
-        for ds_id, name in conn.execute("SELECT id, name FROM datasets").fetchall()
-    }
+    return {name: dataset_index_db(conn, ds_id) for ds_id, name in conn.execute("SELECT id, name FROM datasets").fetchall()}

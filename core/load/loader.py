@@ -11,22 +11,19 @@ with is `core.linking`'s business.
 
 from __future__ import annotations
 
-import json
-import os
+import gc
 import sqlite3
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import Skip, sha256_file, side_owners
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
-    bind_journal,
     get_setting,
-    journal_bindings,
     open_placed,
     place_db,
     set_setting,
@@ -35,25 +32,29 @@ from qa_inspect.core.store import (
 )
 
 from .discover import read_in_folder, run_display_name, walk
+from .file_writes import mark_loading, resuming, taken, write_file
 from .ingest import (
     FileStamp,
-    RunCache,
-    RunWrite,
+    Steps,
     delete_path,
     record_file,
     transaction,
     write_dataset,
-    write_run,
 )
+from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
-from .linking import dataset_indexes, link_stored_run
+from .linking import link_stored_run
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .relpaths import rel as _rel
+from .relpaths import relmsg as _relmsg
+from .search_index import INLINE_LIMIT, build_search_index, pending_rows
+from .stored import bind_datasets, report_stored, unique_name
+from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
-__all__ = ["SCORING_RULES", "Progress", "load_runs"]
+__all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
-T = TypeVar("T")
 Progress = Callable[[int, int, str], None]
 """on_progress(done, total, message): called as files are examined."""
 
@@ -89,40 +90,26 @@ def load_runs(
     summary.warnings += [{"path": str(place.shipped or db_path), "message": note} for note in notes]
     summary.database_notes += notes
     conn = db.conn
+    collecting = gc.isenabled()
+    gc.disable()  # a load builds millions of objects and frees few: cycle collection tripled the reading time
     try:
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
         record_load(conn, summary)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
         conn.close()
+        if collecting:
+            gc.enable()
     return summary
 
 
-def _write_file(
-    conn: sqlite3.Connection, rel: str, write: Callable[[], T], summary: LoadSummary, errored: list[str]
-) -> T | None:
-    """One file's rows in one transaction; a database error of that file is reported, not raised
-    (errors that concern the whole database are raised). Text that is not valid Unicode (a lone
-    surrogate such as `\\ud800` from a JSON escape) rolls the file back with one line."""
-    try:
-        with transaction(conn):
-            return write()
-    except UnicodeEncodeError as exc:
-        bad = exc.object[exc.start:exc.end].encode("utf-8", "surrogatepass").hex() if isinstance(exc.object, str) else ""
-        message = f"{rel}: text that is not valid Unicode (a lone surrogate, bytes {bad}); nothing of it was stored"
-    except sqlite3.Error as exc:
-        if _db_wide(exc):
-            raise
-        message = f"{rel}: database error ({exc})"
-    summary.errors.append({"path": rel, "message": message})
-    errored.append(rel)
-    return None
-
-
-def _db_wide(exc: sqlite3.Error) -> bool:
-    """Locked, busy, I/O or corrupt: the whole load stops (a constraint error is one file's)."""
-    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+CACHE_KIB = 256 * 1024
+"""SQLite page cache of a load's connection: the indexes of a 1M-question load stay in memory."""
+STEP_ROWS = 100_000
+"""A file with more rows than this (new dataset items, run predictions) is committed in steps of
+this many: a killed load loses at most one step, and the next load resumes the file."""
 
 
 @dataclass(slots=True)
@@ -136,9 +123,13 @@ class _Pass:
     manifest: Manifest | None = None
     manifest_ok: bool = True
     stored: dict[str, tuple[Any, ...]] = field(default_factory=dict)
-    """path → (kind, size, mtime_ns, sha256, owner) as the `files` table last saw it."""
+    """path → (kind, size, mtime_ns, sha256, owner, note) as the `files` table last saw it."""
     errored: list[str] = field(default_factory=list)
     """Files that failed this time; their stored rows (if any) stay."""
+    cache: RunCache = field(default_factory=RunCache)
+    """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
+    readers: dict[str, Any] = field(default_factory=dict)
+    """Reading processes of the datasets to stream, started when found (they read ahead)."""
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
@@ -151,13 +142,17 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     lp = _Pass(runs_dir, conn, summary, progress)
     _read_manifest(lp)
     candidates = _walk(lp)
-    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner FROM files")}
+    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
     reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
     _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
     changed, unchanged = _find_changed(lp, candidates, reread_all)
     _reread_dependents(lp, candidates, changed, unchanged)
-    datasets, runs = _read_changed(lp, changed)
-    _store_datasets(lp, datasets)
+    try:
+        datasets, runs = _read_changed(lp, changed)
+        _store_datasets(lp, datasets)
+    finally:
+        for worker in lp.readers.values():
+            stop_reading(worker)
     _bind_journal(lp)
     _store_runs(lp, runs)
     _finish(lp, unchanged)
@@ -284,27 +279,39 @@ def _reread_dependents(
 
 def _read_changed(
     lp: _Pass, changed: list[_Candidate]
-) -> tuple[list[tuple[_Candidate, Dataset]], list[tuple[_Candidate, Run]]]:
-    datasets: list[tuple[_Candidate, Dataset]] = []
+) -> tuple[list[tuple[_Candidate, Dataset | DatasetStream]], list[tuple[_Candidate, Run]]]:
+    """Read what changed; a big dataset stored for the first time is only opened (read while stored)."""
+    datasets: list[tuple[_Candidate, Dataset | DatasetStream]] = []
     runs: list[tuple[_Candidate, Run]] = []
     for i, cand in enumerate(changed):
         lp.progress(i, len(changed), f"reading {cand.rel}")
-        try:
-            src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
-        except FormatError as exc:
-            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
-            continue
-        except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
-            lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
-            continue
-        if isinstance(src, Skip):
-            _remember_skip(lp, cand, src.reason)
-        elif isinstance(src, Dataset):
+        stored = lp.stored.get(cand.rel)
+        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or resuming(stored, cand.sha256) else None
+        if stream is not None:
+            lp.readers[cand.rel] = start_reading(stream)
+        src = stream or _read_one(lp, cand)
+        if isinstance(src, (Dataset, DatasetStream)):
             datasets.append((cand, src))
-        else:
+        elif isinstance(src, Run):
             src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
             runs.append((cand, src))
     return datasets, runs
+
+
+def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | None:
+    """One file read whole; None when it is not QA data (remembered) or cannot be read (an error)."""
+    try:
+        src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
+    except FormatError as exc:
+        lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+        return None
+    except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
+        lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
+        return None
+    if isinstance(src, Skip):
+        _remember_skip(lp, cand, src.reason)
+        return None
+    return src
 
 
 def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
@@ -316,19 +323,32 @@ def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
             record_file(lp.conn, _stamp(cand, "skipped", None, None, note=reason))
 
 
-def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None:
+def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetStream]]) -> None:
     conn = lp.conn
     for i, (cand, ds) in enumerate(parsed):
         lp.progress(i, len(parsed), f"storing {cand.rel}")
-        ds.name = _unique_name(conn, "datasets", ds.name, cand.rel)
+        ds.name = unique_name(conn, "datasets", ds.name, cand.rel)
+        if isinstance(ds, DatasetStream):
+            _store_stream(lp, cand, ds)
+            continue
+        fresh = conn.execute("SELECT 1 FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?"
+                             " LIMIT 1", (ds.name,)).fetchone() is None
+        resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+        stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
 
-        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand) -> tuple[int, int, int]:
-            out = write_dataset(conn, ds, cand.rel)
+        def store_dataset(ds: Dataset = ds, cand: _Candidate = cand, stepped: bool = stepped) -> tuple[int, int, int]:
+            if stepped:
+                mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+            out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
             store_fingerprint(conn, ds.name)
             record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
             return out
 
-        written = _write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored)
+        def undo(name: str = ds.name, cand: _Candidate = cand) -> None:
+            conn.execute("DELETE FROM datasets WHERE name = ?", (name,))  # its rows cascade away
+            _forget_loading(lp, cand)
+
+        written = write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored, undo if stepped else None)
         if written is not None:
             items, golds, _ = written
             lp.summary.datasets.append(
@@ -337,47 +357,92 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset]]) -> None
 
 
 def _bind_journal(lp: _Pass) -> None:
-    """Journal entries follow their dataset by content: a renamed file keeps its flags, a journal
-    written against one of two same-named files binds to that one; ambiguity is reported."""
-    stale, changes = journal_bindings(lp.conn)
-    if stale:  # an unchanged folder writes nothing (and waits on no lock)
-        with transaction(lp.conn):
-            changes = bind_journal(lp.conn)
-    paths = dict(lp.conn.execute("SELECT name, path FROM datasets"))
-    for change in changes:
-        path = paths.get(change.new) or paths.get(change.written_as) or change.written_as
-        lp.summary.warnings.append({"path": path, "message": change.message})
+    """Journal entries follow their dataset by content (see `stored.bind_datasets`)."""
+    lp.summary.warnings.extend(bind_datasets(lp.conn))
+
+
+def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
+    """A big new dataset stored while read (`write_stream`); should streaming give up, read it whole."""
+    conn = lp.conn
+    resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+
+    def store() -> tuple[int, int, int]:
+        mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache,
+                           worker=lp.readers.pop(cand.rel, None))
+        store_fingerprint(conn, stream.name)
+        record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
+        return out
+
+    def undo() -> None:
+        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
+        lp.cache.forget()  # it may hold the lookups of the rows just removed
+        _forget_loading(lp, cand)
+
+    try:
+        written = write_file(conn, cand.rel, store, lp.summary, lp.errored, undo)
+    except (FormatError, NotStreamable) as exc:
+        with transaction(conn):
+            undo()
+        if isinstance(exc, FormatError):
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+            return
+        whole = _read_one(lp, cand)
+        if isinstance(whole, Dataset):
+            _store_datasets(lp, [(cand, whole)])
+        return
+    if written is not None:
+        scorer = conn.execute("SELECT scorer FROM datasets WHERE name = ?", (stream.name,)).fetchone()[0]
+        lp.summary.datasets.append(DatasetReport(stream.name, cand.rel, stream.format, written[0], written[1],
+                                                 "loaded", stream.encoding, scorer))
+
+
+def _forget_loading(lp: _Pass, cand: _Candidate) -> None:
+    """A stepped write failed and its steps were removed: nothing is left to resume."""
+    old = lp.stored.get(cand.rel)
+    if old is None:
+        lp.conn.execute("DELETE FROM files WHERE path = ?", (cand.rel,))
+    else:  # the old stamp is forgotten at the end of the load (`_finish`), as for every failed file
+        lp.conn.execute("UPDATE files SET note = ? WHERE path = ?", (old[5], cand.rel))
 
 
 def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
-    """Link each run to a stored dataset, then score and store it in one transaction."""
+    """Link each run to a stored dataset, then score and store it (one transaction, or steps)."""
     if not parsed:
         return
     conn = lp.conn
-    indexes = dataset_indexes(conn)
-    cache = RunCache()
-    for i, (cand, run) in enumerate(parsed):
-        lp.progress(i, len(parsed), f"scoring {cand.rel}")
+    indexes = lp.cache.indexes(conn)
+    total = len(parsed)
+    for i, (cand, run) in enumerate(taken(parsed)):
+        lp.progress(i, total, f"scoring {cand.rel}")
         target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
         link = link_stored_run(conn, run, indexes, target, cand.rel)
         link = replace(link, warnings=(*run.meta.pop("warnings", ()), *link.warnings))  # the reader's first
         if link.dataset is None:
             lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
-        run.name = _unique_name(conn, "runs", run.name, cand.rel)
+        run.name = unique_name(conn, "runs", run.name, cand.rel)
         run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
                             "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
         dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
+        stepped = len(run.predictions) > STEP_ROWS
 
         def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
-                      reason: str = link.reason) -> RunWrite:
-            out = write_run(conn, run, cand.rel, dataset_id, reason, cache)
+                      reason: str = link.reason, stepped: bool = stepped) -> RunWrite:
+            if stepped:
+                mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
+            out = write_run(conn, run, cand.rel, dataset_id, reason, lp.cache, Steps(conn, STEP_ROWS if stepped else None),
+                            resume_key=cand.sha256 or "")
             record_file(conn, _stamp(cand, "run", run.format, run.encoding))
             for extra in run.extra_paths:
                 _record_side(conn, lp.runs_dir, Path(extra), cand.rel)
             return out
 
-        res = _write_file(conn, cand.rel, store_run, lp.summary, lp.errored)
+        def undo(cand: _Candidate = cand) -> None:
+            conn.execute("DELETE FROM runs WHERE path = ? AND json_extract(meta, '$.loading') IS NOT NULL", (cand.rel,))
+            _forget_loading(lp, cand)
+
+        res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
         if res is not None:
             lp.summary.runs.append(
                 RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
@@ -388,47 +453,19 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
 
 
 def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
-    _report_stored(lp.conn, [c.rel for c in unchanged], lp.summary, "unchanged")
-    _report_stored(lp.conn, lp.errored, lp.summary, "error")
+    report_stored(lp.conn, [c.rel for c in unchanged], lp.summary, "unchanged")
+    report_stored(lp.conn, lp.errored, lp.summary, "error")
     if lp.errored:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
         with transaction(lp.conn):
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
     if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
         set_setting(lp.conn, "scoring_rules", SCORING_RULES)
+    if 0 < pending_rows(lp.conn) <= INLINE_LIMIT:  # a big load leaves the search index to its first search
+        build_search_index(lp.conn)
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")
-
-
-def _report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
-    """Report what the database holds for files not (successfully) read this time."""
-    for rel in rels:
-        kind_row = conn.execute("SELECT kind, owner, note FROM files WHERE path = ?", (rel,)).fetchone()
-        kind = kind_row[0] if kind_row else None
-        if kind == "dataset":
-            row = conn.execute(
-                "SELECT name, format, item_count, gold_count, encoding, scorer FROM datasets WHERE path = ?", (rel,)
-            ).fetchone()
-            if row:
-                summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
-        elif kind == "run":
-            row = conn.execute(
-                "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"
-                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
-                (rel,),
-            ).fetchone()
-            if row:
-                link = (json.loads(row[7]) if row[7] else {}).get("link", {})
-                report = RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6],
-                                   link.get("coverage"), link.get("run_coverage"), link.get("method", ""),
-                                   list(link.get("warnings", [])))
-                summary.runs.append(report)
-                summary.warnings.extend({"path": rel, "message": f"{rel}: {w}"} for w in report.warnings)
-        elif kind == "side" and status == "unchanged":
-            summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
-        elif kind == "skipped" and status == "unchanged":
-            summary.skipped.append({"path": rel, "reason": kind_row[2] or "not QA data"})
 
 
 def _manifest_stamp(runs_dir: Path) -> FileStamp | None:
@@ -451,33 +488,3 @@ def _stamp(
     cand: _Candidate, kind: str, fmt: str | None, encoding: str | None, *, note: str | None = None
 ) -> FileStamp:
     return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding, note=note)
-
-
-def _unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> str:
-    """Names are unique per table; a second file with the same name gets its folder appended."""
-    base, n, candidate = name, 1, name
-    while True:
-        row = conn.execute(f"SELECT path FROM {table} WHERE name = ?", (candidate,)).fetchone()  # noqa: S608
-        if row is None or row[0] == rel:
-            return candidate
-        n += 1
-        parent = Path(rel).parent.name
-        candidate = f"{base} ({parent})" if n == 2 and parent else f"{base} ({n})"
-
-
-def _rel(runs_dir: Path, path: Path) -> str:
-    """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
-    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `discover.walk`)."""
-    try:
-        rel = Path(path).relative_to(runs_dir).as_posix()
-    except ValueError:
-        try:
-            rel = Path(path).resolve().relative_to(runs_dir).as_posix()
-        except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
-            rel = str(path)
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _relmsg(runs_dir: Path, message: str) -> str:
-    """Error lines name files relative to the runs folder, as the user typed them."""
-    return message.replace(str(runs_dir) + os.sep, "")

@@ -7,7 +7,8 @@ filters), `align` + `detail` (one item with every gold, prediction and flag), `e
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
 app remembers per user: theme, metrics mode, the last browser filter).
 
-May import: `core.flags`, `core.store`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
+May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`, `core.metrics`,
+`core.model`, `core.keys`, `core.errors`.
 """
 
 from __future__ import annotations

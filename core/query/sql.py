@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.load import pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from .filters import OUTCOMES, SORTS, Filter
@@ -248,7 +249,7 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
             + f"IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s WHERE s.proposed IS NOT NULL AND s.proposed != '')"
         )
     if f.search.strip():
-        where.append(_search_clause(f.search.strip(), params))
+        where.append(_search_clause(f.search.strip(), params, pending_marks(conn)))
     if f.only_disagree and cmp_ is not None:
         where.append(
             "(p.id IS NOT NULL OR pb.id IS NOT NULL) AND (p.em IS NOT pb.em OR p.refused IS NOT pb.refused"
@@ -263,16 +264,25 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _search_clause(text: str, params: list[Any]) -> str:
-    """Trigram FTS for 3+ characters (Chinese has no spaces to tokenise on); LIKE for shorter text."""
+def _search_clause(text: str, params: list[Any], pending: tuple[int, int] | None = None) -> str:
+    """Trigram FTS for 3+ characters (Chinese has no spaces to tokenise on); LIKE for shorter text,
+    and for rows a big load left to index later (`pending`: the index marks, see `core.load`)."""
+    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     if len(text) >= 3:
         phrase = '"' + text.replace('"', '""') + '"'
         params.extend([phrase, phrase])
-        return (
-            "(i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)"
-            " OR p.id IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?))"
+        fts = (
+            "i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)"
+            " OR p.id IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?)"
         )
-    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        if pending is None:
+            return f"({fts})"
+        params.extend([pending[0], like, like, pending[1], like])
+        return (
+            f"({fts} OR (i.id > ? AND (i.question LIKE ? ESCAPE '\\'"
+            " OR EXISTS (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.text LIKE ? ESCAPE '\\')))"
+            " OR (p.id > ? AND p.text LIKE ? ESCAPE '\\'))"
+        )
     params.extend([like, like, like])
     return (
         "(i.question LIKE ? ESCAPE '\\' OR p.text LIKE ? ESCAPE '\\'"

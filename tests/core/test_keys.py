@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from qa_inspect.core.keys import (
     normalise_question,
     question_key,
@@ -69,3 +74,11 @@ def test_split_from_name(name: str, split: str | None) -> None:
 )
 def test_split_from_id(item_id: str, split: str | None) -> None:
     assert split_from_id(item_id) == split
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12).map(lambda s: s + "？")
+       | st.text(max_size=12, alphabet=st.sampled_from(" \t\u3000\u00a0a？?！，,é\u0301ｅ问题谁")))
+def test_normalise_question_matches_the_plain_definition(question: str) -> None:
+    """The fast path (a last full-width character, whitespace split) changes no key."""
+    plain = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", question)).strip().rstrip("?").rstrip()
+    assert normalise_question(question) == plain

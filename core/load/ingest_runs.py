@@ -1,0 +1,225 @@
+"""Writing one parsed run into the database: its predictions matched to items, scored, inserted.
+
+A small run replaces the file's stored run in the caller's one transaction. A large one (`Steps`
+with a size) is written beside it under a staging name and committed in bounded steps; the last
+step swaps it in for the old run. So a bad or interrupted load never leaves a half run under the
+real name, and an interrupted one resumes: the staged run of the same file content (`resume_key`,
+its SHA-256) keeps the predictions it committed and only the rest are written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qa_inspect.core.model import Prediction, Run
+
+from .ingest import Steps, json_text, scorable_golds
+from .items import lookups_keyed, resolve
+from .matching import DatasetIndex
+from .score_pool import Golds, ScoreMemo, score_rows
+from .search_index import next_id, unindex_predictions
+
+__all__ = ["RunCache", "RunWrite", "dataset_index_db", "item_lookup", "write_run"]
+
+
+@dataclass(slots=True)
+class RunWrite:
+    predictions: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+
+
+def _keyed_rows(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str | None, str | None, int]]:
+    """(key, stored question key or None for an empty question, original question, item id): the
+    question keys ingest stored, so matching computes none again."""
+    return conn.execute(
+        "SELECT key, CASE WHEN question = '' THEN NULL ELSE qkey END, json_extract(meta, '$.original_question'), id"
+        " FROM items WHERE +dataset_id = ? ORDER BY id",  # a scan in id order, not an index walk and a sort
+        (dataset_id,),
+    ).fetchall()
+
+
+def item_lookup(conn: sqlite3.Connection, dataset_id: int) -> tuple[dict[str, int], dict[str, int]]:
+    """(item key → id, question key → id) to resolve predictions named by id or by question text."""
+    return lookups_keyed(_keyed_rows(conn, dataset_id))
+
+
+def dataset_index_db(conn: sqlite3.Connection, dataset_id: int) -> DatasetIndex:
+    """A stored dataset's link index, from the stored question keys (`DatasetIndex.from_rows` of
+    the same items, without hashing every question again)."""
+    return _index_of(*item_lookup(conn, dataset_id))
+
+
+def _index_of(by_key: dict[str, int], by_q: dict[str, int]) -> DatasetIndex:
+    """The link index holds the same keys as the lookups (`lookups_keyed` adds `q:` keys and
+    question keys alike to `by_q`)."""
+    return DatasetIndex(frozenset(by_key), frozenset(by_q))
+
+
+@dataclass(slots=True)
+class RunCache:
+    """Per-load lookups shared by the runs of one dataset (built once, not once per run, and from
+    the same rows as the link indexes), and the scores of (answer, golds) pairs already computed."""
+
+    keys: dict[int, tuple[dict[str, int], dict[str, int]]] = field(default_factory=dict)
+    golds: dict[int, dict[int, Golds]] = field(default_factory=dict)
+    memo: ScoreMemo = field(default_factory=dict)
+
+    def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
+        """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
+        out = {}
+        for dataset_id, name in conn.execute("SELECT id, name FROM datasets").fetchall():
+            if dataset_id not in self.keys:
+                self.keys[dataset_id] = item_lookup(conn, dataset_id)
+            out[name] = _index_of(*self.keys[dataset_id])
+        return out
+
+    def forget(self) -> None:
+        """Drop the lookups and golds (rows they describe went away); scores stay."""
+        self.keys.clear()
+        self.golds.clear()
+
+    def for_dataset(
+        self, conn: sqlite3.Connection, dataset_id: int
+    ) -> tuple[dict[str, int], dict[str, int], dict[int, Golds]]:
+        if dataset_id not in self.keys:
+            self.keys[dataset_id] = item_lookup(conn, dataset_id)
+        if dataset_id not in self.golds:
+            self.golds[dataset_id] = _golds(conn, dataset_id)
+        return (*self.keys[dataset_id], self.golds[dataset_id])
+
+
+def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
+    """Scorable golds by item id; equal texts and equal tuples share one object (datasets repeat
+    golds: the same answer thrice, templated items), which keeps a million items' golds small."""
+    shared: dict[Any, Any] = {}
+    out: dict[int, Golds] = {}
+    for item_id, (texts, idxs) in scorable_golds(conn, dataset_id).items():
+        key = (tuple(shared.setdefault(t, t) for t in texts), tuple(idxs))
+        out[item_id] = shared.setdefault(key, key)
+    return out
+
+
+_INSERT_PREDICTION = (
+    "INSERT INTO predictions (id, run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
+    " refused, f1_recall, best_gold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def write_run(
+    conn: sqlite3.Connection,
+    run: Run,
+    rel_path: str,
+    dataset_id: int | None,
+    link_reason: str,
+    cache: RunCache | None = None,
+    steps: Steps | None = None,
+    *,
+    resume_key: str = "",
+) -> RunWrite:
+    """Replace this file's run rows; predictions naming unknown items are counted, the rest stored.
+    With `steps` of a size the run is staged and committed in steps (see the module docstring)."""
+    cache = cache or RunCache()
+    result = RunWrite()
+    scorer = None
+    matched: list[tuple[int, Prediction]] = []
+    scores: list[tuple[Any, ...]] = []
+    if dataset_id is not None:
+        scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
+        by_key, by_q, golds = cache.for_dataset(conn, dataset_id)
+        matched = _match(run, by_key, by_q, result)
+        scores = score_rows([(scorer, p.text, golds.get(item_id)) for item_id, p in matched], cache.memo)
+    else:
+        result.unmatched = [p.ref for p in run.predictions]
+    meta = dict(run.meta)
+    if result.unmatched:
+        meta["unmatched_sample"] = result.unmatched[:20]
+    if result.duplicates:
+        meta["duplicate_refs"] = result.duplicates[:20]
+    values = (run.format, dataset_id, run.model, scorer, run.encoding, len(matched), len(result.unmatched),
+              link_reason)
+    if steps is None or steps.size is None:
+        _delete_runs(conn, "path = ?", (rel_path,))
+        run_id = _insert_run(conn, run.name, rel_path, values, meta)
+        _insert_predictions(conn, run_id, matched, scores, set(), Steps(conn))
+    else:
+        run_id, done = _staged_run(conn, run.name, rel_path, values, {**meta, "loading": resume_key})
+        _insert_predictions(conn, run_id, matched, scores, done, steps)
+        _delete_runs(conn, "path = ? AND id != ?", (rel_path, run_id))
+        conn.execute("UPDATE runs SET name = ?, meta = ? WHERE id = ?", (run.name, json_text(meta), run_id))
+    result.predictions = len(matched)
+    return result
+
+
+def _match(run: Run, by_key: dict[str, int], by_q: dict[str, int], result: RunWrite) -> list[tuple[int, Prediction]]:
+    """(item id, prediction) pairs; unknown refs and second answers to one item are counted."""
+    seen: set[int] = set()
+    matched: list[tuple[int, Prediction]] = []
+    for p in run.predictions:
+        item_id = resolve(p, by_key, by_q)
+        if item_id is None:
+            result.unmatched.append(p.ref)
+        elif item_id in seen:
+            result.duplicates.append(p.ref)
+        else:
+            seen.add(item_id)
+            matched.append((item_id, p))
+    return matched
+
+
+def _insert_run(conn: sqlite3.Connection, name: str, rel_path: str, values: tuple[Any, ...], meta: dict[str, Any]) -> int:
+    cur = conn.execute(
+        "INSERT INTO runs (name, path, format, dataset_id, model, scorer, encoding, prediction_count,"
+        " unmatched_count, link_reason, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (name, rel_path, *values, json_text(meta)),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def _delete_runs(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
+    for (run_id,) in conn.execute(f"SELECT id FROM runs WHERE {where}", params).fetchall():  # noqa: S608
+        unindex_predictions(conn, "run_id = ?", (run_id,))
+        conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
+def _staged_run(
+    conn: sqlite3.Connection, name: str, rel_path: str, values: tuple[Any, ...], meta: dict[str, Any]
+) -> tuple[int, set[int]]:
+    """The staging run of this file content with the items it already holds (an interrupted
+    load's), else a new empty one; staging runs of other content are dropped."""
+    key = meta["loading"]
+    found = None
+    for run_id, loading, dataset_id in conn.execute(
+        "SELECT id, json_extract(meta, '$.loading'), dataset_id FROM runs WHERE path = ?"
+        " AND json_extract(meta, '$.loading') IS NOT NULL", (rel_path,)
+    ).fetchall():
+        if found is None and loading == key and dataset_id == values[1]:
+            found = run_id
+        else:
+            _delete_runs(conn, "id = ?", (run_id,))
+    if found is not None:
+        conn.execute(
+            "UPDATE runs SET format=?, dataset_id=?, model=?, scorer=?, encoding=?, prediction_count=?,"
+            " unmatched_count=?, link_reason=?, meta=? WHERE id=?", (*values, json_text(meta), found))
+        return found, {r[0] for r in conn.execute("SELECT item_id FROM predictions WHERE run_id = ?", (found,))}
+    return _insert_run(conn, f"{name} (loading {key[:12]})", rel_path, values, meta), set()
+
+
+def _insert_predictions(
+    conn: sqlite3.Connection, run_id: int, matched: Sequence[tuple[int, Prediction]], scores: Sequence[tuple[Any, ...]],
+    done: set[int], steps: Steps,
+) -> None:
+    """Insert the predictions not in `done` (item ids), ids assigned up front, a step at a time."""
+    todo = [(item_id, p, s) for (item_id, p), s in zip(matched, scores) if item_id not in done]
+    pid = next_id(conn, "predictions")
+    for chunk in steps.chunks(todo):
+        rows = []
+        for item_id, p, score in chunk:
+            cands = json_text([{"text": c.text, "probability": c.probability, "score": c.score}
+                               for c in p.candidates]) if p.candidates else None
+            rows.append((pid, run_id, item_id, p.text, p.raw, cands, p.line, json_text(p.meta), *score))
+            pid += 1
+        conn.executemany(_INSERT_PREDICTION, rows)
