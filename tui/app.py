@@ -24,6 +24,7 @@ from textual.theme import Theme
 from textual.worker import Worker
 
 from qa_inspect.core.query import ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences
+from qa_inspect.core.load import build_search_index, pending_rows
 from qa_inspect.core.store import known_names, read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection
@@ -49,6 +50,11 @@ QA_THEME = Theme(
     dark=True,
 )
 """The built-in theme; Textual's themes stay available through the palette."""
+
+
+@dataclass
+class SearchIndexNote(Message):
+    text: str
 
 
 @dataclass
@@ -115,11 +121,28 @@ class QAInspectApp(App[None]):
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
+        self.catch_up_search_index()
         if self.remember:
             self.restore_preferences()
             self.theme_changed_signal.subscribe(self, lambda _: self.remember_preferences())
         for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
             self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
+
+    # -- search index (a big load leaves it to be filled: core.load.build_search_index) -------
+    @work(thread=True, exit_on_error=False, group="search-index")
+    def catch_up_search_index(self) -> None:
+        """Fill the full-text index a big load left pending, in committed steps, while the app is
+        used (searches meanwhile match the rows not indexed yet, only slower)."""
+        with self.db.connect() as conn:
+            pending = pending_rows(conn)
+            if not pending:
+                return
+            self.post_message(SearchIndexNote(f"Indexing {pending:,} rows for search in the background…"))
+            build_search_index(conn)
+        self.post_message(SearchIndexNote("Search index ready."))
+
+    def on_search_index_note(self, message: SearchIndexNote) -> None:
+        self.notify(message.text, title="Search", timeout=4)
 
     # -- preferences (per user, in the database: core.query.preferences) ----------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="preferences")

@@ -707,3 +707,23 @@ async def test_k_hides_and_orders_columns_and_they_stay_for_the_dataset(db: Path
         await settle(pilot)
         screen = await open_run(pilot, "bert-base-chinese")
         assert shown(screen.query_one(ItemTable))[:3] == ["key", "prediction", "best_gold"]
+
+
+@async_test
+async def test_the_app_fills_a_search_index_a_big_load_left_pending(db: Path) -> None:
+    from qa_inspect.core.load import pending_rows
+
+    with sqlite3.connect(db) as conn:  # as a big load leaves it: nothing indexed yet
+        conn.execute("DELETE FROM items_fts")
+        conn.execute("INSERT INTO predictions_fts (predictions_fts) VALUES ('delete-all')")
+        conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('search_index:items', '0')")
+        conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('search_index:predictions', '0')")
+        assert pending_rows(conn) > 0
+    app = app_for(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert any("Search index ready" in str(n.message) for n in app._notifications)
+    with sqlite3.connect(db) as conn:
+        assert pending_rows(conn) == 0
+        assert conn.execute("SELECT COUNT(*) FROM items_fts").fetchone()[0] == conn.execute(
+            "SELECT COUNT(*) FROM items").fetchone()[0]
