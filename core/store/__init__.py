@@ -8,7 +8,7 @@ for the current flags and stale golds), `names` (dataset/run look-ups with one "
 `bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
 than file name).
 
-May import: `core.errors` only (and sqlite_utils). Everything above the store reaches the
+May import: `core.errors` only. Everything above the store reaches the
 database through these names.
 """
 
@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "EFFECTIVE_SQL",
     "MIGRATIONS",
+    "OpenDb",
     "OVERLAY_KEY",
     "SCHEMA_VERSION",
     "STALE_GOLDS_SQL",
@@ -80,7 +81,7 @@ lazy_face(__name__, {
     ".names": ("RunRef", "known_names", "require_dataset", "require_run", "run_names", "runs_by_dataset"),
     ".overlay": ("OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "seed_overlay"),
     ".paths": ("Placement", "default_db_path", "place_db", "user_cache_dir"),
-    ".schema": ("MIGRATIONS", "SCHEMA_VERSION", "migrate", "open_db", "split_statements", "store_error"),
+    ".schema": ("MIGRATIONS", "SCHEMA_VERSION", "OpenDb", "migrate", "open_db", "split_statements", "store_error"),
     ".settings": (
         "AUTHOR_ENV", "author_for", "default_author", "get_setting", "set_default_author", "set_setting",
     ),

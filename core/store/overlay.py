@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import sqlite_utils
 from qa_inspect.core.errors import StoreError
 
 from .paths import Placement
-from .schema import SCHEMA_VERSION, open_db
+from .schema import SCHEMA_VERSION, OpenDb, open_db
 from .transaction import BusyCallback, sqlite_connection, write_transaction
 
 __all__ = ["OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "seed_overlay"]
@@ -42,7 +41,7 @@ class Merged:
     unchanged: bool = False
 
 
-def open_placed(place: Placement, *, timeout: float | None = None) -> tuple[sqlite_utils.Database, list[str]]:
+def open_placed(place: Placement, *, timeout: float | None = None) -> tuple[OpenDb, list[str]]:
     """Open the database `place` names; an overlay is seeded (first time) and merged first.
 
     Returns it with the lines the load summary shows: where annotations go and why, what came in

@@ -28,7 +28,8 @@ BusyCallback = Callable[[str], None]
 
 
 def sqlite_connection(conn: Any) -> sqlite3.Connection:
-    """A `sqlite3.Connection` from it or from a `sqlite_utils.Database`."""
+    """A `sqlite3.Connection` from it, or from anything holding one as `.conn` (`OpenDb`, a
+    `sqlite_utils.Database` a user opened on the file)."""
     return getattr(conn, "conn", conn)
 
 

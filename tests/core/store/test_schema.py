@@ -179,7 +179,8 @@ def test_early_v1_database_without_uid_and_slices_migrates(tmp_path: Path) -> No
 
     db = store.open_db(path)
     cols = {row[1] for row in db.conn.execute("PRAGMA table_info(annotations)")}
-    assert "uid" in cols and "slices" in db.table_names()
+    tables = {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "uid" in cols and "slices" in tables
     assert db.conn.execute("SELECT uid IS NOT NULL FROM annotations").fetchone()[0] == 1
     assert db.conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
 
