@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["bad_name", "rel", "relmsg"]
+__all__ = ["rel", "relmsg"]
 
 
 def rel(runs_dir: Path, path: Path) -> str:
     """`path` relative to the runs folder; a symlink is named by where it is, not where it points.
-    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (see `bad_name`)."""
+    A name that is not valid UTF-8 shows its undecodable bytes as U+FFFD (`discover.walk` reports such names)."""
     try:
         rel = Path(path).relative_to(runs_dir).as_posix()
     except ValueError:
@@ -19,15 +19,6 @@ def rel(runs_dir: Path, path: Path) -> str:
         except (ValueError, OSError, RuntimeError):  # elsewhere, or a symlink loop
             rel = str(path)
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def bad_name(path: Path) -> bool:
-    """The file system gave a name that is not valid UTF-8 (it cannot be stored or shown as is)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def relmsg(runs_dir: Path, message: str) -> str:

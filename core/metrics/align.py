@@ -113,8 +113,12 @@ def align_cdqa(prediction: str, gold: str) -> Alignment:
     gold tokens that the prediction covers (earliest occurrences first)."""
     if prediction == "":
         return Alignment()
-    pred = cdqa.token_spans(prediction)
-    gold_spans = cdqa.token_spans(gold)
+    return _bag_alignment(cdqa.token_spans(prediction), cdqa.token_spans(gold))
+
+
+def _bag_alignment(pred: list[tuple[str, int, int]], gold_spans: list[tuple[str, int, int]]) -> Alignment:
+    """Tokens counted by a bag-of-tokens F1 (CDQA, SQuAD): prediction tokens the gold's multiset
+    still holds and gold tokens the prediction covers, earliest occurrences first."""
     gold_left = Counter(t for t, _, _ in gold_spans)
     pred_left = Counter(t for t, _, _ in pred)
     pred_hits = []
@@ -122,8 +126,7 @@ def align_cdqa(prediction: str, gold: str) -> Alignment:
         if gold_left[tok] > 0:
             gold_left[tok] -= 1
             pred_hits.append((a, b))
-    gold_hits = []
-    matched = []
+    gold_hits, matched = [], []
     for tok, a, b in gold_spans:
         if pred_left[tok] > 0:
             pred_left[tok] -= 1
@@ -149,22 +152,7 @@ def _squad_token_spans(text: str) -> list[tuple[str, int, int]]:
 def align_squad(prediction: str, gold: str) -> Alignment:
     """Words counted by SQuAD F1 (a bag of normalised tokens): prediction words whose token the
     gold also has, and gold words the prediction covers, earliest occurrences first."""
-    pred = _squad_token_spans(prediction)
-    gold_spans = _squad_token_spans(gold)
-    gold_left = Counter(tok for tok, _, _ in gold_spans)
-    pred_left = Counter(tok for tok, _, _ in pred)
-    pred_hits = []
-    for tok, a, b in pred:
-        if gold_left[tok] > 0:
-            gold_left[tok] -= 1
-            pred_hits.append((a, b))
-    gold_hits, matched = [], []
-    for tok, a, b in gold_spans:
-        if pred_left[tok] > 0:
-            pred_left[tok] -= 1
-            gold_hits.append((a, b))
-            matched.append(tok)
-    return Alignment(merge_ranges(pred_hits), merge_ranges(gold_hits), matched)
+    return _bag_alignment(_squad_token_spans(prediction), _squad_token_spans(gold))
 
 
 def find_in_context(context: str, text: str) -> Range | None:

@@ -22,26 +22,14 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_load import make_prediction  # noqa: E402  (the load benchmark's generator: one definition)
+
 from qa_inspect.core.formats import read_source
 from qa_inspect.core.metrics import CMRC_OFFICIAL, error_category, question_features, score_prediction
 
 DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "cmrc2018_dev.json"
 LOAD_BENCH_PREDICTIONS = 312_282
-
-
-def make_prediction(rng: random.Random, context: str, gold: str, start: int) -> str | None:
-    """The generator of `bench_load.py` (copied so the two scripts stay independent)."""
-    roll = rng.random()
-    if roll < 0.03:
-        return None
-    if roll < 0.55 or start < 0:
-        return gold
-    if roll < 0.85:
-        a = max(0, start + rng.randint(-4, 3))
-        b = min(len(context), start + len(gold) + rng.randint(-3, 5))
-        return context[a:b] if b > a else gold
-    a = rng.randrange(0, max(1, len(context) - 10))
-    return context[a : a + rng.randint(2, 25)]
 
 
 def items(dev: Path) -> list[tuple[str, str, list[str], int, list[tuple[int, int] | None]]]:

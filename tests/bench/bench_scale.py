@@ -42,6 +42,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_load import make_prediction  # noqa: E402  (the load benchmark's generator: one definition)
+
 DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "cmrc2018_dev.json"
 RUNS = ("bert-base", "roberta-wwm")
 _SCRIPT = Path(sys.executable).with_name("qa-inspect")
@@ -50,21 +53,6 @@ CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-c", "from qa_i
 
 
 # --- the folder --------------------------------------------------------------------------------
-
-def make_prediction(rng: random.Random, context: str, gold: str, start: int) -> str | None:
-    """A plausible span-extraction answer: mostly right, often off at the edges, sometimes elsewhere."""
-    roll = rng.random()
-    if roll < 0.03:
-        return None
-    if roll < 0.55 or start < 0:
-        return gold
-    if roll < 0.85:
-        a = max(0, start + rng.randint(-4, 3))
-        b = min(len(context), start + len(gold) + rng.randint(-3, 5))
-        return context[a:b] if b > a else gold
-    a = rng.randrange(0, max(1, len(context) - 10))
-    return context[a : a + rng.randint(2, 25)]
-
 
 def _copy_article(article: dict, copy: int, budget: int) -> tuple[dict, int]:
     """The article with every id suffixed for `copy`, holding at most `budget` questions."""
