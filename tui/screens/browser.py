@@ -145,8 +145,9 @@ class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
         yield StatusLine(id="status")
         yield Static(id="items-empty")
         with Horizontal(id="browser-body"):
-            yield SelectableItemTable(self.is_selected, id="items")
-            yield ResultBar(id="result-bar")
+            with Horizontal(id="items-pane"):  # the bar stays beside the list when facets go below it
+                yield SelectableItemTable(self.is_selected, id="items")
+                yield ResultBar(id="result-bar")
             yield FacetPanel(id="facets")
             yield ItemPreview(id="preview")
         yield KeyFooter()
