@@ -20,6 +20,10 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     dataset = "cmrc-dev"                   # link to this dataset instead of guessing
     format = "prediction-map"
     id_suffix = "-high-conf"               # stripped from prediction ids before linking (also id_prefix)
+    settings = {prompt = "cot", shots = 3}  # what the run was, for tables (core.report.run_settings)
+
+    [settings]
+    pattern = "{model}_{prompt}_{shots}shot.jsonl"  # or a list: run settings read from file names
 
     [[link]]                               # link many runs at once
     runs = "llm/*.jsonl"
@@ -50,7 +54,7 @@ MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
     "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
-    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix"}),
+    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix", "settings"}),
     "link": frozenset({"runs", "dataset"}),
 }
 _FAMILIES = ("cmrc", "squad", "cdqa")
@@ -73,6 +77,8 @@ class ManifestEntry:
     id_prefix: str | None = None
     id_suffix: str | None = None
     """Stripped from a run's prediction ids before linking (`…-high-conf` ids of a dev set)."""
+    settings: Mapping[str, Any] | None = None
+    """`[[run]] settings = {...}`: what the run was (prompt, shots …), as declared."""
 
     def hints(self) -> dict[str, Any]:
         """The `hints` for `core.formats.read_source`."""
@@ -92,6 +98,12 @@ class Manifest:
     link_globs: tuple[tuple[str, str], ...] = ()
     """`[[link]]` tables: (glob over run paths relative to the root, dataset name), in file order."""
     ignore: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    """`[settings] pattern`: file-name patterns run settings are read from, tried in order."""
+
+    def declared_settings(self) -> dict[str, Mapping[str, Any]]:
+        """Run path relative to the root (posix, as the store keeps it) → its `[[run]] settings`."""
+        return {self._rel(e.path): e.settings for e in self.runs if e.settings}
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -136,8 +148,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings)", key)
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
@@ -164,7 +176,35 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         runs, dataset = (_text(path, table, key, f"[[link]] #{i}", required=True) for key in ("runs", "dataset"))
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
-    return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore))
+    return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
+                    _patterns(path, data.get("settings", {})))
+
+
+def _patterns(path: Path, table: Any) -> tuple[str, ...]:
+    """`[settings] pattern = "…"` or a list of them."""
+    if not isinstance(table, dict):
+        raise FormatError(str(path), "expected a [settings] table", "settings")
+    for key in table:
+        if key != "pattern":
+            raise FormatError(str(path), "unknown key (expected pattern)", f"[settings], {key}")
+    value = table.get("pattern", [])
+    patterns = [value] if isinstance(value, str) else value
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise FormatError(str(path), "expected a pattern string or a list of them", "[settings], pattern")
+    return tuple(p.strip() for p in patterns)
+
+
+def _declared(path: Path, table: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """`[[run]] settings = {key = value}`: plain values only (text, numbers, true/false)."""
+    value = table.get("settings")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise FormatError(str(path), "expected a table such as {prompt = \"cot\", shots = 3}", f"{where}, settings")
+    for key, item in value.items():
+        if not isinstance(item, (str, int, float, bool)):
+            raise FormatError(str(path), "expected text, a number or true/false", f"{where}, settings.{key}")
+    return dict(value)
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -213,7 +253,11 @@ def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: 
 
 def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, table: dict[str, Any]) -> ManifestEntry:
     where = f"[[{kind}]] #{index}"
-    values = {key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind]}
+    values: dict[str, Any] = {
+        key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind] if key != "settings"
+    }
+    if kind == "run":
+        values["settings"] = _declared(path, table, where)
     target = root / str(values.pop("path"))
     if not _inside(target, root):
         raise FormatError(str(path), f"{target} is outside the runs folder (paths are relative to it)", f"{where}, path")

@@ -6,7 +6,9 @@ relative to A, per-slice deltas, largest changes), `stale` (metrics with stale g
 `stale_overview` (the overview and slice metrics in that mode), `significance` (is a diff's Δ
 more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`), `run_stats`
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
-intervals and a Holm-corrected pairwise significance matrix) and `latex` (booktabs tables).
+intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
+model, prompt, shots …) and `paper_table` (runs grouped by settings × slices, the papers' table
+shapes), and `latex` (booktabs tables).
 
 May import: `core.query` and everything below it; never `tui`, textual or rich.
 """
@@ -16,7 +18,9 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "ALL",
     "ALL_GOLDS",
+    "CELL_METRICS",
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
@@ -34,16 +38,21 @@ __all__ = [
     "MetricCI",
     "Outcomes",
     "PairCell",
+    "PaperTable",
     "PairSignificance",
     "RunDiff",
     "RunIntervals",
     "RunOverview",
+    "RunSettings",
     "SliceDelta",
     "SliceStat",
     "StaleCounts",
     "StaleRescore",
     "StaleSlice",
     "StatOptions",
+    "TableCell",
+    "TableError",
+    "TableSpec",
     "browse_info",
     "cell_filter",
     "diff_runs",
@@ -54,16 +63,19 @@ __all__ = [
     "leaderboard",
     "overview",
     "overview_excluding_stale",
+    "paper_table",
     "pair_significance",
     "report",
     "resampling_unit",
     "rescore_excluding_stale",
     "rescored_rows",
+    "run_settings",
     "run_intervals",
     "slice_metrics_excluding_stale",
     "slice_report",
     "slice_table",
     "stale_counts",
+    "stored_run_settings",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
@@ -76,6 +88,8 @@ lazy_face(__name__, {
     ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
     ".metrics": ("DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"),
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
+    ".paper_table": ("ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "paper_table"),
+    ".run_settings": ("RunSettings", "run_settings", "stored_run_settings"),
     ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
     ".significance": (
         "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
