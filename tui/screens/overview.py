@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import DatasetOverview, overview
+from qa_inspect.core.report import DatasetOverview, Leaderboard, leaderboard, overview
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
@@ -47,6 +47,13 @@ class OverviewLoaded(Message):
 
     datasets: list[DatasetOverview]
     complete: bool = True
+
+
+@dataclass
+class IntervalsLoaded(Message):
+    """Each dataset's runs ranked with intervals (`core.report.leaderboard`), by dataset name."""
+
+    boards: dict[str, Leaderboard]
 
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
@@ -168,12 +175,36 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self._interrupted = False
             self.load()
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
+    def load_intervals(self, names: list[str]) -> None:
+        """Intervals and ties after the numbers are shown: resampling takes a moment per run pair."""
+        worker = get_current_worker()
+        boards: dict[str, Leaderboard] = {}
+        with self.db.connect() as conn:
+            for name in names:
+                if worker.is_cancelled:
+                    return
+                boards.update((b.dataset, b) for b in leaderboard(conn, name) if len(b.ranked) > 0)
+        if not worker.is_cancelled:
+            self.post_message(IntervalsLoaded(boards))
+
+    def on_intervals_loaded(self, message: IntervalsLoaded) -> None:
+        for table in self.query(RunsTable):
+            board = message.boards.get(table.ds.name)
+            if board is not None:
+                table.show_intervals(board)
+
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         tables = list(self.query(RunsTable))
         same = [t.ds.name for t in tables] == [ds.name for ds in message.datasets]
         self.datasets = message.datasets
         self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
+        if message.complete and not self.qa_app.exclude_stale:  # intervals are of the all-golds numbers
+            self.load_intervals([ds.name for ds in self.datasets if len(ds.runs) > 0])
+        elif self.qa_app.exclude_stale:
+            for table in tables:
+                table.show_intervals(None)
         if same and tables:  # second pass: refresh in place, keep the cursor and focus
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
