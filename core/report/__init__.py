@@ -6,7 +6,9 @@ relative to A, per-slice deltas, largest changes), `stale` (metrics with stale g
 `stale_overview` (the overview and slice metrics in that mode), `significance` (is a diff's Δ
 more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`), `run_stats`
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
-intervals and a Holm-corrected pairwise significance matrix) and `latex` (booktabs tables).
+intervals and a Holm-corrected pairwise significance matrix), `latex` (booktabs tables) and
+`release_diff` (two releases of a dataset: items, golds, open flags, each run's score split into
+the part the changed golds explain and the rest).
 
 May import: `core.query` and everything below it; never `tui`, textual or rich.
 """
@@ -20,6 +22,7 @@ __all__ = [
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
+    "FLAG_OUTCOMES",
     "HUMAN",
     "METRIC_LABELS",
     "TESTS",
@@ -28,15 +31,20 @@ __all__ = [
     "DatasetOverview",
     "DeltaTest",
     "DiffError",
+    "FlagOutcome",
+    "GoldChange",
     "ItemChange",
     "Leaderboard",
     "LeaderboardError",
     "MetricCI",
+    "MetricSplit",
     "Outcomes",
     "PairCell",
     "PairSignificance",
     "RunDiff",
+    "ReleaseDiff",
     "RunIntervals",
+    "RunSplit",
     "RunOverview",
     "SliceDelta",
     "SliceStat",
@@ -46,7 +54,9 @@ __all__ = [
     "StatOptions",
     "browse_info",
     "cell_filter",
+    "compare_releases",
     "diff_runs",
+    "flag_outcomes",
     "item_frame",
     "item_frame_excluding_stale",
     "latex_escape",
@@ -55,11 +65,13 @@ __all__ = [
     "overview",
     "overview_excluding_stale",
     "pair_significance",
+    "release_diff",
     "report",
     "resampling_unit",
     "rescore_excluding_stale",
     "rescored_rows",
     "run_intervals",
+    "score_split",
     "slice_metrics_excluding_stale",
     "slice_report",
     "slice_table",
@@ -71,11 +83,16 @@ lazy_face(__name__, {
     ".diff": (
         "CRITERIA", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
         "diff_runs",
+    "flag_outcomes",
     ),
     ".latex": ("latex_escape", "latex_table"),
     ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
     ".metrics": ("DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"),
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
+    ".release_diff": (
+        "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",
+        "flag_outcomes", "release_diff", "score_split",
+    ),
     ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
     ".significance": (
         "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
