@@ -5,9 +5,11 @@ definition of an error, of "right" at a threshold, of Δ, of the facet expressio
 (counts, pages, positions, metrics of a filter), `facets` (frequency tables), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
-app remembers per user: theme, metrics mode, the last browser filter).
+app remembers per user: theme, metrics mode, the last browser filter), `release` (two releases of a
+dataset paired item by item; the stored items whose golds a new file changes, for `Filter.keys`).
 
-May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`, `core.metrics`,
+May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`,
+`core.formats` (a new release's file), `core.metrics`,
 `core.model`, `core.keys`, `core.errors`.
 """
 
@@ -86,6 +88,14 @@ __all__ = [
     "save_preferences",
     "copy_choices",
     "evidence_url",
+    "ItemPair",
+    "ReleaseKeys",
+    "closest_dataset",
+    "gold_changed_keys",
+    "gold_set",
+    "pair_items",
+    "read_release",
+    "stored_items",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
@@ -105,6 +115,10 @@ lazy_face(__name__, {
     ),
     ".filters": ("OUTCOMES", "SORTS", "Filter"),
     ".preferences": ("ColumnLayout", "Preferences", "load_preferences", "save_preferences"),
+    ".release": (
+        "ItemPair", "ReleaseKeys", "closest_dataset", "gold_changed_keys", "gold_set", "pair_items", "read_release",
+        "stored_items",
+    ),
     ".rows": (
         "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics",
         "metrics_ab", "neighbour", "page", "position", "targets_for_filter",

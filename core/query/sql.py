@@ -11,6 +11,7 @@ through `Filter.facets`, which `build` turns into SQL with `facet_where`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -258,6 +259,9 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
         )
     if f.facets:
         where.append(facet_where(f.facets, params))
+    if f.keys is not None:  # one JSON parameter, however many keys (no host-parameter limit)
+        where.append("i.key IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.keys), ensure_ascii=False))
     if f.outcome is not None:
         where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
     sql = " ".join(joins) + (" WHERE " + " AND ".join(where) if where else "")

@@ -7,8 +7,9 @@ relative to A, per-slice deltas, largest changes), `stale` (metrics with stale g
 more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`), `run_stats`
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
-model, prompt, shots …) and `paper_table` (runs grouped by settings × slices, the papers' table
-shapes), and `latex` (booktabs tables).
+model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
+shapes), `latex` (booktabs tables) and `release_diff` (two releases of a dataset: items, golds,
+open flags, each run's score split into the part the changed golds explain and the rest).
 
 May import: `core.query` and everything below it; never `tui`, textual or rich.
 """
@@ -24,6 +25,7 @@ __all__ = [
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
+    "FLAG_OUTCOMES",
     "HUMAN",
     "METRIC_LABELS",
     "TESTS",
@@ -32,16 +34,21 @@ __all__ = [
     "DatasetOverview",
     "DeltaTest",
     "DiffError",
+    "FlagOutcome",
+    "GoldChange",
     "ItemChange",
     "Leaderboard",
     "LeaderboardError",
     "MetricCI",
+    "MetricSplit",
     "Outcomes",
     "PairCell",
     "PaperTable",
     "PairSignificance",
     "RunDiff",
+    "ReleaseDiff",
     "RunIntervals",
+    "RunSplit",
     "RunOverview",
     "RunSettings",
     "SliceDelta",
@@ -55,7 +62,9 @@ __all__ = [
     "TableSpec",
     "browse_info",
     "cell_filter",
+    "compare_releases",
     "diff_runs",
+    "flag_outcomes",
     "item_frame",
     "item_frame_excluding_stale",
     "latex_escape",
@@ -65,12 +74,14 @@ __all__ = [
     "overview_excluding_stale",
     "paper_table",
     "pair_significance",
+    "release_diff",
     "report",
     "resampling_unit",
     "rescore_excluding_stale",
     "rescored_rows",
     "run_settings",
     "run_intervals",
+    "score_split",
     "slice_metrics_excluding_stale",
     "slice_report",
     "slice_table",
@@ -83,6 +94,7 @@ lazy_face(__name__, {
     ".diff": (
         "CRITERIA", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
         "diff_runs",
+    "flag_outcomes",
     ),
     ".latex": ("latex_escape", "latex_table"),
     ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
@@ -90,6 +102,10 @@ lazy_face(__name__, {
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
     ".paper_table": ("ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "paper_table"),
     ".run_settings": ("RunSettings", "run_settings", "stored_run_settings"),
+    ".release_diff": (
+        "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",
+        "flag_outcomes", "release_diff", "score_split",
+    ),
     ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
     ".significance": (
         "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",

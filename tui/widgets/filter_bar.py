@@ -43,6 +43,9 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     for name, values in grouped.items():  # values of one facet are OR-ed: one chip
         d = FACETS.get(name)
         out.append((d.label if d is not None else name, ",".join(values)))
+    keys = getattr(f, "keys", None)  # a listed set of items (the release diff's golds changed)
+    if keys is not None:
+        out.append(("only", f"{len(keys):,} listed item{'s' if len(keys) != 1 else ''}"))
     outcome = getattr(f, "outcome", None)
     if outcome:
         t = getattr(f, "outcome_threshold", None)
