@@ -39,8 +39,9 @@ _OUTCOME_WORDS = {
 
 
 def _runs_folder(old: Path) -> Path | None:
-    """The runs folder OLD was loaded from: the nearest parent holding `.qa-inspect/qa.db`."""
-    for parent in old.resolve().parents:
+    """The runs folder OLD was loaded from: the nearest parent holding `.qa-inspect/qa.db` (of the
+    path as given first: a dataset linked into a runs folder lives elsewhere)."""
+    for parent in (*old.absolute().parents, *old.resolve().parents):
         if (parent / ".qa-inspect" / "qa.db").is_file():
             return parent
     return None
