@@ -8,7 +8,7 @@ more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`),
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
-shapes), `latex` (booktabs tables) and `release_diff` (two releases of a dataset: items, golds,
+shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables) and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
 May import: `core.query` and everything below it; never `tui`, textual or rich.
@@ -22,6 +22,7 @@ __all__ = [
     "ALL",
     "ALL_GOLDS",
     "CELL_METRICS",
+    "PALETTE",
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
@@ -62,6 +63,7 @@ __all__ = [
     "TableSpec",
     "browse_info",
     "cell_filter",
+    "chart_svg",
     "compare_releases",
     "diff_runs",
     "flag_outcomes",
@@ -91,6 +93,7 @@ __all__ = [
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
+    ".chart": ("PALETTE", "chart_svg"),
     ".diff": (
         "CRITERIA", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
         "diff_runs",

@@ -172,3 +172,25 @@ def test_intervals_are_seeded(cdqa_folder: Path) -> None:
     cell = first["table"][0]["cells"]["fast-changing · f1_recall"]
     low, high = cell["ci"]["f1_recall"]
     assert low <= cell["values"]["f1_recall"] <= high
+
+
+def test_chart_is_an_svg_of_the_grid(cdqa_folder: Path, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "grid.svg"
+    args = ["table", str(cdqa_folder), "--rows", "model", "--cols", "tag", "--cell", "f1_recall (answer_rate)",
+            "--best-over", "shots", "--json", "--chart", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    svg = ET.parse(out).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [r for r in svg.iter(f"{ns}rect") if r.find(f"{ns}title") is not None]
+    assert len(bars) == 2 * 3, "one bar per model and tag"
+    heights = sorted(round(float(b.get("height")) / 240 * 100, 1) for b in bars)
+    values = sorted(round(c["values"]["f1_recall"], 1) for r in data["table"] for c in r["cells"].values())
+    assert heights == pytest.approx(values, abs=0.11)
+    assert len(list(svg.iter(f"{ns}circle"))) == 6, "answer rate as markers"
+    bad = runner.invoke(app, ["table", str(cdqa_folder), "--rows", "model", "--where", "shots=0", "--chart",
+                              str(tmp_path / "grid.png")])
+    assert bad.exit_code == 1 and "--chart writes SVG" in bad.output

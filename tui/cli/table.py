@@ -158,6 +158,8 @@ def table_cmd(
     markdown: MarkdownOpt = False,
     latex: Annotated[bool, typer.Option("--latex", help="Print a LaTeX table (booktabs).")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    chart: Annotated[Path | None, typer.Option("--chart", help="Also write the grid as an SVG bar chart to this file.",
+                                               show_default=False)] = None,
     seed: SeedOpt = DEFAULT_SEED,
     resamples: ResamplesOpt = DEFAULT_RESAMPLES,
 ) -> None:
@@ -179,6 +181,8 @@ def table_cmd(
             t = paper_table(conn, spec, runs)
         except TableError as exc:
             raise fail(str(exc)) from None
+    if chart is not None:
+        _write_chart(t, chart)
     if as_json:
         print_json(t.to_dict())
     elif markdown:
@@ -190,3 +194,14 @@ def table_cmd(
     else:
         _terminal(t, places)
 
+
+
+def _write_chart(t: PaperTable, path: Path) -> None:
+    from qa_inspect.core.report import chart_svg
+
+    if path.suffix.lower() != ".svg":
+        raise fail(f"{path}: --chart writes SVG; name the file *.svg")
+    try:
+        path.write_text(chart_svg(t), encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"{path}: cannot write the chart ({exc.strerror or exc})") from None
