@@ -3,12 +3,13 @@
 Holds: `metrics` (every run × slice with polars: `report`, `slice_table`, `slice_report`),
 `overview` (the runs overview and what the browser needs first), `diff` (what run B fixed and broke
 relative to A, per-slice deltas, largest changes), `stale` (metrics with stale golds left out) and
-`stale_overview` (the overview and slice metrics in that mode), `significance` (is a diff's Δ
+`stale_overview` (the overview and slice metrics in that mode), `stale_freshness` (the share of
+golds verified within 30/90/365 days and open stale flags, per tag and answer type), `significance` (is a diff's Δ
 more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`), `run_stats`
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
 intervals and a Holm-corrected pairwise significance matrix) and `latex` (booktabs tables).
 
-May import: `core.query` and everything below it; never `tui`, textual or rich.
+May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "ALL_GOLDS",
+    "FRESHNESS_WINDOWS",
+    "FreshnessRow",
+    "freshness",
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
@@ -89,4 +93,5 @@ lazy_face(__name__, {
         "StaleCounts", "StaleSlice", "overview_excluding_stale", "rescored_rows",
         "slice_metrics_excluding_stale", "stale_counts",
     ),
+    ".stale_freshness": ("FRESHNESS_WINDOWS", "FreshnessRow", "freshness"),
 })

@@ -29,8 +29,14 @@ def report_cmd(
     slice_name: Annotated[
         str | None, typer.Option("--slice", help="Only the items of this saved slice.", show_default=False)
     ] = None,
+    freshness: Annotated[
+        bool, typer.Option("--freshness", help="Instead: the share of golds verified within 30/90/365 days and "
+                                               "open stale flags, per tag and answer type.")
+    ] = False,
 ) -> None:
     """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors."""
+    if freshness:
+        return _freshness(runs_dir, db, as_json)
     dims = [d.strip() for d in by.split(",") if d.strip()]
     bad = [d for d in dims if d not in DIMENSIONS]
     if bad:
@@ -47,6 +53,20 @@ def report_cmd(
         out.print(report_table(frame))
         for note in partial_notes(frame):
             out.print(Text(note, style="dim"))
+
+
+def _freshness(runs_dir: Path, db: Path | None, as_json: bool) -> None:
+    """`report --freshness` (the table is `stale_review.freshness_table`)."""
+    from qa_inspect.core.report import freshness
+
+    from .stale_review import freshness_table
+
+    with loaded_db(runs_dir, db) as conn:
+        rows = freshness(conn)
+    if as_json:
+        print_json([r.to_dict() for r in rows])
+    else:
+        out.print(freshness_table(rows))
 
 
 _OTHER_DENOMINATOR = ("em_over_run", "f1_over_run", "answer_rate_over_dataset")
