@@ -21,6 +21,7 @@ __all__ = [
     "FRESHNESS_WINDOWS",
     "FreshnessRow",
     "freshness",
+    "freshness_overview",
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
@@ -93,5 +94,5 @@ lazy_face(__name__, {
         "StaleCounts", "StaleSlice", "overview_excluding_stale", "rescored_rows",
         "slice_metrics_excluding_stale", "stale_counts",
     ),
-    ".stale_freshness": ("FRESHNESS_WINDOWS", "FreshnessRow", "freshness"),
+    ".stale_freshness": ("FRESHNESS_WINDOWS", "FreshnessRow", "freshness", "freshness_overview"),
 })

@@ -16,7 +16,7 @@ from qa_inspect.core.flags import Target
 from qa_inspect.core.review import last_verified, ts_date
 from qa_inspect.core.store import STALE_GOLDS_SQL, sqlite_connection
 
-__all__ = ["FRESHNESS_WINDOWS", "FreshnessRow", "freshness"]
+__all__ = ["FRESHNESS_WINDOWS", "FreshnessRow", "freshness", "freshness_overview"]
 
 FRESHNESS_WINDOWS = (30, 90, 365)
 
@@ -74,3 +74,15 @@ def freshness(conn: Any, dataset: str | None = None, *, today: date | None = Non
                 row.verified_within[days] += age is not None and age <= days
     order = {"all": 0, "tag": 1, "answer_type": 2}
     return sorted(rows.values(), key=lambda r: (r.dataset, order[r.dimension], r.value or ""))
+
+
+def freshness_overview(conn: Any, *, today: date | None = None) -> dict[str, FreshnessRow]:
+    """Dataset → its "all" row, for the datasets that have any `verify` entry (the overview's line;
+    nothing to say, and nothing computed, before anyone verified a gold)."""
+    raw = sqlite_connection(conn)
+    names = [r[0] for r in raw.execute("SELECT DISTINCT dataset FROM annotations WHERE action = 'verify'")]
+    out: dict[str, FreshnessRow] = {}
+    for name in names:
+        if raw.execute("SELECT 1 FROM datasets WHERE name = ?", (name,)).fetchone():
+            out[name] = next(r for r in freshness(raw, name, today=today) if r.dimension == "all")
+    return out

@@ -137,3 +137,16 @@ def test_review_queue_120x40(snap_compare, review_db: Path) -> None:  # type: ig
 
 def test_review_queue_80x24(snap_compare, review_db: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(app_on(review_db), terminal_size=(80, 24), run_before=_before)
+
+
+@async_test
+async def test_the_overview_title_counts_verified_golds(review_db: Path) -> None:
+    conn = open_db(review_db).conn
+    ref = flags.resolve_item(conn, "《红楼梦》的作者是谁？")
+    flags.verify(conn, flags.targets_of(ref), author="ann")
+    conn.close()
+    app = app_on(review_db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        titles = [str(s.render()) for s in app.screen.query(".dataset-title").results(Static)]
+        assert any("✓ 1 of 6 verified ≤90 d" in t for t in titles), titles
