@@ -50,3 +50,59 @@ def make_review_runs(root: Path) -> Path:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         os.utime(path, (MTIME, MTIME))
     return runs
+
+
+# ---------------------------------------------------------------- generated runs over real CDQA v1
+
+REFUSAL = "抱歉，我无法确定这个问题的答案。"
+
+
+def _shown(record: dict) -> tuple[str, str, str]:
+    """(question a run is asked, the scored gold, the change tag label) of a CDQA v1 record."""
+    from qa_inspect.core.formats.cdqa import split_qa
+
+    question, answer = split_qa(record["qa"]) or ("", "")
+    a = record["annotation"]
+    return (str(a.get("p-改写问题") or question).strip(), str(a.get("p-改写答案") or answer).strip(),
+            str(a.get("知识动态性分类", "")))
+
+
+def make_cdqa_review_runs(cdqa: Path, root: Path, *, changed: int = 20, runs: int = 5, agree: int = 4,
+                          seed: int = 19) -> tuple[Path, set[str]]:
+    """A runs folder with CDQA v1 and `runs` generated runs (dated in a manifest, a month apart).
+
+    For `changed` fast-changing items (chosen with `seed`), the `agree` newest runs answer the
+    same new answer (替代答案N号) and the others the gold; every other item gets the gold from each
+    run, or now and then (seeded) a refusal or a wrong answer of that run's own (no consensus).
+    Returns the folder and the questions of the changed items."""
+    import random
+
+    rng = random.Random(seed)
+    folder = root / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    records = json.loads(cdqa.read_text(encoding="utf-8-sig"))
+    (folder / "CDQA_v1.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    rows = [_shown(r) for r in records]
+    counts: dict[str, int] = {}
+    for q, _, _ in rows:
+        counts[q] = counts.get(q, 0) + 1
+    fast = [k for k, (q, gold, tag) in enumerate(rows) if tag == "快速变化" and counts[q] == 1 and gold]
+    picked = set(rng.sample(fast, changed))
+    manifest = []
+    for r in range(runs):
+        name = f"model-{r + 1}"
+        newest = r >= runs - agree
+        lines = []
+        for k, (q, gold, _) in enumerate(rows):
+            if counts[q] > 1:
+                continue
+            if k in picked:
+                answer = f"替代答案{k}号" if newest else gold
+            else:
+                roll = rng.random()
+                answer = REFUSAL if roll < 0.08 else (f"{name}猜测{k}" if roll < 0.16 else gold)
+            lines.append(json.dumps({"question": q, "prediction": answer}, ensure_ascii=False))
+        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        manifest.append(f'[[run]]\npath = "{name}.jsonl"\ndate = "2024-0{r + 1}-01"\n')
+    (folder / "qa-inspect.toml").write_text("\n".join(manifest), encoding="utf-8")
+    return folder, {rows[k][0] for k in picked}
