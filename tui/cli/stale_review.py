@@ -1,4 +1,4 @@
-"""`qa-inspect stale verify` and `stale queue`, and the freshness table `report --freshness` prints.
+"""`qa-inspect stale verify` and `stale queue` (the review queue of issue 19).
 
 `stale.py` registers the two commands on `stale_app` (this module imports nothing of it, so there
 is no import circle). The queue's score and reasons come from `qa_inspect.core.review`.
@@ -20,7 +20,7 @@ from rich.text import Text
 
 from .common import DbOpt, JsonOpt, RunsDir, fail, line, loaded_db, out, print_json, say, short
 
-__all__ = ["freshness_table", "manifest_dates", "queue_cmd", "verify_cmd"]
+__all__ = ["manifest_dates", "queue_cmd", "verify_cmd"]
 
 ItemArg = Annotated[
     str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
@@ -117,15 +117,3 @@ def _print_queue(queue: ReviewQueue) -> None:
     else:
         line("nothing to review")
     line(queue.progress.describe())
-
-
-def freshness_table(rows: list[Any]) -> Table:
-    """`core.report.freshness` rows: one line per dataset × tag / answer type."""
-    t = Table(show_edge=False)
-    for col in ("dataset", "by", "value", "golds", "≤30 d", "≤90 d", "≤365 d", "never", "stale open"):
-        t.add_column(col, justify="right" if col not in ("dataset", "by", "value") else "left")
-    for r in rows:
-        shares = [f"{r.share(d):.0%}" if r.share(d) is not None else "–" for d in (30, 90, 365)]
-        t.add_row(Text(short(r.dataset, 30)), Text(r.dimension), Text(clean(r.value or "")), Text(str(r.golds)),
-                  *(Text(s) for s in shares), Text(str(r.never_verified)), Text(str(r.stale_open)))
-    return t
