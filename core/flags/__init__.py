@@ -6,7 +6,7 @@ Holds, each module importing only those listed before it:
 - `state`: how the deciding mark and the open proposals of a gold are derived;
 - `targets`: finding the item and the golds to flag;
 - `current`: the golds flagged stale now (`Flag`, `current_flags`, `flags_for_item`);
-- `actions`: mark/unmark, one gold or many; `undo`: per-author undo/redo of whole actions;
+- `actions`: mark/unmark/verify, one gold or many; `undo`: per-author undo/redo of whole actions;
 - `patch`: the patch and the journal as JSONL; `changelog`: the patch as Markdown release notes;
   `json_layout` + `release`: the dataset's own file with the proposals applied; `merge`: a patch,
   a journal or another database merged in.
@@ -76,16 +76,16 @@ __all__ = [
     "undo",
     "undo_state",
     "unmark",
+    "verify",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
     "qa_inspect.core.store": (
-        "AUTHOR_ENV",
-    "CHANGELOG_COLUMNS", "CURRENT_FLAGS_SQL", "STALE_GOLDS_SQL", "BusyCallback", "author_for",
+        "AUTHOR_ENV", "CURRENT_FLAGS_SQL", "STALE_GOLDS_SQL", "BusyCallback", "author_for",
         "default_author", "get_setting", "set_default_author", "set_setting",
     ),
-    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark"),
+    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark", "verify"),
     ".changelog": ("CHANGELOG_COLUMNS", "changelog"),
     ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
     ".journal": (

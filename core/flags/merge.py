@@ -105,7 +105,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         raise FormatError(str(path), "not a JSON object", where)
     if "action" in rec:  # a journal entry
         action = rec.get("action")
-        if action not in ("mark", "unmark", "undo"):
+        if action not in ("mark", "unmark", "undo", "verify"):
             raise FormatError(str(path), f"unknown action {action!r}", where)
         uid = _text(path, rec, "uid", where, required=True) or ""
         meta = rec.get("meta") or {}

@@ -1,6 +1,6 @@
 """Undo and redo of flag actions, per author, replayed from the journal.
 
-They cover actions made in this database: imported entries are others' work (override them with
+They cover every action but `undo` itself (mark, unmark, verify) made in this database: imported entries are others' work (override them with
 mark/unmark). Undo cancels the author's last action (every gold of a bulk action) with `undo`
 entries; redo appends the cancelled action again as new entries (`meta.redo_of`).
 """
@@ -101,7 +101,7 @@ def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[_Group], list[_
             if target is not None and not target.undone:
                 target.undone = target.redoable = True
                 undone.append(target)
-        elif g.action in ("mark", "unmark"):
+        else:  # any action (mark, unmark, verify, …): undoable
             if g.redo_of:
                 source = next((by_uid[u] for u in g.redo_of if u in by_uid), None)
                 if source is not None:

@@ -20,6 +20,8 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     dataset = "cmrc-dev"                   # link to this dataset instead of guessing
     format = "prediction-map"
     id_suffix = "-high-conf"               # stripped from prediction ids before linking (also id_prefix)
+    date = "2024-05-01"                    # when the run was made (default: its file time); newer runs
+                                           # weigh more in the review queue's consensus
     settings = {prompt = "cot", shots = 3}  # what the run was, for tables (core.report.run_settings)
 
     [settings]
@@ -41,6 +43,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +57,7 @@ MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
     "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
-    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix", "settings"}),
+    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix", "date", "settings"}),
     "link": frozenset({"runs", "dataset"}),
 }
 _FAMILIES = ("cmrc", "squad", "cdqa")
@@ -77,6 +80,8 @@ class ManifestEntry:
     id_prefix: str | None = None
     id_suffix: str | None = None
     """Stripped from a run's prediction ids before linking (`…-high-conf` ids of a dev set)."""
+    date: str | None = None
+    """When the run was made (`[[run]] date = "2024-05-01"`, ISO), for weighting newer runs."""
     settings: Mapping[str, Any] | None = None
     """`[[run]] settings = {...}`: what the run was (prompt, shots …), as declared."""
 
@@ -118,6 +123,10 @@ class Manifest:
     def entry_for(self, path: Path) -> ManifestEntry | None:
         target = Path(path).resolve()
         return next((e for e in (*self.datasets, *self.runs) if e.path.resolve() == target), None)
+
+    def run_dates(self) -> dict[str, date]:
+        """Run path relative to the root (posix) → its `[[run]] date`, for the runs that give one."""
+        return {self._rel(e.path): date.fromisoformat(e.date) for e in self.runs if e.date}
 
     def ignores(self, path: Path) -> bool:
         rel = self._rel(path)
@@ -253,6 +262,8 @@ def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: 
 
 def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, table: dict[str, Any]) -> ManifestEntry:
     where = f"[[{kind}]] #{index}"
+    if isinstance(table.get("date"), date):  # an unquoted TOML date
+        table = {**table, "date": table["date"].isoformat()}
     values: dict[str, Any] = {
         key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind] if key != "settings"
     }
@@ -268,6 +279,11 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
         raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
     if values.get("scorer") is not None and values["scorer"] not in SCORERS:
         raise FormatError(str(path), f"unknown scorer (expected {', '.join(SCORERS)})", f"{where}, scorer")
+    if values.get("date") is not None:
+        try:
+            date.fromisoformat(str(values["date"]))
+        except ValueError:
+            raise FormatError(str(path), "expected a date like \"2024-05-01\"", f"{where}, date") from None
     known = formats()
     if values.get("format") is not None and known.get(values["format"]) != kind:
         choices = ", ".join(sorted(f for f, k in known.items() if k == kind))

@@ -3,7 +3,8 @@
 Holds: `metrics` (every run × slice with polars: `report`, `slice_table`, `slice_report`),
 `overview` (the runs overview and what the browser needs first), `diff` (what run B fixed and broke
 relative to A, per-slice deltas, largest changes), `stale` (metrics with stale golds left out) and
-`stale_overview` (the overview and slice metrics in that mode), `significance` (is a diff's Δ
+`stale_overview` (the overview and slice metrics in that mode), `stale_freshness` (the share of
+golds verified within 30/90/365 days and open stale flags, per tag and answer type), `significance` (is a diff's Δ
 more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`), `run_stats`
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
@@ -11,7 +12,7 @@ model, prompt, shots …), `paper_table` (runs grouped by settings × slices, th
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables) and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
-May import: `core.query` and everything below it; never `tui`, textual or rich.
+May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ __all__ = [
     "ALL_GOLDS",
     "CELL_METRICS",
     "PALETTE",
+    "FRESHNESS_WINDOWS",
+    "FreshnessRow",
+    "freshness",
+    "freshness_overview",
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
@@ -122,4 +127,5 @@ lazy_face(__name__, {
         "StaleCounts", "StaleSlice", "overview_excluding_stale", "rescored_rows",
         "slice_metrics_excluding_stale", "stale_counts",
     ),
+    ".stale_freshness": ("FRESHNESS_WINDOWS", "FreshnessRow", "freshness", "freshness_overview"),
 })

@@ -1,4 +1,4 @@
-"""`qa-inspect stale …`: flag outdated gold answers, undo/redo, list, export a patch or a new release, import.
+"""`qa-inspect stale …`: flag outdated gold answers, verify, review queue, undo/redo, list, export, import.
 
 Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts
 through `qa_inspect.core.flags` (`score` through `qa_inspect.core.report`). Gold numbers
@@ -188,7 +188,7 @@ def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, 
 
 @stale_app.command("undo")
 def undo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Undo your last mark/unmark (a bulk action as a whole); repeat to go further back."""
+    """Undo your last mark/unmark/verify (a bulk action as a whole); repeat to go further back."""
     _undo_redo("undo", runs_dir, author, db, as_json)
 
 
@@ -283,6 +283,8 @@ def _print_journal(entries: list[F.Entry]) -> None:
             note.append(f"cancels #{e.ref}" if e.ref is not None else "cancels an entry not here")
         if "redo_of" in e.meta:
             note.append("redo")
+        if e.action == "verify" and e.reason:
+            note.append(e.reason)
         if "imported_from" in e.meta:
             note.append(f"imported from {e.meta['imported_from']}")
         t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(short(e.author, 20)), Text(e.action),
@@ -484,3 +486,13 @@ def _num(v: Any) -> str:
         return "—"
     return f"{v:.2f}" if isinstance(v, float) else str(v)
 
+
+def _register_review() -> None:
+    """`stale verify` and `stale queue` live in `stale_review` (this file stays short)."""
+    from . import stale_review
+
+    stale_app.command("verify")(stale_review.verify_cmd)
+    stale_app.command("queue")(stale_review.queue_cmd)
+
+
+_register_review()

@@ -3,7 +3,8 @@
 Holds `overview` (the start screen: every dataset, run and slice), `browser` (the items of a run
 under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions) and
 `browser_layout` (the split view and the user's columns),
-`detail` (one item against every gold), `compare` (run A against run B) with `compare_parts`
+`detail` (one item against every gold), `review_queue` (the stale-answer review queue, one gold
+at a time), `compare` (run A against run B) with `compare_parts`
 (its tables and how a diff fills them), and `load_log` (what the last load failed on, warned
 about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
@@ -21,6 +22,7 @@ from .compare_parts import OutcomeTable, scope_of
 from .detail import DetailScreen
 from .load_log import LoadLogScreen
 from .overview import OverviewScreen, filter_for
+from .review_queue import ReviewQueueScreen
 
 __all__ = [
     "BrowserScreen",
@@ -29,6 +31,7 @@ __all__ = [
     "LoadLogScreen",
     "OutcomeTable",
     "OverviewScreen",
+    "ReviewQueueScreen",
     "filter_for",
     "open_compare",
     "scope_of",

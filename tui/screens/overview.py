@@ -18,7 +18,14 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import DatasetOverview, Leaderboard, leaderboard, overview
+from qa_inspect.core.report import (
+    DatasetOverview,
+    FreshnessRow,
+    Leaderboard,
+    freshness_overview,
+    leaderboard,
+    overview,
+)
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
@@ -39,6 +46,20 @@ def problems_line(errors: int, warnings: int, key: str) -> Content:
     parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
     return Content.assemble(("⚠ ", "$warning"), (" and ".join(parts) + " in the last load", "$warning"),
                             (f"  ({key}: load log)", "$foreground-muted"))
+
+
+@dataclass
+class FreshnessLoaded(Message):
+    """Per dataset with verified golds: how many were verified within 90 days (the title's ✓ part)."""
+
+    rows: dict[str, FreshnessRow]
+
+
+def freshness_parts(row: FreshnessRow | None) -> list[tuple[str, str]]:
+    """"  ✓ 26 of 212 verified ≤90 d" for a dataset title (nothing before anyone verified a gold)."""
+    if row is None:
+        return []
+    return [(f"  ✓ {row.verified_within[90]:,} of {row.golds:,} verified ≤90 d", "$success")]
 
 
 @dataclass
@@ -108,6 +129,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
+        self.freshness: dict[str, FreshnessRow] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -151,6 +173,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 if worker.is_cancelled:
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
+                self.post_message(FreshnessLoaded(freshness_overview(conn)))
                 full = self.stale_adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
@@ -209,7 +232,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
             for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
-                title.update(dataset_title(ds, self.stale_title_parts(ds.name)))
+                title.update(dataset_title(ds, self._title_parts(ds.name)))
             if self.current is not None:
                 self._show_slices(self.current)
             return
@@ -224,12 +247,20 @@ class OverviewScreen(OverviewStale, BaseScreen):
             return
         widgets = []
         for ds in self.datasets:
-            widgets.append(Static(dataset_title(ds, self.stale_title_parts(ds.name)), classes="dataset-title"))
+            widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
         await box.mount_all(widgets)
         first = self.query(RunsTable).first()
         first.focus()
         self._show_slices(first)
+
+    def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
+        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset))
+
+    def on_freshness_loaded(self, message: FreshnessLoaded) -> None:
+        self.freshness = message.rows
+        for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
+            title.update(dataset_title(ds, self._title_parts(ds.name)))
 
     @on(DataTable.RowHighlighted, ".runs-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
