@@ -115,6 +115,8 @@ class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
         Binding("k", "columns", "Columns", id="browser.columns", show=False,
                 tooltip="Choose and order the table's columns (kept per dataset)"),
+        Binding("D", "distribution", "Distribution", id="browser.distribution", show=False,
+                tooltip="Score histogram of these items (+ A-vs-B grid)"),
         Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
                 tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)

@@ -17,6 +17,7 @@ from ..base import QAApp
 from ..dialogs import ColumnsDialog
 from ..widgets import PREVIEW_MIN_WIDTH, FacetPanel, ItemPreview, ItemTable, columns_for
 from ..workers import Db
+from .distribution import DistributionScreen
 
 __all__ = ["BrowserLayout", "PreviewLoaded"]
 
@@ -94,6 +95,13 @@ class BrowserLayout:
 
         current = self.qa_app.column_layouts.get(dataset, ColumnLayout())
         self.app.push_screen(ColumnsDialog([(c.key, c.label) for c in every], current), done)
+
+    def action_distribution(self) -> None:
+        """`D`: the score histogram of this filter's items (and the A-vs-B grid with run B)."""
+        if self.filter.run is None:
+            self.notify("A distribution needs a run: press r to choose one.", severity="warning")
+            return
+        self.app.push_screen(DistributionScreen(self.filter))
 
     def action_toggle_split(self) -> None:
         if self.app.size.width < PREVIEW_MIN_WIDTH:
