@@ -71,8 +71,8 @@ def histogram_lines(h: Histogram, width: int, colour: str = "blue") -> list[Text
     if h.categories is None:
         lines.append(Text("Error categories: categories not computed", style="dim italic"))
         return lines
-    lines.append(Text("Error categories", style="bold"))
     total = sum(n for _, n in h.categories) or 1
+    lines.append(Text.assemble(("Error categories", "bold"), (f"  of {total:,} predictions", "dim")))
     top = max(n for _, n in h.categories)
     name_w = min(26, max(len(c) for c, _ in h.categories))
     for name, n in h.categories:
@@ -150,6 +150,7 @@ class DistributionScreen(StaleActions, BaseScreen):
     DistributionScreen #dist-title { height: auto; padding: 0 1; background: $panel; }
     DistributionScreen #dist-body { height: 1fr; }
     DistributionScreen .dist-section { height: 1; padding: 0 1; margin-top: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    DistributionScreen #dist-grid-title { height: auto; text-wrap: wrap; }
     DistributionScreen #dist-grid { height: auto; width: auto; margin: 0 1; }
     DistributionScreen #dist-hists { height: auto; }
     DistributionScreen.-short .dist-section { margin-top: 0; }
@@ -251,8 +252,9 @@ class DistributionScreen(StaleActions, BaseScreen):
         if g is not None:
             self.query_one("#dist-grid-title", Static).update(Content.assemble(
                 (f"{g.metric} bands: A rows × B columns", "bold"),
-                (f"  {g.common:,} items both runs predicted (a refusal scores 0) · enter browses a count",
-                 "$foreground-muted")))
+                (f"  {g.common:,} items both runs predicted (a refusal scores 0) · ", "$foreground-muted"),
+                ("B higher", "$success"), (" · ", "$foreground-muted"), ("A higher", "$error"),
+                (" · enter browses a count", "$foreground-muted")))
             self.query_one(GridTable).show(g, palette)
         h = self.hist_a
         self.query_one("#dist-hists-title", Static).update(Content.assemble(
