@@ -19,8 +19,7 @@ from qa_inspect.core.report import BrowseInfo
 from ..base import QAApp
 from ..dialogs import ColumnsDialog
 from ..text import clean
-from ..widgets import PREVIEW_MIN_WIDTH, Col, FacetPanel, ItemPreview, ItemTable, columns_for
-from ..widgets.item_table import hidden_for_width
+from ..widgets import PREVIEW_MIN_WIDTH, Col, FacetPanel, ItemPreview, ItemTable, columns_for, hidden_for_width
 from ..workers import Db
 from .distribution import DistributionScreen
 

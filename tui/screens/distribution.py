@@ -29,8 +29,7 @@ from qa_inspect.core.query import Filter, Histogram, ScoreGrid, grid_cell, histo
 from ..base import BaseScreen
 from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import bar, clean, truncate
-from ..widgets import KeyFooter
-from ..widgets.filter_bar import describe
+from ..widgets import KeyFooter, describe
 
 __all__ = ["DistributionLoaded", "DistributionScreen", "GridTable", "HistogramView"]
 

@@ -174,6 +174,10 @@ class ItemTable(DataTable[Text]):
         sort only relabels the headers. Rebuilding re-renders every visible cell, so skip it."""
         room = self.size.width or self.app.size.width
         widths = layout_widths(cols, room)
+        keys = [c.key for c in cols]
+        overflow = sum(widths) + 2 * self.cell_padding * len(widths) > room
+        # Scrolling sideways (the columns do not fit): the id stays, tinted as pinned.
+        self.fixed_columns = keys.index("key") + 1 if overflow and "key" in keys else 0
         if cols == self.cols and widths == self.widths and self.columns:
             if (sort, descending) != (self.sort_key, self.descending):
                 self.sort_key, self.descending = sort, descending
@@ -189,10 +193,6 @@ class ItemTable(DataTable[Text]):
         self.clear(columns=True)
         for col, width in zip(cols, self.widths):
             self.add_column(self._label(col), width=width, key=col.key)
-        keys = [c.key for c in cols]
-        overflow = sum(widths) + 2 * self.cell_padding * len(widths) > room
-        # Scrolling sideways (the columns do not fit): the id stays, tinted as pinned.
-        self.fixed_columns = keys.index("key") + 1 if overflow and "key" in keys else 0
         if not refill:  # a new window is on its way anyway
             self.win_rows = []
         elif self.win_rows:

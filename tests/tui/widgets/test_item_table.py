@@ -8,8 +8,8 @@ from pathlib import Path
 
 from qa_inspect.core.query import ColumnLayout
 from qa_inspect.tui.screens import BrowserScreen
-from qa_inspect.tui.widgets import ItemTable, StatusLine, columns_for
-from qa_inspect.tui.widgets.item_table import hidden_for_width, layout_widths
+from qa_inspect.tui.widgets import ItemTable, StatusLine, columns_for, hidden_for_width
+from qa_inspect.tui.widgets.item_table import layout_widths
 from tests.helpers import async_test, open_run, settle
 from tests.helpers import app_for
 
