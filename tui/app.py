@@ -30,7 +30,15 @@ from qa_inspect.core.store import known_names, read_user_config
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
 from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
-from .screens import BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, OverviewScreen, ReviewQueueScreen
+from .screens import (
+    BrowserScreen,
+    CompareScreen,
+    DetailScreen,
+    DistributionScreen,
+    LoadLogScreen,
+    OverviewScreen,
+    ReviewQueueScreen,
+)
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
@@ -63,7 +71,8 @@ class PreferencesLoaded(Message):
 
 
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
-    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, ReviewQueueScreen, FilterScreen,
+    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, DistributionScreen, LoadLogScreen, ReviewQueueScreen,
+    FilterScreen,
     SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""

@@ -2,7 +2,8 @@
 
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
-(counts, pages, positions, metrics of a filter), `facets` (frequency tables), `slices` (saved
+(counts, pages, positions, metrics of a filter), `facets` (frequency tables), `distribution`
+(a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
 app remembers per user: theme, metrics mode, the last browser filter), `release` (two releases of a
@@ -18,6 +19,16 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "BANDS",
+    "CATEGORY_COLUMN",
+    "SCORE_BINS",
+    "Histogram",
+    "ScoreGrid",
+    "band_sql",
+    "category_counts",
+    "grid_cell",
+    "histogram",
+    "score_grid",
     "ColumnLayout",
     "DELTA_SQL",
     "DIMENSIONS",
@@ -105,6 +116,10 @@ lazy_face(__name__, {
         "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",
         "evidence_url", "item_detail",
     ),
+    ".distribution": (
+        "CATEGORY_COLUMN", "SCORE_BINS", "Histogram", "ScoreGrid", "category_counts", "grid_cell", "histogram",
+        "score_grid",
+    ),
     ".export": (
         "FORMATS", "GOLD_SEPARATOR", "ExportError", "export_format", "export_items", "item_table",
         "markdown_cell", "markdown_table", "write_frame",
@@ -128,7 +143,7 @@ lazy_face(__name__, {
         "load_slice", "save_slice", "slice_exists",
     ),
     ".sql": (
-        "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "build",
+        "BANDS", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build",
         "dimension_columns", "error_expr", "order_clause", "right_sql",
     ),
 })

@@ -4,8 +4,9 @@ Holds `overview` (the start screen: every dataset, run and slice), `browser` (th
 under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions) and
 `browser_layout` (the split view and the user's columns),
 `detail` (one item against every gold), `review_queue` (the stale-answer review queue, one gold
-at a time), `compare` (run A against run B) with `compare_parts`
-(its tables and how a diff fills them), and `load_log` (what the last load failed on, warned
+at a time), `compare` (run A against run B) with `compare_parts` (its tables and how a diff fills
+them), `distribution` (score histograms and the A-vs-B score grid, `D`), and `load_log` (what the
+last load failed on, warned
 about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
 May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,
@@ -20,6 +21,7 @@ from .browser import BrowserScreen
 from .compare import CompareScreen, open_compare
 from .compare_parts import OutcomeTable, scope_of
 from .detail import DetailScreen
+from .distribution import DistributionScreen
 from .load_log import LoadLogScreen
 from .overview import OverviewScreen, filter_for
 from .review_queue import ReviewQueueScreen
@@ -28,6 +30,7 @@ __all__ = [
     "BrowserScreen",
     "CompareScreen",
     "DetailScreen",
+    "DistributionScreen",
     "LoadLogScreen",
     "OutcomeTable",
     "OverviewScreen",

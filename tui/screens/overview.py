@@ -33,6 +33,7 @@ from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
+from .distribution import DistributionScreen
 
 @dataclass
 class LoadProblems(Message):
@@ -115,6 +116,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         Binding("r", "choose_run", "Run", id="overview.choose-run", tooltip="Choose a run and open its items"),
         Binding("c", "compare", "Compare", id="overview.compare",
                 tooltip="Compare the highlighted run (A) with another run (B)"),
+        Binding("D", "distribution", "Distribution", id="overview.distribution", show=False,
+                tooltip="Score histogram of the highlighted run or slice"),
         Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
                 tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", id="overview.reload", show=False,
@@ -306,6 +309,16 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self.notify("Items without this label cannot be filtered on; opening the whole run.")
             ref = RowRef(ref.dataset, ref.run)
         self.qa_app.open_browser(filter_for(ref))
+
+    def action_distribution(self) -> None:
+        focused = self.focused
+        ref = focused.ref if isinstance(focused, (RunsTable, SlicesTable)) else None
+        if ref is None or ref.run is None or ref.human:
+            self.notify("Highlight a run to see its score distribution.", severity="warning")
+            return
+        if ref.dimension not in ("all", *FILTER_FIELD) and ref.value is None:
+            ref = RowRef(ref.dataset, ref.run)
+        self.app.push_screen(DistributionScreen(filter_for(ref)))
 
     def action_choose_run(self) -> None:
         def done(run: str | None) -> None:

@@ -51,6 +51,9 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         t = getattr(f, "outcome_threshold", None)
         by = "by EM" if t is None else f"by score ≥ {t * 100:g}"  # the compare table's row (scores read 0–100)
         out.append(("outcome", f"{str(outcome).replace('_', ' ')} {by}"))
+    bands = getattr(f, "bands", None)
+    if bands:  # a cell of the distribution view's A-vs-B score grid
+        out.append(("score band", f"A {bands[0]} · B {bands[1]}"))
     return out
 
 
