@@ -38,6 +38,7 @@ from .screens import (
     LoadLogScreen,
     OverviewScreen,
     ReviewQueueScreen,
+    SliceFinderScreen,
 )
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
@@ -72,7 +73,7 @@ class PreferencesLoaded(Message):
 
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
     OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, DistributionScreen, LoadLogScreen, ReviewQueueScreen,
-    FilterScreen,
+    SliceFinderScreen, FilterScreen,
     SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""

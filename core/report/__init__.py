@@ -9,7 +9,8 @@ more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`),
 (each run's headline metrics with confidence intervals), `leaderboard` (runs ranked with
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
-shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables) and `release_diff` (two releases of a dataset: items, golds,
+shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
+and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
@@ -25,6 +26,7 @@ __all__ = [
     "CELL_METRICS",
     "PALETTE",
     "FRESHNESS_WINDOWS",
+    "FoundSlice",
     "FreshnessRow",
     "freshness",
     "freshness_overview",
@@ -58,6 +60,7 @@ __all__ = [
     "RunOverview",
     "RunSettings",
     "SliceDelta",
+    "SliceFinding",
     "SliceStat",
     "StaleCounts",
     "StaleRescore",
@@ -71,6 +74,7 @@ __all__ = [
     "chart_svg",
     "compare_releases",
     "diff_runs",
+    "find_slices",
     "flag_outcomes",
     "item_frame",
     "item_frame_excluding_stale",
@@ -119,6 +123,7 @@ lazy_face(__name__, {
         "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
         "resampling_unit",
     ),
+    ".slice_finder": ("FoundSlice", "SliceFinding", "find_slices"),
     ".stale": (
         "ALL_GOLDS", "EXCLUDE_STALE", "StaleRescore", "item_frame_excluding_stale",
         "rescore_excluding_stale",

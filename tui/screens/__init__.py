@@ -5,9 +5,9 @@ under a filter) with `browser_triage` (its compare, facet, saved-slice and expor
 `browser_layout` (the split view and the user's columns),
 `detail` (one item against every gold), `review_queue` (the stale-answer review queue, one gold
 at a time), `compare` (run A against run B) with `compare_parts` (its tables and how a diff fills
-them), `distribution` (score histograms and the A-vs-B score grid, `D`), and `load_log` (what the
-last load failed on, warned
-about or skipped, and every run's link). Each screen module owns the messages its workers post.
+them), `distribution` (score histograms and the A-vs-B score grid, `D`), `slice_finder` (the
+facet values where B differs from A, `f` on compare), and `load_log` (what the last load failed
+on, warned about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
 May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,
 `tui.text` and `qa_inspect.core`; never the app. Inside the package the imports run
@@ -25,6 +25,7 @@ from .distribution import DistributionScreen
 from .load_log import LoadLogScreen
 from .overview import OverviewScreen, filter_for
 from .review_queue import ReviewQueueScreen
+from .slice_finder import SliceFinderScreen
 
 __all__ = [
     "BrowserScreen",
@@ -35,6 +36,7 @@ __all__ = [
     "OutcomeTable",
     "OverviewScreen",
     "ReviewQueueScreen",
+    "SliceFinderScreen",
     "filter_for",
     "open_compare",
     "scope_of",

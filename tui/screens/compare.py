@@ -62,6 +62,7 @@ from .compare_parts import (
 )
 from .detail import DetailScreen
 from .distribution import DistributionScreen
+from .slice_finder import SliceFinderScreen
 
 
 @dataclass
@@ -126,6 +127,8 @@ class CompareScreen(StaleActions, BaseScreen):
                 tooltip="Compare on the browser's filter or on the whole dataset"),
         Binding("D", "distribution", "Distribution", show=False, id="compare.distribution",
                 tooltip="Score histograms of A and B and the A-vs-B score grid on this scope"),
+        Binding("f", "find_slices", "Find slices", id="compare.find-slices",
+                tooltip="Every facet value where B differs from A, Holm-corrected over all slices tested"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
                 tooltip="Move to the next table"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
@@ -413,6 +416,9 @@ class CompareScreen(StaleActions, BaseScreen):
 
     def action_distribution(self) -> None:
         self.app.push_screen(DistributionScreen(self.base()))
+
+    def action_find_slices(self) -> None:
+        self.app.push_screen(SliceFinderScreen(self.base()))
 
     def action_back(self) -> None:
         self.dismiss(None)
