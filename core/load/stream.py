@@ -31,6 +31,7 @@ from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamab
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 
+from .features import FEATURE_COLUMNS, feature_values, gold_spans
 from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
 from .manifest import Manifest
@@ -109,7 +110,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
 
 def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
     """Add one item's rows, all but the ids (this process has time to spare: the inserts are the
-    slower half); True when it is unanswerable."""
+    slower half), its features included; True when it is unanswerable."""
     items, golds, contexts = batch
     scored = tuple(g.text for g in item.golds if not g.superseded)
     ckey = None
@@ -122,6 +123,7 @@ def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], l
     original = item.meta.get("original_question")
     items.append((item.key, question_key(item.question), item.question, ckey, item.split, item.tag,
                   item.answer_type, int(item.is_impossible), item.line, *human.of(scored), json_text(item.meta),
+                  *feature_values(item.question, scored, item.context, gold_spans(item.golds)),
                   scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
                   original if isinstance(original, str) else None))
     golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
@@ -189,6 +191,13 @@ def _consume(
             return writer.finish(*message[1:])
 
 
+_INSERT_ITEM = (
+    "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
+    f" source_line, human_em, human_f1, meta, {', '.join(FEATURE_COLUMNS)})"
+    f" VALUES ({', '.join('?' * (14 + len(FEATURE_COLUMNS)))})"
+)
+
+
 class _Writer:
     """Ids and inserts for the batches of one streamed dataset."""
 
@@ -244,9 +253,7 @@ class _Writer:
             self.next_item += 1
             if self.keep is not None:
                 self._remember(item_id, key, qkey if question else None, original, scored, idxs)
-        conn.executemany(
-            "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
-            " source_line, human_em, human_f1, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(_INSERT_ITEM, rows)
         conn.executemany(
             "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)", [(ids[n], *rest) for n, *rest in golds if ids[n] is not None])
