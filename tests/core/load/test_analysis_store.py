@@ -68,6 +68,8 @@ def _make_old(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DROP INDEX predictions_run_category")
     conn.execute("DROP INDEX items_question_type")
+    conn.execute("DROP INDEX predictions_scores")
+    conn.execute("CREATE INDEX predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused)")
     conn.execute("ALTER TABLE predictions DROP COLUMN error_category")
     for column in FEATURE_COLUMNS:
         conn.execute(f"ALTER TABLE items DROP COLUMN {column}")
