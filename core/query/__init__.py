@@ -16,15 +16,18 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "CATEGORY",
     "ColumnLayout",
     "DELTA_SQL",
     "DIMENSIONS",
     "ERROR_SQL",
     "FACETS",
+    "FEATURE_DIMENSIONS",
     "FORMATS",
     "GOLD_SEPARATOR",
     "MAX_NAME",
     "OUTCOMES",
+    "SLICES",
     "SORTS",
     "STALE_ITEMS_SQL",
     "ExportError",
@@ -114,7 +117,8 @@ lazy_face(__name__, {
         "load_slice", "save_slice", "slice_exists",
     ),
     ".sql": (
-        "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "build",
+        "CATEGORY", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "SLICES",
+        "STALE_ITEMS_SQL", "FacetDef", "build",
         "dimension_columns", "error_expr", "order_clause", "right_sql",
     ),
 })
