@@ -17,6 +17,7 @@ from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "CATEGORY",
+    "CATEGORY_SQL",
     "ColumnLayout",
     "DELTA_SQL",
     "DIMENSIONS",
@@ -55,6 +56,7 @@ __all__ = [
     "dimension_columns",
     "distinct_values",
     "error_expr",
+    "feature_columns",
     "export_format",
     "export_items",
     "facet_table",
@@ -117,8 +119,8 @@ lazy_face(__name__, {
         "load_slice", "save_slice", "slice_exists",
     ),
     ".sql": (
-        "CATEGORY", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "SLICES",
+        "CATEGORY", "CATEGORY_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "SLICES",
         "STALE_ITEMS_SQL", "FacetDef", "build",
-        "dimension_columns", "error_expr", "order_clause", "right_sql",
+        "dimension_columns", "error_expr", "feature_columns", "order_clause", "right_sql",
     ),
 })

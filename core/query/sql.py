@@ -24,9 +24,9 @@ from qa_inspect.core.metrics import CATEGORY_CODES, QUESTION_TYPES
 from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
-    "CATEGORY", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "LENGTH_LABELS", "LONGEST",
+    "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "LENGTH_LABELS", "LONGEST",
     "NO_GOLD", "NO_PREDICTION", "OTHER", "SLICES", "STALE_ITEMS_SQL", "FacetDef", "build", "dimension_columns",
-    "error_expr", "facet_where", "order_clause", "right_sql", "run_ids",
+    "error_expr", "facet_where", "feature_columns", "order_clause", "right_sql", "run_ids",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
@@ -127,7 +127,8 @@ _GOLD_LEN = _bucket_sql(
 )
 CROSS_SQL = "CASE i.cross_sentence WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END"
 """`items.cross_sentence` (1/0/NULL) as the text value facets and reports show (a selection is text)."""
-_CATEGORY = ("CASE WHEN p.id IS NULL THEN ? ELSE p.error_category END", (NO_PREDICTION,))
+CATEGORY_SQL = f"CASE WHEN p.id IS NULL THEN '{NO_PREDICTION}' ELSE p.error_category END"
+"""Run A's error category of an item (`no prediction` when it has none): facets, filters, reports."""
 _STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
 
 
@@ -161,7 +162,7 @@ FACETS: dict[str, FacetDef] = {
         FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
         FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
         FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
-        FacetDef("error_category", "error category", *_CATEGORY, order=(*CATEGORY_CODES, NO_PREDICTION),
+        FacetDef("error_category", "error category", CATEGORY_SQL, order=(*CATEGORY_CODES, NO_PREDICTION),
                  needs_run=True),
         FacetDef("qword", "question type", "i.question_type", order=QUESTION_TYPES),
         FacetDef("answer_position", "answer position", "i.answer_position", order=POSITIONS, optional=True),
@@ -184,7 +185,13 @@ FEATURE_DIMENSIONS: tuple[str, ...] = (
 CATEGORY = "error_category"
 """The run's slice: each prediction's error category (`predictions.error_category`)."""
 SLICES: tuple[str, ...] = (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)
-"""Everything a report or a diff may be sliced by."""
+"""Everything a report may be sliced by."""
+_FEATURE_SQL = {"gold_count": "CAST(i.gold_count AS TEXT)", "cross_sentence": CROSS_SQL}
+
+
+def feature_columns() -> str:
+    """`i.question_type AS question_type, …` for every item feature, as the text values facets show."""
+    return ", ".join(f"{_FEATURE_SQL.get(d, 'i.' + d)} AS {d}" for d in FEATURE_DIMENSIONS)
 
 
 def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:

@@ -20,11 +20,14 @@ __all__ = [
     "CRITERIA",
     "DIMENSIONS",
     "EXCLUDE_STALE",
+    "FEATURE_DIMENSIONS",
     "HUMAN",
     "METRIC_LABELS",
+    "SLICES",
     "TESTS",
     "UNITS",
     "BrowseInfo",
+    "CategoryChange",
     "DatasetOverview",
     "DeltaTest",
     "DiffError",
@@ -69,12 +72,14 @@ __all__ = [
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
     ".diff": (
-        "CRITERIA", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
+        "CRITERIA", "CategoryChange", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
         "diff_runs",
     ),
     ".latex": ("latex_escape", "latex_table"),
     ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
-    ".metrics": ("DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"),
+    ".metrics": (
+        "DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table",
+    ),
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
     ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
     ".significance": (
