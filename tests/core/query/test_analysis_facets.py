@@ -81,3 +81,15 @@ def test_the_facet_panel_lists_the_new_facets(env: Env) -> None:
                  "gold_agreement", "passage_length"):
         assert name in names
     assert "error_category" not in [t.name for t in facet_tables(env.conn, RUN.with_(run=None))]
+
+
+def test_export_has_the_category_and_every_feature(env: Env) -> None:
+    frame = query.item_table(env.conn, RUN)
+    for column in ("error_category", "question_type", "gold_length", "passage_length", "answer_position",
+                   "gold_count", "gold_agreement", "cross_sentence", "question_overlap"):
+        assert column in frame.columns, column
+    stored = dict(env.conn.execute(
+        "SELECT i.key, p.error_category FROM predictions p JOIN items i ON i.id = p.item_id JOIN runs r"
+        " ON r.id = p.run_id WHERE r.name = ?", (RUN.run,)).fetchall())
+    assert {k: c for k, c in zip(frame["key"], frame["error_category"]) if c is not None} == stored
+    assert set(frame["cross_sentence"].drop_nulls()) <= {"yes", "no"}
