@@ -93,3 +93,17 @@ def test_export_has_the_category_and_every_feature(env: Env) -> None:
         " ON r.id = p.run_id WHERE r.name = ?", (RUN.run,)).fetchall())
     assert {k: c for k, c in zip(frame["key"], frame["error_category"]) if c is not None} == stored
     assert set(frame["cross_sentence"].drop_nulls()) <= {"yes", "no"}
+
+
+def test_the_detail_gives_the_stored_category_with_its_reason(env: Env) -> None:
+    """The detail recomputes the reason (a pure function); its code is the one ingest stored."""
+    rows = env.conn.execute(
+        "SELECT p.item_id, r.name, p.error_category FROM predictions p JOIN runs r ON r.id = p.run_id").fetchall()
+    for item_id, run, stored in rows:
+        d = query.item_detail(env.conn, item_id, run)
+        assert d is not None and d.prediction is not None
+        assert d.prediction.category == stored, (run, d.key)
+        assert d.prediction.category_reason
+        assert all(o.category is not None for o in d.others)
+    d = query.item_detail(env.conn, rows[0][0], rows[0][1])
+    assert d is not None and d.features["question_type"] and "gold_count" in d.features
