@@ -23,7 +23,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import human_score
 from qa_inspect.core.model import Dataset, Item
 
-from .features import FEATURE_COLUMNS, feature_values, gold_spans, item_contexts
+from .features import FEATURE_COLUMNS, FeatureMemo, gold_spans, item_contexts
 from .items import dataset_scorer
 from .score_pool import score_rows
 from .search_index import next_id, reindex_items, unindex_items, unindex_predictions
@@ -212,12 +212,14 @@ class HumanMemo:
 
 
 def _item_rows(
-    items: Sequence[Item], ids: Sequence[int], context_ids: dict[str, int], human: HumanMemo, labelled: bool
+    items: Sequence[Item], ids: Sequence[int], context_ids: dict[str, int], human: HumanMemo, labelled: bool,
+    features: FeatureMemo | None = None,
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """(item column values, gold rows) for `items`, whose ids are `ids`. Item values follow
     `_ITEM_COLUMNS` and end with the item id; `labelled`: the dataset has unanswerable items."""
     item_rows: list[tuple[Any, ...]] = []
     gold_rows: list[tuple[Any, ...]] = []
+    features = features or FeatureMemo()
     for it, item_id in zip(items, ids):
         golds = it.golds
         scored = tuple(g.text for g in golds if not g.superseded)
@@ -227,7 +229,7 @@ def _item_rows(
             question_key(it.question), it.question, ctx, it.split, it.tag, it.answer_type,
             ("unanswerable" if unanswerable else "answerable") if labelled else None, int(it.is_impossible),
             it.line, *human.of(scored), json_text(it.meta),
-            *feature_values(it.question, scored, it.context, gold_spans(golds)), item_id,
+            *features.of(it.question, scored, it.context, gold_spans(golds)), item_id,
         ))
         gold_rows.extend(
             (item_id, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))

@@ -31,7 +31,7 @@ from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamab
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 
-from .features import FEATURE_COLUMNS, feature_values, gold_spans
+from .features import FEATURE_COLUMNS, FeatureMemo, gold_spans
 from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
 from .manifest import Manifest
@@ -88,6 +88,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
             raise NotStreamable("no longer a big SQuAD-style file")
         seen: set[str] = set()
         human = HumanMemo("cdqa" if hints.get("family") == "cdqa" else "span")
+        features = FeatureMemo()
         first: list[Any] = []
         batch: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
         unanswerable = False
@@ -95,7 +96,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         for item in stream.items():
             if len(first) < 50:
                 first.append(item)
-            unanswerable |= _rows(item, seen, human, batch)
+            unanswerable |= _rows(item, seen, human, features, batch)
             golds += len(item.golds)
             if len(batch[0]) >= size:
                 yield ("rows", stream.family(first), *batch)
@@ -108,7 +109,9 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         yield ("fallback", f"{type(exc).__name__}: {exc}")
 
 
-def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
+def _rows(
+    item: Any, seen: set[str], human: HumanMemo, features: FeatureMemo, batch: tuple[list[Any], list[Any], list[Any]]
+) -> bool:
     """Add one item's rows, all but the ids (this process has time to spare: the inserts are the
     slower half), its features included; True when it is unanswerable."""
     items, golds, contexts = batch
@@ -123,7 +126,7 @@ def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], l
     original = item.meta.get("original_question")
     items.append((item.key, question_key(item.question), item.question, ckey, item.split, item.tag,
                   item.answer_type, int(item.is_impossible), item.line, *human.of(scored), json_text(item.meta),
-                  *feature_values(item.question, scored, item.context, gold_spans(item.golds)),
+                  *features.of(item.question, scored, item.context, gold_spans(item.golds)),
                   scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
                   original if isinstance(original, str) else None))
     golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
