@@ -194,6 +194,7 @@ def test_a_streamed_dataset_hands_the_runs_what_the_database_would(
     assert kept and dataset_id in kept[0].golds
     assert kept[0].keys[dataset_id] == RunCache().for_dataset(conn, dataset_id)[:2]
     assert kept[0].golds[dataset_id] == RunCache().for_dataset(conn, dataset_id)[2]
+    assert kept[0].contexts[dataset_id] == RunCache().for_dataset(conn, dataset_id)[3]  # what categories need
     conn.close()
 
 
