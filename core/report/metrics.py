@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Sequence
 
 import polars as pl
-from qa_inspect.core.metrics import SCORERS, uses_f1_recall
+from qa_inspect.core.metrics import CATEGORY_CODES, SCORERS, uses_f1_recall
 from qa_inspect.core.query import (
     CATEGORY,
     CATEGORY_SQL,
@@ -136,6 +136,9 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
         .alias("answer_rate_over_dataset"),
     )
     order = [pl.col("dataset"), pl.col("run") == HUMAN, pl.col("run"), pl.col("value")]
+    if by == CATEGORY:  # the categories in the order of their table, `no prediction` last
+        rank = {code: n for n, code in enumerate(CATEGORY_CODES)}
+        order.insert(3, pl.col("value").replace_strict(rank, default=len(rank), return_dtype=pl.Int64))
     return out.sort(order).select(
         "dataset", "family", "scorer", "run", "slice", "value", "items", "item_share", "predicted", "em", "f1",
         "answered", "f1_recall", "answer_rate", "errors", "error_share",
