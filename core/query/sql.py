@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from qa_inspect.core.load import pending_marks
+from qa_inspect.core.load import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from qa_inspect.core.metrics import CATEGORY_CODES, QUESTION_TYPES
@@ -177,11 +177,8 @@ FACETS: dict[str, FacetDef] = {
 it was a question word: saved slices keep it), the other item features and the error category
 are the stored columns ingest computed (`core.metrics.question_features`, `error_category`)."""
 
-FEATURE_DIMENSIONS: tuple[str, ...] = (
-    "question_type", "gold_length", "passage_length", "answer_position", "gold_count", "gold_agreement",
-    "cross_sentence", "question_overlap",
-)
-"""Item features that slice a report on request (`report --by`), as `items` columns (fixed names)."""
+FEATURE_DIMENSIONS: tuple[str, ...] = FEATURE_COLUMNS
+"""Item features that slice a report on request (`report --by`): the `items` columns ingest fills."""
 CATEGORY = "error_category"
 """The run's slice: each prediction's error category (`predictions.error_category`)."""
 SLICES: tuple[str, ...] = (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)
