@@ -275,6 +275,7 @@ def _rewrite_items(
     many predictions were rescored."""
     stored = scorable_golds(conn, dataset_id)
     before = _gold_keys(stored)
+    passages = _passage_hashes(conn, dataset_id)
     human = HumanMemo(ds.family)
     human.known.update(_stored_human(conn, dataset_id, stored))
     where = "dataset_id = ?", (dataset_id,)
@@ -295,8 +296,18 @@ def _rewrite_items(
     if old_scorer != dataset_scorer(ds):
         return rescore_dataset(conn, dataset_id)
     after = _gold_keys(scorable_golds(conn, dataset_id))
-    changed = [item_id for item_id, golds in after.items() if before.get(item_id) != golds]
+    moved = _passage_hashes(conn, dataset_id)  # a new passage: the same answer may be another kind of error
+    changed = [item_id for item_id, golds in after.items()
+               if before.get(item_id) != golds or passages.get(item_id) != moved.get(item_id)]
     return rescore_dataset(conn, dataset_id, changed)
+
+
+def _passage_hashes(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
+    """item id → a hash of its passage and gold spans (what an error category depends on besides the golds)."""
+    return {item_id: hash((text, spans)) for item_id, text, spans in conn.execute(
+        "SELECT i.id, c.text, (SELECT group_concat(COALESCE(g.span_start, '') || ':' || COALESCE(g.span_end, ''))"
+        " FROM golds g WHERE g.item_id = i.id AND g.superseded = 0) FROM items i LEFT JOIN contexts c"
+        " ON c.id = i.context_id WHERE i.dataset_id = ?", (dataset_id,))}
 
 
 def _gold_keys(golds: dict[int, tuple[list[str], list[int]]]) -> dict[int, GoldKey]:

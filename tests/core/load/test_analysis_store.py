@@ -114,3 +114,24 @@ def test_a_changed_gold_recomputes_the_category(env: Env) -> None:
     path.write_text(text.replace("答案: 滨江市", "答案: 滨江市最近获得了2027年全国青年运动会的举办权"), encoding="utf-8")
     env.reload()
     assert env.conn.execute(CATEGORY_SQL, ("glm-6b", key)).fetchone()[0] == "exact"  # the gold, with 。
+
+
+def test_a_changed_passage_recomputes_the_category(env: Env) -> None:
+    """Same golds, a passage without the prediction in it: the category follows the passage."""
+    row = env.conn.execute(
+        "SELECT i.key, p.text, c.text FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i"
+        " ON i.id = p.item_id JOIN contexts c ON c.id = i.context_id WHERE r.name = 'bert-base-chinese'"
+        " AND p.error_category = 'boundary-long' ORDER BY i.id LIMIT 1").fetchone()
+    key, prediction, passage = row
+    path = next(env.runs.rglob("cmrc2018_dev_sample.json"))
+    text = path.read_text(encoding="utf-8")
+    assert text.count(passage) >= 1
+    gold = env.conn.execute("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.key = ?"
+                            " ORDER BY g.idx LIMIT 1", (key,)).fetchone()[0]
+    extra = prediction.replace(gold, "", 1)
+    assert extra and extra in passage
+    # the prediction's text no longer occurs in the passage (the gold still does)
+    path.write_text(text.replace(passage, passage.replace(prediction, gold + "～" + gold)), encoding="utf-8")
+    env.reload()
+    got = env.conn.execute(CATEGORY_SQL, ("bert-base-chinese", key)).fetchone()[0]
+    assert got != "boundary-long"
