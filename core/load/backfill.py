@@ -1,27 +1,33 @@
 """Item features and error categories for rows stored without them.
 
 A database written before they existed (schema 7) holds NULL in `items.question_type` and
-`predictions.error_category`; so do rows an interrupted backfill did not reach. Each load ends by
-filling them (`fill_missing`), in steps that are committed, so a killed backfill resumes. When
-nothing is missing this costs two index look-ups per dataset and run.
+`predictions.error_category`; so do rows an interrupted backfill did not reach (ingest writes
+every row with them). Each load ends by filling them (`fill_missing`), in steps that are
+committed, so a killed backfill resumes; once nothing is missing, settings `analysis_filled` says
+so and later loads look no further.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from qa_inspect.core.store import get_setting, set_setting
+
 from .features import FEATURE_COLUMNS, feature_values, item_contexts
 from .ingest import Steps, scorable_golds, transaction
 from .score_pool import score_rows
 
-__all__ = ["STEP", "fill_missing"]
+__all__ = ["FILLED", "STEP", "fill_missing"]
 
 STEP = 20_000
 """Rows computed and written per committed step."""
 
 
-def fill_missing(conn: sqlite3.Connection, step: int = STEP) -> tuple[int, int]:
-    """Compute what is missing; returns (items given features, predictions given a category)."""
+def fill_missing(conn: sqlite3.Connection, step: int = STEP, *, force: bool = False) -> tuple[int, int]:
+    """Compute what is missing; returns (items given features, predictions given a category).
+    `force`: look even where settings say nothing is missing."""
+    if not force and get_setting(conn, FILLED) == "1":
+        return 0, 0
     items = predictions = 0
     for (dataset_id,) in conn.execute("SELECT id FROM datasets ORDER BY id").fetchall():
         if conn.execute(_ITEM_MISSING, (dataset_id,)).fetchone() is not None:
@@ -31,10 +37,13 @@ def fill_missing(conn: sqlite3.Connection, step: int = STEP) -> tuple[int, int]:
     ).fetchall():
         if conn.execute(_PREDICTION_MISSING, (run_id,)).fetchone() is not None:
             predictions += _fill_categories(conn, run_id, dataset_id, step)
+    set_setting(conn, FILLED, "1")  # its own transaction
     return items, predictions
 
 
-# Served by the (dataset_id, question_type) and (run_id, error_category) indexes: NULLs come first.
+FILLED = "analysis_filled"
+"""Settings key: "1" once no item lacks its features and no prediction its category."""
+# Served by the (dataset_id, question_type) index and the covering (run_id, item_id, …) one.
 _ITEM_MISSING = "SELECT 1 FROM items WHERE dataset_id = ? AND question_type IS NULL LIMIT 1"
 _PREDICTION_MISSING = "SELECT 1 FROM predictions WHERE run_id = ? AND error_category IS NULL LIMIT 1"
 
