@@ -6,9 +6,10 @@ value, with each value's errors (same definition as `core.report`: EM 0 for span
 refusal, no answer or F1-recall < 1 for CDQA; a missing prediction is an error), and the `Filter`
 that selecting the value gives. The TUI draws the bars; this module only returns data.
 
-Facet values are SQL expressions from the fixed `FACETS` table of `core.query.sql`; every constant
-they use (the bucket bounds and labels) and every user value reach SQLite as parameters. The
-error category and the item features are columns ingest stored.
+Facet values are SQL expressions from the fixed `FACETS` table of `core.query.sql`; the bucket
+bounds and labels and every user value reach SQLite as parameters (the only literals are fixed
+ones of that table: `no prediction`, `yes`/`no`). The error category and the item features are
+columns ingest stored.
 """
 
 from __future__ import annotations
