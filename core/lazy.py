@@ -49,5 +49,10 @@ def lazy_face(package: str, exports: Mapping[str, Sequence[str]]) -> None:
     """Make the (already executing) package `package` load each exported name from its module on
     first use. `exports` maps a relative module (".loader") to the public names it defines."""
     face = sys.modules[package]
-    face.__dict__["_lazy_exports"] = {name: module for module, names in exports.items() for name in names}
+    table: dict[str, str] = {}
+    for module, names in exports.items():
+        for name in names:
+            if table.setdefault(name, module) != module:  # a merge slip: one name, two homes
+                raise ImportError(f"{package}: {name!r} is listed under {table[name]} and {module}")
+    face.__dict__["_lazy_exports"] = table
     face.__class__ = _Face

@@ -4,8 +4,10 @@ Holds: `manifest` (the optional `qa-inspect.toml`), `discover` (walking the fold
 with the manifest's hints, run names), `matching` (which dataset a run goes with, by id, question,
 prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
 score`), `ingest` + `ingest_runs` (writing datasets and runs set-based, in bounded steps for big
-files, scores computed once: `score_pool`), `search_index` (the full-text index, filled after the
-bulk insert: `build_search_index`), `linking` (matching against the stored datasets), `loader`
+files, scores computed once: `score_pool`, each prediction's error category with them; `features`:
+the item features stored where items are written; `backfill`: both filled into rows stored
+without them), `search_index` (the full-text index, filled after the bulk insert:
+`build_search_index`), `linking` (matching against the stored datasets), `loader`
 (`load_runs`: the phases, incremental by size, mtime and SHA-256, resuming an interrupted file),
 `summary` (what a load did, file by file, with the warnings a user should read) and `log` (the
 last load's summary kept in the database, flattened into rows for the app's load log).
@@ -18,6 +20,7 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "FEATURE_COLUMNS",
     "GENERIC_STEMS",
     "LOG_SETTING",
     "LOW_COVERAGE",
@@ -53,6 +56,7 @@ __all__ = [
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
+    ".features": ("FEATURE_COLUMNS",),
     ".discover": ("GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"),
     ".loader": ("load_runs",),
     ".log": ("LOG_SETTING", "LoadLog", "LogEntry", "last_load", "record_load"),

@@ -23,6 +23,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import human_score
 from qa_inspect.core.model import Dataset, Item
 
+from .features import FEATURE_COLUMNS, FeatureMemo, gold_spans, item_contexts
 from .items import dataset_scorer
 from .score_pool import score_rows
 from .search_index import next_id, reindex_items, unindex_items, unindex_predictions
@@ -114,7 +115,7 @@ def record_file(conn: sqlite3.Connection, stamp: FileStamp) -> None:
 # --- datasets ------------------------------------------------------------------------------------
 
 _ITEM_COLUMNS = ("qkey, question, context_id, split, tag, answer_type, answerable, is_impossible, source_line,"
-                 " human_em, human_f1, meta")
+                 " human_em, human_f1, meta, " + ", ".join(FEATURE_COLUMNS))
 
 
 def write_dataset(
@@ -211,12 +212,14 @@ class HumanMemo:
 
 
 def _item_rows(
-    items: Sequence[Item], ids: Sequence[int], context_ids: dict[str, int], human: HumanMemo, labelled: bool
+    items: Sequence[Item], ids: Sequence[int], context_ids: dict[str, int], human: HumanMemo, labelled: bool,
+    features: FeatureMemo | None = None,
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """(item column values, gold rows) for `items`, whose ids are `ids`. Item values follow
     `_ITEM_COLUMNS` and end with the item id; `labelled`: the dataset has unanswerable items."""
     item_rows: list[tuple[Any, ...]] = []
     gold_rows: list[tuple[Any, ...]] = []
+    features = features or FeatureMemo()
     for it, item_id in zip(items, ids):
         golds = it.golds
         scored = tuple(g.text for g in golds if not g.superseded)
@@ -225,7 +228,8 @@ def _item_rows(
         item_rows.append((
             question_key(it.question), it.question, ctx, it.split, it.tag, it.answer_type,
             ("unanswerable" if unanswerable else "answerable") if labelled else None, int(it.is_impossible),
-            it.line, *human.of(scored), json_text(it.meta), item_id,
+            it.line, *human.of(scored), json_text(it.meta),
+            *features.of(it.question, scored, it.context, gold_spans(golds)), item_id,
         ))
         gold_rows.extend(
             (item_id, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
@@ -234,7 +238,8 @@ def _item_rows(
     return item_rows, gold_rows
 
 
-_INSERT_ITEM = f"INSERT INTO items ({_ITEM_COLUMNS}, id, dataset_id, key) VALUES ({', '.join('?' * 15)})"
+_INSERT_ITEM = (f"INSERT INTO items ({_ITEM_COLUMNS}, id, dataset_id, key)"
+                f" VALUES ({', '.join('?' * (15 + len(FEATURE_COLUMNS)))})")
 _INSERT_GOLD = ("INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)")
 
@@ -270,6 +275,7 @@ def _rewrite_items(
     many predictions were rescored."""
     stored = scorable_golds(conn, dataset_id)
     before = _gold_keys(stored)
+    passages = _passage_hashes(conn, dataset_id)
     human = HumanMemo(ds.family)
     human.known.update(_stored_human(conn, dataset_id, stored))
     where = "dataset_id = ?", (dataset_id,)
@@ -290,8 +296,18 @@ def _rewrite_items(
     if old_scorer != dataset_scorer(ds):
         return rescore_dataset(conn, dataset_id)
     after = _gold_keys(scorable_golds(conn, dataset_id))
-    changed = [item_id for item_id, golds in after.items() if before.get(item_id) != golds]
+    moved = _passage_hashes(conn, dataset_id)  # a new passage: the same answer may be another kind of error
+    changed = [item_id for item_id, golds in after.items()
+               if before.get(item_id) != golds or passages.get(item_id) != moved.get(item_id)]
     return rescore_dataset(conn, dataset_id, changed)
+
+
+def _passage_hashes(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
+    """item id → a hash of its passage and gold spans (what an error category depends on besides the golds)."""
+    return {item_id: hash((text, spans)) for item_id, text, spans in conn.execute(
+        "SELECT i.id, c.text, (SELECT group_concat(COALESCE(g.span_start, '') || ':' || COALESCE(g.span_end, ''))"
+        " FROM golds g WHERE g.item_id = i.id AND g.superseded = 0) FROM items i LEFT JOIN contexts c"
+        " ON c.id = i.context_id WHERE i.dataset_id = ?", (dataset_id,))}
 
 
 def _gold_keys(golds: dict[int, tuple[list[str], list[int]]]) -> dict[int, GoldKey]:
@@ -352,9 +368,11 @@ def scorable_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple
 
 
 def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] | None = None) -> int:
-    """Golds changed: recompute stored scores of every run on this dataset (of the items `only`,
-    when given) from stored prediction text. Returns how many predictions were rescored."""
+    """Golds changed: recompute stored scores and error categories of every run on this dataset
+    (of the items `only`, when given) from stored prediction text. Returns how many predictions
+    were rescored."""
     golds = scorable_golds(conn, dataset_id)
+    contexts = item_contexts(conn, dataset_id)
     where, params = ("", ()) if only is None else (" AND p.item_id IN (SELECT value FROM json_each(?))",
                                                    (json.dumps(only),))
     rows = conn.execute(
@@ -362,9 +380,9 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
         " JOIN runs r ON r.id = p.run_id JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ?" + where,
         (dataset_id, *params),
     ).fetchall()
-    scores = score_rows([(scorer, text, golds.get(item_id)) for _, item_id, text, scorer in rows])
+    scores = score_rows([(scorer, text, golds.get(item_id), contexts.get(item_id)) for _, item_id, text, scorer in rows])
     conn.executemany(
-        "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=? WHERE id=?",
+        "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=?, error_category=? WHERE id=?",
         [(*score, row[0]) for score, row in zip(scores, rows)],
     )
     return len(rows)

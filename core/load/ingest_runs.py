@@ -16,6 +16,7 @@ from typing import Any
 
 from qa_inspect.core.model import Prediction, Run
 
+from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
@@ -66,6 +67,8 @@ class RunCache:
 
     keys: dict[int, tuple[dict[str, int], dict[str, int]]] = field(default_factory=dict)
     golds: dict[int, dict[int, Golds]] = field(default_factory=dict)
+    contexts: dict[int, dict[int, Context]] = field(default_factory=dict)
+    """Per dataset, what the error categories need of each item (read once, on first use)."""
     memo: ScoreMemo = field(default_factory=dict)
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
@@ -81,15 +84,18 @@ class RunCache:
         """Drop the lookups and golds (rows they describe went away); scores stay."""
         self.keys.clear()
         self.golds.clear()
+        self.contexts.clear()
 
     def for_dataset(
         self, conn: sqlite3.Connection, dataset_id: int
-    ) -> tuple[dict[str, int], dict[str, int], dict[int, Golds]]:
+    ) -> tuple[dict[str, int], dict[str, int], dict[int, Golds], dict[int, Context]]:
         if dataset_id not in self.keys:
             self.keys[dataset_id] = item_lookup(conn, dataset_id)
         if dataset_id not in self.golds:
             self.golds[dataset_id] = _golds(conn, dataset_id)
-        return (*self.keys[dataset_id], self.golds[dataset_id])
+        if dataset_id not in self.contexts:
+            self.contexts[dataset_id] = item_contexts(conn, dataset_id)
+        return (*self.keys[dataset_id], self.golds[dataset_id], self.contexts[dataset_id])
 
 
 def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
@@ -105,7 +111,7 @@ def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
 
 _INSERT_PREDICTION = (
     "INSERT INTO predictions (id, run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
-    " refused, f1_recall, best_gold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " refused, f1_recall, best_gold, error_category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -129,9 +135,10 @@ def write_run(
     scores: list[tuple[Any, ...]] = []
     if dataset_id is not None:
         scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
-        by_key, by_q, golds = cache.for_dataset(conn, dataset_id)
+        by_key, by_q, golds, contexts = cache.for_dataset(conn, dataset_id)
         matched = _match(run, by_key, by_q, result)
-        scores = score_rows([(scorer, p.text, golds.get(item_id)) for item_id, p in matched], cache.memo)
+        scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id)) for item_id, p in matched],
+                            cache.memo)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)

@@ -31,6 +31,7 @@ from qa_inspect.core.store import (
     store_fingerprint,
 )
 
+from .backfill import fill_missing
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import mark_loading, resuming, taken, write_file
 from .ingest import (
@@ -459,6 +460,8 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
         with transaction(lp.conn):
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
+    lp.progress(0, 1, "error categories and item features")
+    fill_missing(lp.conn)  # rows of an older database, or of a load killed before it got there
     if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
         set_setting(lp.conn, "scoring_rules", SCORING_RULES)
     if 0 < pending_rows(lp.conn) <= INLINE_LIMIT:  # a big load leaves the search index to its first search

@@ -1,5 +1,9 @@
-"""Stored score columns for many predictions at once: each distinct (answer, golds) pair scored
-once, and a large batch of distinct pairs split with a second process when the machine has one.
+"""Stored score columns for many predictions at once: each distinct (answer, golds, item context)
+scored once, and a large batch of distinct ones split with a second process when the machine has one.
+
+The columns end with the error category (`core.metrics.error_category`, from the score just
+computed and the item's `features.Context`): `exact` for full credit under EM without further
+work, the category function only for the other predictions (about 25 µs each).
 
 Scoring is pure (`core.metrics`), so a second process gives exactly the numbers this process would;
 the conformance tests hold both. It is a fresh interpreter (never a fork: the TUI loads from a thread).
@@ -14,15 +18,18 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from qa_inspect.core.metrics import score_prediction
+from qa_inspect.core.metrics import CDQA_F1_RECALL, ScoreRow, error_category, score_prediction
+
+from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "score_one", "score_rows", "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
 """An item's scorable gold texts and their `golds.idx`."""
 Scores = tuple[Any, ...]
-"""(scorer, em, f1, refused, f1_recall, best_gold): the stored score columns."""
-ScoreMemo = dict[tuple[str, str, tuple[str, ...], tuple[int, ...]], Scores]
+"""(scorer, em, f1, refused, f1_recall, best_gold, error_category): the stored score columns."""
+ScoreKey = tuple[str, str, tuple[str, ...], tuple[int, ...], Context | None]
+ScoreMemo = dict[ScoreKey, Scores]
 
 POOL_MIN = 40_000
 """Distinct pairs below which a second process costs more (start-up, pickling) than it saves."""
@@ -30,35 +37,47 @@ MEMO_MAX = 500_000
 """Pairs the memo keeps at most (about 150 MB); past it, it starts over."""
 
 
-def score_one(scorer: str, text: str, golds: Golds | None) -> Scores:
+def category(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, context: Context | None) -> str:
+    """The error category code of a scored prediction (`context` None: no passage, LLM rules)."""
+    if row.em == 1:
+        return "exact"  # what `error_category` says first, for every scorer with EM
+    passage, spans, unanswerable = context or (None, (), False)
+    refused = None if scorer != CDQA_F1_RECALL or row.refused is None else bool(row.refused)
+    return error_category(text, texts, passage, scorer, unanswerable=unanswerable, refused=refused,
+                          gold_spans=spans, score=row).code
+
+
+def score_one(scorer: str, text: str, golds: Golds | None, context: Context | None = None) -> Scores:
     texts, idxs = golds or ((), ())
     row = score_prediction(scorer, text, texts)
     best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
     refused = None if row.refused is None else int(row.refused)
-    return (scorer, row.em, row.f1, refused, row.f1_recall, best)
+    return (scorer, row.em, row.f1, refused, row.f1_recall, best, category(scorer, text, texts, row, context))
 
 
-def _score_many(todo: Sequence[tuple[str, str, Golds | None]]) -> list[Scores]:
-    return [score_one(scorer, text, golds) for scorer, text, golds in todo]
+def _score_many(todo: Sequence[tuple[str, str, Golds | None, Context | None]]) -> list[Scores]:
+    return [score_one(scorer, text, golds, context) for scorer, text, golds, context in todo]
 
 
 def score_rows(
-    rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None]], memo: ScoreMemo | None = None
+    rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None]],
+    memo: ScoreMemo | None = None,
 ) -> list[Scores]:
-    """Score columns for `(scorer, text, golds)` rows, in order. `memo` (shared by the runs of one
-    load) holds pairs already scored; what is left is scored here, or half of it in a worker."""
+    """Score columns for `(scorer, text, golds, item context)` rows, in order. `memo` (shared by
+    the runs of one load) holds those already scored; what is left is scored here, or half of it
+    in a worker. Items quoting the same passage with the same golds share their results."""
     memo = {} if memo is None else memo
     out: list[Any] = []
     missing: list[tuple[int, Any]] = []
-    todo: dict[tuple[str, str, tuple[str, ...], tuple[int, ...]], tuple[str, str, Golds]] = {}
-    for scorer, text, golds in rows:
+    todo: dict[ScoreKey, tuple[str, str, Golds, Context | None]] = {}
+    for scorer, text, golds, context in rows:
         texts, idxs = golds or ((), ())
-        key = (scorer, text, tuple(texts), tuple(idxs))  # tuple() of a tuple is that tuple
+        key = (scorer, text, tuple(texts), tuple(idxs), context)  # tuple() of a tuple is that tuple
         found = memo.get(key)
         if found is None:
             missing.append((len(out), key))
             if key not in todo:
-                todo[key] = (scorer, text, (key[2], key[3]))
+                todo[key] = (scorer, text, (key[2], key[3]), context)
         out.append(found)
     if todo:
         scored = dict(zip(todo, _score_split(list(todo.values()))))
@@ -70,7 +89,7 @@ def score_rows(
     return out
 
 
-def _score_split(todo: list[tuple[str, str, Golds]]) -> list[Scores]:
+def _score_split(todo: list[tuple[str, str, Golds, Context | None]]) -> list[Scores]:
     """Score `todo`; a large batch is halved between this process and a second one (started as
     `python -c`, so no caller's main module is imported again; pickles through its pipes)."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:

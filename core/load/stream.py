@@ -31,6 +31,7 @@ from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamab
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 
+from .features import FEATURE_COLUMNS, Context, FeatureMemo, gold_spans
 from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
 from .manifest import Manifest
@@ -87,6 +88,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
             raise NotStreamable("no longer a big SQuAD-style file")
         seen: set[str] = set()
         human = HumanMemo("cdqa" if hints.get("family") == "cdqa" else "span")
+        features = FeatureMemo()
         first: list[Any] = []
         batch: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
         unanswerable = False
@@ -94,7 +96,7 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         for item in stream.items():
             if len(first) < 50:
                 first.append(item)
-            unanswerable |= _rows(item, seen, human, batch)
+            unanswerable |= _rows(item, seen, human, features, batch)
             golds += len(item.golds)
             if len(batch[0]) >= size:
                 yield ("rows", stream.family(first), *batch)
@@ -107,9 +109,11 @@ def _produce(path: str, hints: dict[str, Any], size: int) -> Iterator[tuple[Any,
         yield ("fallback", f"{type(exc).__name__}: {exc}")
 
 
-def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], list[Any], list[Any]]) -> bool:
+def _rows(
+    item: Any, seen: set[str], human: HumanMemo, features: FeatureMemo, batch: tuple[list[Any], list[Any], list[Any]]
+) -> bool:
     """Add one item's rows, all but the ids (this process has time to spare: the inserts are the
-    slower half); True when it is unanswerable."""
+    slower half), its features included; True when it is unanswerable."""
     items, golds, contexts = batch
     scored = tuple(g.text for g in item.golds if not g.superseded)
     ckey = None
@@ -122,7 +126,8 @@ def _rows(item: Any, seen: set[str], human: HumanMemo, batch: tuple[list[Any], l
     original = item.meta.get("original_question")
     items.append((item.key, question_key(item.question), item.question, ckey, item.split, item.tag,
                   item.answer_type, int(item.is_impossible), item.line, *human.of(scored), json_text(item.meta),
-                  scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded),
+                  *features.of(item.question, scored, item.context, gold_spans(item.golds)),
+                  scored, tuple(i for i, g in enumerate(item.golds) if not g.superseded), gold_spans(item.golds),
                   original if isinstance(original, str) else None))
     golds.extend((n, idx, g.text, g.answer_start, g.span_start, g.span_end, int(g.superseded))
                  for idx, g in enumerate(item.golds))
@@ -189,6 +194,13 @@ def _consume(
             return writer.finish(*message[1:])
 
 
+_INSERT_ITEM = (
+    "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
+    f" source_line, human_em, human_f1, meta, {', '.join(FEATURE_COLUMNS)})"
+    f" VALUES ({', '.join('?' * (14 + len(FEATURE_COLUMNS)))})"
+)
+
+
 class _Writer:
     """Ids and inserts for the batches of one streamed dataset."""
 
@@ -202,6 +214,8 @@ class _Writer:
         self.by_q: dict[str, int] = {}
         self.golds: dict[int, Any] = {}
         self.shared: dict[Any, Any] = {}
+        self.passages: dict[int, str] = {}
+        self.item_contexts: dict[int, Context] = {}
         self.stream = stream
         self.scorer = str(stream.hints.get("scorer") or default_scorer(family))
         values = (rel_path, stream.format, family, self.scorer, stream.encoding)
@@ -228,25 +242,27 @@ class _Writer:
             if ckey not in self.contexts:
                 self.contexts[ckey] = self.next_context
                 new_contexts.append((self.next_context, self.dataset_id, ckey, title, text))
+                if self.keep is not None:
+                    self.passages[self.next_context] = text
                 self.next_context += 1
         conn.executemany("INSERT INTO contexts (id, dataset_id, context_key, title, text) VALUES (?, ?, ?, ?, ?)",
                          new_contexts)
         ids: list[int | None] = []
         rows = []
-        for key, qkey, question, ckey, *columns, scored, idxs, original in items:
+        for key, qkey, question, ckey, *columns, scored, idxs, spans, original in items:
             if key in self.done:
                 ids.append(None)
                 continue
             item_id = self.next_item
             ids.append(item_id)
-            rows.append((item_id, self.dataset_id, key, qkey, question, None if ckey is None else self.contexts[ckey],
-                         *columns))
+            context_id = None if ckey is None else self.contexts[ckey]
+            rows.append((item_id, self.dataset_id, key, qkey, question, context_id, *columns))
             self.next_item += 1
             if self.keep is not None:
                 self._remember(item_id, key, qkey if question else None, original, scored, idxs)
-        conn.executemany(
-            "INSERT INTO items (id, dataset_id, key, qkey, question, context_id, split, tag, answer_type, is_impossible,"
-            " source_line, human_em, human_f1, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                ctx = (self.passages.get(context_id), spans, bool(columns[3]))  # columns[3]: is_impossible
+                self.item_contexts[item_id] = self.shared.setdefault(ctx, ctx)
+        conn.executemany(_INSERT_ITEM, rows)
         conn.executemany(
             "INSERT INTO golds (item_id, idx, text, answer_start, span_start, span_end, superseded)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)", [(ids[n], *rest) for n, *rest in golds if ids[n] is not None])
@@ -276,6 +292,7 @@ class _Writer:
         if self.keep is not None:
             self.keep.keys[self.dataset_id] = (self.by_key, self.by_q)
             self.keep.golds[self.dataset_id] = self.golds
+            self.keep.contexts[self.dataset_id] = self.item_contexts
         if unanswerable:  # as `ingest`: labelled only where the dataset has unanswerable items
             self.conn.execute(
                 "UPDATE items SET answerable = CASE WHEN is_impossible = 1 OR NOT EXISTS (SELECT 1 FROM golds g"

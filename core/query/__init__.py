@@ -19,6 +19,8 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "CATEGORY",
+    "CATEGORY_SQL",
     "BANDS",
     "CATEGORY_COLUMN",
     "SCORE_BINS",
@@ -34,10 +36,12 @@ __all__ = [
     "DIMENSIONS",
     "ERROR_SQL",
     "FACETS",
+    "FEATURE_DIMENSIONS",
     "FORMATS",
     "GOLD_SEPARATOR",
     "MAX_NAME",
     "OUTCOMES",
+    "SLICES",
     "SORTS",
     "STALE_ITEMS_SQL",
     "ExportError",
@@ -65,6 +69,7 @@ __all__ = [
     "dimension_columns",
     "distinct_values",
     "error_expr",
+    "feature_columns",
     "export_format",
     "export_items",
     "facet_table",
@@ -143,6 +148,9 @@ lazy_face(__name__, {
         "load_slice", "save_slice", "slice_exists",
     ),
     ".sql": (
+        "CATEGORY", "CATEGORY_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS", "SLICES",
+        "STALE_ITEMS_SQL", "FacetDef", "build",
+        "dimension_columns", "error_expr", "feature_columns", "order_clause", "right_sql",
         "BANDS", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build",
         "dimension_columns", "error_expr", "order_clause", "right_sql",
     ),

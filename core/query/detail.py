@@ -3,8 +3,10 @@
 `item_detail(conn, item_id, run_name)` gathers what a researcher needs to understand a score:
 the question and passage, every gold with its span and stale flag, and for each run the
 prediction scored against *each* gold (the stored score is the max over golds) with the
-character ranges the official metric matched. Scores and alignments come from `core.metrics`;
-nothing here re-implements a metric.
+character ranges the official metric matched, and its error category with the reason in words
+(`core.metrics.error_category`, recomputed here: the store keeps only the code), and the item
+features ingest stored. Scores, alignments and categories come from `core.metrics`; nothing here
+re-implements a metric.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qa_inspect.core.flags import Flag, flags_for_item
+from qa_inspect.core.metrics import CDQA_F1_RECALL, error_category
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from . import align as detail_align
+from .sql import FEATURE_DIMENSIONS, feature_columns
 
 __all__ = [
     "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "Range", "StaleInfo", "copy_choices", "evidence_url",
@@ -73,6 +77,10 @@ class PredictionInfo:
     meta: dict[str, Any] = field(default_factory=dict)
     context_span: Range | None = None
     per_gold: list[GoldMatch] = field(default_factory=list)
+    category: str | None = None
+    """The error category code (`core.metrics.CATEGORY_CODES`); None when it cannot be told."""
+    category_reason: str | None = None
+    """Why, in words ("contains the gold plus 4 characters after it")."""
 
     @property
     def main(self) -> float | None:
@@ -121,6 +129,8 @@ class ItemDetail:
     answerable: str | None = None
     """`answerable` / `unanswerable` where the dataset has unanswerable questions (the stored
     `items.answerable`, decided at ingest by `model.Item.unanswerable`), else None."""
+    features: dict[str, str] = field(default_factory=dict)
+    """The item features ingest stored (`FEATURE_DIMENSIONS` → value; those not told left out)."""
 
     @property
     def unanswerable(self) -> bool:
@@ -141,7 +151,8 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
     """Everything about one item; `run_name` picks the prediction shown first (None: no run)."""
     row = conn.execute(
         "SELECT i.id, i.key, d.name, d.family, i.question, c.text, c.title, i.split, i.tag,"
-        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id, d.scorer, i.answerable"
+        " i.answer_type, i.is_impossible, i.meta, d.path, i.source_line, i.dataset_id, d.scorer, i.answerable,"
+        f" {feature_columns()}"
         " FROM items i JOIN datasets d ON d.id = i.dataset_id LEFT JOIN contexts c ON c.id = i.context_id"
         " WHERE i.id = ?",
         (item_id,),
@@ -153,6 +164,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
         context=row[5], title=row[6], split=row[7], tag=row[8], answer_type=row[9],
         is_impossible=bool(row[10]), meta=_json(row[11]) or {}, source_path=row[12], source_line=row[13],
         run=run_name, scorer=row[15], answerable=row[16],
+        features={k: v for k, v in zip(FEATURE_DIMENSIONS, row[17:]) if v is not None},
     )
     dataset_id = row[14]
     stale = {
@@ -188,6 +200,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
             source_line=p[12], meta=_json(p[13]) or {},
         )
         _align(info, detail)
+        _categorize(info, detail)
         seen.add(info.run)
         if info.run == run_name:
             detail.prediction = info
@@ -219,6 +232,21 @@ def _align(info: PredictionInfo, detail: ItemDetail) -> None:
     info.per_gold.extend(matches)
     if detail.context and info.text:
         info.context_span = detail_align.in_context(info.text, detail.context, [g.span for g in detail.golds])
+
+
+def _categorize(info: PredictionInfo, detail: ItemDetail) -> None:
+    """The prediction's error category and its reason, as ingest computes the stored code
+    (`core.load.score_pool.category`): scored golds, their spans, the passage, the run's scorer."""
+    if info.scorer is None:
+        return
+    scored = [g for g in detail.golds if g.scored]
+    refused = bool(info.refused) if info.scorer == CDQA_F1_RECALL and info.refused is not None else None
+    try:
+        c = error_category(info.text, [g.text for g in scored], detail.context, info.scorer,
+                           unanswerable=detail.is_impossible, refused=refused, gold_spans=[g.span for g in scored])
+    except ValueError:  # a scorer this version does not know (a newer database)
+        return
+    info.category, info.category_reason = c.code, c.reason
 
 
 def copy_choices(d: ItemDetail) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """Export the item browser's current list to CSV, JSONL, Parquet or Markdown (polars writes it).
 
 The rows are the filter's items in the filter's order, with the columns the browser shows
-(key, split, tag, answer type, question, prediction, best gold, scores, stale flag, and the compare
-run's prediction, scores and Δ while comparing) plus every gold answer: `golds` holds the golds
+(key, split, tag, answer type, question, prediction, best gold, scores, error category, stale flag,
+the item features of `core.metrics.question_features`, and the compare run's prediction, scores,
+error category and Δ while comparing) plus every gold answer: `golds` holds the golds
 that are scored, `superseded_golds` those replaced by a rewritten answer (the column appears
 only when some exported item has one). Columns that are empty on every exported row (a CDQA
 run's EM, a dataset without tags) are left out. Lists stay lists in JSONL and Parquet and are
@@ -23,7 +24,7 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from .filters import Filter
-from .sql import DELTA_SQL, build, order_clause
+from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
 
 __all__ = [
     "CHUNK",
@@ -55,7 +56,8 @@ GOLD_SEPARATOR = " | "
 
 OPTIONAL = (
     "split", "tag", "answer_type", "answerable", "scorer", "best_gold", "em", "f1", "refused", "f1_recall",
-    "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "delta",
+    "error_category", *FEATURE_DIMENSIONS,
+    "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "compare_error_category", "delta",
 )
 """Columns left out when empty on every exported row."""
 
@@ -101,17 +103,17 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     """The rows `export_items` writes, as a polars frame (golds as lists)."""
     sql, params = build(conn, f)
     cmp_cols = (
-        "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall,"
+        "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall, pb.error_category,"
         f" {DELTA_SQL}"
         if f.compare
-        else "NULL, NULL, NULL, NULL, NULL, NULL"
+        else "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
     )
     cursor = conn.execute(
         "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
         " i.answer_type, i.answerable, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
-        " p.em, p.f1, p.refused, p.f1_recall, p.scorer,"
-        f" i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
+        " p.em, p.f1, p.refused, p.f1_recall, p.scorer, p.error_category,"
+        f" {feature_columns()}, i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
         f" {sql} ORDER BY {order_clause(f)}",
         params,
     )
@@ -119,9 +121,11 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,
         "answer_type": pl.String, "answerable": pl.String, "question": pl.String, "prediction": pl.String, "best_gold": pl.String,
         "em": pl.Int64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
+        "error_category": pl.String, **{d: pl.String for d in FEATURE_DIMENSIONS},
         "stale": pl.Boolean,
         "compare_prediction": pl.String, "compare_em": pl.Int64, "compare_f1": pl.Float64,
-        "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "delta": pl.Float64,
+        "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "compare_error_category": pl.String,
+        "delta": pl.Float64,
     }
     # Chunks of Python rows become compact Arrow columns at once: memory stays near the frame's own size.
     chunks = [_with_golds(conn, pl.DataFrame(rows, schema=schema, orient="row"))
@@ -133,9 +137,10 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     )
     order = [
         "dataset", "run", "key", "split", "tag", "answer_type", "answerable", "question", "prediction", "best_gold",
-        "golds", "superseded_golds", "scorer", "em", "f1", "refused", "f1_recall", "stale",
+        "golds", "superseded_golds", "scorer", "em", "f1", "refused", "f1_recall", "error_category", "stale",
+        *FEATURE_DIMENSIONS,
         "compare_run", "compare_prediction", "compare_em", "compare_f1", "compare_refused",
-        "compare_f1_recall", "delta",
+        "compare_f1_recall", "compare_error_category", "delta",
     ]
     keep = []
     for c in order:

@@ -1,14 +1,15 @@
 """Facets: VisiData-style frequency tables of the item browser's current filter.
 
-For one facet (split, tag, answer type, refused, stale, prediction length, gold length, question
-word) `facet_table` counts the filtered items per value, with each value's errors (same definition
-as `core.report`: EM 0 for span scorers; a refusal, no answer or F1-recall < 1 for CDQA; a missing
-prediction is an error), and the `Filter` that selecting the value gives. The TUI draws the bars;
-this module only returns data.
+For one facet (split, tag, answer type, refused, stale, prediction length, gold length, error
+category, question type and the other item features) `facet_table` counts the filtered items per
+value, with each value's errors (same definition as `core.report`: EM 0 for span scorers; a
+refusal, no answer or F1-recall < 1 for CDQA; a missing prediction is an error), and the `Filter`
+that selecting the value gives. The TUI draws the bars; this module only returns data.
 
-Facet values are SQL expressions from the fixed `FACETS` table of `core.query.sql`; every constant
-they use (the question words, the bucket bounds and labels) and every user value reach SQLite as
-parameters.
+Facet values are SQL expressions from the fixed `FACETS` table of `core.query.sql`; the bucket
+bounds and labels and every user value reach SQLite as parameters (the only literals are fixed
+ones of that table: `no prediction`, `yes`/`no`). The error category and the item features are
+columns ingest stored.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.metrics import question_type
+
 from .filters import Filter
 from .sql import (
     ERROR_SQL,
@@ -24,8 +27,6 @@ from .sql import (
     LENGTH_BUCKETS,
     LONGEST,
     NO_PREDICTION,
-    OTHER,
-    QUESTION_WORDS,
     FacetDef,
     build,
 )
@@ -77,6 +78,8 @@ def _label(d: FacetDef, value: Any) -> str:
         return {1: "refused", 0: "answered"}.get(value, NO_PREDICTION)
     if d.name == "stale":
         return "stale" if value else "not stale"
+    if d.name == "cross_sentence" and value is not None:
+        return {"yes": "across sentences", "no": "same sentence"}.get(value, str(value))
     return "—" if value is None else str(value)
 
 
@@ -198,8 +201,9 @@ def selected(f: Filter, name: str) -> tuple[Any, ...]:
 
 
 def question_word(question: str) -> str:
-    """The question word `qword` gives a question (Python twin of the SQL, for tests and tools)."""
-    return next((w for w in QUESTION_WORDS if w in question), OTHER)
+    """The question type the `qword` facet shows for a question: `core.metrics.question_type`,
+    which ingest stored (one definition; kept under this name for tools that call it)."""
+    return question_type(question)
 
 
 def length_bucket(length: int | None, missing: str = NO_PREDICTION) -> str:

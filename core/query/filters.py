@@ -90,7 +90,23 @@ class Filter:
             kwargs[name] = value
         for name, value in kwargs.items():
             _check_field(name, value)
+        if kwargs.get("facets"):
+            kwargs["facets"] = _current_facets(kwargs["facets"])
         return cls(**kwargs)
+
+
+def _current_facets(facets: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Saved before schema 7, the question-word facet held the word itself (谁, 多少); it now holds
+    the question type the word asks (who, how-many): a saved slice keeps selecting the same questions."""
+    from qa_inspect.core.metrics import QUESTION_TYPES, question_type
+
+    out = []
+    for name, value in facets:
+        if name == "qword" and value not in QUESTION_TYPES:
+            value = question_type(value)
+        if (name, value) not in out:
+            out.append((name, value))
+    return tuple(out)
 
 
 OUTCOMES: tuple[str, ...] = ("fixed", "broken", "both_wrong", "both_right")

@@ -5,8 +5,9 @@ What an error is (`ERROR_SQL`), what "right" means at a threshold (`right_sql`),
 are written here once; counts, pages, facets, exports, reports and diffs all use them.
 
 Every value reaches SQLite as a parameter; column names come only from the fixed `SORTS` and
-`FACETS` tables. Facets with no `Filter` field of their own (lengths, question word) are selected
-through `Filter.facets`, which `build` turns into SQL with `facet_where`.
+`FACETS` tables. Facets with no `Filter` field of their own (lengths, question type, the other item
+features, error category) are selected through `Filter.facets`, which `build` turns into SQL with
+`facet_where`.
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from qa_inspect.core.load import pending_marks
+from qa_inspect.core.load import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
+
+from qa_inspect.core.metrics import CATEGORY_CODES, QUESTION_TYPES
 
 from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
-    "BANDS", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "dimension_columns", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
-    "QUESTION_WORDS", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "error_expr", "facet_where", "order_clause",
-    "right_sql", "run_ids",
+    "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
+    "FEATURE_DIMENSIONS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
+    "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "dimension_columns", "error_expr", "facet_where",
+    "feature_columns", "order_clause", "right_sql", "run_ids",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
@@ -122,13 +126,6 @@ def _bands_clause(bands: tuple[str, str], params: list[Any]) -> str:
 
 
 
-QUESTION_WORDS: tuple[str, ...] = (
-    "为什么", "为何", "什么时候", "何时", "多少", "多久", "多长", "多大", "多高", "几",
-    "谁", "哪", "什么", "怎么", "怎样", "如何", "是否", "是不是", "吗",
-)
-"""Question words in the order they are tried: the first one the question contains wins, so the
-longer or more telling word comes first (什么时候 before 什么, 为什么 before 什么, 谁 before 什么)."""
-
 OTHER = "other"
 NO_PREDICTION = "no prediction"
 NO_GOLD = "no gold"
@@ -139,6 +136,11 @@ LENGTH_BUCKETS: tuple[tuple[int, str], ...] = (
 """(largest length, label) in characters; longer texts fall in `LONGEST`."""
 LONGEST = "65+"
 LENGTH_LABELS: tuple[str, ...] = tuple(label for _, label in LENGTH_BUCKETS) + (LONGEST,)
+POSITIONS = ("0-25%", "25-50%", "50-75%", "75-100%")
+OVERLAPS = ("none", "low", "medium", "high")
+AGREEMENTS = ("none", "one", "agree", "nested", "differ")
+PASSAGE_LENGTHS = ("0-100", "101-200", "201-400", "401-800", "801+")
+"""Value orders of the item features (`core.metrics.question_features` makes them)."""
 
 
 def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, ...]]:
@@ -152,23 +154,15 @@ def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, .
     return " ".join(parts), tuple(params)
 
 
-def _question_word_sql() -> tuple[str, tuple[Any, ...]]:
-    params: list[Any] = []
-    parts = ["CASE"]
-    for word in QUESTION_WORDS:
-        parts.append("WHEN instr(i.question, ?) > 0 THEN ?")
-        params += [word, word]
-    parts.append("ELSE ? END")
-    params.append(OTHER)
-    return " ".join(parts), tuple(params)
-
-
 _PRED_LEN = _bucket_sql("(CASE WHEN p.id IS NULL THEN NULL ELSE length(p.text) END)", NO_PREDICTION)
 _GOLD_LEN = _bucket_sql(
     "(SELECT length(g.text) FROM golds g WHERE g.item_id = i.id AND g.superseded = 0 ORDER BY g.idx LIMIT 1)",
     NO_GOLD,
 )
-_QWORD = _question_word_sql()
+CROSS_SQL = "CASE i.cross_sentence WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END"
+"""`items.cross_sentence` (1/0/NULL) as the text value facets and reports show (a selection is text)."""
+CATEGORY_SQL = f"CASE WHEN p.id IS NULL THEN '{NO_PREDICTION}' ELSE p.error_category END"
+"""Run A's error category of an item (`no prediction` when it has none): facets, filters, reports."""
 _STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
 
 
@@ -202,10 +196,33 @@ FACETS: dict[str, FacetDef] = {
         FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
         FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
         FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
-        FacetDef("qword", "question word", *_QWORD, order=(*QUESTION_WORDS, OTHER)),
+        FacetDef("error_category", "error category", CATEGORY_SQL, order=(*CATEGORY_CODES, NO_PREDICTION),
+                 needs_run=True),
+        FacetDef("qword", "question type", "i.question_type", order=QUESTION_TYPES),
+        FacetDef("answer_position", "answer position", "i.answer_position", order=POSITIONS, optional=True),
+        FacetDef("cross_sentence", "cross-sentence", CROSS_SQL, order=("yes", "no"), optional=True),
+        FacetDef("question_overlap", "question overlap", "i.question_overlap", order=OVERLAPS, optional=True),
+        FacetDef("gold_count", "gold count", "CAST(i.gold_count AS TEXT)", order=tuple(str(n) for n in range(11))),
+        FacetDef("gold_agreement", "gold agreement", "i.gold_agreement", order=AGREEMENTS),
+        FacetDef("passage_length", "passage length", "i.passage_length", order=PASSAGE_LENGTHS, optional=True),
     )
 }
-"""Every facet, in the order a facet panel lists them."""
+"""Every facet, in the order a facet panel lists them. Question type (`qword`, its name from when
+it was a question word: saved slices keep it), the other item features and the error category
+are the stored columns ingest computed (`core.metrics.question_features`, `error_category`)."""
+
+FEATURE_DIMENSIONS: tuple[str, ...] = FEATURE_COLUMNS
+"""Item features that slice a report on request (`report --by`): the `items` columns ingest fills."""
+CATEGORY = "error_category"
+"""The run's slice: each prediction's error category (`predictions.error_category`)."""
+SLICES: tuple[str, ...] = (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)
+"""Everything a report may be sliced by."""
+_FEATURE_SQL = {"gold_count": "CAST(i.gold_count AS TEXT)", "cross_sentence": CROSS_SQL}
+
+
+def feature_columns() -> str:
+    """`i.question_type AS question_type, …` for every item feature, as the text values facets show."""
+    return ", ".join(f"{_FEATURE_SQL.get(d, 'i.' + d)} AS {d}" for d in FEATURE_DIMENSIONS)
 
 
 def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:

@@ -8,6 +8,8 @@ is an answer that counts as wrong), so A and B are judged on the same questions:
   and by a threshold on the F1-style score (F1, or F1-recall for CDQA; refusals are wrong);
 - per slice (overall, each split / tag / answer type value) every metric of the runs' scorer for A
   and B, with B − A and the number of items behind each number;
+- per error category, fixed counted by A's category (what kind of error B fixed) and broken by B's
+  (what kind of error B made), by the first criterion (EM; F1-recall ≥ threshold for CDQA);
 - the largest changes of the F1-style score, B − A;
 - given `StatOptions`, whether each Δ is more than noise (`significance`: intervals, p-values,
   McNemar, Holm over slices, minimum detectable effect).
@@ -25,7 +27,7 @@ from typing import Any
 
 import polars as pl
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.metrics import uses_f1_recall
+from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
@@ -35,6 +37,7 @@ from .significance import PairSignificance, StatOptions, pair_significance
 
 __all__ = [
     "CRITERIA",
+    "CategoryChange",
     "DiffError",
     "ItemChange",
     "Outcomes",
@@ -91,6 +94,16 @@ class SliceDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class CategoryChange:
+    """One error category in a diff: items B fixed that were this kind of error in A, and items
+    B broke by making this kind of error ("B fixes 41 boundary-long errors, breaks 3")."""
+
+    category: str
+    fixed: int
+    broken: int
+
+
+@dataclass(frozen=True, slots=True)
 class ItemChange:
     """One item whose F1-style score changed (score = F1, or F1-recall with refusals as 0)."""
 
@@ -128,6 +141,8 @@ class RunDiff:
     """The scorer of run A (B's dataset is the same, so is its scorer)."""
     significance: PairSignificance | None = None
     """Intervals and tests of every slice delta, when `diff_runs` was given `stats`."""
+    categories: list[CategoryChange] = field(default_factory=list)
+    """Fixed and broken per error category, by the first criterion of `outcomes` (see the module doc)."""
 
     @property
     def only_a(self) -> int:
@@ -160,6 +175,7 @@ class RunDiff:
             "only_a": self.only_a, "only_b": self.only_b,
             "outcomes": [asdict(o) | {"total": o.total} for o in self.outcomes],
             "slices": [asdict(s) for s in self.slices],
+            "categories": [asdict(c) for c in self.categories],
             "changes": [asdict(c) for c in self.changes],
         }
         if self.within is not None:
@@ -201,7 +217,8 @@ def _run(conn: sqlite3.Connection, name: str) -> tuple[int, int | None, str | No
 _COMMON_SQL = f"""
 SELECT i.id AS item_id, i.key AS key, i.question AS question, i.context_id AS context_id, {dimension_columns()},
        pa.text AS prediction_a, pa.em AS em_a, pa.f1 AS f1_a, pa.refused AS refused_a, pa.f1_recall AS f1_recall_a,
-       pb.text AS prediction_b, pb.em AS em_b, pb.f1 AS f1_b, pb.refused AS refused_b, pb.f1_recall AS f1_recall_b
+       pb.text AS prediction_b, pb.em AS em_b, pb.f1 AS f1_b, pb.refused AS refused_b, pb.f1_recall AS f1_recall_b,
+       pa.error_category AS category_a, pb.error_category AS category_b
 FROM items i
 JOIN predictions pa ON pa.item_id = i.id AND pa.run_id = ?
 JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?
@@ -218,6 +235,7 @@ _SCHEMA = {
     **{d: pl.String for d in DIMENSIONS},
     "prediction_a": pl.String, "em_a": pl.Int64, "f1_a": pl.Float64, "refused_a": pl.Boolean, "f1_recall_a": pl.Float64,
     "prediction_b": pl.String, "em_b": pl.Int64, "f1_b": pl.Float64, "refused_b": pl.Boolean, "f1_recall_b": pl.Float64,
+    "category_a": pl.String, "category_b": pl.String,
 }
 
 
@@ -314,6 +332,7 @@ def diff_runs(
         predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
     )
     diff.slices = _slice_deltas(frame, cdqa)
+    diff.categories = _category_changes(frame, criteria[0][1])
     diff.changes = _changes(frame, top)
     if stats is not None:
         diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
@@ -376,6 +395,21 @@ def _slice_deltas(frame: pl.DataFrame, cdqa: bool) -> list[SliceDelta]:
                     )
                 )
     return out
+
+
+def _category_changes(frame: pl.DataFrame, threshold: float | None) -> list[CategoryChange]:
+    """Fixed by A's category, broken by B's (`threshold` None: right = EM 1), categories in the
+    order of `core.metrics.CATEGORIES`; categories with neither are left out."""
+    a_right, b_right = _right("a", threshold), _right("b", threshold)
+    fixed = frame.filter(~a_right & b_right).group_by("category_a").len()
+    broken = frame.filter(a_right & ~b_right).group_by("category_b").len()
+    counts: dict[str, list[int]] = {}
+    for name, n in fixed.iter_rows():
+        counts.setdefault(name or "—", [0, 0])[0] += n
+    for name, n in broken.iter_rows():
+        counts.setdefault(name or "—", [0, 0])[1] += n
+    rank = {c: k for k, c in enumerate(CATEGORY_CODES)}
+    return [CategoryChange(c, f, b) for c, (f, b) in sorted(counts.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))]
 
 
 def _changes(frame: pl.DataFrame, top: int) -> list[ItemChange]:

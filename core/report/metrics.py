@@ -6,7 +6,10 @@ where that differs); F1-recall averages answered items only and answer rate = an
 run's responses (`core.metrics.answer_rate`), as CDQA's script divides (`answer_rate_over_dataset`
 where the run left items unanswered).
 An *error* is an item not fully right, as `core.query.sql.ERROR_SQL` defines it (no prediction,
-EM 0, or for CDQA a refusal or F1-recall below 1). `error_share` is the slice's part of all the run's errors.
+EM 0, or for CDQA a refusal or F1-recall below 1). `error_share` is the slice's part of all the run's
+errors, `item_share` its part of the run's items. Besides the item labels (`DIMENSIONS`, the
+default) a report may be sliced by the item features ingest stored (`FEATURE_DIMENSIONS`:
+question type, answer position, …) and by each run's error categories (`error_category`).
 """
 
 from __future__ import annotations
@@ -15,23 +18,28 @@ import sqlite3
 from collections.abc import Sequence
 
 import polars as pl
-from qa_inspect.core.metrics import SCORERS, uses_f1_recall
+from qa_inspect.core.metrics import CATEGORY_CODES, SCORERS, uses_f1_recall
 from qa_inspect.core.query import (
+    CATEGORY,
+    CATEGORY_SQL,
     DIMENSIONS,
+    FEATURE_DIMENSIONS,
+    SLICES,
     Filter,
     build,
     dimension_columns,
     error_expr,
+    feature_columns,
 )
 
-__all__ = ["DIMENSIONS", "HUMAN", "item_frame", "report", "slice_report", "slice_table"]
+__all__ = ["DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table"]
 
 HUMAN = "human estimate"
 """Name of the pseudo-run holding the human estimate."""
 
 _FRAME_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key, {dimension_columns()},
-       p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
+       {feature_columns()}, {CATEGORY_SQL} AS {CATEGORY}, p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
        p.f1_recall AS f1_recall, COALESCE(r.scorer, d.scorer) AS scorer
 FROM runs r JOIN datasets d ON d.id = r.dataset_id
 JOIN items i ON i.dataset_id = r.dataset_id
@@ -40,14 +48,14 @@ LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
 
 _HUMAN_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key, {dimension_columns()},
-       1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall, d.scorer AS scorer
+       {feature_columns()}, NULL AS {CATEGORY}, 1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall, d.scorer AS scorer
 FROM items i JOIN datasets d ON d.id = i.dataset_id
 WHERE i.human_f1 IS NOT NULL
 """
 
 _SCHEMA = {
     "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
-    **{d: pl.String for d in DIMENSIONS}, "predicted": pl.Boolean,
+    **{d: pl.String for d in (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)}, "predicted": pl.Boolean,
     "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
 }
 _F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
@@ -88,11 +96,12 @@ def _aggregates() -> list[pl.Expr]:
 
 
 def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
-    """Metrics per dataset × run × value of `by` (None: overall), with each slice's error share."""
+    """Metrics per dataset × run × value of `by` (None: overall), with each slice's share of the
+    run's items (`item_share`: for `error_category`, the run's distribution) and of its errors."""
     keys = ["dataset", "family", "scorer", "run"]
     if by is not None:
-        if by not in DIMENSIONS:
-            raise ValueError(f"cannot slice by {by!r}; choose from {', '.join(DIMENSIONS)}")
+        if by not in SLICES:
+            raise ValueError(f"cannot slice by {by!r}; choose from {', '.join(SLICES)}")
         frame = frame.with_columns(pl.col(by).fill_null("—").alias("value"))
     else:
         frame = frame.with_columns(pl.lit("all").alias("value"))
@@ -106,6 +115,7 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
         .then(pl.col("errors") / pl.col("run_errors") * 100)
         .otherwise(0.0)
         .alias("error_share"),
+        (pl.col("items") / pl.col("run_items") * 100).alias("item_share"),
         pl.lit(by or "overall").alias("slice"),
     )
     # Metrics the scorer does not give are nulled, so nobody reads EM of a CDQA run.
@@ -126,8 +136,11 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
         .alias("answer_rate_over_dataset"),
     )
     order = [pl.col("dataset"), pl.col("run") == HUMAN, pl.col("run"), pl.col("value")]
+    if by == CATEGORY:  # the categories in the order of their table, `no prediction` last
+        rank = {code: n for n, code in enumerate(CATEGORY_CODES)}
+        order.insert(3, pl.col("value").replace_strict(rank, default=len(rank), return_dtype=pl.Int64))
     return out.sort(order).select(
-        "dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
+        "dataset", "family", "scorer", "run", "slice", "value", "items", "item_share", "predicted", "em", "f1",
         "answered", "f1_recall", "answer_rate", "errors", "error_share",
         "em_over_run", "f1_over_run", "answer_rate_over_dataset",
     )

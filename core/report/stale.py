@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.metrics import human_score, score_prediction
-from qa_inspect.core.query import dimension_columns
+from qa_inspect.core.query import dimension_columns, feature_columns
 from qa_inspect.core.store import STALE_GOLDS_SQL, require_run, sqlite_connection
 
 from .metrics import HUMAN, item_frame, slice_table
@@ -102,7 +102,8 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
     if human:
         hum = []
         for ds, family, key, *labels, iid, hem, hf1, scorer in raw.execute(
-            f"SELECT d.name, d.family, i.key, {dimension_columns()}, i.id, i.human_em, i.human_f1, d.scorer"
+            f"SELECT d.name, d.family, i.key, {dimension_columns()}, {feature_columns()}, NULL, i.id, i.human_em,"
+            " i.human_f1, d.scorer"
             " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL ORDER BY i.id"
         ):
             if iid in stale:

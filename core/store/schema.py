@@ -195,6 +195,29 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS datasets_fingerprint ON datasets(fingerprint);
     UPDATE annotations SET written_as = dataset WHERE written_as IS NULL;
     """,
+    # 6 → 7: why a prediction is wrong and what an item is like, computed at ingest (issue 17):
+    # `predictions.error_category` (a code of `core.metrics.CATEGORIES`; the reason in words is
+    # recomputed by the detail: a pure function) and the item features of
+    # `core.metrics.question_features` as columns of `items`. NULL = not computed yet: a database
+    # of an older version gets them on its next load (`core.load.backfill`; settings
+    # `analysis_filled` = 1 once nothing is missing). The browser's covering index (2 → 3) gains the
+    # category: the category facet and filter of a run never read prediction rows.
+    """
+    ALTER TABLE predictions ADD COLUMN error_category TEXT;
+    ALTER TABLE items ADD COLUMN question_type TEXT;
+    ALTER TABLE items ADD COLUMN gold_length TEXT;
+    ALTER TABLE items ADD COLUMN passage_length TEXT;
+    ALTER TABLE items ADD COLUMN answer_position TEXT;
+    ALTER TABLE items ADD COLUMN gold_count INTEGER;
+    ALTER TABLE items ADD COLUMN gold_agreement TEXT;
+    ALTER TABLE items ADD COLUMN cross_sentence INTEGER;
+    ALTER TABLE items ADD COLUMN question_overlap TEXT;
+    CREATE INDEX IF NOT EXISTS items_question_type ON items(dataset_id, question_type);
+    DELETE FROM settings WHERE key = 'analysis_filled';
+    DROP INDEX IF EXISTS predictions_scores;
+    CREATE INDEX IF NOT EXISTS predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused,
+        error_category);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

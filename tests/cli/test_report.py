@@ -22,7 +22,8 @@ def test_report_formats(runs: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)
     assert isinstance(rows, list) and rows
-    assert set(rows[0]) == {"dataset", "family", "scorer", "run", "slice", "value", "items", "predicted", "em", "f1",
+    assert set(rows[0]) == {"dataset", "family", "scorer", "run", "slice", "value", "items", "item_share", "predicted",
+                            "em", "f1",
                             "answered", "f1_recall", "answer_rate", "errors", "error_share",
                             "em_over_run", "f1_over_run", "answer_rate_over_dataset"}
     runs_seen = {r["run"] for r in rows}
@@ -58,7 +59,10 @@ def test_report_by_one_dimension(runs: Path, tmp_path: Path) -> None:
     assert {r["slice"] for r in json.loads(res.stdout)} == {"overall", "tag"}
     res = invoke("report", str(runs), "--db", str(tmp_path / "qa.db"), "--by", "tag,colour")
     assert res.exit_code == 1
-    assert res.stderr.strip() == "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable"
+    assert res.stderr.strip() == (
+        "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable, question_type,"
+        " gold_length, passage_length, answer_position, gold_count, gold_agreement, cross_sentence,"
+        " question_overlap, error_category")
 
 
 def test_report_text_names_the_other_denominator_of_partial_runs(runs: Path, tmp_path: Path) -> None:

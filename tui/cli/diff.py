@@ -38,7 +38,7 @@ from .stat_options import (
     stat_options,
 )
 
-__all__ = ["diff_cmd", "diff_markdown"]
+__all__ = ["category_sentence", "diff_cmd", "diff_markdown"]
 
 
 @app.command("diff")
@@ -200,6 +200,27 @@ def _outcome_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _category_title(d: RunDiff) -> str:
+    right = next((o.label for o in d.outcomes), "EM")
+    return (f"Per error category (right by {right}): fixed counted by A's category, broken by B's")
+
+
+def _category_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-category table."""
+    return ["error category", "fixed (A's errors)", "broken (B's errors)"], [
+        [c.category, str(c.fixed), str(c.broken)] for c in d.categories
+    ]
+
+
+def category_sentence(d: RunDiff, most: int = 3) -> str | None:
+    """The categories B changed most, in words: "B fixes 41 boundary-long errors, breaks 3; …"."""
+    top = sorted(d.categories, key=lambda c: -(c.fixed + c.broken))[:most]
+    if not top:
+        return None
+    return "B " + "; ".join(
+        f"fixes {c.fixed} {c.category} error{'' if c.fixed == 1 else 's'}, breaks {c.broken}" for c in top) + "."
+
+
 def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, changes: bool = True) -> None:
     """The headline and the three tables (the last only when `changes` were asked for), for a terminal."""
     out.print(Text(_headline(d, slice_name), style="bold"))
@@ -210,6 +231,15 @@ def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, chan
     for row in rows:
         t.add_row(*[Text(c) for c in row])
     out.print(t)
+    head, rows = _category_rows(d)
+    if rows:
+        t = Table(title=_category_title(d), title_justify="left", show_edge=False)
+        for i, h in enumerate(head):
+            t.add_column(h, justify="left" if i == 0 else "right")
+        for row in rows:
+            t.add_row(*[Text(c) for c in row])
+        out.print(t)
+        out.print(Text(category_sentence(d) or "", style="dim"))
     head, rows = _slice_rows(d, sort)
     t = Table(title="Per slice (metrics on the items both runs answer)", title_justify="left", show_edge=False)
     for i, h in enumerate(head):
@@ -232,14 +262,19 @@ def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, chan
 
 
 def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice", *, changes: bool = True) -> str:
-    """The diff as Markdown: a headline, then the three tables (`core.query.markdown_table`; the
+    """The diff as Markdown: a headline, then the tables (outcomes, per error category, per slice,
+    changes) (`core.query.markdown_table`; the
     last only when `changes` were asked for)."""
     label = "F1-recall" if d.score_metric == "f1_recall" else "F1"
     head, rows = _change_rows(d)
     notes = "".join(f"\n{n}\n" for n in _notes(d))
+    cat_head, cat_rows = _category_rows(d)
+    categories = (f"\n## {_category_title(d)}\n\n" + markdown_table(cat_head, cat_rows)
+                  + f"\n{category_sentence(d)}\n") if cat_rows else ""
     return "".join((
         f"# {_headline(d, slice_name)}\n\n## Outcomes\n\n",
         markdown_table(*_outcome_rows(d)),
+        categories,
         "\n## Per slice\n\n",
         markdown_table(*_slice_rows(d, sort)),
         notes,

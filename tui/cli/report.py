@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 from qa_inspect.core.query import load_slice, markdown_table
-from qa_inspect.core.report import DIMENSIONS, report, slice_report
+from qa_inspect.core.report import SLICES, report, slice_report
 from rich.table import Table
 from rich.text import Text
 
@@ -21,7 +21,10 @@ __all__ = ["freshness_table", "partial_notes", "report_cmd", "report_markdown", 
 @app.command("report")
 def report_cmd(
     runs_dir: Annotated[Path, typer.Argument(help="Folder holding datasets and model runs.")],
-    by: Annotated[str, typer.Option("--by", help="Slices, comma-separated: split,tag,answer_type.")] = "split,tag,answer_type",
+    by: Annotated[str, typer.Option(
+        "--by", help="Slices, comma-separated: split, tag, answer_type, answerable; the item features question_type,"
+        " gold_length, passage_length, answer_position, gold_count, gold_agreement, cross_sentence,"
+        " question_overlap; error_category (each run's distribution).")] = "split,tag,answer_type",
     db: DbOpt = None,
     as_json: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False,
@@ -38,9 +41,9 @@ def report_cmd(
     if freshness:
         return _freshness(runs_dir, db, as_json)
     dims = [d.strip() for d in by.split(",") if d.strip()]
-    bad = [d for d in dims if d not in DIMENSIONS]
+    bad = [d for d in dims if d not in SLICES]
     if bad:
-        raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(DIMENSIONS)}")
+        raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(SLICES)}")
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
     if as_json:

@@ -99,6 +99,8 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         ranges = _ranges(best, subsequence, pred=True) if best else []
         lines.append(Content.assemble(("Prediction ", LABEL), (clean(d.run), "bold"), ("  ", ""), *scores(p, p.refused)))
         lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
+        if p.category is not None:
+            lines.append(category_line(p, "  "))
     if d.unanswerable:
         lines.append(_no_answer_line(p))
         if not any(g.scored for g in d.golds):
@@ -120,6 +122,13 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         lines.extend(_gold_lines(g, m, p, subsequence, short, cdqa, label, bool(d.context), is_chosen, flag))
     lines.extend(_resolved_lines(d))
     return Content("\n").join(lines)
+
+
+def category_line(p: PredictionInfo, indent: str) -> Content:
+    """`Why: boundary-long — contains the gold plus 4 characters after it` (exact: `right: …`)."""
+    head = "Right: " if p.category == "exact" else "Why: "
+    return Content.assemble((indent + head, MUTED), (p.category or "", "bold $accent"),
+                            (" — " + clean(p.category_reason or ""), MUTED))
 
 
 def _no_answer_line(p: PredictionInfo | None) -> Content:
@@ -295,6 +304,8 @@ def others(d: ItemDetail, width: int) -> Content:
             lines.append(head + text)
         else:  # long answers (LLMs) get their own, wrapped, lines: never cut what a run said
             lines += [head, Content.assemble("    ", text)]
+        if o.category is not None and o.category != "exact":
+            lines.append(category_line(o, "    "))
     for name in d.missing_runs:
         if name != d.run:
             lines.append(Content.assemble(("  ", ""), (clean(name), "bold"), ("  no prediction (scores 0)", MUTED)))
@@ -304,7 +315,7 @@ def others(d: ItemDetail, width: int) -> Content:
 def meta(d: ItemDetail, width: int = 0) -> Content:
     """Tags, evidence, where the item and the prediction come from, n-best, raw response."""
     lines: list[Content] = [Content.styled("Details", LABEL)]
-    keys = ["item", "run file", "scorer", *map(str, d.meta), *(map(str, d.prediction.meta) if d.prediction else [])]
+    keys = ["item", "features", "run file", "scorer", *map(str, d.meta), *(map(str, d.prediction.meta) if d.prediction else [])]
     label_w = min(22, max(cell_len(k) for k in keys) + 2)
 
     def row(label: str, value: object) -> None:
@@ -312,6 +323,8 @@ def meta(d: ItemDetail, width: int = 0) -> Content:
 
     where = d.source_path or "?"
     row("item", f"{d.key} · {where}" + (f":{d.source_line}" if d.source_line else ""))
+    if d.features:
+        row("features", " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.features.items()))
     if d.is_impossible:
         row("impossible", "yes (no answer in the passage)")
     for k in sorted(d.meta):

@@ -34,7 +34,9 @@ def stored(db: Path) -> dict[str, Any]:
         "datasets": q("SELECT name, path, format, family, scorer, encoding, item_count, gold_count, meta FROM datasets"
                       " ORDER BY name").fetchall(),
         "items": q("SELECT d.name, i.key, i.qkey, i.question, c.context_key, c.title, c.text, i.split, i.tag,"
-                   " i.answer_type, i.answerable, i.is_impossible, i.source_line, i.human_em, i.human_f1, i.meta"
+                   " i.answer_type, i.answerable, i.is_impossible, i.source_line, i.human_em, i.human_f1, i.meta,"
+                   " i.question_type, i.gold_length, i.passage_length, i.answer_position, i.gold_count,"
+                   " i.gold_agreement, i.cross_sentence, i.question_overlap"
                    " FROM items i JOIN datasets d ON d.id = i.dataset_id LEFT JOIN contexts c ON c.id = i.context_id"
                    " ORDER BY d.name, i.key").fetchall(),
         "golds": q("SELECT i.key, g.idx, g.text, g.answer_start, g.span_start, g.span_end, g.superseded FROM golds g"
@@ -44,7 +46,7 @@ def stored(db: Path) -> dict[str, Any]:
                   " r.unmatched_count, r.link_reason, r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id"
                   " ORDER BY r.path").fetchall(),
         "predictions": q("SELECT r.path, i.key, p.text, p.raw, p.candidates, p.source_line, p.meta, p.scorer, p.em,"
-                         " p.f1, p.refused, p.f1_recall, p.best_gold FROM predictions p JOIN runs r ON r.id = p.run_id"
+                         " p.f1, p.refused, p.f1_recall, p.best_gold, p.error_category FROM predictions p JOIN runs r ON r.id = p.run_id"
                          " JOIN items i ON i.id = p.item_id ORDER BY r.path, i.dataset_id, i.key").fetchall(),
         "files": q("SELECT path, kind, size, sha256, format, encoding, owner, note FROM files ORDER BY path").fetchall(),
         "search": (q("SELECT COUNT(*) FROM items_fts").fetchone(), q("SELECT COUNT(*) FROM items").fetchone()),
@@ -158,9 +160,13 @@ def test_scores_from_a_worker_process_are_the_same(monkeypatch: pytest.MonkeyPat
     from qa_inspect.core.load import score_pool
 
     golds = (("泽鹿", "泽鹿和水鹿"), (0, 2))
-    rows = [("cmrc2018-official", text, golds) for text in ("泽鹿", "水鹿", "泽鹿和", "鹿", "The answer", "")] * 3
-    rows += [("squad-v1.1", "the Normans", (("Normans", "the Normans"), (0, 1))), ("cmrc2018-official", "x", None)]
+    ctx = ("有泽鹿和水鹿。还有鹿。", ((1, 3), (1, 6)), False)
+    rows = [("cmrc2018-official", text, golds, ctx) for text in ("泽鹿", "水鹿", "泽鹿和", "鹿", "The answer", "")] * 3
+    rows += [("squad-v1.1", "the Normans", (("Normans", "the Normans"), (0, 1)), None),
+             ("cmrc2018-official", "x", None, None)]
     alone = score_pool.score_rows(rows)
+    assert [s[-1] for s in alone[:6]] == ["exact", "boundary-short", "boundary-long", "boundary-short",
+                                         "not-in-passage", "empty"]
     monkeypatch.setattr(score_pool, "POOL_MIN", 1)
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
     memo: score_pool.ScoreMemo = {}
@@ -188,6 +194,7 @@ def test_a_streamed_dataset_hands_the_runs_what_the_database_would(
     assert kept and dataset_id in kept[0].golds
     assert kept[0].keys[dataset_id] == RunCache().for_dataset(conn, dataset_id)[:2]
     assert kept[0].golds[dataset_id] == RunCache().for_dataset(conn, dataset_id)[2]
+    assert kept[0].contexts[dataset_id] == RunCache().for_dataset(conn, dataset_id)[3]  # what categories need
     conn.close()
 
 

@@ -74,8 +74,10 @@ def test_columns(conn) -> None:
     frame = item_table(conn, CMP)
     assert frame.columns == [
         "dataset", "run", "key", "split", "tag", "answer_type", "question", "prediction", "best_gold", "golds",
-        "scorer", "em", "f1", "stale", "compare_run", "compare_prediction", "compare_em", "compare_f1", "delta",
-    ]
+        "scorer", "em", "f1", "error_category", "stale", "question_type", "gold_length", "gold_count",
+        "gold_agreement", "compare_run", "compare_prediction", "compare_em", "compare_f1", "compare_error_category",
+        "delta",
+    ]  # no passages in this dataset: no passage length, answer position, cross-sentence or overlap
     assert set(frame["scorer"]) == {"cmrc2018-official", None}  # every score says its scorer (None: no prediction)
     assert frame.height == 8
     t2 = frame.row(1, named=True)
@@ -83,6 +85,10 @@ def test_columns(conn) -> None:
         "T_2", "6300公", "6300公里", 0, 1
     )
     assert t2["golds"] == ["6300公里"] and t2["delta"] == pytest.approx(0.2)
+    # no passage: the LLM rules (6300公 is a part of 6300公里)
+    assert (t2["error_category"], t2["compare_error_category"], t2["question_type"]) == ("partial", "exact",
+                                                                                          "how-many")
+    assert frame.row(0, named=True)["gold_count"] == "1"
     cd = item_table(conn, Filter(dataset="cdqa_tiny", run="llm-x"))
     assert "split" not in cd.columns and "em" not in cd.columns  # empty for every CDQA row
     assert {"refused", "f1_recall", "superseded_golds"} <= set(cd.columns)

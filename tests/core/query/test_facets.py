@@ -16,6 +16,7 @@ from qa_inspect.core.query import (
     facets,
     question_word,
 )
+from qa_inspect.core.metrics import QUESTION_TYPES, question_type
 from qa_inspect.core.store import open_db
 
 from tests.paths import FIXTURES
@@ -128,31 +129,22 @@ def test_gold_length_uses_the_current_gold(conn) -> None:
 
 
 @pytest.mark.parametrize("dataset", ["tiny", "cdqa_tiny"])
-def test_question_word_facet_equals_direct_sql(conn, dataset: str) -> None:
-    ds = _ids(conn, dataset)
+def test_question_type_facet_is_the_stored_question_type(conn, dataset: str) -> None:
+    """`qword` shows `core.metrics.question_type` as ingest stored it (one definition)."""
+    questions = [q for (q,) in conn.execute("SELECT question FROM items WHERE dataset_id = ?", (_ids(conn, dataset),))]
     want: dict[str, int] = {}
-    earlier: list[str] = []
-    for word in facets.QUESTION_WORDS:
-        cond = " AND ".join(["instr(question, ?) > 0"] + ["instr(question, ?) = 0"] * len(earlier))
-        n = conn.execute(
-            f"SELECT COUNT(*) FROM items WHERE dataset_id = ? AND {cond}", (ds, word, *earlier)
-        ).fetchone()[0]
-        if n:
-            want[word] = n
-        earlier.append(word)
-    cond = " AND ".join(["instr(question, ?) = 0"] * len(earlier))
-    other = conn.execute(f"SELECT COUNT(*) FROM items WHERE dataset_id = ? AND {cond}", (ds, *earlier)).fetchone()[0]
-    if other:
-        want["other"] = other
+    for q in questions:
+        want[question_type(q)] = want.get(question_type(q), 0) + 1
     got = facet_table(conn, Filter(dataset=dataset), "qword")
+    assert got.label == "question type"
     assert {r.value: r.items for r in got.rows} == want
-    assert [r.value for r in got.rows] == [w for w in (*facets.QUESTION_WORDS, "other") if w in want]
+    assert [r.value for r in got.rows] == [t for t in QUESTION_TYPES if t in want]
 
 
-def test_question_words_first_match_wins() -> None:
-    assert question_word("新中国什么时候成立？") == "什么时候"
-    assert question_word("为什么天是蓝的？") == "为什么"
-    assert question_word("谁发明了什么？") == "谁"
+def test_question_word_is_the_question_type() -> None:
+    assert question_word("新中国什么时候成立？") == "when"
+    assert question_word("为什么天是蓝的？") == "why"
+    assert question_word("谁发明了什么？") == "who"
     assert question_word("月亮绕着地球转") == "other"
     assert facets.length_bucket(None) == "no prediction"
     assert [facets.length_bucket(n) for n in (0, 1, 2, 3, 8, 9, 64, 65)] == [
@@ -187,13 +179,13 @@ def test_selecting_a_value_gives_its_count(conn, f: Filter) -> None:
 
 def test_facet_selection_composes(conn) -> None:
     base = Filter(dataset="tiny", run="run-a")
-    f = facets.select(base, "qword", "什么")
-    f = facets.select(f, "qword", "谁", add=True)  # OR within a facet
-    assert f.facets == (("qword", "什么"), ("qword", "谁"))
-    assert query.count(conn, f) == 2  # 什么时候 is its own word, so 什么 = T_7 only; 谁 = T_1
+    f = facets.select(base, "qword", "what")
+    f = facets.select(f, "qword", "who", add=True)  # OR within a facet
+    assert f.facets == (("qword", "what"), ("qword", "who"))
+    assert query.count(conn, f) == 2  # 什么时候 asks "when", so what = T_7 only; who = T_1
     f = facets.select(f, "pred_len", "1–2")  # AND across facets: HO
     assert [r.key for r in query.page(conn, f)] == ["T_7"]
-    assert facets.select(f, "qword", "为什么").facets == (("pred_len", "1–2"), ("qword", "为什么"))
+    assert facets.select(f, "qword", "why").facets == (("pred_len", "1–2"), ("qword", "why"))
     assert facets.clear(f, "qword").facets == (("pred_len", "1–2"),)
     g = facets.select(base, "split", "dev")
     assert facets.select(g, "split", "test", add=True).splits == ("dev", "test")
@@ -214,9 +206,12 @@ def test_facet_values_are_parameters(conn) -> None:
 
 def test_facet_tables_leave_out_empty_facets(conn) -> None:
     names = [t.name for t in facet_tables(conn, Filter(dataset="tiny", run="run-a"))]
-    assert names == ["split", "tag", "answer_type", "stale", "pred_len", "gold_len", "qword"]  # no refusals
+    features = ["qword", "gold_count", "gold_agreement"]  # no passages: no position, overlap, length
+    assert names == ["split", "tag", "answer_type", "stale", "pred_len", "gold_len", "error_category",
+                     *features]  # no refusals
     names = [t.name for t in facet_tables(conn, Filter(dataset="cdqa_tiny", run="llm-x"))]
-    assert names == ["tag", "answer_type", "refused", "stale", "pred_len", "gold_len", "qword"]  # no splits
+    assert names == ["tag", "answer_type", "refused", "stale", "pred_len", "gold_len", "error_category", "qword",
+                     "gold_count", "gold_agreement"]  # no splits
     tables = facet_tables(conn, Filter(dataset="tiny"))  # no run: no errors, no run facets
-    assert [t.name for t in tables] == ["split", "tag", "answer_type", "stale", "gold_len", "qword"]
+    assert [t.name for t in tables] == ["split", "tag", "answer_type", "stale", "gold_len", *features]
     assert all(t.errors is None and all(r.errors is None for r in t.rows) for t in tables)

@@ -30,8 +30,8 @@ def test_browser_cdqa_80x24(snap_compare, loaded_db: Path) -> None:  # type: ign
 
 
 def test_facets_120x40(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
-    """The facet panel beside bert-base-chinese's items, one question word selected."""
-    steps = run_key_by_key(lambda app: app.open_run("bert-base-chinese"), keys=("F", *["down"] * 24, "enter"))
+    """The facet panel beside bert-base-chinese's items, one question type selected (below the error categories)."""
+    steps = run_key_by_key(lambda app: app.open_run("bert-base-chinese"), keys=("F", *["down"] * 30, "enter"))
     assert snap_compare(app_for(loaded_db), terminal_size=(120, 40), run_before=steps)
 
 
