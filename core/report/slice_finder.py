@@ -1,8 +1,10 @@
 """The slice finder: where does run B differ most from run A, once chance is accounted for?
 
-Every value of every facet the browser offers (split, tag, answer type, question word, gold and
-prediction length, and whatever facets the query layer defines, per-prediction ones read for run
-A) is a candidate slice of the items both runs answer. Each slice with at least `min_items` items
+Every value of every item facet the browser offers (split, tag, answer type, question type, gold
+length, answer position, cross-sentence … whatever item facets the query layer defines) is a
+candidate slice of the items both runs answer. Facets of a run's prediction (its error category,
+length, refusal) are left out: slicing by what A answered selects on A's outcome, and B "differs"
+there by construction (regression to the mean), not because of the questions. Each slice with at least `min_items` items
 is tested like a diff's slices (paired bootstrap or randomisation, passages as the unit where
 questions share one), and the p-values are Holm-adjusted over *all* the slices tested, so a
 "significant" slice out of a hundred candidates is not a coin flip. Slices are ranked by adjusted
@@ -118,7 +120,7 @@ def find_slices(
                          schema=_SCHEMA, orient="row")
     cdqa = frame.height > 0 and frame["em_a"].null_count() == frame.height
     metric = metric or ("f1_recall" if cdqa else "f1")
-    names = [n for n in FACETS if n != "stale"]
+    names = [n for n, d in FACETS.items() if not d.needs_run and n != "stale"]
     facets = _facet_columns(conn, frame["item_id"], a_id, names)
     frame = frame.join(facets, on="item_id", how="left")
     slices, skipped = _candidates(frame, names, min_items)

@@ -42,7 +42,7 @@ def find_cmd(
     unit: UnitOpt = "auto",
     test: TestOpt = "bootstrap",
 ) -> None:
-    """Every facet value (split, tag, type, question word, lengths …) of the items both runs answer,
+    """Every item facet value (split, tag, type, question type, gold length …) of the items both runs answer,
     tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
     from qa_inspect.core.errors import QAInspectError
     from qa_inspect.core.report import find_slices
@@ -76,5 +76,5 @@ def find_cmd(
                   Text(signed(s.test.delta), style="bold" if sig else ""), Text(ci(s.test.low, s.test.high)),
                   Text(pvalue(s.test.p)), Text(pvalue(s.test.p_holm, mark=sig), style="bold" if sig else ""))
     out.print(t)
-    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {finding.tested} slices; per-prediction "
-                   "facets (prediction length …) are run A's.", style="dim"))
+    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {finding.tested} slices; item facets only"
+                   " (slicing by A's own answers would select on its outcome).", style="dim"))

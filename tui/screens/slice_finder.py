@@ -111,7 +111,7 @@ class SliceFinderScreen(BaseScreen):
         self.query_one("#finder-note", Static).update(Content.styled(
             f"* Holm-adjusted p < 0.05 over all {f.tested} slices · {f.skipped} facet values under 20 items skipped"
             f" · {f.options.resamples:,} resamples by {f.unit} ({f.units:,}), seed {f.options.seed}"
-            " · per-prediction facets are run A's", "$foreground-muted"))
+            " · item facets only", "$foreground-muted"))
 
     @on(DataTable.RowSelected, "#finder-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
