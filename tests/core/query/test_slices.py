@@ -56,7 +56,7 @@ FULL = Filter(
     dataset="tiny", run="run-a", splits=("dev", "test"), tags=("hard",), answer_types=("number", "time"),
     refused=False, em=0, f1_min=0.25, f1_max=0.9, stale=False, has_proposal=None, search="公里",
     compare="run-b", only_disagree=True, sort="delta", descending=True,
-    facets=(("qword", "多少"), ("pred_len", "3–4")), outcome="fixed", outcome_threshold=0.5,
+    facets=(("qword", "how-many"), ("pred_len", "3–4")), outcome="fixed", outcome_threshold=0.5,
 )
 
 
