@@ -26,6 +26,7 @@ __all__ = [
     "AUTHOR_ENV",
     "CURRENT_FLAGS_SQL",
     "DATASET_FORMATS",
+    "FLAG_ENTRIES_SQL",
     "JOURNAL_KIND",
     "PATCH_KIND",
     "STALE_GOLDS_SQL",
@@ -84,7 +85,7 @@ lazy_face(__name__, {
     ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark"),
     ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
     ".journal": (
-        "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
+        "FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
         "normalise_ts",
     ),
     ".json_layout": ("JsonStyle", "dump_json"),

@@ -195,6 +195,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS datasets_fingerprint ON datasets(fingerprint);
     UPDATE annotations SET written_as = dataset WHERE written_as IS NULL;
     """,
+    # 6 → 7: error labels by hand (core.labels) share the journal. A label entry names a run (by
+    # its stored name) and an item, `label` (never NULL on label, unlabel and note entries, nor on
+    # the undos that cancel them: stale-flag readers keep to `label IS NULL`), `gold_text` ''.
+    # `label_source`: 'hand' or 'category' (accepted from the automatic error category).
+    """
+    ALTER TABLE annotations ADD COLUMN run TEXT;
+    ALTER TABLE annotations ADD COLUMN label TEXT;
+    ALTER TABLE annotations ADD COLUMN label_source TEXT;
+    CREATE INDEX IF NOT EXISTS annotations_label ON annotations(run, dataset, item_key, label) WHERE label IS NOT NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
