@@ -25,6 +25,9 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     runs = "llm/*.jsonl"
     dataset = "cdqa"
 
+    [labels]                               # the project's error labels (core.labels; default set otherwise)
+    set = ["gold-wrong", "paraphrase", "tokenisation"]
+
 A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
 explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
 A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`).
@@ -92,6 +95,8 @@ class Manifest:
     link_globs: tuple[tuple[str, str], ...] = ()
     """`[[link]]` tables: (glob over run paths relative to the root, dataset name), in file order."""
     ignore: tuple[str, ...] = ()
+    labels: tuple[str, ...] | None = None
+    """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -136,8 +141,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore)", key)
+        if key not in ("dataset", "run", "link", "ignore", "labels"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, labels)", key)
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
@@ -164,7 +169,22 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         runs, dataset = (_text(path, table, key, f"[[link]] #{i}", required=True) for key in ("runs", "dataset"))
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
-    return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore))
+    return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
+                    _labels(path, data))
+
+
+def _labels(path: Path, data: dict[str, Any]) -> tuple[str, ...] | None:
+    """`[labels] set = [...]`: non-empty names without commas, tabs or newlines."""
+    table = data.get("labels")
+    if table is None:
+        return None
+    if not isinstance(table, dict) or set(table) - {"set"}:
+        raise FormatError(str(path), "expected a table with one key, set = [label names]", "labels")
+    names = table.get("set", [])
+    if not isinstance(names, list) or not all(
+            isinstance(n, str) and n.strip() and not any(c in n for c in ",\t\n\r") for n in names):
+        raise FormatError(str(path), "expected a list of label names (no commas, tabs or newlines)", "labels, set")
+    return tuple(dict.fromkeys(n.strip() for n in names))
 
 
 def _parse(path: Path) -> dict[str, Any]:

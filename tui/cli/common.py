@@ -76,6 +76,8 @@ COMMANDS: dict[str, Command] = {
     "slices": Command("slices", "Saved slices: named item filters stored in the database."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
+    "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
+                              "taxonomy)."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""
