@@ -44,6 +44,7 @@ __all__ = [
     "label_records",
     "label_set",
     "label_targets",
+    "labels_of_sql",
     "remove_labels",
     "set_labels",
     "set_note",
@@ -53,7 +54,8 @@ __all__ = [
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
     ".labelset": ("ADDED_KEY", "DEFAULT_LABELS", "LabelError", "add_to_set", "check_label_name", "label_set", "suggest"),
-    ".current": ("CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels"),
+    ".current": ("CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels",
+                  "labels_of_sql"),
     ".actions": ("SOURCES", "LabelTarget", "add_labels", "label_targets", "remove_labels", "set_labels", "set_note"),
     ".transfer": ("LABEL_JOURNAL_KIND", "LabelConflict", "LabelImport", "export_labels", "import_labels", "label_records"),
 })

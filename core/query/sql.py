@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.labels import labels_of_sql
 from qa_inspect.core.load import pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
@@ -137,6 +138,10 @@ _GOLD_LEN = _bucket_sql(
 )
 _QWORD = _question_word_sql()
 _STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
+_LABELS = labels_of_sql("(SELECT r.name FROM runs r WHERE r.id = p.run_id)",
+                        "(SELECT d.name FROM datasets d WHERE d.id = i.dataset_id)", "i.key")
+"""Run A's labels of the item (`core.labels`), joined with ", ": an item with several labels counts
+under their combination (one value per item, as every facet); NULL (none) when it has no labels."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +175,7 @@ FACETS: dict[str, FacetDef] = {
         FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
         FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
         FacetDef("qword", "question word", *_QWORD, order=(*QUESTION_WORDS, OTHER)),
+        FacetDef("label", "label", _LABELS, needs_run=True, optional=True),
     )
 }
 """Every facet, in the order a facet panel lists them."""

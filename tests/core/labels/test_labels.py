@@ -116,3 +116,22 @@ def test_stale_flag_readers_ignore_label_entries(env: Env) -> None:
     fresh = open_db(env.root / "fresh.db").conn
     fresh.execute("INSERT INTO datasets (name, path, format, family, scorer) VALUES ('x', 'x', 'squad', 'cmrc', 'cmrc2018-official')")
     assert F.import_file(fresh, other).added == 0
+
+
+def test_label_facet_counts_run_a_s_labels_and_selects_them(env: Env) -> None:
+    from qa_inspect.core.query import Filter, count, facet_table, facet_tables
+
+    f = Filter(run=RUN)
+    assert "label" not in [t.name for t in facet_tables(env.conn, f)]  # no labels yet: hidden
+    L.add_labels(env.conn, RUN, [K0, K1], ["paraphrase"])
+    L.add_labels(env.conn, RUN, [K0], ["gold-wrong"])
+    L.add_labels(env.conn, "bidaf-baseline", [K2], ["format"])  # another run's label: not counted
+    L.remove_labels(env.conn, RUN, [K1], ["paraphrase"])
+    L.add_labels(env.conn, RUN, [K1], ["paraphrase"])
+    F.undo(env.conn)  # K1 ends unlabelled
+    table = facet_table(env.conn, f, "label")
+    rows = {r.label: r.items for r in table.rows}
+    assert rows["gold-wrong, paraphrase"] == 1 and "format" not in rows and rows["—"] == table.total - 1
+    chosen = next(r for r in table.rows if r.value == "gold-wrong, paraphrase")
+    assert count(env.conn, chosen.filter) == 1
+    assert "label" in [t.name for t in facet_tables(env.conn, f)]
