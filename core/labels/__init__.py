@@ -41,6 +41,8 @@ __all__ = [
     "export_labels",
     "import_labels",
     "item_labels",
+    "keys_of_items",
+    "label_counts",
     "label_records",
     "label_set",
     "label_targets",
@@ -55,7 +57,7 @@ __all__ = [
 lazy_face(__name__, {
     ".labelset": ("ADDED_KEY", "DEFAULT_LABELS", "LabelError", "add_to_set", "check_label_name", "label_set", "suggest"),
     ".current": ("CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels",
-                  "labels_of_sql"),
-    ".actions": ("SOURCES", "LabelTarget", "add_labels", "label_targets", "remove_labels", "set_labels", "set_note"),
+                  "label_counts", "labels_of_sql"),
+    ".actions": ("SOURCES", "LabelTarget", "add_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note"),
     ".transfer": ("LABEL_JOURNAL_KIND", "LabelConflict", "LabelImport", "export_labels", "import_labels", "label_records"),
 })

@@ -20,7 +20,9 @@ from qa_inspect.core.store import BusyCallback, author_for, require_run, sqlite_
 from .current import current_labels
 from .labelset import LabelError, check_label_name, label_set, suggest
 
-__all__ = ["SOURCES", "LabelTarget", "add_labels", "label_targets", "remove_labels", "set_labels", "set_note"]
+__all__ = [
+    "SOURCES", "LabelTarget", "add_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note",
+]
 
 SOURCES = ("hand", "category")
 """Provenance of a label: set by hand, or accepted from the automatic error category."""
@@ -33,6 +35,18 @@ class LabelTarget:
     run: str
     dataset: str
     item_key: str
+
+
+def keys_of_items(conn: Any, item_ids: Iterable[int]) -> list[str]:
+    """Item keys of database item ids, in the order given (ids of items gone are left out): the
+    browser and the detail know rows by id, labels know items by key."""
+    raw = sqlite_connection(conn)
+    ids = list(dict.fromkeys(item_ids))
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        found.update(raw.execute(f"SELECT id, key FROM items WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
+    return [found[i] for i in ids if i in found]
 
 
 def label_targets(conn: Any, run: str, item_keys: Iterable[str]) -> list[LabelTarget]:

@@ -8,13 +8,14 @@ journals agree whatever the import order). The note of a (run, item) is its late
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qa_inspect.core.store import sqlite_connection
 
 __all__ = [
-    "CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels", "labels_of_sql",
+    "CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels", "label_counts", "labels_of_sql",
 ]
 
 _EFFECTIVE = "NOT EXISTS (SELECT 1 FROM annotations u WHERE u.action = 'undo' AND u.ref = a.id)"
@@ -116,3 +117,14 @@ def item_labels(conn: Any, run: str, dataset: str, item_key: str) -> ItemLabels:
     """The labels and note of one (run, item) now."""
     labels = current_labels(conn, run=run, dataset=dataset, item_key=item_key)
     return ItemLabels(run, dataset, item_key, tuple(labels), _note(conn, run, dataset, item_key))
+
+
+def label_counts(conn: Any, run: str, item_keys: Sequence[str]) -> dict[str, int]:
+    """How many of the run's items `item_keys` carry each label now (a bulk label dialog shows a
+    label on all, some or none of the selection)."""
+    wanted = set(item_keys)
+    out: dict[str, int] = {}
+    for lab in current_labels(conn, run=run):
+        if lab.item_key in wanted:
+            out[lab.label] = out.get(lab.label, 0) + 1
+    return out
