@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 from qa_inspect.core import labels as L
+from qa_inspect.core.flags import Entry
 from qa_inspect.core.load import load_manifest
 from qa_inspect.tui.text import clean
 from rich.table import Table
@@ -51,7 +52,7 @@ def project_labels(conn: sqlite3.Connection, runs_dir: Path) -> list[str]:
     return L.label_set(conn, manifest.labels if manifest else None)
 
 
-def _print(entries: list, done: str, as_json: bool) -> None:  # noqa: ANN401 - flags' Entry
+def _print(entries: list[Entry], done: str, as_json: bool) -> None:
     if as_json:
         print_json([e.to_dict() for e in entries])
         return
@@ -131,7 +132,10 @@ def list_cmd(
     with loaded_db(runs_dir, db) as conn:
         if show_set:
             names = project_labels(conn, runs_dir)
-            print_json(names) if as_json else [line(n) for n in names]
+            if as_json:
+                print_json(names)
+            for name in [] if as_json else names:
+                line(name)
             return
         if run is not None:
             L.label_targets(conn, run, [])  # an unknown run: one line with close names

@@ -4,7 +4,8 @@ Holds `overview` (the start screen: every dataset, run and slice), `browser` (th
 under a filter) with `browser_triage` (its compare, facet, saved-slice and export actions) and
 `browser_layout` (the split view and the user's columns),
 `detail` (one item against every gold), `compare` (run A against run B) with `compare_parts`
-(its tables and how a diff fills them), and `load_log` (what the last load failed on, warned
+(its tables and how a diff fills them), `labels` (error labels by hand: the picker key and 1–9,
+mixed into the browser and the detail), and `load_log` (what the last load failed on, warned
 about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
 May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,

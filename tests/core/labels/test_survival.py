@@ -119,3 +119,12 @@ def test_import_leaves_out_unknown_runs_and_names_bad_lines(env: Env, tmp_path: 
     path.write_text(json.dumps({**rec, "action": "mark"}) + "\n", encoding="utf-8")
     with pytest.raises(FormatError, match="line 1.*unknown action 'mark'|unknown action 'mark'.*line 1"):
         L.import_labels(env.conn, path)
+
+
+def test_a_label_export_is_refused_by_stale_import_with_a_hint(env: Env, tmp_path: Path) -> None:
+    L.add_labels(env.conn, RUN, [K0], ["format"], author="ann")
+    path = tmp_path / "labels.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        L.export_labels(env.conn, out)
+    with pytest.raises(FormatError, match="label import"):
+        F.import_file(env.conn, path)
