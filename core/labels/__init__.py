@@ -36,6 +36,7 @@ __all__ = [
     "LabelTarget",
     "add_labels",
     "add_to_set",
+    "change_labels",
     "check_label_name",
     "current_labels",
     "export_labels",
@@ -58,6 +59,6 @@ lazy_face(__name__, {
     ".labelset": ("ADDED_KEY", "DEFAULT_LABELS", "LabelError", "add_to_set", "check_label_name", "label_set", "suggest"),
     ".current": ("CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels",
                   "label_counts", "labels_of_sql"),
-    ".actions": ("SOURCES", "LabelTarget", "add_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note"),
+    ".actions": ("SOURCES", "LabelTarget", "add_labels", "change_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note"),
     ".transfer": ("LABEL_JOURNAL_KIND", "LabelConflict", "LabelImport", "export_labels", "import_labels", "label_records"),
 })

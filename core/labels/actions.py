@@ -21,7 +21,7 @@ from .current import current_labels
 from .labelset import LabelError, check_label_name, label_set, suggest
 
 __all__ = [
-    "SOURCES", "LabelTarget", "add_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note",
+    "SOURCES", "LabelTarget", "add_labels", "change_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note",
 ]
 
 SOURCES = ("hand", "category")
@@ -168,6 +168,23 @@ def set_labels(
         *(("unlabel", t, n, None) for n in sorted(on - set(names))),
         *(("label", t, n, None) for n in names if n not in on),
     ], author=author, source=source, on_busy=on_busy)
+
+
+def change_labels(
+    conn: Any, run: str, item_keys: Iterable[str], *, add: Sequence[str] = (), remove: Sequence[str] = (),
+    note: str | None = None, set_note: bool = False, known: Sequence[str] | None = None, author: str | None = None,
+    on_busy: BusyCallback | None = None,
+) -> list[Entry]:
+    """What a label picker applies, as one action (one undo step): `add` on every item, `remove`
+    off every item that has it, and (`set_note`) the note of each item."""
+    names = _check_labels(conn, add, known)
+    gone = [check_label_name(n) for n in remove]
+    text = note if note and note.strip() else None
+    return _change(conn, run, item_keys, lambda t, on: [
+        *(("unlabel", t, n, None) for n in gone if n in on),
+        *(("label", t, n, None) for n in names if n not in on),
+        *([("note", t, "", text)] if set_note else []),
+    ], author=author, on_busy=on_busy)
 
 
 def set_note(

@@ -77,10 +77,10 @@ def apply_job(run: str, keys: list[str], r: LabelDialogResult, runs_dir: Path | 
     for name in r.new_names:
         if name not in known:
             known.append(L.add_to_set(conn, name, on_busy=on_busy))
-    added = L.add_labels(conn, run, keys, r.add, known=known, on_busy=on_busy) if r.add else []
-    removed = L.remove_labels(conn, run, keys, r.remove, on_busy=on_busy) if r.remove else []
-    noted = [L.set_note(conn, run, keys[0], r.note, on_busy=on_busy)] if r.note_changed and len(keys) == 1 else []
-    if not (added or removed or noted):
+    noted = r.note_changed and len(keys) == 1
+    entries = L.change_labels(conn, run, keys, add=r.add, remove=r.remove, note=r.note, set_note=noted, known=known,
+                              on_busy=on_busy)
+    if not entries:
         return JobResult("Labels unchanged.", False, "warning")
     parts = []
     if r.add:

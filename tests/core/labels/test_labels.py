@@ -135,3 +135,15 @@ def test_label_facet_counts_run_a_s_labels_and_selects_them(env: Env) -> None:
     chosen = next(r for r in table.rows if r.value == "gold-wrong, paraphrase")
     assert count(env.conn, chosen.filter) == 1
     assert "label" in [t.name for t in facet_tables(env.conn, f)]
+
+
+def test_change_labels_is_one_undo_step(env: Env) -> None:
+    L.add_labels(env.conn, RUN, [K0, K1], ["format"], author="ann")
+    entries = L.change_labels(env.conn, RUN, [K0, K1], add=["paraphrase"], remove=["format"], author="ann")
+    assert len(entries) == 4 and len({e.meta["batch"] for e in entries}) == 1
+    L.change_labels(env.conn, RUN, [K0], add=["gold-wrong"], note="n", set_note=True, author="ann")
+    assert names(env, K0) == ["gold-wrong", "paraphrase"] and L.item_labels(env.conn, RUN, DS, K0).note == "n"
+    F.undo(env.conn, "ann")
+    assert names(env, K0) == ["paraphrase"] and L.item_labels(env.conn, RUN, DS, K0).note is None
+    F.undo(env.conn, "ann")
+    assert names(env, K0) == names(env, K1) == ["format"]

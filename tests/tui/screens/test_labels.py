@@ -135,9 +135,12 @@ async def test_picker_from_the_detail_with_a_new_label_and_a_note(db: Path) -> N
             assert "tokenisation" in L.label_set(conn)
         line = detail.query_one("#d-labels", Static)
         assert line.display and "paraphrase · tokenisation" in str(line.render()) and "gold splits" in str(line.render())
-        await pilot.press("u")  # the note, the last action
+        await pilot.press("u")  # the picker's whole apply is one action
         await settle(pilot)
-        assert "gold splits" not in str(detail.query_one("#d-labels", Static).render())
+        assert labels(db) == [] and not detail.query_one("#d-labels", Static).display
+        await pilot.press("U")
+        await settle(pilot)
+        assert "gold splits" in str(detail.query_one("#d-labels", Static).render()) and len(labels(db)) == 2
         await pilot.press("l")
         await settle(pilot)
         await pilot.press("escape")
