@@ -30,7 +30,16 @@ from qa_inspect.core.store import known_names, read_user_config
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
 from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
-from .screens import BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, OverviewScreen
+from .screens import (
+    BrowserScreen,
+    CompareScreen,
+    DetailScreen,
+    DistributionScreen,
+    LoadLogScreen,
+    OverviewScreen,
+    ReviewQueueScreen,
+    SliceFinderScreen,
+)
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
@@ -63,7 +72,9 @@ class PreferencesLoaded(Message):
 
 
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
-    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, LoadLogScreen, FilterScreen, SlicesScreen,
+    OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, DistributionScreen, LoadLogScreen, ReviewQueueScreen,
+    SliceFinderScreen, FilterScreen,
+    SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""
 
@@ -83,6 +94,8 @@ class QAInspectApp(App[None]):
         Binding("ctrl+o", "slices", "Slices", id="app.slices", show=False, tooltip="Saved slices: open or delete one"),
         Binding("L", "load_log", "Load log", id="app.load-log", show=False,
                 tooltip="What the last load failed on, warned about or skipped, and every run's link"),
+        Binding("R", "review_queue", "Review queue", id="app.review-queue", show=False,
+                tooltip="Golds most likely gone stale, one at a time: mark, verify or skip each"),
     ]
 
     def __init__(
@@ -230,6 +243,10 @@ class QAInspectApp(App[None]):
 
     def action_slices(self) -> None:
         self.show_slices()
+
+    def action_review_queue(self) -> None:
+        if not isinstance(self.screen, ReviewQueueScreen):
+            self.push_screen(ReviewQueueScreen())
 
     def action_load_log(self) -> None:
         if not isinstance(self.screen, LoadLogScreen):

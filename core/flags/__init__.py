@@ -6,9 +6,10 @@ Holds, each module importing only those listed before it:
 - `state`: how the deciding mark and the open proposals of a gold are derived;
 - `targets`: finding the item and the golds to flag;
 - `current`: the golds flagged stale now (`Flag`, `current_flags`, `flags_for_item`);
-- `actions`: mark/unmark, one gold or many; `undo`: per-author undo/redo of whole actions;
-- `patch`: the patch and the journal as JSONL; `json_layout` + `release`: the dataset's own file
-  with the proposals applied; `merge`: a patch, a journal or another database merged in.
+- `actions`: mark/unmark/verify, one gold or many; `undo`: per-author undo/redo of whole actions;
+- `patch`: the patch and the journal as JSONL; `changelog`: the patch as Markdown release notes;
+  `json_layout` + `release`: the dataset's own file with the proposals applied; `merge`: a patch,
+  a journal or another database merged in.
 
 A flag is *open* while a scored (not superseded) gold of its item still has the flagged text,
 *resolved* when the dataset is loaded but the text is gone (or only left as a superseded original
@@ -24,6 +25,7 @@ from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
     "AUTHOR_ENV",
+    "CHANGELOG_COLUMNS",
     "CURRENT_FLAGS_SQL",
     "DATASET_FORMATS",
     "FLAG_ENTRIES_SQL",
@@ -45,6 +47,7 @@ __all__ = [
     "author_for",
     "bulk_mark",
     "bulk_unmark",
+    "changelog",
     "current_flags",
     "default_author",
     "describe_group",
@@ -74,6 +77,7 @@ __all__ = [
     "undo",
     "undo_state",
     "unmark",
+    "verify",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
@@ -82,7 +86,8 @@ lazy_face(__name__, {
         "AUTHOR_ENV", "CURRENT_FLAGS_SQL", "STALE_GOLDS_SQL", "BusyCallback", "author_for",
         "default_author", "get_setting", "set_default_author", "set_setting",
     ),
-    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark"),
+    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark", "verify"),
+    ".changelog": ("CHANGELOG_COLUMNS", "changelog"),
     ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
     ".journal": (
         "FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",

@@ -1,4 +1,4 @@
-"""Flag actions: mark and unmark one gold or many, each one transaction (`core.transaction`).
+"""Flag actions: mark, unmark and verify one gold or many, each one transaction (`core.transaction`).
 
 A bulk action (many golds) is one transaction and one undo step: its entries share `meta.batch`.
 """
@@ -20,7 +20,7 @@ from .journal import Entry, FlagError, Target, _stamp, insert_entry, new_uid
 from .state import _own_open_marks, _stale, _states
 from .targets import _check_target
 
-__all__ = ["bulk_mark", "bulk_unmark", "mark", "unmark"]
+__all__ = ["bulk_mark", "bulk_unmark", "mark", "unmark", "verify"]
 
 
 def _mark_all(
@@ -133,3 +133,27 @@ def bulk_unmark(
         return []
     who = author_for(raw, author)
     return write_transaction(raw, lambda c: _unmark_all(c, todo, who, False), on_busy)
+
+
+def verify(
+    conn: Any,
+    targets: Iterable[Target],
+    *,
+    note: str | None = None,
+    author: str | None = None,
+    check: bool = True,
+    on_busy: BusyCallback | None = None,
+) -> list[Entry]:
+    """Record that golds are still correct ("verified" now): one `verify` entry each, one
+    transaction and one undo step. It never changes whether a gold is flagged stale."""
+    raw = sqlite_connection(conn)
+    todo = list(dict.fromkeys(targets))
+    if check:
+        for t in todo:
+            _check_target(raw, t)
+    if not todo:
+        return []
+    who = author_for(raw, author)
+    batch = new_uid() if len(todo) > 1 else None
+    return write_transaction(
+        raw, lambda c: [insert_entry(c, "verify", t, who, reason=note, meta={"batch": batch}) for t in todo], on_busy)

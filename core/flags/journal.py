@@ -9,6 +9,8 @@ Actions (`annotations.action`):
 
 - `mark`: this gold is stale (optional reason, proposed new answer, evidence URL);
 - `unmark`: it is not (clears every open mark on the gold);
+- `verify`: this gold is still correct (optional note in `reason`); it dates the gold for the
+  review queue and the freshness summary and never changes whether it is flagged stale;
 - `undo`: cancels the entry named by `ref`; a redo appends the cancelled action again (a new
   `mark`/`unmark` whose `meta.redo_of` is the uid of the entry it repeats).
 
@@ -215,7 +217,7 @@ def append(
 
     `ts` (ISO 8601, UTC) backdates or postdates the entry, as an imported entry would be; by
     default it is now (never earlier than the gold's latest entry). `meta` is stored as JSON."""
-    if action not in ("mark", "unmark", "undo"):
+    if action not in ("mark", "unmark", "undo", "verify"):
         raise ValueError(f"unknown journal action {action!r}")
     raw = sqlite_connection(conn)
     who = author_for(raw, author)

@@ -105,7 +105,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         raise FormatError(str(path), "not a JSON object", where)
     if "action" in rec:  # a journal entry
         action = rec.get("action")
-        if action not in ("mark", "unmark", "undo") or rec.get("label") is not None:
+        if action not in ("mark", "unmark", "undo", "verify") or rec.get("label") is not None:
             hint = "; a label entry: import it with `qa-inspect label import`" if "label" in rec else ""
             raise FormatError(str(path), f"unknown action {action!r}{hint}", where)
         uid = _text(path, rec, "uid", where, required=True) or ""

@@ -1,6 +1,6 @@
 """Undo and redo of journal actions, per author, replayed from the journal.
 
-Any action undoes alike (stale flags' mark/unmark, labels' label/unlabel/note, ...): one stack per
+Any action undoes alike (stale flags' mark/unmark/verify, labels' label/unlabel/note, ...): one stack per
 author. They cover actions made in this database: imported entries are others' work (override
 them with a new action). Undo cancels the author's last action (every entry of a bulk action) with
 `undo` entries that carry the cancelled entry's own columns (a label undo is a label entry too);
@@ -106,7 +106,7 @@ def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[_Group], list[_
             if target is not None and not target.undone:
                 target.undone = target.redoable = True
                 undone.append(target)
-        else:  # any action (mark, unmark, label, unlabel, note, ...)
+        else:  # any action (mark, unmark, verify, label, unlabel, note, …): undoable
             if g.redo_of:
                 source = next((by_uid[u] for u in g.redo_of if u in by_uid), None)
                 if source is not None:

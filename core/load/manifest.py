@@ -20,6 +20,12 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     dataset = "cmrc-dev"                   # link to this dataset instead of guessing
     format = "prediction-map"
     id_suffix = "-high-conf"               # stripped from prediction ids before linking (also id_prefix)
+    date = "2024-05-01"                    # when the run was made (default: its file time); newer runs
+                                           # weigh more in the review queue's consensus
+    settings = {prompt = "cot", shots = 3}  # what the run was, for tables (core.report.run_settings)
+
+    [settings]
+    pattern = "{model}_{prompt}_{shots}shot.jsonl"  # or a list: run settings read from file names
 
     [[link]]                               # link many runs at once
     runs = "llm/*.jsonl"
@@ -40,6 +46,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,7 +60,7 @@ MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
     "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
-    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix"}),
+    "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix", "date", "settings"}),
     "link": frozenset({"runs", "dataset"}),
 }
 _FAMILIES = ("cmrc", "squad", "cdqa")
@@ -76,6 +83,10 @@ class ManifestEntry:
     id_prefix: str | None = None
     id_suffix: str | None = None
     """Stripped from a run's prediction ids before linking (`…-high-conf` ids of a dev set)."""
+    date: str | None = None
+    """When the run was made (`[[run]] date = "2024-05-01"`, ISO), for weighting newer runs."""
+    settings: Mapping[str, Any] | None = None
+    """`[[run]] settings = {...}`: what the run was (prompt, shots …), as declared."""
 
     def hints(self) -> dict[str, Any]:
         """The `hints` for `core.formats.read_source`."""
@@ -95,6 +106,12 @@ class Manifest:
     link_globs: tuple[tuple[str, str], ...] = ()
     """`[[link]]` tables: (glob over run paths relative to the root, dataset name), in file order."""
     ignore: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    """`[settings] pattern`: file-name patterns run settings are read from, tried in order."""
+
+    def declared_settings(self) -> dict[str, Mapping[str, Any]]:
+        """Run path relative to the root (posix, as the store keeps it) → its `[[run]] settings`."""
+        return {self._rel(e.path): e.settings for e in self.runs if e.settings}
     labels: tuple[str, ...] | None = None
     """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
 
@@ -111,6 +128,10 @@ class Manifest:
     def entry_for(self, path: Path) -> ManifestEntry | None:
         target = Path(path).resolve()
         return next((e for e in (*self.datasets, *self.runs) if e.path.resolve() == target), None)
+
+    def run_dates(self) -> dict[str, date]:
+        """Run path relative to the root (posix) → its `[[run]] date`, for the runs that give one."""
+        return {self._rel(e.path): date.fromisoformat(e.date) for e in self.runs if e.date}
 
     def ignores(self, path: Path) -> bool:
         rel = self._rel(path)
@@ -141,8 +162,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore", "labels"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, labels)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings", "labels"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels)", key)
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
@@ -170,7 +191,34 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
-                    _labels(path, data))
+                    _patterns(path, data.get("settings", {})), _labels(path, data))
+
+
+def _patterns(path: Path, table: Any) -> tuple[str, ...]:
+    """`[settings] pattern = "…"` or a list of them."""
+    if not isinstance(table, dict):
+        raise FormatError(str(path), "expected a [settings] table", "settings")
+    for key in table:
+        if key != "pattern":
+            raise FormatError(str(path), "unknown key (expected pattern)", f"[settings], {key}")
+    value = table.get("pattern", [])
+    patterns = [value] if isinstance(value, str) else value
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise FormatError(str(path), "expected a pattern string or a list of them", "[settings], pattern")
+    return tuple(p.strip() for p in patterns)
+
+
+def _declared(path: Path, table: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """`[[run]] settings = {key = value}`: plain values only (text, numbers, true/false)."""
+    value = table.get("settings")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise FormatError(str(path), "expected a table such as {prompt = \"cot\", shots = 3}", f"{where}, settings")
+    for key, item in value.items():
+        if not isinstance(item, (str, int, float, bool)):
+            raise FormatError(str(path), "expected text, a number or true/false", f"{where}, settings.{key}")
+    return dict(value)
 
 
 def _labels(path: Path, data: dict[str, Any]) -> tuple[str, ...] | None:
@@ -233,7 +281,13 @@ def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: 
 
 def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, table: dict[str, Any]) -> ManifestEntry:
     where = f"[[{kind}]] #{index}"
-    values = {key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind]}
+    if isinstance(table.get("date"), date):  # an unquoted TOML date
+        table = {**table, "date": table["date"].isoformat()}
+    values: dict[str, Any] = {
+        key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind] if key != "settings"
+    }
+    if kind == "run":
+        values["settings"] = _declared(path, table, where)
     target = root / str(values.pop("path"))
     if not _inside(target, root):
         raise FormatError(str(path), f"{target} is outside the runs folder (paths are relative to it)", f"{where}, path")
@@ -244,6 +298,11 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
         raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
     if values.get("scorer") is not None and values["scorer"] not in SCORERS:
         raise FormatError(str(path), f"unknown scorer (expected {', '.join(SCORERS)})", f"{where}, scorer")
+    if values.get("date") is not None:
+        try:
+            date.fromisoformat(str(values["date"]))
+        except ValueError:
+            raise FormatError(str(path), "expected a date like \"2024-05-01\"", f"{where}, date") from None
     known = formats()
     if values.get("format") is not None and known.get(values["format"]) != kind:
         choices = ", ".join(sorted(f for f, k in known.items() if k == kind))

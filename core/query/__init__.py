@@ -2,12 +2,15 @@
 
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
-(counts, pages, positions, metrics of a filter), `facets` (frequency tables), `slices` (saved
+(counts, pages, positions, metrics of a filter), `facets` (frequency tables), `distribution`
+(a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
-app remembers per user: theme, metrics mode, the last browser filter).
+app remembers per user: theme, metrics mode, the last browser filter), `release` (two releases of a
+dataset paired item by item; the stored items whose golds a new file changes, for `Filter.keys`).
 
-May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`, `core.metrics`,
+May import: `core.flags`, `core.load` (whether the search index is complete), `core.store`,
+`core.formats` (a new release's file), `core.metrics`,
 `core.model`, `core.keys`, `core.errors`.
 """
 
@@ -16,6 +19,16 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "BANDS",
+    "CATEGORY_COLUMN",
+    "SCORE_BINS",
+    "Histogram",
+    "ScoreGrid",
+    "band_sql",
+    "category_counts",
+    "grid_cell",
+    "histogram",
+    "score_grid",
     "ColumnLayout",
     "DELTA_SQL",
     "DIMENSIONS",
@@ -86,6 +99,14 @@ __all__ = [
     "save_preferences",
     "copy_choices",
     "evidence_url",
+    "ItemPair",
+    "ReleaseKeys",
+    "closest_dataset",
+    "gold_changed_keys",
+    "gold_set",
+    "pair_items",
+    "read_release",
+    "stored_items",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
@@ -94,6 +115,10 @@ lazy_face(__name__, {
     ".detail": (
         "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",
         "evidence_url", "item_detail",
+    ),
+    ".distribution": (
+        "CATEGORY_COLUMN", "SCORE_BINS", "Histogram", "ScoreGrid", "category_counts", "grid_cell", "histogram",
+        "score_grid",
     ),
     ".export": (
         "FORMATS", "GOLD_SEPARATOR", "ExportError", "export_format", "export_items", "item_table",
@@ -105,6 +130,10 @@ lazy_face(__name__, {
     ),
     ".filters": ("OUTCOMES", "SORTS", "Filter"),
     ".preferences": ("ColumnLayout", "Preferences", "load_preferences", "save_preferences"),
+    ".release": (
+        "ItemPair", "ReleaseKeys", "closest_dataset", "gold_changed_keys", "gold_set", "pair_items", "read_release",
+        "stored_items",
+    ),
     ".rows": (
         "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics",
         "metrics_ab", "neighbour", "page", "position", "targets_for_filter",
@@ -114,7 +143,7 @@ lazy_face(__name__, {
         "load_slice", "save_slice", "slice_exists",
     ),
     ".sql": (
-        "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "build",
+        "BANDS", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build",
         "dimension_columns", "error_expr", "order_clause", "right_sql",
     ),
 })

@@ -52,6 +52,13 @@ class Filter:
     `compare`."""
     outcome_threshold: float | None = None
     """How `outcome` judges right: None = EM 1; a number = F1 (F1-recall for CDQA) ≥ it, refusals wrong."""
+    keys: tuple[str, ...] | None = None
+    """Only the items with these keys (a release diff's "golds changed", `core.query.gold_changed_keys`);
+    None = no such restriction, () = no item."""
+    bands: tuple[str, str] | None = None
+    """With `compare`: one cell of the A-vs-B score grid, (A's band, B's band) named in
+    `core.query.sql.BANDS`, on items both runs predicted (a refusal scores 0). Matches nothing
+    without `compare`."""
 
     def with_(self, **changes: Any) -> Filter:
         return replace(self, **changes)
@@ -107,6 +114,10 @@ def _check_field(name: str, value: Any) -> None:
         ok = value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == value)
     elif name in _STRINGS:
         ok = value is None or isinstance(value, str)
+    elif name == "keys":
+        ok = value is None or isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+    elif name == "bands":
+        ok = value is None or (isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, str) for v in value))
     elif name == "em":
         ok = value is None or value in (0, 1) and not isinstance(value, bool)
     else:  # facets: (name, value) pairs

@@ -153,6 +153,8 @@ def describe(f: Filter) -> str:
     for key, value in f.to_dict().items():
         if key in ("sort", "descending"):
             continue
+        if key == "keys":
+            value = f"{len(value)} item{'s' if len(value) != 1 else ''}"
         if isinstance(value, list):
             value = ",".join(":".join(map(str, v)) if isinstance(v, list) else str(v) for v in value)
         parts.append(f"{key}={value}")

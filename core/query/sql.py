@@ -11,6 +11,7 @@ through `Filter.facets`, which `build` turns into SQL with `facet_where`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +23,8 @@ from qa_inspect.core.store import STALE_GOLDS_SQL
 from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
-    "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "dimension_columns", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
-    "QUESTION_WORDS", "STALE_ITEMS_SQL", "FacetDef", "build", "error_expr", "facet_where", "order_clause",
+    "BANDS", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "dimension_columns", "FACETS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER",
+    "QUESTION_WORDS", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "error_expr", "facet_where", "order_clause",
     "right_sql", "run_ids",
 ]
 
@@ -87,6 +88,38 @@ def _outcome_clause(f: Filter, params: list[Any]) -> str:
         "both_right": (a_right, b_right),
     }[f.outcome]
     return f"(p.id IS NOT NULL AND pb.id IS NOT NULL AND {a_cond} AND {b_cond})"
+
+
+BANDS: tuple[tuple[str, float | None], ...] = (("0", 0.0), ("1–49", 0.5), ("50–99", 1.0), ("100", None))
+"""Score bands of the A-vs-B grid, (label, upper bound): "0" is a score of 0 (a refusal too),
+"1–49" below 0.5, "50–99" below 1, "100" full credit. Scores are F1, else F1-recall (0–1)."""
+
+
+def band_sql(alias: str, params: list[Any]) -> str:
+    """SQL of the `BANDS` label of run `alias`'s score (p = A, pb = B); appends the parameters."""
+    a = {"p": "p", "pb": "pb"}[alias]
+    score = f"COALESCE({a}.f1, {a}.f1_recall, 0)"
+    parts = ["CASE"]
+    for label, bound in BANDS:
+        if bound is None:
+            parts.append("ELSE ? END")
+            params.append(label)
+        else:
+            parts.append(f"WHEN {score} {'<=' if bound == 0 else '<'} ? THEN ?")
+            params += [bound, label]
+    return " ".join(parts)
+
+
+def _bands_clause(bands: tuple[str, str], params: list[Any]) -> str:
+    known = [label for label, _ in BANDS]
+    for band in bands:
+        if band not in known:
+            raise ValueError(f"unknown score band {band!r}; choose from {', '.join(known)}")
+    a = band_sql("p", params)
+    params.append(bands[0])
+    b = band_sql("pb", params)
+    params.append(bands[1])
+    return f"(p.id IS NOT NULL AND pb.id IS NOT NULL AND ({a}) = ? AND ({b}) = ?)"
 
 
 
@@ -264,8 +297,13 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
         )
     if f.facets:
         where.append(facet_where(f.facets, params))
+    if f.keys is not None:  # one JSON parameter, however many keys (no host-parameter limit)
+        where.append("i.key IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.keys), ensure_ascii=False))
     if f.outcome is not None:
         where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
+    if f.bands is not None:
+        where.append(_bands_clause(f.bands, params) if cmp_ is not None else "0")
     sql = " ".join(joins) + (" WHERE " + " AND ".join(where) if where else "")
     return sql, params
 

@@ -68,7 +68,8 @@ def test_the_table_names_every_registered_command_in_its_module() -> None:
     for sub in app.registered_groups:
         assert sub.typer_instance is not None
         modules = {c.callback.__module__ for c in sub.typer_instance.registered_commands if c.callback}
-        assert modules == {f"qa_inspect.tui.cli.{COMMANDS[str(sub.name)].module}"}
+        own = f"qa_inspect.tui.cli.{COMMANDS[str(sub.name)].module}"  # or a companion it registers: stale_review
+        assert own in modules and all(m == own or m.startswith(own + "_") for m in modules), modules
 
 
 @pytest.mark.parametrize("width", [60, 80, 200])

@@ -71,11 +71,15 @@ COMMANDS: dict[str, Command] = {
     "leaderboard": Command("leaderboard", "Runs of each dataset ranked, every headline metric with its "
                                           "confidence interval, and which runs cannot be told apart (paired "
                                           "tests of every pair, Holm-corrected)."),
+    "table": Command("table", "A paper's table from many runs: rows of run settings (model, prompt, shots …), "
+                     "columns of slices or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON."),
     "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
                                 "scores to a file; the format follows the extension."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
+    "release": Command("release", "Compare two releases of a dataset: items, golds, open stale flags, each run's "
+                                  "score."),
     "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
                               "taxonomy)."),
 }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import polars as pl
 import typer
@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..text import clean
-from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, write_text
+from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, short, write_text
 
-__all__ = ["partial_notes", "report_cmd", "report_markdown", "report_table"]
+__all__ = ["freshness_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
 
 
 @app.command("report")
@@ -29,8 +29,14 @@ def report_cmd(
     slice_name: Annotated[
         str | None, typer.Option("--slice", help="Only the items of this saved slice.", show_default=False)
     ] = None,
+    freshness: Annotated[
+        bool, typer.Option("--freshness", help="Instead: the share of golds verified within 30/90/365 days and "
+                                               "open stale flags, per tag and answer type.")
+    ] = False,
 ) -> None:
     """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors."""
+    if freshness:
+        return _freshness(runs_dir, db, as_json)
     dims = [d.strip() for d in by.split(",") if d.strip()]
     bad = [d for d in dims if d not in DIMENSIONS]
     if bad:
@@ -47,6 +53,30 @@ def report_cmd(
         out.print(report_table(frame))
         for note in partial_notes(frame):
             out.print(Text(note, style="dim"))
+
+
+def _freshness(runs_dir: Path, db: Path | None, as_json: bool) -> None:
+    """`report --freshness`: JSON, or one table row per dataset × tag / answer type."""
+    from qa_inspect.core.report import freshness
+
+    with loaded_db(runs_dir, db) as conn:
+        rows = freshness(conn)
+    if as_json:
+        print_json([r.to_dict() for r in rows])
+    else:
+        out.print(freshness_table(rows))
+
+
+def freshness_table(rows: list[Any]) -> Table:
+    """`core.report.freshness` rows: one line per dataset × tag / answer type."""
+    t = Table(show_edge=False)
+    for col in ("dataset", "by", "value", "golds", "≤30 d", "≤90 d", "≤365 d", "never", "stale open"):
+        t.add_column(col, justify="right" if col not in ("dataset", "by", "value") else "left")
+    for r in rows:
+        shares = [f"{r.share(d):.0%}" if r.share(d) is not None else "–" for d in (30, 90, 365)]
+        t.add_row(Text(short(r.dataset, 30)), Text(r.dimension), Text(clean(r.value or "")), Text(str(r.golds)),
+                  *(Text(s) for s in shares), Text(str(r.never_verified)), Text(str(r.stale_open)))
+    return t
 
 
 _OTHER_DENOMINATOR = ("em_over_run", "f1_over_run", "answer_rate_over_dataset")

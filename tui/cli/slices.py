@@ -1,4 +1,5 @@
-"""`slices list|save|delete`: saved slices, named item filters stored in the database."""
+"""`slices list|save|delete`: saved slices, named item filters stored in the database (and `slices find`,
+the slice finder, from `slices_find`)."""
 
 from __future__ import annotations
 
@@ -109,3 +110,13 @@ def slices_delete_cmd(
             names = [s.name for s in list_slices(conn)]
             raise fail(f"no slice named {name!r} (slices: {', '.join(names) or 'none saved'})")
     out.print(Text(f"deleted slice {name!r}"))
+
+
+def _register_find() -> None:
+    """`slices find` lives in `slices_find` (this file stays about saved slices)."""
+    from . import slices_find
+
+    slices_app.command("find")(slices_find.find_cmd)
+
+
+_register_find()

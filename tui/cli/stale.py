@@ -1,4 +1,4 @@
-"""`qa-inspect stale …`: flag outdated gold answers, undo/redo, list, export a patch or a new release, import.
+"""`qa-inspect stale …`: flag outdated gold answers, verify, review queue, undo/redo, list, export, import.
 
 Every sub-command first brings the database in line with RUNS_DIR (like `report`), then acts
 through `qa_inspect.core.flags` (`score` through `qa_inspect.core.report`). Gold numbers
@@ -32,6 +32,7 @@ from .common import (
     print_json,
     say,
     short,
+    write_text,
 )
 
 __all__ = [
@@ -187,7 +188,7 @@ def _undo_redo(which: str, runs_dir: Path, author: str | None, db: Path | None, 
 
 @stale_app.command("undo")
 def undo_cmd(runs_dir: RunsDir, author: AuthorOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Undo your last mark/unmark (a bulk action as a whole); repeat to go further back."""
+    """Undo your last mark/unmark/verify (a bulk action as a whole); repeat to go further back."""
     _undo_redo("undo", runs_dir, author, db, as_json)
 
 
@@ -282,6 +283,8 @@ def _print_journal(entries: list[F.Entry]) -> None:
             note.append(f"cancels #{e.ref}" if e.ref is not None else "cancels an entry not here")
         if "redo_of" in e.meta:
             note.append("redo")
+        if e.action == "verify" and e.reason:
+            note.append(e.reason)
         if "imported_from" in e.meta:
             note.append(f"imported from {e.meta['imported_from']}")
         t.add_row(Text(str(e.id)), Text(e.ts[:19].replace("T", " ")), Text(short(e.author, 20)), Text(e.action),
@@ -293,16 +296,18 @@ def _print_journal(entries: list[F.Entry]) -> None:
 @stale_app.command("export")
 def export_cmd(
     runs_dir: RunsDir,
-    fmt: Annotated[str, typer.Option("--format", help="patch (JSONL of flags), dataset (a new release), journal.")] = "patch",
+    fmt: Annotated[str, typer.Option(
+        "--format", help="patch (JSONL of flags), dataset (a new release), journal, changelog (Markdown release notes).")
+    ] = "patch",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write ('-': stdout, not for dataset).")] = None,
     dataset: DatasetOpt = None,
-    open_only: Annotated[bool, typer.Option("--open", help="patch: leave out resolved/orphaned flags.")] = False,
+    open_only: Annotated[bool, typer.Option("--open", help="patch, changelog: leave out resolved/orphaned flags.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write the flags as a patch, the whole journal, or the dataset file with the proposals applied."""
-    if fmt not in ("patch", "dataset", "journal"):
-        raise fail(f"--format {fmt}: choose patch, dataset or journal")
+    """Write the flags as a patch, the whole journal, a Markdown changelog, or the dataset file with the proposals applied."""
+    if fmt not in ("patch", "dataset", "journal", "changelog"):
+        raise fail(f"--format {fmt}: choose patch, dataset, journal or changelog")
     if output is None:
         raise fail("give the file to write with -o FILE")
     if fmt == "dataset" and str(output) == "-":
@@ -312,7 +317,10 @@ def export_cmd(
         if fmt == "dataset":
             _export_dataset(conn, runs_dir, dataset, output, as_json)
             return
-        n = _export_lines(conn, fmt, output, dataset, open_only)
+        if fmt == "changelog":
+            n = _export_changelog(conn, output, dataset, open_only)
+        else:
+            n = _export_lines(conn, fmt, output, dataset, open_only)
     to_stdout = str(output) == "-"
     message = f"wrote {n} {'line' if n == 1 else 'lines'} ({fmt}) to {'stdout' if to_stdout else output}"
     if as_json and not to_stdout:
@@ -337,6 +345,21 @@ def _export_lines(conn: sqlite3.Connection, fmt: str, output: Path, dataset: str
     finally:
         if not to_stdout:
             fh.close()
+
+
+def _export_changelog(conn: sqlite3.Connection, output: Path, dataset: str | None, open_only: bool) -> int:
+    """The patch as Markdown release notes (`core.flags.changelog`); the number of lines written."""
+    from qa_inspect.core.query import markdown_table  # the one Markdown-cell rule
+
+    text = F.changelog(F.current_flags(conn, dataset, include_resolved=not open_only), markdown_table)
+    if str(output) == "-":
+        write_text(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"{output}: cannot write ({exc.strerror})") from None
+    return text.count("\n")
 
 
 def _export_dataset(conn: sqlite3.Connection, runs_dir: Path, dataset: str | None, output: Path, as_json: bool) -> None:
@@ -463,3 +486,13 @@ def _num(v: Any) -> str:
         return "—"
     return f"{v:.2f}" if isinstance(v, float) else str(v)
 
+
+def _register_review() -> None:
+    """`stale verify` and `stale queue` live in `stale_review` (this file stays short)."""
+    from . import stale_review
+
+    stale_app.command("verify")(stale_review.verify_cmd)
+    stale_app.command("queue")(stale_review.queue_cmd)
+
+
+_register_review()

@@ -2,7 +2,8 @@
 
 Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
-(choose a run or any named choice) and `slices` (save, list, open and delete saved slices, and
+(choose a run or any named choice), `release` (a new release's file → the items whose golds it
+changes) and `slices` (save, list, open and delete saved slices, and
 their palette entries).
 
 May import: `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and
@@ -19,6 +20,7 @@ from .filters import FilterScreen
 from .help import HelpScreen, section
 from .labels import LabelDialog, LabelDialogData, LabelDialogResult
 from .pick_run import NONE, RunPicker
+from .release import ReleaseDialog, ReleaseFilter
 from .slices import SaveSliceDialog, SlicesProvider, SlicesScreen
 
 __all__ = [
@@ -31,6 +33,8 @@ __all__ = [
     "LabelDialog",
     "LabelDialogData",
     "LabelDialogResult",
+    "ReleaseDialog",
+    "ReleaseFilter",
     "RunPicker",
     "SaveSliceDialog",
     "SlicesProvider",

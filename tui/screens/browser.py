@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -41,7 +40,6 @@ from ..widgets import (
     ResultBar,
     SelectableItemTable,
     StatusLine,
-    columns_for,
 )
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
@@ -116,6 +114,8 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
         Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
         Binding("k", "columns", "Columns", id="browser.columns", show=False,
                 tooltip="Choose and order the table's columns (kept per dataset)"),
+        Binding("D", "distribution", "Distribution", id="browser.distribution", show=False,
+                tooltip="Score histogram of these items (+ A-vs-B grid)"),
         Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
                 tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
@@ -229,17 +229,8 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
         if self.info is None:
             return
         table = self.query_one(ItemTable)
-        cdqa = is_cdqa(self.info.scorer, self.info.family)
         width = table.size.width or self.size.width or self.app.size.width  # less while the facet panel is beside it
-        values = self.info.values
-        dims = {d for d, v in values.items() if len(v) > 1}  # a label worth a column varies
-        dim_widths = {d: max(cell_len(clean(x)) for x in v) for d, v in values.items() if v}
-        cols = columns_for(cdqa, dims, bool(self.filter.compare), self.info.key_width, width, dim_widths,
-                           has_run=self.filter.run is not None)
-        layout = self.qa_app.column_layouts.get(self.info.dataset or "")
-        if layout is not None:  # the user's choice (k): some hidden, their order
-            by_key = {c.key: c for c in cols}
-            cols = [by_key[k] for k in layout.apply(list(by_key))]
+        cols = self.fit_columns(width)  # browser_layout: the user's choice (k), or what fits
         table.set_columns(cols,
                           self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
@@ -250,7 +241,8 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
         metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
         self.query_one(StatusLine).show(
             self.total, self.info.items if self.info else None, metrics, compare, label,
-            table.absolute_cursor if table.win_rows else None, extra=self.stale_status_parts(),
+            table.absolute_cursor if table.win_rows else None,
+            extra=self.stale_status_parts(), notice=self.hidden_columns_parts(),
         )
         self.show_place()
 

@@ -61,6 +61,8 @@ from .compare_parts import (
     update_mcnemar,
 )
 from .detail import DetailScreen
+from .distribution import DistributionScreen
+from .slice_finder import SliceFinderScreen
 
 
 @dataclass
@@ -123,6 +125,10 @@ class CompareScreen(StaleActions, BaseScreen):
                 tooltip="Order the slices as listed, by the size of Δ, or by p (most significant first)"),
         Binding("a", "toggle_scope", "Scope", show=False, id="compare.toggle-scope",
                 tooltip="Compare on the browser's filter or on the whole dataset"),
+        Binding("D", "distribution", "Distribution", show=False, id="compare.distribution",
+                tooltip="Score histograms of A and B and the A-vs-B score grid on this scope"),
+        Binding("f", "find_slices", "Find slices", id="compare.find-slices",
+                tooltip="Every facet value where B differs from A, Holm-corrected over all slices tested"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
                 tooltip="Move to the next table"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
@@ -407,6 +413,12 @@ class CompareScreen(StaleActions, BaseScreen):
             return
         self.use_scope = not self.use_scope
         self.reload()
+
+    def action_distribution(self) -> None:
+        self.app.push_screen(DistributionScreen(self.base()))
+
+    def action_find_slices(self) -> None:
+        self.app.push_screen(SliceFinderScreen(self.base()))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -18,7 +18,14 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import DatasetOverview, overview
+from qa_inspect.core.report import (
+    DatasetOverview,
+    FreshnessRow,
+    Leaderboard,
+    freshness_overview,
+    leaderboard,
+    overview,
+)
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
@@ -26,6 +33,7 @@ from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
+from .distribution import DistributionScreen
 
 @dataclass
 class LoadProblems(Message):
@@ -42,11 +50,32 @@ def problems_line(errors: int, warnings: int, key: str) -> Content:
 
 
 @dataclass
+class FreshnessLoaded(Message):
+    """Per dataset with verified golds: how many were verified within 90 days (the title's ✓ part)."""
+
+    rows: dict[str, FreshnessRow]
+
+
+def freshness_parts(row: FreshnessRow | None) -> list[tuple[str, str]]:
+    """"  ✓ 26 of 212 verified ≤90 d" for a dataset title (nothing before anyone verified a gold)."""
+    if row is None:
+        return []
+    return [(f"  ✓ {row.verified_within[90]:,} of {row.golds:,} verified ≤90 d", "$success")]
+
+
+@dataclass
 class OverviewLoaded(Message):
     """`complete=False`: overall numbers only, the slices follow in a second message."""
 
     datasets: list[DatasetOverview]
     complete: bool = True
+
+
+@dataclass
+class IntervalsLoaded(Message):
+    """Each dataset's runs ranked with intervals (`core.report.leaderboard`), by dataset name."""
+
+    boards: dict[str, Leaderboard]
 
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
@@ -87,6 +116,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         Binding("r", "choose_run", "Run", id="overview.choose-run", tooltip="Choose a run and open its items"),
         Binding("c", "compare", "Compare", id="overview.compare",
                 tooltip="Compare the highlighted run (A) with another run (B)"),
+        Binding("D", "distribution", "Distribution", id="overview.distribution", show=False,
+                tooltip="Score histogram of the highlighted run or slice"),
         Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
                 tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", id="overview.reload", show=False,
@@ -101,6 +132,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
+        self.freshness: dict[str, FreshnessRow] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -144,6 +176,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 if worker.is_cancelled:
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
+                self.post_message(FreshnessLoaded(freshness_overview(conn)))
                 full = self.stale_adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
@@ -168,17 +201,41 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self._interrupted = False
             self.load()
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
+    def load_intervals(self, names: list[str]) -> None:
+        """Intervals and ties after the numbers are shown: resampling takes a moment per run pair."""
+        worker = get_current_worker()
+        boards: dict[str, Leaderboard] = {}
+        with self.db.connect() as conn:
+            for name in names:
+                if worker.is_cancelled:
+                    return
+                boards.update((b.dataset, b) for b in leaderboard(conn, name) if len(b.ranked) > 0)
+        if not worker.is_cancelled:
+            self.post_message(IntervalsLoaded(boards))
+
+    def on_intervals_loaded(self, message: IntervalsLoaded) -> None:
+        for table in self.query(RunsTable):
+            board = message.boards.get(table.ds.name)
+            if board is not None:
+                table.show_intervals(board)
+
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         tables = list(self.query(RunsTable))
         same = [t.ds.name for t in tables] == [ds.name for ds in message.datasets]
         self.datasets = message.datasets
         self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
+        if message.complete and not self.qa_app.exclude_stale:  # intervals are of the all-golds numbers
+            self.load_intervals([ds.name for ds in self.datasets if len(ds.runs) > 0])
+        elif self.qa_app.exclude_stale:
+            for table in tables:
+                table.show_intervals(None)
         if same and tables:  # second pass: refresh in place, keep the cursor and focus
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
             for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
-                title.update(dataset_title(ds, self.stale_title_parts(ds.name)))
+                title.update(dataset_title(ds, self._title_parts(ds.name)))
             if self.current is not None:
                 self._show_slices(self.current)
             return
@@ -193,12 +250,20 @@ class OverviewScreen(OverviewStale, BaseScreen):
             return
         widgets = []
         for ds in self.datasets:
-            widgets.append(Static(dataset_title(ds, self.stale_title_parts(ds.name)), classes="dataset-title"))
+            widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
         await box.mount_all(widgets)
         first = self.query(RunsTable).first()
         first.focus()
         self._show_slices(first)
+
+    def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
+        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset))
+
+    def on_freshness_loaded(self, message: FreshnessLoaded) -> None:
+        self.freshness = message.rows
+        for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
+            title.update(dataset_title(ds, self._title_parts(ds.name)))
 
     @on(DataTable.RowHighlighted, ".runs-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -244,6 +309,16 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self.notify("Items without this label cannot be filtered on; opening the whole run.")
             ref = RowRef(ref.dataset, ref.run)
         self.qa_app.open_browser(filter_for(ref))
+
+    def action_distribution(self) -> None:
+        focused = self.focused
+        ref = focused.ref if isinstance(focused, (RunsTable, SlicesTable)) else None
+        if ref is None or ref.run is None or ref.human:
+            self.notify("Highlight a run to see its score distribution.", severity="warning")
+            return
+        if ref.dimension not in ("all", *FILTER_FIELD) and ref.value is None:
+            ref = RowRef(ref.dataset, ref.run)
+        self.app.push_screen(DistributionScreen(filter_for(ref)))
 
     def action_choose_run(self) -> None:
         def done(run: str | None) -> None:

@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+from qa_inspect.core.query import Filter
+
+from ..base import qa_app
 from ..commands import Entry, EntriesProvider
+from ..dialogs import ReleaseDialog, ReleaseFilter
 from .browser import BrowserStale
 from .form import AuthorForm
 
 
 class StaleCommands(EntriesProvider):
-    """Set the annotator name; clear the browser's selection (while there is one)."""
+    """Set the annotator name; open a release diff as a filter; clear the browser's selection (while there is one)."""
 
     def _entries(self) -> list[Entry]:
         out: list[Entry] = [
             ("Set annotator name…", "the name written with your stale flags (default: the system user)",
              lambda: self.app.push_screen(AuthorForm())),
+            ("Release diff…", "items whose gold a new release of the dataset changes (asks for its file)",
+             lambda: self.app.push_screen(ReleaseDialog(), self._release)),
         ]
         screen = self.screen
         if isinstance(screen, BrowserStale) and (screen.selected_ids or screen.select_filter is not None):
             out.append(("Clear selection", "unselect every selected item", screen.stale_clear_selection))
         return out
+
+    def _release(self, got: ReleaseFilter | None) -> None:
+        """Filter the browser shown on that dataset to the changed items, else open one on them."""
+        if got is None:
+            return
+        self.app.notify(f"{len(got.keys):,} item{'s' if len(got.keys) != 1 else ''} of {got.dataset} with golds"
+                        f" changed in {got.path}", markup=False)
+        screen = self.screen
+        if isinstance(screen, BrowserStale) and screen.filter.dataset == got.dataset:
+            getattr(screen, "set_filter")(screen.filter.with_(keys=got.keys))
+        else:
+            qa_app(self.app).open_browser(Filter(dataset=got.dataset, keys=got.keys))

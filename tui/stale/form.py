@@ -60,6 +60,10 @@ class StaleFormData:
     bulk_items: int = 0
     bulk_already: int = 0
     """Of `bulk_golds`, golds already stale (a bulk mark leaves them as they are)."""
+    proposed: str = ""
+    evidence: str = ""
+    """Suggested new answer and evidence (the review queue's consensus answer and evidence URL);
+    your own open proposal on the gold, when there is one, wins."""
 
     @property
     def bulk(self) -> bool:
@@ -185,6 +189,9 @@ class StaleForm(BaseModal):
         if self.data.bulk or self._choice() == ALL:
             return
         own = [f for f in self._chosen_flags() if f.author == self.data.author]
+        if not own:
+            self.query_one("#sf-proposed", Input).value = self.data.proposed
+            self.query_one("#sf-evidence", Input).value = self.data.evidence
         if own:
             f = own[-1]
             self.query_one("#sf-reason", Input).value = f.reason or ""

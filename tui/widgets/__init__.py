@@ -16,10 +16,10 @@ from __future__ import annotations
 from . import detail_parts
 from .detail_parts import group_golds, show_ts
 from .facet_panel import FacetList, FacetPanel
-from .filter_bar import FilterBar
+from .filter_bar import FilterBar, describe
 from .key_footer import KeyFooter
 from .item_preview import PREVIEW_MIN_WIDTH, ItemPreview
-from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for
+from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for, hidden_for_width
 from .result_bar import ResultBar
 from .overview_tables import RowRef, RunsTable, SlicesTable
 from .selectable_table import SelectableItemTable
@@ -43,7 +43,9 @@ __all__ = [
     "SlicesTable",
     "StatusLine",
     "columns_for",
+    "describe",
     "detail_parts",
     "group_golds",
+    "hidden_for_width",
     "show_ts",
 ]

@@ -43,11 +43,17 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     for name, values in grouped.items():  # values of one facet are OR-ed: one chip
         d = FACETS.get(name)
         out.append((d.label if d is not None else name, ",".join(values)))
+    keys = getattr(f, "keys", None)  # a listed set of items (the release diff's golds changed)
+    if keys is not None:
+        out.append(("only", f"{len(keys):,} listed item{'s' if len(keys) != 1 else ''}"))
     outcome = getattr(f, "outcome", None)
     if outcome:
         t = getattr(f, "outcome_threshold", None)
         by = "by EM" if t is None else f"by score ≥ {t * 100:g}"  # the compare table's row (scores read 0–100)
         out.append(("outcome", f"{str(outcome).replace('_', ' ')} {by}"))
+    bands = getattr(f, "bands", None)
+    if bands:  # a cell of the distribution view's A-vs-B score grid
+        out.append(("score band", f"A {bands[0]} · B {bands[1]}"))
     return out
 
 

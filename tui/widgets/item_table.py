@@ -28,6 +28,8 @@ TABLE_KEYS: list[tuple[str, str]] = [
     ("↑ ↓", "move the cursor (more rows load as you go)"),
     ("pgup pgdn", "page through the items"),
     ("home end", "first / last item of the filter"),
+    ("← →", "scroll the columns sideways one cell (when they do not fit)"),
+    ("shift+← → < >", "scroll the columns sideways one column (the id stays)"),
     ("click header", "sort by that column (again: reverse)"),
     ("click row", "highlight; click again to open"),
 ]
@@ -62,14 +64,16 @@ DELTA = Col("delta", "Δ B−A", "delta", 7, justify="right")
 
 def columns_for(
     cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120,
-    dim_widths: dict[str, int] | None = None, has_run: bool = True,
+    dim_widths: dict[str, int] | None = None, has_run: bool = True, keep_all: bool = False,
 ) -> list[Col]:
     """The columns worth showing: slice columns only when the dataset's labels vary, the metric
     columns of the run's scorer, and the B/Δ columns while comparing. Narrow terminals get a
-    shorter id and no slice columns, so the question keeps its room."""
+    shorter id and (unless `keep_all`: the user chose the columns) no slice columns and no B EM,
+    so the question keeps its room; `hidden_for_width` counts what that left out."""
     narrow = width < 100
+    drop = narrow and not keep_all
     cols = [Col("key", "id", "key", min(max(key_width, 4), 14 if narrow else 18))]  # ids cut in the middle
-    if narrow:
+    if drop:
         dims = set()
     dw = dim_widths or {}
     cols += [Col(c.key, c.label, c.sort, max(len(c.label), min(dw.get(d, c.width), 14)))
@@ -80,18 +84,28 @@ def columns_for(
     cols += [F1R, REFUSED] if cdqa else [EM, F1]
     cols.append(Col("stale", "⚑", "stale", 1) if narrow else STALE)
     if compare:
-        if not cdqa and not narrow:  # 80 columns: B F1 and Δ say enough
+        if not cdqa and not drop:  # 80 columns: B F1 and Δ say enough
             cols.append(B_EM)
         cols += [Col("b_main", "B F1-r" if cdqa else "B F1", None, 6, justify="right"), DELTA]
     return cols
 
 
+def hidden_for_width(every: list[Col], shown: list[Col], user_hidden: tuple[str, ...] = ()) -> list[str]:
+    """Labels of the columns of `every` (as wide as they come) a narrow terminal left out of
+    `shown`, not counting those the user hid."""
+    keys = {c.key for c in shown}
+    return [c.label for c in every if c.key not in keys and c.key not in user_hidden]
+
+
 def layout_widths(cols: list[Col], total: int) -> list[int]:
-    """Cell widths that fill `total` columns (2 cells of padding each); flexible columns ≥ 8."""
+    """Cell widths that fill `total` columns (2 cells of padding each); flexible columns ≥ 8, or
+    ≥ 6 where 8 would not fit. What still does not fit scrolls sideways (the id column stays)."""
     fixed = sum(c.width for c in cols) + 2 * len(cols) + 2  # + scrollbar
     weights = sum(c.weight for c in cols) or 1
-    free = max(total - fixed, 8 * sum(1 for c in cols if c.weight))
-    return [c.width or max(8, free * c.weight // weights) for c in cols]
+    flexible = sum(1 for c in cols if c.weight)
+    floor = 8 if total - fixed >= 8 * flexible else 6
+    free = max(total - fixed, floor * flexible)
+    return [c.width or max(floor, free * c.weight // weights) for c in cols]
 
 
 class ItemTable(DataTable[Text]):
@@ -103,6 +117,10 @@ class ItemTable(DataTable[Text]):
         Binding("end", "last", "Last item", id="item-table.last", show=False),
         Binding("ctrl+home", "first", "First item", id="item-table.first-ctrl", show=False),
         Binding("ctrl+end", "last", "Last item", id="item-table.last-ctrl", show=False),
+        Binding("shift+right,greater_than_sign", "scroll_column(1)", "Columns right", id="item-table.column-right",
+                show=False, tooltip="Scroll the columns one to the left (the id column stays)"),
+        Binding("shift+left,less_than_sign", "scroll_column(-1)", "Columns left", id="item-table.column-left",
+                show=False, tooltip="Scroll the columns one to the right (the id column stays)"),
     ]
 
     @dataclass
@@ -154,7 +172,12 @@ class ItemTable(DataTable[Text]):
     def set_columns(self, cols: list[Col], sort: str, descending: bool, *, refill: bool = True) -> None:
         """Replace the columns when they changed (run, scorer, compare, terminal width); a new
         sort only relabels the headers. Rebuilding re-renders every visible cell, so skip it."""
-        widths = layout_widths(cols, self.size.width or self.app.size.width)
+        room = self.size.width or self.app.size.width
+        widths = layout_widths(cols, room)
+        keys = [c.key for c in cols]
+        overflow = sum(widths) + 2 * self.cell_padding * len(widths) > room
+        # Scrolling sideways (the columns do not fit): the id stays, tinted as pinned.
+        self.fixed_columns = keys.index("key") + 1 if overflow and "key" in keys else 0
         if cols == self.cols and widths == self.widths and self.columns:
             if (sort, descending) != (self.sort_key, self.descending):
                 self.sort_key, self.descending = sort, descending
@@ -274,6 +297,24 @@ class ItemTable(DataTable[Text]):
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         if self.win_start > 0 and self.scroll_y <= 0:
             self._request(self.win_start - WINDOW // 2, min(self.absolute_cursor, self.win_start - 1))
+
+    # -- sideways ----------------------------------------------------------------------------
+    def column_stops(self) -> list[int]:
+        """`scroll_x` that puts each scrollable column (after the pinned ones) first."""
+        pad = 2 * self.cell_padding
+        stops, x = [], 0
+        for width in self.widths[self.fixed_columns:]:
+            stops.append(x)
+            x += width + pad
+        return stops
+
+    def action_scroll_column(self, step: int) -> None:
+        """Scroll sideways by whole columns: `<` / `>` or shift+← / shift+→."""
+        x = round(self.scroll_x)
+        stops = [s for s in self.column_stops() if s <= self.max_scroll_x] + [round(self.max_scroll_x)]
+        ahead = [s for s in stops if s > x] if step > 0 else [s for s in stops if s < x]
+        if ahead:
+            self.scroll_to(x=ahead[0] if step > 0 else ahead[-1], animate=False)
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()

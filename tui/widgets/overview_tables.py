@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
+from qa_inspect.core.report import DatasetOverview, Leaderboard, RunOverview, SliceStat
 
 from ..text import bar, cell_text, clean, number
 
@@ -46,6 +46,10 @@ class RunsTable(DataTable[Text]):
         self.cdqa = ds.uses_f1_recall
         self.refs: list[RowRef] = []
         self.name_w = 16
+        self.board: Leaderboard | None = None
+        """Intervals and ties of the main metric, once the overview's worker has them."""
+        self.pending = True
+        """Intervals are being computed ("…"); False once shown or switched off (stale golds excluded)."""
 
     def on_mount(self) -> None:
         main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
@@ -55,9 +59,30 @@ class RunsTable(DataTable[Text]):
         self.add_column(Text(main[0], justify="right"), width=5, key="m1")
         self.add_column(Text(main[1], justify="right"), width=5, key="m2")
         self.add_column(Text("errors", justify="right"), width=7, key="errors")
+        self.add_column(Text("±" + ("F1-r" if self.cdqa else "F1"), justify="right"), width=6, key="ci")
+        self.add_column(Text("vs best"), width=7, key="tie")
         self.add_column(Text(""), width=12, key="bar")
         self.fill()
         self.app.theme_changed_signal.subscribe(self, lambda _: self.update_data(self.ds))
+
+    def show_intervals(self, board: Leaderboard | None) -> None:
+        """The main metric's interval (± half its width) and whether each run is tied with the best."""
+        self.board = board
+        self.pending = False
+        self.update_data(self.ds)
+
+    def _interval_cells(self, name: str | None, human: bool) -> list[Text]:
+        board = self.board
+        row = None if board is None else next((r for r in board.rows if (r.human if human else r.run == name)), None)
+        m = None if row is None or board is None else row.metrics.get(board.metric)
+        if m is None or m.low is None or m.high is None:
+            return [Text("…" if self.pending and not human else "", justify="right", style="dim"), Text("")]
+        ci = Text(f"±{(m.high - m.low) / 2:.1f}", justify="right", style="dim")
+        if human or board is None:
+            return [ci, Text("")]
+        if board.rank(row.run) == 1:
+            return [ci, Text("best", style="bold")]
+        return [ci, Text("tied", style="italic") if board.tied_with_best(row.run) else Text("")]
 
     def update_data(self, ds: DatasetOverview) -> None:
         """New numbers for the same dataset (the slices pass landed): refill, keep the cursor."""
@@ -74,7 +99,7 @@ class RunsTable(DataTable[Text]):
             self.add_row(*self._run_cells(r, self.name_w))
             self.refs.append(RowRef(self.ds.name, r.name))
         if not self.ds.runs:
-            self.add_row(Text("(golds only)", style="italic"), *[Text("")] * 5)
+            self.add_row(Text("(golds only)", style="italic"), *[Text("")] * 7)
             self.refs.append(RowRef(self.ds.name, None))
         if self.ds.human is not None:
             self.add_row(*self._run_cells(self.ds.human, self.name_w, human=True))
@@ -90,6 +115,7 @@ class RunsTable(DataTable[Text]):
             Text(f"{r.predictions:,}", justify="right", style=style),
             _pct(m1, style), _pct(m2, style or "bold"),
             Text(f"{o.errors:,}", justify="right", style=style),
+            *self._interval_cells(r.name, human),
             Text(bar(None if main is None else main / 100, 12), style="dim" if human else _bar_style(self)),
         ]
 

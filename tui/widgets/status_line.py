@@ -42,8 +42,10 @@ class StatusLine(Static):
         sort_label: str,
         position: int | None = None,
         extra: Sequence[tuple[str, str]] = (),
+        notice: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """`extra` parts (the metrics mode, a selection) follow the metrics they qualify."""
+        """`extra` parts (the metrics mode, a selection) follow the metrics they qualify; `notice`
+        parts (columns a narrow terminal hid) follow the count, where 80 columns still show them."""
         parts: list[tuple[str, str]] = []
         if total is None:
             parts.append(("counting…", "$foreground-muted"))
@@ -54,6 +56,7 @@ class StatusLine(Static):
             parts.append((" items", "$foreground-muted"))
         if position is not None and total:
             parts.append((f"  #{position + 1:,}", "$foreground-muted"))
+        parts += notice
         a = metric_parts(metrics, "A " if compare else "")
         if a:
             parts += [("  │  ", "$foreground-muted"), *a]

@@ -359,7 +359,7 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
             for b in cls.BINDINGS:
                 assert getattr(b, "description", ""), (cls, b)
         entries = StaleCommands(screen)._entries()
-        assert [t for t, _, _ in entries] == ["Set annotator name…"]
+        assert [t for t, _, _ in entries] == ["Set annotator name…", "Release diff…"]
         entries[0][2]()
         await settle(pilot)
         form = app.screen
@@ -375,7 +375,7 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
         assert app.screen.query_one("#sf-author", Input).value == "Ann Otator"
         await pilot.press("escape", "space")
         await settle(pilot)
-        assert [t for t, _, _ in StaleCommands(screen)._entries()] == ["Set annotator name…", "Clear selection"]
+        assert [t for t, _, _ in StaleCommands(screen)._entries()] == ["Set annotator name…", "Release diff…", "Clear selection"]
         await pilot.press("question_mark")
         await settle(pilot)
         body = str(app.screen.query_one("#help-body Static", Static).render())

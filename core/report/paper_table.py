@@ -1,0 +1,323 @@
+"""Paper tables: runs grouped by their settings into rows, sliced into columns, one or more metrics a cell.
+
+The shapes the seed papers print: CMRC 2018 — systems × Dev/Test/Challenge with EM and F1 each, the
+estimated human performance as the first row; CDQA — models × fast/slow/never-changing, each cell
+"F1-recall (answer rate) [shots]" with the best few-shot count.
+
+- **Rows** are setting keys (`run`, `model`, `prompt` …: `run_settings`); runs with the same row
+  values form one row. Runs that differ only in which items they cover (CDQA's fast/slow/never
+  files of one configuration, CMRC's dev/test files of one model) are one run over their union.
+  Runs that would answer the same item in one cell are ambiguous: an error naming them.
+- **Columns** are an item dimension (`split`, `tag`, `answer_type` …: the items are sliced) or a
+  setting (the runs are); none gives one column, `all`.
+- **Cells** are templates over metric names: `f1`, `em,f1` (two cells a column) or
+  `f1_recall (answer_rate)`. The first metric of a template ranks: the best value of each
+  column is marked (`best`), and `best_over` keeps, per cell, the run group whose value is best
+  over that setting (its value is shown: `[5]`).
+- Numbers are the report's (`slice_table`): the official counting, missing answers 0 for EM/F1.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+from qa_inspect.core.errors import QAInspectError
+
+from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
+from .run_settings import RunSettings
+
+__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "paper_table"]
+
+ALL = "all"
+"""The one column of a table without `cols`."""
+
+CELL_METRICS = ("em", "f1", "f1_recall", "answer_rate", "items", "predicted", "answered", "errors")
+"""Names a cell template may use."""
+
+PARTITION_KEYS = frozenset({"tag", "task", "split", "dataset"})
+"""Settings that say which items a file covers, not how the run was made: runs differing only in
+these are one run over the union of their items."""
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class TableError(QAInspectError):
+    """A table that cannot be built as asked (unknown key or metric, runs that cannot be told apart)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    rows: tuple[str, ...] = ("run",)
+    cols: str | None = None
+    cells: tuple[str, ...] = ("f1",)
+    best_over: str | None = None
+    where: Mapping[str, str] = field(default_factory=dict)
+    human: bool = False
+    dataset: str | None = None
+    ci: bool = False
+    resamples: int = 1000
+    seed: int = 2018
+
+    def metrics_of(self, template: str) -> list[str]:
+        return [w for w in _WORD.findall(template) if w in CELL_METRICS]
+
+
+@dataclass(slots=True)
+class TableCell:
+    """One cell: every metric its template names (None where the scorer does not give it)."""
+
+    values: dict[str, float | None]
+    ci: dict[str, tuple[float, float]] = field(default_factory=dict)
+    best_over: str | None = None
+    best: bool = False
+
+    def rank(self, template_metrics: Sequence[str]) -> float | None:
+        return self.values.get(template_metrics[0]) if template_metrics else None
+
+
+@dataclass(slots=True)
+class PaperTable:
+    spec: TableSpec
+    columns: list[str]
+    rows: list[tuple[str, ...]]
+    """Each row's values of `spec.rows` (the human row: ("human estimate", "", …))."""
+    cells: dict[tuple[int, str, str], TableCell]
+    """(row index, column, template) → cell; absent where the row has no items in the column."""
+    runs: dict[int, list[str]]
+    """Row index → the runs it is made of."""
+
+    def cell(self, row: int, column: str, template: str) -> TableCell | None:
+        return self.cells.get((row, column, template))
+
+    def to_dict(self) -> dict[str, Any]:
+        out_rows = []
+        for i, labels in enumerate(self.rows):
+            cells = {
+                f"{c} · {t}": {"values": cell.values, "ci": {k: list(v) for k, v in cell.ci.items()},
+                               "best_over": cell.best_over, "best": cell.best}
+                for (r, c, t), cell in self.cells.items() if r == i
+            }
+            out_rows.append({"labels": dict(zip(self.spec.rows, labels)), "runs": self.runs.get(i, []), "cells": cells})
+        spec = self.spec
+        return {"rows": list(spec.rows), "cols": spec.cols, "cells": list(spec.cells), "best_over": spec.best_over,
+                "where": dict(spec.where), "columns": self.columns, "table": out_rows}
+
+
+def _check(spec: TableSpec, runs: Sequence[RunSettings]) -> None:
+    known = {"run"} | {k for r in runs for k in r.settings}
+    for key in (*spec.rows, *([spec.best_over] if spec.best_over else []), *spec.where):
+        if key not in known:
+            raise TableError(f"unknown setting {key!r}; the runs have: {', '.join(sorted(known))}")
+    if spec.cols is not None and spec.cols not in known and spec.cols not in DIMENSIONS:
+        raise TableError(f"cannot make columns of {spec.cols!r}; choose an item dimension "
+                         f"({', '.join(DIMENSIONS)}) or a setting ({', '.join(sorted(known))})")
+    for template in spec.cells:
+        if not spec.metrics_of(template):
+            raise TableError(f"cell {template!r} names no metric; use {', '.join(CELL_METRICS)}")
+
+
+def _chosen(spec: TableSpec, runs: Sequence[RunSettings]) -> list[RunSettings]:
+    out = [r for r in runs if all(r.get(k) == v for k, v in spec.where.items())]
+    if spec.dataset is not None:
+        out = [r for r in out if r.dataset == spec.dataset]
+    return out
+
+
+def _group_key(spec: TableSpec, run: RunSettings) -> tuple[tuple[str, ...], str | None, str | None]:
+    """(row values, column value when columns are a setting, best-over value)."""
+    col = run.get(spec.cols) if spec.cols is not None and spec.cols not in DIMENSIONS else None
+    best = run.get(spec.best_over) if spec.best_over else None
+    return tuple(run.get(k) or "—" for k in spec.rows), col, best
+
+
+def _ambiguity(spec: TableSpec, members: Sequence[RunSettings]) -> str | None:
+    """A setting the group's runs differ in that neither the table nor the item partition explains."""
+    used = {*spec.rows, spec.cols, spec.best_over, *PARTITION_KEYS}
+    keys = {k for r in members for k in r.settings} - used
+    for key in sorted(keys):
+        if len({r.get(key) for r in members}) > 1:
+            return key
+    return None
+
+
+def _groups(spec: TableSpec, runs: Sequence[RunSettings]) -> dict[tuple[Any, ...], list[RunSettings]]:
+    groups: dict[tuple[Any, ...], list[RunSettings]] = {}
+    for run in runs:
+        groups.setdefault(_group_key(spec, run), []).append(run)
+    for members in groups.values():
+        key = _ambiguity(spec, members)
+        if key is not None:
+            names = ", ".join(r.run for r in members[:3]) + (f" and {len(members) - 3} more" if len(members) > 3 else "")
+            raise TableError(f"runs {names} differ in {key!r}: add it to --rows or choose one with --where {key}=…")
+    return groups
+
+
+def _group_frame(frame: pl.DataFrame, members: Sequence[RunSettings]) -> pl.DataFrame:
+    """The group's runs as one run over the union of the items they answer."""
+    names = [r.run for r in members]
+    part = frame.filter(pl.col("run").is_in(names))
+    if len(names) > 1:
+        answered = part.filter(pl.col("predicted")).group_by(["dataset", "item_key"]).agg(pl.col("run"))
+        twice = answered.filter(pl.col("run").list.len() > 1)
+        if twice.height:
+            both = sorted(set(twice.row(0, named=True)["run"]))
+            raise TableError(f"runs {', '.join(both)} answer the same items with the same settings; "
+                             "tell them apart with [[run]] settings in qa-inspect.toml or use --rows run")
+        part = part.sort("predicted", descending=True).unique(["dataset", "item_key"], keep="first", maintain_order=True)
+    return part.with_columns(pl.lit(names[0]).alias("run"))
+
+
+def _one_dataset(frame: pl.DataFrame) -> pl.DataFrame:
+    """A group spanning dataset files (CMRC dev and test) counted as one: one scorer required."""
+    scorers = frame.get_column("scorer").drop_nulls().unique().to_list()
+    if len(scorers) > 1:
+        runs = ", ".join(sorted(frame.get_column("run").unique().to_list()))
+        raise TableError(f"one row mixes scorers {', '.join(sorted(scorers))} ({runs}); choose one with --dataset")
+    return frame.with_columns(pl.lit("table").alias("dataset"))
+
+
+def _values(frame: pl.DataFrame, spec: TableSpec) -> dict[str, dict[str, float | None]]:
+    """Column value → metric → value, for one group's frame."""
+    by = spec.cols if spec.cols in DIMENSIONS else None
+    table = slice_table(_one_dataset(frame), by)
+    out: dict[str, dict[str, float | None]] = {}
+    for row in table.iter_rows(named=True):
+        out[str(row["value"]) if by else ALL] = {m: row[m] for m in CELL_METRICS}
+    return out
+
+
+def _interval(frame: pl.DataFrame, metric: str, spec: TableSpec) -> tuple[float, float] | None:
+    """An item-bootstrap 95% interval of one cell's metric (None for counts)."""
+    from qa_inspect.core.stats import bootstrap_mean, rng_for
+
+    answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
+    if metric in ("em", "f1"):
+        values = frame.get_column(metric).fill_null(0.0).to_numpy()
+    elif metric == "f1_recall":
+        values = frame.filter(answered).get_column(metric).fill_null(0.0).to_numpy()
+    elif metric == "answer_rate":
+        values = frame.filter(pl.col("predicted")).select(answered).to_series().cast(pl.Float64).to_numpy()
+    else:
+        return None
+    if len(values) == 0 or np.isnan(values).any():
+        return None
+    iv = bootstrap_mean(values, resamples=spec.resamples, rng=rng_for(spec.seed))
+    return iv.low * 100, iv.high * 100
+
+
+def _slices(frame: pl.DataFrame, spec: TableSpec) -> dict[str, pl.DataFrame]:
+    if spec.cols in DIMENSIONS:
+        return {str(k[0]) if k[0] is not None else "—": g for k, g in frame.group_by(spec.cols)}
+    return {ALL: frame}
+
+
+def _cells_of(frame: pl.DataFrame, spec: TableSpec, col_value: str | None) -> dict[tuple[str, str], TableCell]:
+    values = _values(frame, spec)
+    slices = _slices(frame, spec) if spec.ci else {}
+    out: dict[tuple[str, str], TableCell] = {}
+    for column, metrics in values.items():
+        for template in spec.cells:
+            names = spec.metrics_of(template)
+            cell = TableCell({m: metrics.get(m) for m in names})
+            if spec.ci and column in slices:
+                for m in names:
+                    iv = _interval(slices[column], m, spec) if cell.values.get(m) is not None else None
+                    if iv is not None:
+                        cell.ci[m] = iv
+            out[(col_value or column, template)] = cell
+    return out
+
+
+def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bool:
+    a, b = new.rank(metrics), None if old is None else old.rank(metrics)
+    return old is None or (a is not None and (b is None or a > b))
+
+
+def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
+    """The table `spec` asks for over `runs` (their settings: `run_settings`)."""
+    _check(spec, runs)
+    chosen = _chosen(spec, runs)
+    if not chosen:
+        raise TableError("no run matches" + (f" --where {spec.where}" if spec.where else ""))
+    frame = item_frame(conn, [r.run for r in chosen], human=spec.human)
+    if spec.dataset is not None:
+        frame = frame.filter(pl.col("dataset") == spec.dataset)
+    table = PaperTable(spec, [], [], {}, {})
+    human = frame.filter(pl.col("run") == HUMAN)
+    if spec.human and human.height:
+        table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
+        table.runs[0] = [HUMAN]
+    _fill(table, spec, frame.filter(pl.col("run") != HUMAN), _groups(spec, chosen))
+    if spec.human and human.height:
+        _add_human(table, spec, human)
+    _mark_best(table)
+    return table
+
+
+def _add_human(table: PaperTable, spec: TableSpec, human: pl.DataFrame) -> None:
+    """The human estimate as row 0: per item slice, or the same overall value in every setting column."""
+    for (column, template), cell in _cells_of(human, spec, None).items():
+        targets = table.columns if spec.cols is not None and spec.cols not in DIMENSIONS else [column]
+        for target in targets:
+            table.cells[(0, target, template)] = cell
+
+
+def _fill(table: PaperTable, spec: TableSpec, frame: pl.DataFrame,
+          groups: Mapping[tuple[Any, ...], list[RunSettings]]) -> None:
+    index: dict[tuple[str, ...], int] = {}
+    columns: dict[str, None] = {}
+    for (labels, col_value, best_value), members in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
+        row = index.setdefault(labels, len(table.rows))
+        if row == len(table.rows):
+            table.rows.append(labels)
+        table.runs.setdefault(row, []).extend(r.run for r in members)
+        for (column, template), cell in _cells_of(_group_frame(frame, members), spec, col_value).items():
+            columns[column] = None
+            cell.best_over = best_value
+            key = (row, column, template)
+            if _better(cell, table.cells.get(key), spec.metrics_of(template)):
+                table.cells[key] = cell
+    table.columns = sorted(columns, key=_natural) if spec.cols not in DIMENSIONS else _dimension_order(columns)
+
+
+def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    labels, col, best = key
+    return tuple(_natural(v) for v in labels), _natural(col or ""), _natural(best or "")
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """`2shot` before `10shot`: digits compared as numbers."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
+_ORDER = {"dev": 0, "test": 1, "challenge": 2, "trial": 3, "fast-changing": 0, "slow-changing": 1, "never-changing": 2}
+
+
+def _dimension_order(columns: Mapping[str, None]) -> list[str]:
+    """The papers' order where known (Dev, Test, Challenge; fast, slow, never), else by name."""
+    return sorted(columns, key=lambda c: (_ORDER.get(c, 99), _natural(c)))
+
+
+def _mark_best(table: PaperTable) -> None:
+    """Mark the best value of every (column, template) among the model rows (never the human row)."""
+    best: dict[tuple[str, str], tuple[float, list[TableCell]]] = {}
+    for (row, column, template), cell in table.cells.items():
+        if table.runs.get(row) == [HUMAN]:
+            continue
+        value = cell.rank(table.spec.metrics_of(template))
+        if value is None:
+            continue
+        seen = best.get((column, template))
+        if seen is None or value > seen[0] + 1e-12:
+            best[(column, template)] = (value, [cell])
+        elif abs(value - seen[0]) <= 1e-12:
+            seen[1].append(cell)
+    for _, cells in best.values():
+        for cell in cells:
+            cell.best = True

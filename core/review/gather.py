@@ -1,0 +1,107 @@
+"""Every scored gold of a dataset with its signals, read from the database (the I/O half of the queue).
+
+Run dates (for weighting newer runs): a `date` given for the run (the manifest's `[[run]] date =`,
+passed in by name or path), else its file's modification time as loaded (`files.mtime_ns`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from datetime import date, datetime, timezone
+from typing import Any
+
+from qa_inspect.core.flags import Target, current_flags
+from qa_inspect.core.store import require_dataset, sqlite_connection
+
+from .consensus import RunAnswer, consensus, run_weights
+from .dates import evidence_date
+from .score import Signals
+from .verified import last_verified, ts_date
+
+__all__ = ["dataset_names", "gather_signals", "run_dates"]
+
+_ITEMS_SQL = """
+SELECT i.id, i.key, i.question, i.tag, i.answer_type, i.meta, g.text
+FROM items i JOIN golds g ON g.item_id = i.id AND g.superseded = 0
+WHERE i.dataset_id = ? ORDER BY i.id, g.idx
+"""
+_PREDICTIONS_SQL = """
+SELECT p.item_id, r.name, p.text, COALESCE(p.f1_recall, p.f1), COALESCE(p.refused, 0)
+FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.dataset_id = ? ORDER BY r.name
+"""
+
+
+def dataset_names(conn: Any) -> list[str]:
+    """Datasets that have scored golds, by name."""
+    rows = sqlite_connection(conn).execute(
+        "SELECT name FROM datasets d WHERE EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id) ORDER BY name")
+    return [r[0] for r in rows]
+
+
+def run_dates(conn: Any, dataset_id: int, given: Mapping[str, date] | None = None) -> dict[str, tuple[date | None, str]]:
+    """Run name → (date, where it came from: "manifest" or "file time") for the dataset's runs."""
+    given = given or {}
+    out: dict[str, tuple[date | None, str]] = {}
+    rows = sqlite_connection(conn).execute(
+        "SELECT r.name, r.path, f.mtime_ns FROM runs r LEFT JOIN files f ON f.path = r.path WHERE r.dataset_id = ?",
+        (dataset_id,))
+    for name, path, mtime_ns in rows:
+        if name in given or path in given:
+            out[name] = (given.get(name) or given[path], "manifest")
+        elif mtime_ns is not None:
+            out[name] = (datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc).date(), "file time")
+        else:
+            out[name] = (None, "unknown")
+    return out
+
+
+def _scorer(conn: sqlite3.Connection, dataset_id: int) -> str:
+    return str(conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0])
+
+
+def _answers(conn: sqlite3.Connection, dataset_id: int, weights: dict[str, float]) -> dict[int, list[RunAnswer]]:
+    out: dict[int, list[RunAnswer]] = {}
+    for item_id, run, text, score, refused in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
+        out.setdefault(item_id, []).append(
+            RunAnswer(run, text or "", None if refused else score, bool(refused), weights.get(run, 1.0)))
+    return out
+
+
+def _meta(raw: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def gather_signals(
+    conn: Any, dataset: str, *, author: str, given_dates: Mapping[str, date] | None = None
+) -> list[Signals]:
+    """Signals of every scored gold of `dataset`, in dataset order. `author` is the reviewer:
+    open proposals by anyone else are a signal."""
+    raw = sqlite_connection(conn)
+    dataset_id = require_dataset(raw, dataset)
+    scorer = _scorer(raw, dataset_id)
+    weights = run_weights({run: d for run, (d, _) in run_dates(raw, dataset_id, given_dates).items()})
+    answers = _answers(raw, dataset_id, weights)
+    flags = {f.target: f for f in current_flags(raw, dataset, include_resolved=False)}
+    verified = last_verified(raw, dataset)
+    out: list[Signals] = []
+    for item_id, key, question, tag, answer_type, meta_raw, gold in raw.execute(_ITEMS_SQL, (dataset_id,)):
+        meta = _meta(meta_raw)
+        evidence = meta.get("evidence_url") if isinstance(meta.get("evidence_url"), str) else None
+        runs = tuple(answers.get(item_id, ()))
+        target = Target(dataset, key, gold)
+        seen, flag = verified.get(target), flags.get(target)
+        proposals = tuple((p.author, p.proposed) for p in flag.proposals if p.author != author) if flag else ()
+        out.append(Signals(
+            dataset=dataset, item_key=key, gold_text=gold, question=question, tag=tag, answer_type=answer_type,
+            evidence=evidence, evidence_date=evidence_date(evidence, meta, [("the question", question)]),
+            answers=runs, consensus=consensus(runs, scorer, question), proposals=proposals,
+            last_verified=ts_date(seen) if seen else None,
+            marked=flag is not None and any(p.author == author for p in flag.proposals),
+        ))
+    return out

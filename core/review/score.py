@@ -1,0 +1,126 @@
+"""The signals of one gold and the one score that ranks the review queue. Pure (no I/O).
+
+The score is a sum of points, each from one signal, so every rank can be explained:
+
+| signal | points |
+|---|---|
+| consensus: runs agree on one answer that is not the gold | `5 × weighted share` of the runs (0–5) |
+| evidence age: months since the evidence's date | `1.5 × min(months / 24, 1)` (0–1.5; no date: 0) |
+| change tag | fast-changing 1.5, slow-changing 0.75, never-changing 0, none 0.5 |
+| refusals: runs that refuse | `1 × weighted share` of the runs (0–1) |
+| open proposals by other annotators | 2 when there is one |
+| verification: days since last verified | never 1, else `min(days / 365, 1)` |
+
+A gold with nothing but a tag thus stays below any gold that most runs answer differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from .consensus import Consensus, RunAnswer
+from .dates import EvidenceDate, months_between
+
+__all__ = ["POINTS", "TAG_POINTS", "Scored", "Signals", "score_signals"]
+
+POINTS = {"consensus": 5.0, "age": 1.5, "refusal": 1.0, "proposal": 2.0, "verified": 1.0}
+"""The most points each signal can give (see the table in the module docstring)."""
+TAG_POINTS = {"fast-changing": 1.5, "slow-changing": 0.75, "never-changing": 0.0, None: 0.5}
+AGE_FULL_MONTHS = 24
+VERIFIED_FULL_DAYS = 365
+_TAG_WORDS = {"fast-changing": "fast-changing", "slow-changing": "slow-changing", "never-changing": "never-changing"}
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What is known about one gold that says it may be stale."""
+
+    dataset: str
+    item_key: str
+    gold_text: str
+    question: str
+    tag: str | None = None
+    answer_type: str | None = None
+    evidence: str | None = None
+    evidence_date: EvidenceDate | None = None
+    answers: tuple[RunAnswer, ...] = ()
+    consensus: Consensus | None = None
+    proposals: tuple[tuple[str, str | None], ...] = ()
+    """Open proposals by other annotators: (author, proposed answer)."""
+    last_verified: date | None = None
+    marked: bool = False
+    """Flagged stale now with an open proposal by the reviewer (reviewed: not a signal)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A gold's score, the points of each signal, and the reasons in words."""
+
+    signals: Signals
+    score: float
+    points: dict[str, float] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def because(self) -> str:
+        """The reasons on one line: "4 of 5 runs answer 62届; evidence from 2023-10 (25 months); fast-changing"."""
+        return "; ".join(self.reasons)
+
+
+def _consensus(s: Signals) -> tuple[float, str | None]:
+    c = s.consensus
+    if c is None:
+        return 0.0, None
+    words = f"{c.count} of {c.total} runs answer {c.answer}"
+    if abs(c.share - c.count / max(c.total, 1)) > 0.05:
+        words += f" ({c.share:.0%} weighted toward newer runs)"
+    return POINTS["consensus"] * c.share, words
+
+
+def _age(s: Signals, today: date) -> tuple[float, str | None]:
+    d = s.evidence_date
+    if d is None:
+        return 0.0, "no date in the evidence" if s.evidence else None
+    months = months_between(d.value, today)
+    return POINTS["age"] * min(months / AGE_FULL_MONTHS, 1.0), f"evidence from {d.label} ({months} months)"
+
+
+def _refusals(s: Signals) -> tuple[float, str | None]:
+    refused = [a for a in s.answers if a.refused]
+    if not refused:
+        return 0.0, None
+    share = sum(a.weight for a in refused) / (sum(a.weight for a in s.answers) or 1.0)
+    return POINTS["refusal"] * share, f"{len(refused)} of {len(s.answers)} runs refuse"
+
+
+def _proposals(s: Signals) -> tuple[float, str | None]:
+    if not s.proposals:
+        return 0.0, None
+    author, proposed = s.proposals[-1]
+    more = f" (+{len(s.proposals) - 1} more)" if len(s.proposals) > 1 else ""
+    what = f" → {proposed}" if proposed else ""
+    return POINTS["proposal"], f"open proposal by {author}{what}{more}"
+
+
+def _verified(s: Signals, today: date) -> tuple[float, str]:
+    if s.last_verified is None:
+        return POINTS["verified"], "never verified"
+    days = max(0, (today - s.last_verified).days)
+    return POINTS["verified"] * min(days / VERIFIED_FULL_DAYS, 1.0), f"verified {days} days ago"
+
+
+def score_signals(s: Signals, today: date) -> Scored:
+    """The documented score (module docstring) with its reasons, strongest signals first."""
+    tag_words = _TAG_WORDS.get(s.tag or "", f"tag {s.tag}" if s.tag else None)
+    parts = {
+        "consensus": _consensus(s),
+        "age": _age(s, today),
+        "tag": (TAG_POINTS.get(s.tag, TAG_POINTS[None]), tag_words),
+        "refusal": _refusals(s),
+        "proposal": _proposals(s),
+        "verified": _verified(s, today),
+    }
+    points = {name: round(p, 4) for name, (p, _) in parts.items()}
+    reasons = tuple(words for _, (_, words) in parts.items() if words)
+    return Scored(s, round(sum(points.values()), 4), points, reasons)

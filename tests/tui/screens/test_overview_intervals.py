@@ -1,0 +1,59 @@
+"""The overview's intervals: each run's main metric with its 95% interval and whether it can be
+told apart from the best run, filled in by a worker after the numbers show (issue 20)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from qa_inspect.core.report import leaderboard
+from qa_inspect.core.store import open_db
+from qa_inspect.tui.widgets import RunsTable
+from tests.helpers import app_for, async_test, settle
+
+
+def _cells(table: RunsTable) -> dict[str, tuple[str, str]]:
+    """Run name → (interval cell, vs-best cell)."""
+    out = {}
+    for i in range(table.row_count):
+        row = [str(c).strip() for c in table.get_row_at(i)]
+        out[row[0]] = (row[5], row[6])
+    return out
+
+
+@async_test
+async def test_intervals_and_best_match_the_leaderboard(loaded_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "qa.db"
+    shutil.copy(loaded_db, db)
+    boards = {b.dataset: b for b in leaderboard(open_db(db).conn)}
+    app = app_for(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tables = {t.ds.name: t for t in app.screen.query(RunsTable)}
+        for name, table in tables.items():
+            board = boards[name]
+            cells = _cells(table)
+            for row in board.ranked:
+                m = row.metrics[board.metric]
+                ci, standing = cells[row.run]
+                assert ci == f"±{(m.high - m.low) / 2:.1f}"
+                expected = "best" if board.rank(row.run) == 1 else ("tied" if board.tied_with_best(row.run) else "")
+                assert standing == expected
+        assert _cells(tables["cmrc2018_dev_sample"])["roberta-wwm-large"][1] == "best"
+
+
+@async_test
+async def test_intervals_are_hidden_while_stale_golds_are_excluded(loaded_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "qa.db"
+    shutil.copy(loaded_db, db)
+    app = app_for(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        for table in app.screen.query(RunsTable):
+            assert all(ci == "" and standing == "" for ci, standing in _cells(table).values())
+        await pilot.press("m")
+        await settle(pilot)
+        table = next(t for t in app.screen.query(RunsTable) if t.ds.name == "cmrc2018_dev_sample")
+        assert _cells(table)["roberta-wwm-large"][1] == "best"

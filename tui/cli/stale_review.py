@@ -1,0 +1,119 @@
+"""`qa-inspect stale verify` and `stale queue` (the review queue of issue 19).
+
+`stale.py` registers the two commands on `stale_app` (this module imports nothing of it, so there
+is no import circle). The queue's score and reasons come from `qa_inspect.core.review`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from qa_inspect.core import flags as F
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.load import load_manifest
+from qa_inspect.core.review import SIGNALS, ReviewQueue, review_queue
+from qa_inspect.tui.text import clean
+from rich.table import Table
+from rich.text import Text
+
+from .common import DbOpt, JsonOpt, RunsDir, fail, line, loaded_db, out, print_json, say, short
+
+__all__ = ["manifest_dates", "queue_cmd", "verify_cmd"]
+
+ItemArg = Annotated[
+    str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
+]
+DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
+AuthorOpt = Annotated[
+    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
+]
+
+
+def manifest_dates(runs_dir: Path) -> dict[str, Any]:
+    """Run path → `[[run]] date` from the runs folder's manifest (none → {})."""
+    manifest = load_manifest(runs_dir)
+    return manifest.run_dates() if manifest is not None else {}
+
+
+def _verify_targets(ref: F.ItemRef, gold: str | None) -> list[F.Target]:
+    """`--gold` names a gold by its text, else by its number from 1; none → every scored gold."""
+    if gold is None:
+        return F.targets_of(ref)
+    if gold in ref.scored_texts():
+        return F.targets_of(ref, gold_text=gold)
+    if gold.strip().isdigit():
+        if int(gold) < 1:
+            raise fail(f"--gold {gold}: gold numbers start at 1")
+        return F.targets_of(ref, int(gold) - 1)
+    raise fail(f"item {ref.key} has no gold answer {gold!r}")
+
+
+def verify_cmd(
+    runs_dir: RunsDir,
+    item_id: ItemArg,
+    dataset: DatasetOpt = None,
+    gold: Annotated[str | None, typer.Option("--gold", help="Gold answer text, or its number from 1 (default: every gold).")] = None,
+    note: Annotated[str | None, typer.Option("--note", help="How it was checked.")] = None,
+    author: AuthorOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record that a gold answer is still correct (a dated `verify` journal entry; undo with `stale undo`)."""
+    with loaded_db(runs_dir, db) as conn:
+        ref = F.resolve_item(conn, item_id, dataset)
+        entries = F.verify(conn, _verify_targets(ref, gold), note=note, author=author, on_busy=say)
+    if as_json:
+        print_json([e.to_dict() for e in entries])
+        return
+    for e in entries:
+        line(f"verified: {clean(e.dataset)} {clean(e.item_key)} '{clean(e.gold_text)}' (by {clean(e.author)})")
+
+
+def queue_cmd(
+    runs_dir: RunsDir,
+    dataset: DatasetOpt = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Only this change tag (fast-changing, slow-changing, never-changing).")] = None,
+    answer_type: Annotated[str | None, typer.Option("--answer-type", help="Only this answer type (person, group, …).")] = None,
+    signal: Annotated[str | None, typer.Option("--signal", help=f"Only golds with this signal: {', '.join(SIGNALS)}.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most N golds.", min=1)] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Also golds already reviewed (marked by you, or verified within 90 days), last.")] = False,
+    author: AuthorOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Golds most likely gone stale first, each with its score and the reasons in words."""
+    if signal is not None and signal not in SIGNALS:
+        raise fail(f"--signal {signal}: choose from {', '.join(SIGNALS)}")
+    with loaded_db(runs_dir, db) as conn:
+        try:
+            queue = review_queue(conn, dataset=dataset, tag=tag, answer_type=answer_type, signal=signal,
+                                 author=author, given_dates=manifest_dates(runs_dir), include_reviewed=show_all,
+                                 limit=limit)
+        except QAInspectError as exc:
+            raise fail(str(exc)) from None
+    if as_json:
+        print_json({"author": queue.author, "today": queue.today.isoformat() if queue.today else None,
+                    "progress": {"total": queue.progress.total, "reviewed": queue.progress.reviewed,
+                                 "marked": queue.progress.marked, "verified": queue.progress.verified,
+                                 "line": queue.progress.describe()},
+                    "queue": [e.to_dict() for e in queue.entries]})
+        return
+    _print_queue(queue)
+
+
+def _print_queue(queue: ReviewQueue) -> None:
+    if queue.entries:
+        t = Table(show_edge=False)
+        for col in ("#", "score", "dataset", "item", "question", "gold", "status", "reasons"):
+            t.add_column(col, overflow="fold" if col == "reasons" else "ellipsis")
+        for rank, e in enumerate(queue.entries, 1):
+            s = e.scored.signals
+            t.add_row(Text(str(rank)), Text(f"{e.scored.score:.2f}"), Text(short(s.dataset, 20)),
+                      Text(short(s.item_key, 20)), Text(short(s.question, 30)), Text(short(s.gold_text, 20)),
+                      Text(e.status), Text(clean(e.scored.because)))
+        out.print(t)
+    else:
+        line("nothing to review")
+    line(queue.progress.describe())

@@ -1,0 +1,351 @@
+"""The review queue (issue 19): one gold at a time, the one most likely gone stale first.
+
+Shows the question, the gold, the answer most runs give instead (the consensus), the evidence
+URL (a terminal hyperlink; `y` copies it, `o` opens it), the reasons for its rank and every run's
+answer. Single keys act on it: `s` marks it stale (the stale form, the consensus answer proposed),
+`v` verifies it (still correct), space/`n` skips, `p` goes back, `u` undoes your last action.
+`t`/`a`/`f` filter by tag, answer type and signal.
+
+Resumable: a marked or recently verified gold leaves the queue (`core.review`), and the gold on
+screen is remembered in the database's settings (`review-queue.position`), so the next session
+starts where this one stopped. All reads and writes run in thread workers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import Group
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Header, Static
+
+from qa_inspect.core import flags
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.load import load_manifest
+from qa_inspect.core.review import SIGNALS, TAG_POINTS, QueueEntry, ReviewQueue, review_queue
+
+from ..base import BaseScreen
+from ..dialogs import RunPicker
+from ..stale import StaleForm, StaleFormData, StaleFormResult
+from ..stale.jobs import JobResult, golds_of, mark_job
+from ..text import clean, copy_text
+from ..widgets import KeyFooter
+
+POSITION_KEY = "review-queue.position"
+"""Setting: the gold on screen when the queue was last shown (dataset, item key, gold text as JSON)."""
+FILTERS = {"tag": "Change tag", "answer_type": "Answer type", "signal": "Signal"}
+ANY = "(any)"
+_URL = re.compile(r"^https?://[^\s\x00-\x1f\x7f]+$", re.IGNORECASE)
+
+
+@dataclass
+class QueueLoaded(Message):
+    queue: ReviewQueue
+    focus: flags.Target | None
+    """Show this gold when it is in the queue (the remembered one, or one an undo brought back)."""
+
+
+@dataclass
+class QueueWritten(Message):
+    result: JobResult
+    focus: flags.Target | None = None
+
+
+@dataclass
+class QueueFormReady(Message):
+    data: StaleFormData | JobResult
+    target: flags.Target
+
+
+def _target(entry: QueueEntry) -> flags.Target:
+    s = entry.scored.signals
+    return flags.Target(s.dataset, s.item_key, s.gold_text)
+
+
+def safe_url(url: str | None) -> str | None:
+    """A link target only for a plain http(s) URL (no spaces or control characters)."""
+    return url if url and _URL.match(url.strip()) else None
+
+
+def entry_view(entry: QueueEntry, rank: int, total: int) -> Group:
+    """One gold as rich renderables: dataset text is always `Text` (never markup), cleaned."""
+    sc, s = entry.scored, entry.scored.signals
+    head = Text.assemble((f"#{rank} of {total}", "bold"), "  ", (f"score {sc.score:.2f}", "bold"), "  ",
+                         (clean(s.dataset), "dim"), " ", (clean(s.item_key), "dim"),
+                         "  ", (clean(s.tag or "no tag"), "dim"), " · ", (clean(s.answer_type or "no type"), "dim"))
+    lines: list[Any] = [head, Text(clean(s.question), style="bold")]
+    lines.append(Text.assemble(("gold       ", "dim"), (clean(s.gold_text), "bold green")))
+    c = s.consensus
+    if c is not None:
+        lines.append(Text.assemble(("consensus  ", "dim"), (clean(c.answer), "bold yellow"),
+                                   (f"  {c.count} of {c.total} runs · {c.share:.0%} weighted", "dim")))
+    else:
+        lines.append(Text.assemble(("consensus  ", "dim"), ("none (runs do not agree on another answer)", "dim")))
+    url = safe_url(s.evidence)
+    evidence = Text("evidence   ", style="dim")
+    if s.evidence:
+        evidence.append(clean(s.evidence), style=Style(underline=True, link=url) if url else Style())
+        if s.evidence_date is not None:
+            evidence.append(f"  ({s.evidence_date.describe()})", style="dim")
+    else:
+        evidence.append("none", style="dim")
+    lines.append(evidence)
+    lines.append(Text.assemble(("why        ", "dim"), clean(sc.because)))
+    table = Table(show_edge=False, box=None, pad_edge=False, expand=False)
+    for col, justify in (("run", "left"), ("answer", "left"), ("score", "right"), ("weight", "right")):
+        table.add_column(col, justify=justify, style="dim" if col == "weight" else "")  # type: ignore[arg-type]
+    agree = set(c.runs) if c is not None else set()
+    for a in s.answers:
+        style = "yellow" if a.run in agree else ("dim" if a.refused else "")
+        table.add_row(Text(clean(a.run)), Text(clean(a.text), style=style),
+                      Text("refused" if a.refused else (f"{a.score:.2f}" if a.score is not None else "—")),
+                      Text(f"{a.weight:.2f}"))
+    lines += [Text(""), table if s.answers else Text("no run answers this item", style="dim")]
+    return Group(*lines)
+
+
+class ReviewQueueScreen(BaseScreen):
+    """Golds ranked by how likely they are stale; mark, verify, skip, one key each."""
+
+    HELP_TITLE = "Review queue"
+    DEFAULT_CSS = """
+    ReviewQueueScreen #rq-progress { height: 1; padding: 0 1; color: $foreground-muted; }
+    ReviewQueueScreen #rq-body { padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "mark", "Stale", id="review-queue.mark",
+                tooltip="Mark this gold stale (the form proposes the runs' consensus answer)"),
+        Binding("v", "verify", "Verify", id="review-queue.verify", tooltip="Record that this gold is still correct"),
+        Binding("space", "skip", "Skip", id="review-queue.skip", tooltip="Next gold, leaving this one as it is"),
+        Binding("n", "skip", "Next", id="review-queue.next", show=False, tooltip="Next gold (as space)"),
+        Binding("p", "previous", "Previous", id="review-queue.previous", tooltip="Back to the previous gold"),
+        Binding("u", "undo", "Undo", id="review-queue.undo", tooltip="Undo your last mark or verify"),
+        Binding("y", "copy_evidence", "Copy URL", id="review-queue.copy", show=False,
+                tooltip="Copy the evidence URL to the clipboard"),
+        Binding("o", "open_evidence", "Open URL", id="review-queue.open", show=False,
+                tooltip="Open the evidence URL in the browser"),
+        Binding("t", "filter('tag')", "Tag", id="review-queue.tag", show=False, tooltip="Only golds with this change tag"),
+        Binding("a", "filter('answer_type')", "Type", id="review-queue.answer-type", show=False,
+                tooltip="Only golds of this answer type"),
+        Binding("f", "filter('signal')", "Signal", id="review-queue.signal", show=False,
+                tooltip="Only golds with this signal (consensus, age, refusal, proposal)"),
+        Binding("escape", "app.pop_screen", "Back", id="review-queue.back", tooltip="Back to the previous screen"),
+    ]
+
+    def __init__(self, *, today: date | None = None) -> None:
+        super().__init__()
+        self.today = today
+        """"Now" for ages and the recently-verified window (None: today; tests fix it)."""
+        self.queue: ReviewQueue | None = None
+        self.pos = 0
+        self.filters: dict[str, str | None] = dict.fromkeys(FILTERS)
+        self.answer_types: set[str] = set()
+        self.view: Group | None = None
+        """What the body shows (the gold on screen), for tests to read."""
+        self._first = True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="rq-progress")
+        with VerticalScroll(id="rq-scroll"):
+            yield Static(Text("loading…", style="dim"), id="rq-body")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @property
+    def entry(self) -> QueueEntry | None:
+        q = self.queue
+        return q.entries[self.pos] if q is not None and 0 <= self.pos < len(q.entries) else None
+
+    # -- reads ------------------------------------------------------------------------------
+    def _dates(self) -> dict[str, date]:
+        runs_dir = self.qa_app.runs_dir
+        try:
+            manifest = load_manifest(Path(runs_dir)) if runs_dir is not None else None
+        except QAInspectError:
+            return {}  # the load already said what is wrong with it
+        return manifest.run_dates() if manifest is not None else {}
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue")
+    def load(self, focus: flags.Target | None = None) -> None:
+        with self.db.connect() as conn:
+            if focus is None and self._first:
+                saved = flags.get_setting(conn, POSITION_KEY)
+                try:
+                    focus = flags.Target(*json.loads(saved)) if saved else None
+                except (ValueError, TypeError):
+                    focus = None
+            queue = review_queue(conn, tag=self.filters["tag"], answer_type=self.filters["answer_type"],
+                                 signal=self.filters["signal"], today=self.today, given_dates=self._dates())
+        self.post_message(QueueLoaded(queue, focus))
+
+    def on_queue_loaded(self, message: QueueLoaded) -> None:
+        self._first = False
+        self.queue = message.queue
+        self.answer_types |= {e.scored.signals.answer_type for e in message.queue.entries
+                              if e.scored.signals.answer_type}
+        targets = [_target(e) for e in message.queue.entries]
+        if message.focus in targets:
+            self.pos = targets.index(message.focus)
+        self.pos = max(0, min(self.pos, len(targets) - 1))
+        self.show()
+
+    def show(self) -> None:
+        q = self.queue
+        if q is None:
+            return
+        filters = [f"{k.replace('_', ' ')}={v}" for k, v in self.filters.items() if v]
+        progress = q.progress.describe() + (f" · filter: {', '.join(filters)}" if filters else "")
+        self.query_one("#rq-progress", Static).update(Text(clean(progress)))
+        body = self.query_one("#rq-body", Static)
+        entry = self.entry
+        if entry is None:
+            body.update(Text("Nothing left to review here. u undoes your last action; escape goes back.",
+                             style="dim"))
+            return
+        self.view = entry_view(entry, self.pos + 1, len(q.entries))
+        body.update(self.view)
+        self.query_one("#rq-scroll", VerticalScroll).scroll_home(animate=False)
+        self.remember(_target(entry))
+
+    @work(thread=True, exit_on_error=False, group="review-queue-position")
+    def remember(self, target: flags.Target) -> None:
+        with self.db.connect() as conn:
+            flags.set_setting(conn, POSITION_KEY, json.dumps(
+                [target.dataset, target.item_key, target.gold_text], ensure_ascii=False))
+
+    # -- moving -----------------------------------------------------------------------------
+    def action_skip(self) -> None:
+        q = self.queue
+        if q is None or self.pos >= len(q.entries) - 1:
+            self.notify("This is the last gold of the queue.", timeout=3)
+            return
+        self.pos += 1
+        self.show()
+
+    def action_previous(self) -> None:
+        if self.pos <= 0:
+            self.notify("This is the first gold of the queue.", timeout=3)
+            return
+        self.pos -= 1
+        self.show()
+
+    def action_filter(self, name: str) -> None:
+        values = {"tag": [t for t in TAG_POINTS if t], "answer_type": sorted(self.answer_types),
+                  "signal": list(SIGNALS)}[name]
+        choices = [ANY, *values]
+
+        def done(choice: str | None) -> None:
+            if choice is None:
+                return
+            self.filters[name] = None if choice == ANY else choice
+            self.pos = 0
+            self.load()
+
+        self.app.push_screen(RunPicker(FILTERS[name], self.filters[name] or ANY, choices,
+                                       labels={c: c for c in choices}), done)
+
+    # -- evidence ---------------------------------------------------------------------------
+    def _evidence(self) -> str | None:
+        entry = self.entry
+        url = entry.scored.signals.evidence if entry is not None else None
+        if not url:
+            self.notify("This gold has no evidence.", severity="warning", timeout=3)
+        return url
+
+    def action_copy_evidence(self) -> None:
+        url = self._evidence()
+        if url:
+            how = copy_text(self.app, url)
+            self.notify(f"Copied the evidence ({how}).", timeout=3)
+
+    def action_open_evidence(self) -> None:
+        url = self._evidence()
+        if url and safe_url(url):
+            self.app.open_url(url.strip())
+            self.notify(f"Opening {clean(url)}", timeout=3, markup=False)
+        elif url:
+            self.notify("The evidence is not a web address; y copies it.", severity="warning", timeout=3)
+
+    # -- writes -----------------------------------------------------------------------------
+    def action_verify(self) -> None:
+        entry = self.entry
+        if entry is not None:
+            self.write_verify(_target(entry))
+
+    @work(thread=True, exit_on_error=False, group="review-queue-write")
+    def write_verify(self, target: flags.Target) -> None:
+        with self.db.connect() as conn:
+            flags.verify(conn, [target], on_busy=lambda m: None)
+        self.post_message(QueueWritten(JobResult(f"Verified: {clean(target.gold_text)}")))
+
+    def action_undo(self) -> None:
+        self.write_undo()
+
+    @work(thread=True, exit_on_error=False, group="review-queue-write")
+    def write_undo(self) -> None:
+        with self.db.connect() as conn:
+            undone = flags.undo(conn, on_busy=lambda m: None)
+        if not undone:
+            self.post_message(QueueWritten(JobResult("Nothing to undo.", False, "warning")))
+            return
+        e = undone[0]
+        self.post_message(QueueWritten(JobResult(f"Undid {e.action}: {clean(e.gold_text)}"), e.target))
+
+    def action_mark(self) -> None:
+        entry = self.entry
+        if entry is not None:
+            self.read_form(_target(entry))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue-form")
+    def read_form(self, target: flags.Target) -> None:
+        with self.db.connect() as conn:
+            ref = flags.resolve_item(conn, target.item_key, target.dataset)
+            golds = golds_of(ref, flags.flags_for_item(conn, ref.dataset, ref.key))
+            chosen = next((k + 1 for k, g in enumerate(golds) if g.text == target.gold_text), 1)
+            data = StaleFormData(author=flags.author_for(conn), dataset=ref.dataset, item_key=ref.key,
+                                 question=ref.question, golds=golds, chosen=chosen)
+        self.post_message(QueueFormReady(data, target))
+
+    def on_queue_form_ready(self, message: QueueFormReady) -> None:
+        if isinstance(message.data, JobResult):
+            self.notify(message.data.text, severity=message.data.severity)
+            return
+        entry = self.entry
+        s = entry.scored.signals if entry is not None else None
+        message.data.proposed = s.consensus.answer if s is not None and s.consensus is not None else ""
+        message.data.evidence = (s.evidence or "") if s is not None else ""
+        form = StaleForm(message.data)
+
+        def done(result: StaleFormResult | None) -> None:
+            if result is not None:
+                self.write_mark(message.target, result)
+
+        self.app.push_screen(form, done)
+
+    @work(thread=True, exit_on_error=False, group="review-queue-write")
+    def write_mark(self, target: flags.Target, result: StaleFormResult) -> None:
+        with self.db.connect() as conn:
+            done = mark_job([target], result, False, conn, lambda m: None)
+        self.post_message(QueueWritten(done))
+
+    def on_queue_written(self, message: QueueWritten) -> None:
+        r = message.result
+        self.notify(r.text, severity=r.severity, timeout=4, markup=False)
+        if r.changed:
+            self.qa_app.stale_version += 1  # screens below redraw their stale counts when shown again
+            self.load(message.focus)
