@@ -3,8 +3,8 @@
 Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
 (choose a run or any named choice), `release` (a new release's file → the items whose golds it
-changes) and `slices` (save, list, open and delete saved slices, and
-their palette entries).
+changes), `run_settings` (which runs the overview lists, by their settings) and `slices` (save,
+list, open and delete saved slices, and their palette entries).
 
 May import: `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and
 `qa_inspect.core`; never a screen or the app. A dialog returns its answer through `dismiss`; the
@@ -21,6 +21,7 @@ from .help import HelpScreen, section
 from .labels import LabelDialog, LabelDialogData, LabelDialogResult
 from .pick_run import NONE, RunPicker
 from .release import ReleaseDialog, ReleaseFilter
+from .run_settings import RunSettingsFilter, matches
 from .slices import SaveSliceDialog, SlicesProvider, SlicesScreen
 
 __all__ = [
@@ -36,11 +37,13 @@ __all__ = [
     "ReleaseDialog",
     "ReleaseFilter",
     "RunPicker",
+    "RunSettingsFilter",
     "SaveSliceDialog",
     "SlicesProvider",
     "SlicesScreen",
     "default_path",
     "export_dir",
+    "matches",
     "safe_stem",
     "section",
 ]

@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.load import last_load
+from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.load import last_load, load_manifest
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
     DatasetOverview,
@@ -25,10 +26,11 @@ from qa_inspect.core.report import (
     freshness_overview,
     leaderboard,
     overview,
+    stored_run_settings,
 )
 
 from ..base import BaseScreen
-from ..dialogs import RunPicker
+from ..dialogs import RunPicker, RunSettingsFilter, matches
 from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
@@ -69,6 +71,13 @@ class OverviewLoaded(Message):
 
     datasets: list[DatasetOverview]
     complete: bool = True
+
+
+@dataclass
+class SettingsLoaded(Message):
+    """Each run's settings (model, prompt, shots …: `core.report.stored_run_settings`), by run name."""
+
+    settings: dict[str, dict[str, str]]
 
 
 @dataclass
@@ -118,6 +127,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("D", "distribution", "Distribution", id="overview.distribution", show=False,
                 tooltip="Score histogram of the highlighted run or slice"),
+        Binding("f", "filter_runs", "Runs by setting", id="overview.filter-runs", show=False,
+                tooltip="List only the runs with chosen settings (model, prompt, shots …)"),
         Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
                 tooltip="Move to the next table"),
         Binding("g", "reload", "Reload", id="overview.reload", show=False,
@@ -132,6 +143,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
+        self.run_settings: dict[str, dict[str, str]] = {}
+        self.settings_filter: tuple[tuple[str, str], ...] = ()
         self.freshness: dict[str, FreshnessRow] = {}
 
     def compose(self) -> ComposeResult:
@@ -177,6 +190,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
                 self.post_message(FreshnessLoaded(freshness_overview(conn)))
+                self.post_message(SettingsLoaded(self._settings(conn)))
                 full = self.stale_adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
@@ -186,6 +200,46 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 self._busy = None
         if not worker.is_cancelled:
             self.post_message(OverviewLoaded(full, complete=True))
+
+    def _settings(self, conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
+        """Run settings with the manifest's patterns and declarations, when the runs folder is known."""
+        manifest = None
+        if self.qa_app.runs_dir is not None:
+            try:
+                manifest = load_manifest(self.qa_app.runs_dir)
+            except QAInspectError:
+                manifest = None  # the load already reported a bad manifest
+        runs = stored_run_settings(conn, patterns=manifest.patterns if manifest else (),
+                                   declared=manifest.declared_settings() if manifest else None)
+        return {r.run: dict(r.settings) for r in runs}
+
+    def on_settings_loaded(self, message: SettingsLoaded) -> None:
+        self.run_settings = message.settings
+
+    def action_filter_runs(self) -> None:
+        values: dict[str, set[str]] = {}
+        for settings in self.run_settings.values():
+            for key, value in settings.items():
+                values.setdefault(key, set()).add(value)
+        varied = {k: sorted(v) for k, v in values.items() if len(v) > 1}
+        if not varied:
+            self.notify("The runs do not differ in any setting (model, prompt, shots …).", severity="warning")
+            return
+
+        def done(chosen: tuple[tuple[str, str], ...] | None) -> None:
+            if chosen is not None:
+                self.settings_filter = chosen
+                self._apply_run_filter()
+
+        self.app.push_screen(RunSettingsFilter(varied, self.settings_filter), done)
+
+    def _apply_run_filter(self) -> None:
+        chosen = self.settings_filter
+        for table in self.query(RunsTable):
+            table.set_run_filter(None if not chosen else
+                                 (lambda run: matches(self.run_settings.get(run, {}), chosen)))
+        for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
+            title.update(dataset_title(ds, self._title_parts(ds.name)))
 
     def on_screen_suspend(self) -> None:
         """Leaving for the browser: stop the slices pass so it does not compete with the
@@ -253,12 +307,26 @@ class OverviewScreen(OverviewStale, BaseScreen):
             widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
         await box.mount_all(widgets)
+        if self.settings_filter:
+            self._apply_run_filter()
         first = self.query(RunsTable).first()
         first.focus()
         self._show_slices(first)
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
-        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset))
+        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
+
+    def _filter_parts(self, dataset: str) -> list[tuple[str, str]]:
+        """"runs: model=… (3 of 54, f)" while a settings filter narrows the list."""
+        if not self.settings_filter:
+            return []
+        ds = next((d for d in self.datasets if d.name == dataset), None)
+        if ds is None:
+            return []
+        shown = sum(matches(self.run_settings.get(r.name, {}), self.settings_filter) for r in ds.runs)
+        what = ", ".join(f"{k}={v}" for k, v in self.settings_filter)
+        return [("  runs: ", "$foreground-muted"), (clean(what), "$accent"),
+                (f" ({shown} of {len(ds.runs)}, f)", "$foreground-muted")]
 
     def on_freshness_loaded(self, message: FreshnessLoaded) -> None:
         self.freshness = message.rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -48,6 +49,8 @@ class RunsTable(DataTable[Text]):
         self.name_w = 16
         self.board: Leaderboard | None = None
         """Intervals and ties of the main metric, once the overview's worker has them."""
+        self.run_shown: Callable[[str], bool] | None = None
+        """Which runs to list (the overview's filter by settings); None: every run."""
         self.pending = True
         """Intervals are being computed ("…"); False once shown or switched off (stale golds excluded)."""
 
@@ -92,14 +95,23 @@ class RunsTable(DataTable[Text]):
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1), animate=False)
 
+    def set_run_filter(self, shown: Callable[[str], bool] | None) -> None:
+        self.run_shown = shown
+        self.update_data(self.ds)
+
     def fill(self) -> None:
         self.clear()
         self.refs = []
         for r in self.ds.runs:
+            if self.run_shown is not None and not self.run_shown(r.name):
+                continue
             self.add_row(*self._run_cells(r, self.name_w))
             self.refs.append(RowRef(self.ds.name, r.name))
         if not self.ds.runs:
             self.add_row(Text("(golds only)", style="italic"), *[Text("")] * 7)
+            self.refs.append(RowRef(self.ds.name, None))
+        elif not self.refs:
+            self.add_row(Text("(no run with these settings: f)", style="italic"), *[Text("")] * 7)
             self.refs.append(RowRef(self.ds.name, None))
         if self.ds.human is not None:
             self.add_row(*self._run_cells(self.ds.human, self.name_w, human=True))

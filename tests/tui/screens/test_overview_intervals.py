@@ -57,3 +57,32 @@ async def test_intervals_are_hidden_while_stale_golds_are_excluded(loaded_db: Pa
         await settle(pilot)
         table = next(t for t in app.screen.query(RunsTable) if t.ds.name == "cmrc2018_dev_sample")
         assert _cells(table)["roberta-wwm-large"][1] == "best"
+
+
+@async_test
+async def test_f_lists_only_the_runs_with_the_chosen_settings(loaded_db: Path, tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    from qa_inspect.tui.dialogs import RunSettingsFilter
+
+    db = tmp_path / "qa.db"
+    shutil.copy(loaded_db, db)
+    app = app_for(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, RunSettingsFilter)
+        await pilot.press("space", "enter")  # the first value: model glm-6b
+        await settle(pilot)
+        tables = {t.ds.name: t for t in app.screen.query(RunsTable)}
+        assert list(_cells(tables["cdqa_sample"])) == ["glm-6b"]
+        assert list(_cells(tables["cmrc2018_dev_sample"])) == ["(no run with these settings: f)", "human estimate"]
+        titles = [str(s.render()) for s in app.screen.query(".dataset-title").results(Static)]
+        assert "runs: model=glm-6b (1 of 2, f)" in titles[0]
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.press("x", "enter")  # every run again
+        await settle(pilot)
+        tables = {t.ds.name: t for t in app.screen.query(RunsTable)}
+        assert list(_cells(tables["cdqa_sample"])) == ["glm-6b", "qwen-7b-chat"]
