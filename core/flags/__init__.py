@@ -28,6 +28,7 @@ __all__ = [
     "CHANGELOG_COLUMNS",
     "CURRENT_FLAGS_SQL",
     "DATASET_FORMATS",
+    "FLAG_ENTRIES_SQL",
     "JOURNAL_KIND",
     "PATCH_KIND",
     "STALE_GOLDS_SQL",
@@ -89,7 +90,7 @@ lazy_face(__name__, {
     ".changelog": ("CHANGELOG_COLUMNS", "changelog"),
     ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
     ".journal": (
-        "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
+        "FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
         "normalise_ts",
     ),
     ".json_layout": ("JsonStyle", "dump_json"),

@@ -37,7 +37,7 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
-__all__ = ["Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid", "normalise_ts"]
+__all__ = ["FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid", "normalise_ts"]
 
 
 class FlagError(QAInspectError):
@@ -70,21 +70,30 @@ class Entry:
     evidence: str | None = None
     ref: int | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    run: str | None = None
+    """Label entries only (`core.labels`): the run and the label; None on stale-flag entries."""
+    label: str | None = None
 
     @property
     def target(self) -> Target:
         return Target(self.dataset, self.item_key, self.gold_text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id, "uid": self.uid, "ts": self.ts, "author": self.author, "action": self.action,
             "dataset": self.dataset, "item_key": self.item_key, "gold_text": self.gold_text,
             "reason": self.reason, "proposed": self.proposed, "evidence": self.evidence, "ref": self.ref,
             "meta": self.meta,
         }
+        if self.label is not None:
+            out.update(run=self.run, label=self.label)
+        return out
 
 
-_ENTRY_COLS = "id, uid, ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence, ref, meta"
+_ENTRY_COLS = "id, uid, ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence, ref, meta, run, label"
+
+FLAG_ENTRIES_SQL = "label IS NULL"
+"""Stale-flag entries (and their undos): label entries (`core.labels`) share the table, never this."""
 
 
 def _entry(row: Sequence[Any]) -> Entry:
@@ -93,7 +102,7 @@ def _entry(row: Sequence[Any]) -> Entry:
         decoded = json.loads(meta) if meta else {}
     except ValueError:
         decoded = {"raw": meta}
-    return Entry(*row[:12], meta=decoded if isinstance(decoded, dict) else {"raw": decoded})
+    return Entry(*row[:12], meta=decoded if isinstance(decoded, dict) else {"raw": decoded}, run=row[13], label=row[14])
 
 
 def _iso_ms(dt: datetime) -> str:
@@ -136,24 +145,29 @@ def insert_entry(
     uid: str | None = None,
     ts: str | None = None,
     fingerprint: str | None = None,
+    columns: dict[str, Any] | None = None,
 ) -> Entry:
     """One journal entry written on `conn` inside a transaction the caller holds (no checks, no
     commit): for importers and for tests that stage a journal. `append` is the committed form.
 
     The entry remembers the dataset by name and by content (`fingerprint`: given by an import,
-    else the loaded dataset's), so it stays with that dataset when its file is renamed."""
+    else the loaded dataset's), so it stays with that dataset when its file is renamed. `columns`:
+    further columns written as given (a label entry's `run`, `label`, `label_source`)."""
     entry = Entry(
         id=0, uid=uid or new_uid(), ts=ts or _now(), author=author, action=action, dataset=target.dataset,
         item_key=target.item_key, gold_text=target.gold_text, reason=_blank(reason), proposed=_blank(proposed),
         evidence=_blank(evidence), ref=ref, meta={k: v for k, v in (meta or {}).items() if v not in (None, [], "")},
+        run=(columns or {}).get("run"), label=(columns or {}).get("label"),
     )
+    extra = dict(columns or {})
     cur = conn.execute(
         "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence,"
-        " ref, uid, meta, written_as, dataset_fp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f" ref, uid, meta, written_as, dataset_fp{''.join(', ' + c for c in extra)})"
+        f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?{', ?' * len(extra)})",
         (entry.ts, entry.author, entry.action, entry.dataset, entry.item_key, entry.gold_text, entry.reason,
          entry.proposed, entry.evidence, entry.ref, entry.uid,
          json.dumps(entry.meta, ensure_ascii=False, sort_keys=True) if entry.meta else None,
-         entry.dataset, fingerprint or fingerprint_of(conn, entry.dataset)),
+         entry.dataset, fingerprint or fingerprint_of(conn, entry.dataset), *extra.values()),
     )
     entry.id = int(cur.lastrowid or 0)
     return entry
@@ -221,8 +235,9 @@ def journal(
     conn: Any, *, dataset: str | None = None, item_key: str | None = None, author: str | None = None,
     limit: int | None = None,
 ) -> list[Entry]:
-    """Journal entries, oldest first (every action, undo and import; nothing is ever removed)."""
-    where, params = [], []
+    """Stale-flag journal entries, oldest first (every action, undo and import; nothing is ever
+    removed). Label entries share the table and are left out (`core.labels` reads them)."""
+    where, params = [FLAG_ENTRIES_SQL], []
     for col, value in (("dataset", dataset), ("item_key", item_key), ("author", author)):
         if value is not None:
             where.append(f"{col} = ?")
@@ -238,5 +253,6 @@ def journal(
 
 def has_entries(conn: Any, dataset: str) -> bool:
     """Whether the journal names `dataset` (its flags outlive the dataset being loaded)."""
-    row = sqlite_connection(conn).execute("SELECT 1 FROM annotations WHERE dataset = ? LIMIT 1", (dataset,)).fetchone()
+    row = sqlite_connection(conn).execute(
+        f"SELECT 1 FROM annotations WHERE dataset = ? AND {FLAG_ENTRIES_SQL} LIMIT 1", (dataset,)).fetchone()
     return row is not None

@@ -105,8 +105,9 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         raise FormatError(str(path), "not a JSON object", where)
     if "action" in rec:  # a journal entry
         action = rec.get("action")
-        if action not in ("mark", "unmark", "undo", "verify"):
-            raise FormatError(str(path), f"unknown action {action!r}", where)
+        if action not in ("mark", "unmark", "undo", "verify") or rec.get("label") is not None:
+            hint = "; a label entry: import it with `qa-inspect label import`" if "label" in rec else ""
+            raise FormatError(str(path), f"unknown action {action!r}{hint}", where)
         uid = _text(path, rec, "uid", where, required=True) or ""
         meta = rec.get("meta") or {}
         if not isinstance(meta, dict):
@@ -173,10 +174,11 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
     try:
         columns = {row[1] for row in src.execute("PRAGMA table_info(annotations)")}
         fp = "a.dataset_fp" if "dataset_fp" in columns else "NULL"
+        flags_only = " WHERE a.label IS NULL" if "label" in columns else ""  # labels: `core.labels`
         rows = src.execute(
             "SELECT a.uid, a.ts, a.author, a.action, a.dataset, a.item_key, a.gold_text, a.reason, a.proposed,"
             f" a.evidence, r.uid, a.meta, a.id, {fp} FROM annotations a LEFT JOIN annotations r ON r.id = a.ref"
-            " ORDER BY a.id"
+            f"{flags_only} ORDER BY a.id"
         ).fetchall()
     except sqlite3.Error as exc:
         raise FormatError(str(path), f"not a qa-inspect database ({exc})") from None

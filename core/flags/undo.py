@@ -1,8 +1,10 @@
-"""Undo and redo of flag actions, per author, replayed from the journal.
+"""Undo and redo of journal actions, per author, replayed from the journal.
 
-They cover every action but `undo` itself (mark, unmark, verify) made in this database: imported entries are others' work (override them with
-mark/unmark). Undo cancels the author's last action (every gold of a bulk action) with `undo`
-entries; redo appends the cancelled action again as new entries (`meta.redo_of`).
+Any action undoes alike (stale flags' mark/unmark/verify, labels' label/unlabel/note, ...): one stack per
+author. They cover actions made in this database: imported entries are others' work (override
+them with a new action). Undo cancels the author's last action (every entry of a bulk action) with
+`undo` entries that carry the cancelled entry's own columns (a label undo is a label entry too);
+redo appends the cancelled action again with all its fields as new entries (`meta.redo_of`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from qa_inspect.core.store import (
@@ -19,7 +22,7 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
-from .journal import _ENTRY_COLS, Entry, _entry, _stamp, insert_entry, new_uid
+from .journal import _ENTRY_COLS, Entry, _entry, _stamp, insert_entry, new_uid, normalise_ts
 from .state import _own_open_marks, _states
 
 __all__ = ["UndoState", "describe_group", "redo", "undo", "undo_state"]
@@ -49,8 +52,10 @@ def describe_group(entries: Sequence[Entry]) -> str:
     action = entries[0].action
     if len(entries) == 1:
         e = entries[0]
+        if e.label is not None:
+            return f"{action} {e.label!r} on {e.run}/{e.item_key}" if e.label else f"{action} on {e.run}/{e.item_key}"
         return f"{action} {e.dataset}/{e.item_key} {e.gold_text!r}"
-    return f"{action} {len(entries)} golds"
+    return f"{action} {len(entries)} {'labels' if entries[0].label is not None else 'golds'}"
 
 
 @dataclass(slots=True, eq=False)
@@ -101,7 +106,7 @@ def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[_Group], list[_
             if target is not None and not target.undone:
                 target.undone = target.redoable = True
                 undone.append(target)
-        else:  # any action (mark, unmark, verify, …): undoable
+        else:  # any action (mark, unmark, verify, label, unlabel, note, …): undoable
             if g.redo_of:
                 source = next((by_uid[u] for u in g.redo_of if u in by_uid), None)
                 if source is not None:
@@ -114,6 +119,19 @@ def _stacks(conn: sqlite3.Connection, author: str) -> tuple[list[_Group], list[_
             by_id.update((i, g) for i in g.ids)
             by_uid.update((u, g) for u in g.uids)
     return [g for g in done if not g.undone], [g for g in undone if g.redoable]
+
+
+_OWN_COLUMNS = frozenset(c.strip() for c in _ENTRY_COLS.split(",")) - {"run", "label"} | {"written_as", "dataset_fp"}
+_CONTROL_META = ("batch", "redo_of", "supersedes", "imported_from", "ref_uid")
+
+
+def _extra_columns(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any]:
+    """The entry's columns beyond the stale journal's own (a label entry's run, label, source):
+    what an undo or a redo of it carries, whatever action added them."""
+    cur = conn.execute("SELECT * FROM annotations WHERE id = ?", (entry_id,))
+    row = cur.fetchone()
+    names = [d[0] for d in cur.description]
+    return {k: v for k, v in zip(names, row or (), strict=False) if k not in _OWN_COLUMNS and v is not None}
 
 
 def _group_entries(conn: sqlite3.Connection, group: _Group | None) -> list[Entry]:
@@ -152,7 +170,8 @@ def undo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
         group = _group_entries(c, done[-1])
         batch = new_uid() if len(group) > 1 else None
         for e in group:
-            insert_entry(c, "undo", e.target, who, ref=e.id, meta={"batch": batch, "ref_uid": e.uid})
+            insert_entry(c, "undo", e.target, who, ref=e.id, meta={"batch": batch, "ref_uid": e.uid},
+                         columns=_extra_columns(c, e.id))
         return group
 
     return write_transaction(raw, work, on_busy)
@@ -172,11 +191,15 @@ def redo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
         states = _states(c, [e.target for e in group])
         out = []
         for e in group:
-            meta: dict[str, Any] = {"batch": batch, "redo_of": e.uid}
+            meta: dict[str, Any] = {k: v for k, v in e.meta.items() if k not in _CONTROL_META}
+            meta.update(batch=batch, redo_of=e.uid)
             if e.action == "mark":
                 meta["supersedes"] = _own_open_marks(states.get(e.target), who)
+            ts = _stamp(c, e.target)
+            if ts <= e.ts:  # a label's own clock: never before the entry it repeats
+                ts = normalise_ts((datetime.fromisoformat(e.ts.replace("Z", "+00:00")) + timedelta(milliseconds=1)).isoformat())
             out.append(insert_entry(c, e.action, e.target, who, reason=e.reason, proposed=e.proposed,
-                               evidence=e.evidence, meta=meta, ts=_stamp(c, e.target)))
+                               evidence=e.evidence, meta=meta, ts=ts, columns=_extra_columns(c, e.id)))
         return out
 
     return write_transaction(raw, work, on_busy)

@@ -31,6 +31,9 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     runs = "llm/*.jsonl"
     dataset = "cdqa"
 
+    [labels]                               # the project's error labels (core.labels; default set otherwise)
+    set = ["gold-wrong", "paraphrase", "tokenisation"]
+
 A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
 explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
 A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`).
@@ -109,6 +112,8 @@ class Manifest:
     def declared_settings(self) -> dict[str, Mapping[str, Any]]:
         """Run path relative to the root (posix, as the store keeps it) → its `[[run]] settings`."""
         return {self._rel(e.path): e.settings for e in self.runs if e.settings}
+    labels: tuple[str, ...] | None = None
+    """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -157,8 +162,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore", "settings"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings", "labels"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels)", key)
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
@@ -186,7 +191,7 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
-                    _patterns(path, data.get("settings", {})))
+                    _patterns(path, data.get("settings", {})), _labels(path, data))
 
 
 def _patterns(path: Path, table: Any) -> tuple[str, ...]:
@@ -214,6 +219,20 @@ def _declared(path: Path, table: dict[str, Any], where: str) -> dict[str, Any] |
         if not isinstance(item, (str, int, float, bool)):
             raise FormatError(str(path), "expected text, a number or true/false", f"{where}, settings.{key}")
     return dict(value)
+
+
+def _labels(path: Path, data: dict[str, Any]) -> tuple[str, ...] | None:
+    """`[labels] set = [...]`: non-empty names without commas, tabs or newlines."""
+    table = data.get("labels")
+    if table is None:
+        return None
+    if not isinstance(table, dict) or set(table) - {"set"}:
+        raise FormatError(str(path), "expected a table with one key, set = [label names]", "labels")
+    names = table.get("set", [])
+    if not isinstance(names, list) or not all(
+            isinstance(n, str) and n.strip() and not any(c in n for c in ",\t\n\r") for n in names):
+        raise FormatError(str(path), "expected a list of label names (no commas, tabs or newlines)", "labels, set")
+    return tuple(dict.fromkeys(n.strip() for n in names))
 
 
 def _parse(path: Path) -> dict[str, Any]:

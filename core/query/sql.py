@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.labels import labels_of_sql
 from qa_inspect.core.load import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
@@ -164,6 +165,10 @@ CROSS_SQL = "CASE i.cross_sentence WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END"
 CATEGORY_SQL = f"CASE WHEN p.id IS NULL THEN '{NO_PREDICTION}' ELSE p.error_category END"
 """Run A's error category of an item (`no prediction` when it has none): facets, filters, reports."""
 _STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
+_LABELS = labels_of_sql("(SELECT r.name FROM runs r WHERE r.id = p.run_id)",
+                        "(SELECT d.name FROM datasets d WHERE d.id = i.dataset_id)", "i.key")
+"""Run A's labels of the item (`core.labels`), joined with ", ": an item with several labels counts
+under their combination (one value per item, as every facet); NULL (none) when it has no labels."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +210,7 @@ FACETS: dict[str, FacetDef] = {
         FacetDef("gold_count", "gold count", "CAST(i.gold_count AS TEXT)", order=tuple(str(n) for n in range(11))),
         FacetDef("gold_agreement", "gold agreement", "i.gold_agreement", order=AGREEMENTS),
         FacetDef("passage_length", "passage length", "i.passage_length", order=PASSAGE_LENGTHS, optional=True),
+        FacetDef("label", "label", _LABELS, needs_run=True, optional=True),
     )
 }
 """Every facet, in the order a facet panel lists them. Question type (`qword`, its name from when

@@ -218,6 +218,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused,
         error_category);
     """,
+    # 7 → 8: error labels by hand (core.labels) share the journal. A label entry names a run (by
+    # its stored name) and an item, `label` (never NULL on label, unlabel and note entries, nor on
+    # the undos that cancel them: stale-flag readers keep to `label IS NULL`), `gold_text` ''.
+    # `label_source`: 'hand' or 'category' (accepted from the automatic error category).
+    """
+    ALTER TABLE annotations ADD COLUMN run TEXT;
+    ALTER TABLE annotations ADD COLUMN label TEXT;
+    ALTER TABLE annotations ADD COLUMN label_source TEXT;
+    CREATE INDEX IF NOT EXISTS annotations_label ON annotations(run, dataset, item_key, label) WHERE label IS NOT NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-FACES = ["flags", "load", "metrics", "query", "report", "review", "stats", "store"]
+FACES = ["flags", "labels", "load", "metrics", "query", "report", "review", "stats", "store"]
 
 
 @pytest.mark.parametrize("face", FACES)

@@ -8,13 +8,13 @@ consoles, `fail`, `print_json`, `loaded_db`, text-cleaning for table cells), `ou
 console, load progress and summary), `filter_options` (the item-filter options and
 `build_filter`), `stat_options` (the statistics options of `diff` and `leaderboard`), and one
 module per command or command group, each registering itself on `app` when imported: `load`
-(`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `slices`, `stale`, `release`.
+(`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `slices`, `stale`, `release`, `label`.
 
 Start-up is kept short (issue 16): `main` imports only the module of the command asked for, and
 `--help` none (it lists `COMMANDS`); `app` from this package is the whole app, every module imported.
 
 May import: the faces of `qa_inspect.core` packages (`core.store`, `core.load`, `core.flags`,
-`core.query`, `core.report`, `core.formats`, `core.metrics`) and `core.errors`/`core.model`;
+`core.query`, `core.report`, `core.formats`, `core.metrics`, `core.labels`) and `core.errors`/`core.model`;
 `qa_inspect.tui.text` for dataset and model text; `qa_inspect.tui.app` only inside `open`, so
 `--help` never imports Textual. Command modules import `common` and the helper modules, never
 each other.

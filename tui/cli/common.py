@@ -80,6 +80,8 @@ COMMANDS: dict[str, Command] = {
                               "release, import."),
     "release": Command("release", "Compare two releases of a dataset: items, golds, open stale flags, each run's "
                                   "score."),
+    "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
+                              "taxonomy)."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""

@@ -1,6 +1,6 @@
 """Dialogs: modal screens that ask one thing and dismiss with the answer.
 
-Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `filters` (every browser
+Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
 (choose a run or any named choice), `release` (a new release's file → the items whose golds it
 changes), `run_settings` (which runs the overview lists, by their settings) and `slices` (save,
@@ -18,6 +18,7 @@ from .confirm import ConfirmDialog
 from .export import ExportDialog, default_path, export_dir, safe_stem
 from .filters import FilterScreen
 from .help import HelpScreen, section
+from .labels import LabelDialog, LabelDialogData, LabelDialogResult
 from .pick_run import NONE, RunPicker
 from .release import ReleaseDialog, ReleaseFilter
 from .run_settings import RunSettingsFilter, matches
@@ -30,6 +31,9 @@ __all__ = [
     "ExportDialog",
     "FilterScreen",
     "HelpScreen",
+    "LabelDialog",
+    "LabelDialogData",
+    "LabelDialogResult",
     "ReleaseDialog",
     "ReleaseFilter",
     "RunPicker",

@@ -6,7 +6,8 @@ under a filter) with `browser_triage` (its compare, facet, saved-slice and expor
 `detail` (one item against every gold), `review_queue` (the stale-answer review queue, one gold
 at a time), `compare` (run A against run B) with `compare_parts` (its tables and how a diff fills
 them), `distribution` (score histograms and the A-vs-B score grid, `D`), `slice_finder` (the
-facet values where B differs from A, `f` on compare), and `load_log` (what the last load failed
+facet values where B differs from A, `f` on compare), `labels` (error labels by hand: the picker key and 1–9,
+mixed into the browser and the detail), and `load_log` (what the last load failed
 on, warned about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
 May import: `tui.stale`, `tui.dialogs`, `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`,

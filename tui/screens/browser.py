@@ -44,6 +44,7 @@ from ..widgets import (
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
 from .detail import DetailScreen
+from .labels import BROWSER_LABEL_BINDINGS, LabelActions
 
 SORT_LABELS = {
     "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
@@ -80,7 +81,7 @@ class WindowLoaded(Message):
     cursor: int
 
 
-class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
+class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -118,6 +119,7 @@ class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
         Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
                 tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
+        *BROWSER_LABEL_BINDINGS,  # l, 1–9 (screens.labels)
         Binding("escape", "back", "Back", id="browser.back",
                 tooltip="Back one screen (to where this browser was opened from)"),
     ]
@@ -307,6 +309,15 @@ class BrowserScreen(BrowserLayout, BrowserStale, TriageActions, BaseScreen):
                 table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 
     # -- actions -----------------------------------------------------------------------------
+    def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]:
+        """Labels act on the selection when there is one, else on the row under the cursor."""
+        if self.select_filter is not None:
+            return self.filter.run, None, self.filter, True
+        if self.selected_ids:
+            return self.filter.run, sorted(self.selected_ids), None, True
+        row = self.query_one(ItemTable).current
+        return self.filter.run, [row.item_id] if row is not None else None, None, False
+
     def action_open(self) -> None:
         row = self.query_one(ItemTable).current
         if row is None:

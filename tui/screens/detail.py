@@ -7,7 +7,7 @@ the item it ends on, so the browser's cursor follows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,6 +18,7 @@ from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core import query
+from qa_inspect.core.labels import ItemLabels, item_labels
 from qa_inspect.core.query import Filter, ItemDetail, copy_choices, evidence_url, item_detail
 
 from ..base import BaseScreen
@@ -26,6 +27,7 @@ from ..stale import DETAIL_STALE_BINDINGS, DetailStale
 from ..text import clean, copy_text, truncate
 from ..widgets import KeyFooter
 from ..widgets import detail_parts as parts
+from .labels import DETAIL_LABEL_BINDINGS, LabelActions, label_line
 
 
 @dataclass
@@ -37,6 +39,8 @@ class DetailLoaded(Message):
     total: int | None
     steps: int = 0
     """For a step walked in SQL: how many steps from the anchor it answers."""
+    labels: ItemLabels | None = None
+    """Run A's labels and note of the item (None without a run)."""
 
 
 @dataclass
@@ -47,7 +51,7 @@ class NeighbourFound(Message):
     step: int
 
 
-class DetailScreen(DetailStale, BaseScreen):
+class DetailScreen(LabelActions, DetailStale, BaseScreen):
     """One item; everything needed to see why it scored what it scored."""
 
     HELP_TITLE = "Item detail"
@@ -63,6 +67,7 @@ class DetailScreen(DetailStale, BaseScreen):
         Binding("o", "open_evidence", "Evidence", id="detail.open-evidence", show=False,
                 tooltip="Open the item's evidence URL in the browser"),
         *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
+        *DETAIL_LABEL_BINDINGS,  # l (screens.labels)
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
 
@@ -77,6 +82,7 @@ class DetailScreen(DetailStale, BaseScreen):
         self.nav_start = nav_start
         self.run = run if run is not None else f.run
         self.detail: ItemDetail | None = None
+        self.labels: ItemLabels | None = None
         self.position: int | None = None
         self.total: int | None = total
         self.subsequence = False
@@ -92,6 +98,7 @@ class DetailScreen(DetailStale, BaseScreen):
             with Horizontal(id="detail-body"):
                 with Vertical(id="detail-left"):
                     yield Static(id="d-question")
+                    yield Static(id="d-labels")
                     yield Static(id="d-answers")
                     yield Static(id="d-others")
                 with Vertical(id="detail-right"):
@@ -116,8 +123,9 @@ class DetailScreen(DetailStale, BaseScreen):
             if position is None:
                 position = query.position(conn, self.filter, item_id)
             total = query.count(conn, self.filter) if self.total is None else self.total
+            labels = self._labels_of(conn, detail)
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(detail, position, total))
+            self.post_message(DetailLoaded(detail, position, total, labels=labels))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def step(self, item_id: int, step: int) -> None:
@@ -130,8 +138,16 @@ class DetailScreen(DetailStale, BaseScreen):
             detail = item_detail(conn, nxt, self.run)
             position = query.position(conn, self.filter, nxt)
             total = query.count(conn, self.filter) if self.total is None else self.total
+            labels = self._labels_of(conn, detail)
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(detail, position, total, step))
+            self.post_message(DetailLoaded(detail, position, total, step, labels))
+
+    def _labels_of(self, conn: Any, detail: ItemDetail | None) -> ItemLabels | None:
+        return item_labels(conn, self.run, detail.dataset, detail.key) if self.run and detail is not None else None
+
+    def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]:
+        """Labels act on the item shown, for the run shown."""
+        return self.run, [self.detail.item_id] if self.detail is not None else None, None, False
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.detail is None:
@@ -142,6 +158,7 @@ class DetailScreen(DetailStale, BaseScreen):
         if message.steps and message.steps == self.pending_steps and message.position is not None:
             self.anchor, self.pending_steps = (message.detail.item_id, message.position), 0
         self.detail = message.detail
+        self.labels = message.labels
         self.item_id = message.detail.item_id
         self.position, self.total = message.position, message.total
         self.render_detail()
@@ -161,6 +178,10 @@ class DetailScreen(DetailStale, BaseScreen):
         half = width // 2 - 2 if self.has_class("-wide") else width
         self.query_one("#d-title", Static).update(parts.title(d, self.position, self.total))
         self.query_one("#d-question", Static).update(parts.question(d))
+        labels = self.query_one("#d-labels", Static)
+        labels.update(line := label_line(self.labels, self.run))
+        labels.display = bool(line.plain)
+        labels.styles.margin = (0, 0, 1, 0)
         self.query_one("#d-answers", Static).update(parts.answers(d, self.subsequence, half, chosen=self.chosen_gold))
         self.query_one("#d-others", Static).update(parts.others(d, half))
         self.query_one("#d-context", Static).update(parts.context(d, half))

@@ -16,9 +16,9 @@ MARK_BINDINGS: list[BindingType] = [
 ]
 UNDO_BINDINGS: list[BindingType] = [
     Binding("u", "stale_undo", "Undo flag", show=False, id="stale.undo",
-            tooltip="Undo your last stale-flag action (again: the one before)"),
+            tooltip="Undo your last flag or label action (again: the one before)"),
     Binding("U", "stale_redo", "Redo flag", show=False, id="stale.redo",
-            tooltip="Redo the stale-flag action you last undid"),
+            tooltip="Redo the flag or label action you last undid"),
 ]
 METRICS_BINDING = Binding(
     "m", "toggle_stale_metrics", "Excl. stale", id="stale.metrics",

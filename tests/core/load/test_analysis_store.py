@@ -64,8 +64,11 @@ def test_item_features_are_those_of_the_pure_function(env: Env) -> None:
 
 
 def _make_old(db: Path) -> None:
-    """The database as schema 6 left it: no category or feature columns."""
+    """The database as schema 6 left it: no category or feature columns (nor label columns, schema 8)."""
     conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX annotations_label")
+    for column in ("run", "label", "label_source"):
+        conn.execute(f"ALTER TABLE annotations DROP COLUMN {column}")
     conn.execute("DROP INDEX items_question_type")
     conn.execute("DROP INDEX predictions_scores")
     conn.execute("CREATE INDEX predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused)")

@@ -379,7 +379,7 @@ async def test_annotator_name_palette_help_and_bindings(db: Path, monkeypatch: p
         await pilot.press("question_mark")
         await settle(pilot)
         body = str(app.screen.query_one("#help-body Static", Static).render())
-        for text in ("Mark a gold answer stale", "Undo your last stale-flag action", "stale golds excluded",
+        for text in ("Mark a gold answer stale", "Undo your last flag or label action", "stale golds excluded",
                      "Set annotator name", "Select every item matching the filter"):
             assert text in body, text
 
