@@ -52,7 +52,8 @@ def lazy_face(package: str, exports: Mapping[str, Sequence[str]]) -> None:
     table: dict[str, str] = {}
     for module, names in exports.items():
         for name in names:
-            if table.setdefault(name, module) != module:  # a merge slip: one name, two homes
+            if name in table:  # a merge slip: one name listed twice
                 raise ImportError(f"{package}: {name!r} is listed under {table[name]} and {module}")
+            table[name] = module
     face.__dict__["_lazy_exports"] = table
     face.__class__ = _Face

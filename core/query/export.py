@@ -22,6 +22,7 @@ from pathlib import Path
 import polars as pl
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import STALE_GOLDS_SQL
+from qa_inspect.core.labels import labels_of_sql
 
 from .filters import Filter
 from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
@@ -56,8 +57,9 @@ GOLD_SEPARATOR = " | "
 
 OPTIONAL = (
     "split", "tag", "answer_type", "answerable", "scorer", "best_gold", "em", "f1", "refused", "f1_recall",
-    "error_category", *FEATURE_DIMENSIONS,
-    "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "compare_error_category", "delta",
+    "error_category", "labels", *FEATURE_DIMENSIONS,
+    "compare_em", "compare_f1", "compare_refused", "compare_f1_recall", "compare_error_category",
+    "compare_labels", "delta",
 )
 """Columns left out when empty on every exported row."""
 
@@ -99,20 +101,26 @@ def _with_golds(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _labels_of(alias: str) -> str:
+    """The labels a person put on this prediction (`core.labels`), ", "-joined; NULL: none."""
+    return labels_of_sql(f"(SELECT r.name FROM runs r WHERE r.id = {alias}.run_id)",
+                         "(SELECT d.name FROM datasets d WHERE d.id = i.dataset_id)", "i.key")
+
+
 def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     """The rows `export_items` writes, as a polars frame (golds as lists)."""
     sql, params = build(conn, f)
     cmp_cols = (
         "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall, pb.error_category,"
-        f" {DELTA_SQL}"
+        f" {_labels_of('pb')}, {DELTA_SQL}"
         if f.compare
-        else "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+        else "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
     )
     cursor = conn.execute(
         "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
         " i.answer_type, i.answerable, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
-        " p.em, p.f1, p.refused, p.f1_recall, p.scorer, p.error_category,"
+        f" p.em, p.f1, p.refused, p.f1_recall, p.scorer, p.error_category, {_labels_of('p')},"
         f" {feature_columns()}, i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
         f" {sql} ORDER BY {order_clause(f)}",
         params,
@@ -121,11 +129,11 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,
         "answer_type": pl.String, "answerable": pl.String, "question": pl.String, "prediction": pl.String, "best_gold": pl.String,
         "em": pl.Int64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
-        "error_category": pl.String, **{d: pl.String for d in FEATURE_DIMENSIONS},
+        "error_category": pl.String, "labels": pl.String, **{d: pl.String for d in FEATURE_DIMENSIONS},
         "stale": pl.Boolean,
         "compare_prediction": pl.String, "compare_em": pl.Int64, "compare_f1": pl.Float64,
         "compare_refused": pl.Boolean, "compare_f1_recall": pl.Float64, "compare_error_category": pl.String,
-        "delta": pl.Float64,
+        "compare_labels": pl.String, "delta": pl.Float64,
     }
     # Chunks of Python rows become compact Arrow columns at once: memory stays near the frame's own size.
     chunks = [_with_golds(conn, pl.DataFrame(rows, schema=schema, orient="row"))
@@ -137,10 +145,10 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     )
     order = [
         "dataset", "run", "key", "split", "tag", "answer_type", "answerable", "question", "prediction", "best_gold",
-        "golds", "superseded_golds", "scorer", "em", "f1", "refused", "f1_recall", "error_category", "stale",
+        "golds", "superseded_golds", "scorer", "em", "f1", "refused", "f1_recall", "error_category", "labels", "stale",
         *FEATURE_DIMENSIONS,
         "compare_run", "compare_prediction", "compare_em", "compare_f1", "compare_refused",
-        "compare_f1_recall", "compare_error_category", "delta",
+        "compare_f1_recall", "compare_error_category", "compare_labels", "delta",
     ]
     keep = []
     for c in order:

@@ -27,9 +27,9 @@ from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
-    "FEATURE_DIMENSIONS", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
+    "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
     "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "dimension_columns", "error_expr", "facet_where",
-    "feature_columns", "order_clause", "right_sql", "run_ids",
+    "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
@@ -221,8 +221,15 @@ FEATURE_DIMENSIONS: tuple[str, ...] = FEATURE_COLUMNS
 """Item features that slice a report on request (`report --by`): the `items` columns ingest fills."""
 CATEGORY = "error_category"
 """The run's slice: each prediction's error category (`predictions.error_category`)."""
-SLICES: tuple[str, ...] = (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)
+LABEL = "label"
+"""The run's slice by hand: each (run, item)'s labels on now (`core.labels`), joined with ", "."""
+SLICES: tuple[str, ...] = (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY, LABEL)
 """Everything a report may be sliced by."""
+
+
+def labels_sql(run_alias: str = "r", dataset_alias: str = "d", item_alias: str = "i") -> str:
+    """A (run, item)'s labels as a report reads them, for a run row, a dataset row and an item row."""
+    return labels_of_sql(f"{run_alias}.name", f"{dataset_alias}.name", f"{item_alias}.key")
 _FEATURE_SQL = {"gold_count": "CAST(i.gold_count AS TEXT)", "cross_sentence": CROSS_SQL}
 
 

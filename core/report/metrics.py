@@ -24,12 +24,14 @@ from qa_inspect.core.query import (
     CATEGORY_SQL,
     DIMENSIONS,
     FEATURE_DIMENSIONS,
+    LABEL,
     SLICES,
     Filter,
     build,
     dimension_columns,
     error_expr,
     feature_columns,
+    labels_sql,
 )
 
 __all__ = ["DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table"]
@@ -39,7 +41,7 @@ HUMAN = "human estimate"
 
 _FRAME_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, r.name AS run, i.key AS item_key, {dimension_columns()},
-       {feature_columns()}, {CATEGORY_SQL} AS {CATEGORY}, p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
+       {feature_columns()}, {CATEGORY_SQL} AS {CATEGORY}, {{labels}} AS {LABEL}, p.id IS NOT NULL AS predicted, p.em AS em, p.f1 AS f1, p.refused AS refused,
        p.f1_recall AS f1_recall, COALESCE(r.scorer, d.scorer) AS scorer
 FROM runs r JOIN datasets d ON d.id = r.dataset_id
 JOIN items i ON i.dataset_id = r.dataset_id
@@ -48,14 +50,14 @@ LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
 
 _HUMAN_SQL = f"""
 SELECT d.name AS dataset, d.family AS family, ? AS run, i.key AS item_key, {dimension_columns()},
-       {feature_columns()}, NULL AS {CATEGORY}, 1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall, d.scorer AS scorer
+       {feature_columns()}, NULL AS {CATEGORY}, NULL AS {LABEL}, 1 AS predicted, i.human_em AS em, i.human_f1 AS f1, NULL AS refused, NULL AS f1_recall, d.scorer AS scorer
 FROM items i JOIN datasets d ON d.id = i.dataset_id
 WHERE i.human_f1 IS NOT NULL
 """
 
 _SCHEMA = {
     "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
-    **{d: pl.String for d in (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY)}, "predicted": pl.Boolean,
+    **{d: pl.String for d in (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY, LABEL)}, "predicted": pl.Boolean,
     "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
 }
 _F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
@@ -63,10 +65,11 @@ _F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
 
 
 def item_frame(
-    conn: sqlite3.Connection, runs: Sequence[str] | None = None, *, human: bool = True
+    conn: sqlite3.Connection, runs: Sequence[str] | None = None, *, human: bool = True, labels: bool = False
 ) -> pl.DataFrame:
-    """One row per (run, item of the run's dataset); the human estimate appears as a pseudo-run."""
-    sql, params = _FRAME_SQL, []
+    """One row per (run, item of the run's dataset); the human estimate appears as a pseudo-run.
+    `labels`: fill the `label` column (a look-up per row in the journal; NULL otherwise)."""
+    sql, params = _FRAME_SQL.replace("{labels}", labels_sql() if labels else "NULL"), []
     if runs:
         sql += f" WHERE r.name IN ({', '.join('?' * len(runs))})"
         params = list(runs)
@@ -150,7 +153,7 @@ def report(
     conn: sqlite3.Connection, by: Sequence[str] = DIMENSIONS, runs: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """Overall plus one block per dimension in `by`, stacked: the `report` command's table."""
-    frame = item_frame(conn, runs)
+    frame = item_frame(conn, runs, labels=LABEL in by)
     parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
     return pl.concat(parts, how="vertical")
 
@@ -164,6 +167,6 @@ def slice_report(conn: sqlite3.Connection, f: Filter, by: Sequence[str] = DIMENS
         f"SELECT DISTINCT (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key {sql}", params
     ).fetchall()
     chosen = pl.DataFrame(keys, schema={"dataset": pl.String, "item_key": pl.String}, orient="row")
-    frame = item_frame(conn).join(chosen, on=["dataset", "item_key"], how="semi")
+    frame = item_frame(conn, labels=LABEL in by).join(chosen, on=["dataset", "item_key"], how="semi")
     parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
     return pl.concat(parts, how="vertical")

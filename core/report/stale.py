@@ -101,8 +101,8 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
             frame = pl.concat([frame, pl.DataFrame(rows, schema=schema)], how="vertical")
     if human:
         hum = []
-        for ds, family, key, *labels, iid, hem, hf1, scorer in raw.execute(
-            f"SELECT d.name, d.family, i.key, {dimension_columns()}, {feature_columns()}, NULL, i.id, i.human_em,"
+        for ds, family, key, *labels, iid, hem, hf1, scorer in raw.execute(  # labels: dimensions, category, label
+            f"SELECT d.name, d.family, i.key, {dimension_columns()}, {feature_columns()}, NULL, NULL, i.id, i.human_em,"
             " i.human_f1, d.scorer"
             " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL ORDER BY i.id"
         ):

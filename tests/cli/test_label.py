@@ -87,3 +87,24 @@ def test_export_import_between_two_folders(runs: Path, loaded_template: Path, tm
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
     assert "line 1" in error_line(label(other, "import", str(bad), code=1, db=db))
+
+
+def test_report_by_label_and_the_export_column(runs: Path, tmp_path: Path) -> None:
+    db = runs.parent / "qa.db"
+    label(runs, "add", RUN, K0, K1, "-l", "paraphrase")
+    label(runs, "add", RUN, K1, "-l", "gold-wrong")
+    result = runner.invoke(app, ["report", str(runs), "--by", "label", "--json", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    rows = [r for r in json.loads(result.stdout) if r["slice"] == "label" and r["run"] == RUN]
+    assert {r["value"]: r["items"] for r in rows if r["value"] != "—"} == {"paraphrase": 1, "gold-wrong, paraphrase": 1}
+    assert not [r for r in json.loads(result.stdout) if r["slice"] == "label" and r["run"] == "roberta-wwm-large"], \
+        "a run nobody labelled has no label slice"
+    out = tmp_path / "items.csv"
+    exported = runner.invoke(app, ["export", str(runs), "-o", str(out), "--run", RUN, "--db", str(db)])
+    assert exported.exit_code == 0, exported.output
+    import csv
+
+    with out.open(encoding="utf-8") as fh:
+        by_key = {r["key"]: r for r in csv.DictReader(fh)}
+    assert by_key[K0]["labels"] == "paraphrase" and by_key[K1]["labels"] == "gold-wrong, paraphrase"
+    assert by_key["DEV_4_QUERY_2"]["labels"] == ""

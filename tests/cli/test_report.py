@@ -62,7 +62,7 @@ def test_report_by_one_dimension(runs: Path, tmp_path: Path) -> None:
     assert res.stderr.strip() == (
         "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable, question_type,"
         " gold_length, passage_length, answer_position, gold_count, gold_agreement, cross_sentence,"
-        " question_overlap, error_category")
+        " question_overlap, error_category, label")
 
 
 def test_report_text_names_the_other_denominator_of_partial_runs(runs: Path, tmp_path: Path) -> None:
