@@ -37,6 +37,7 @@ __all__ = [
     "FEATURE_DIMENSIONS",
     "HUMAN",
     "METRIC_LABELS",
+    "REPORT_METRICS",
     "SLICES",
     "TESTS",
     "UNITS",
@@ -101,6 +102,7 @@ __all__ = [
     "slice_table",
     "stale_counts",
     "stored_run_settings",
+    "with_intervals",
 ]
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
@@ -122,7 +124,7 @@ lazy_face(__name__, {
         "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",
         "flag_outcomes", "release_diff", "score_split",
     ),
-    ".run_stats": ("METRIC_LABELS", "MetricCI", "RunIntervals", "run_intervals"),
+    ".run_stats": ("METRIC_LABELS", "REPORT_METRICS", "MetricCI", "RunIntervals", "run_intervals", "with_intervals"),
     ".significance": (
         "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
         "resampling_unit",

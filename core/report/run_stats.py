@@ -27,6 +27,7 @@ from .significance import StatOptions, clusters_for, resampling_unit
 
 __all__ = [
     "METRIC_LABELS",
+    "REPORT_METRICS",
     "DatasetItems",
     "MetricCI",
     "RunIntervals",
@@ -34,6 +35,7 @@ __all__ = [
     "metric_values",
     "passage_ids",
     "run_intervals",
+    "with_intervals",
 ]
 
 METRIC_LABELS = {
@@ -212,3 +214,29 @@ def run_intervals(
             r.metrics[metric] = _interval(values, over, clusters, metric, options, [data.name, run], human)
         out.append(r)
     return unit, out
+
+
+REPORT_METRICS = ("em", "f1", "f1_recall", "answer_rate")
+"""The report's headline columns that get `<metric>_low` / `<metric>_high` beside them."""
+
+
+def with_intervals(conn: sqlite3.Connection, frame: Any, options: StatOptions | None = None) -> Any:
+    """A report frame (`core.report.report`) with each run's overall interval of every headline
+    metric (`em_low`, `em_high`, …; slice rows and metrics a scorer lacks stay empty) and the
+    resampling unit (`ci_unit`): the per-run intervals `run_intervals` computes for the leaderboard."""
+    import polars as pl
+
+    rows = []
+    for dataset in frame.filter(pl.col("slice") == "overall").get_column("dataset").unique().to_list():
+        unit, runs = run_intervals(conn, dataset, options)
+        for r in runs:
+            row: dict[str, Any] = {"dataset": dataset, "run": HUMAN if r.human else r.run, "slice": "overall",
+                                   "ci_unit": unit}
+            for m in REPORT_METRICS:
+                ci = r.metrics.get(m)
+                row[f"{m}_low"], row[f"{m}_high"] = (ci.low, ci.high) if ci is not None else (None, None)
+            rows.append(row)
+    schema = {"dataset": pl.String, "run": pl.String, "slice": pl.String, "ci_unit": pl.String,
+              **{f"{m}_{end}": pl.Float64 for m in REPORT_METRICS for end in ("low", "high")}}
+    cis = pl.DataFrame(rows, schema=schema)
+    return frame.join(cis, on=["dataset", "run", "slice"], how="left", maintain_order="left")

@@ -70,3 +70,25 @@ def test_report_text_names_the_other_denominator_of_partial_runs(runs: Path, tmp
     assert res.exit_code == 0
     assert "bert-base-chinese answers 150 of 153 items of cmrc2018_dev_sample: over the items it answered EM" in res.stdout
     assert "qwen-7b-chat answers" not in res.stdout  # it answers every item: nothing to add
+
+
+def test_ci_gives_each_run_the_leaderboard_intervals(runs: Path, tmp_path: Path) -> None:
+    db = tmp_path / "qa.db"
+    res = invoke("report", str(runs), "--db", str(db), "--ci", "--resamples", "500", "--json")
+    assert res.exit_code == 0, res.output
+    rows = {(r["dataset"], r["run"]): r for r in json.loads(res.stdout) if r["slice"] == "overall"}
+    boards = json.loads(invoke("leaderboard", str(runs), "--db", str(db), "--resamples", "500", "--json").stdout)
+    for board in boards:
+        for run in board["rows"]:
+            name = "human estimate" if run["human"] else run["run"]
+            row = rows[(board["dataset"], name)]
+            assert row["ci_unit"] == board["unit"]
+            for metric in ("em", "f1", "f1_recall", "answer_rate"):
+                if metric in run["metrics"]:
+                    m = run["metrics"][metric]
+                    assert (row[f"{metric}_low"], row[f"{metric}_high"]) == pytest.approx((m["low"], m["high"]))
+                    assert row[metric] == pytest.approx(m["value"])
+    text = invoke("report", str(runs), "--db", str(db), "--ci", "--resamples", "500")
+    assert "95% intervals, 500 bootstrap resamples, seed 20180" in text.stdout
+    bad = invoke("report", str(runs), "--db", str(db), "--ci", "--slice", "x")
+    assert bad.exit_code == 1

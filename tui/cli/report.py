@@ -14,8 +14,9 @@ from rich.text import Text
 
 from ..text import clean
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, short, write_text
+from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
-__all__ = ["freshness_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
+__all__ = ["freshness_table", "intervals_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
 
 
 @app.command("report")
@@ -32,6 +33,10 @@ def report_cmd(
     slice_name: Annotated[
         str | None, typer.Option("--slice", help="Only the items of this saved slice.", show_default=False)
     ] = None,
+    ci: Annotated[bool, typer.Option(
+        "--ci", help="Each run's 95% interval of every headline metric (by passage where questions share one).")] = False,
+    seed: SeedOpt = DEFAULT_SEED,
+    resamples: ResamplesOpt = DEFAULT_RESAMPLES,
     freshness: Annotated[
         bool, typer.Option("--freshness", help="Instead: the share of golds verified within 30/90/365 days and "
                                                "open stale flags, per tag and answer type.")
@@ -46,6 +51,8 @@ def report_cmd(
         raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(SLICES)}")
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
+        if ci:
+            frame = _with_intervals(conn, frame, seed, resamples, bool(slice_name))
     if as_json:
         print_json(frame.to_dicts())
     elif csv:
@@ -53,9 +60,42 @@ def report_cmd(
     elif markdown:
         write_text(report_markdown(frame))
     else:
-        out.print(report_table(frame))
+        out.print(report_table(frame.drop([c for c in frame.columns if c.endswith(("_low", "_high", "ci_unit"))])))
         for note in partial_notes(frame):
             out.print(Text(note, style="dim"))
+        if ci:
+            out.print(intervals_table(frame, seed, resamples))
+
+
+def _with_intervals(conn: Any, frame: pl.DataFrame, seed: int, resamples: int, sliced: bool) -> pl.DataFrame:
+    from qa_inspect.core.report import with_intervals
+
+    from .stat_options import stat_options
+
+    if sliced:
+        raise fail("--ci: intervals are of whole runs; leave out --slice")
+    return with_intervals(conn, frame, stat_options(seed, resamples, "auto", "bootstrap"))
+
+
+def intervals_table(frame: pl.DataFrame, seed: int, resamples: int) -> Table:
+    """Each run's overall value of every headline metric with its 95% interval."""
+    from qa_inspect.core.report import METRIC_LABELS, REPORT_METRICS
+
+    rows = frame.filter(pl.col("slice") == "overall")
+    t = Table(title=f"95% intervals, {resamples:,} bootstrap resamples, seed {seed}", title_justify="left",
+              show_edge=False)
+    for col in ("dataset", "run", "by"):
+        t.add_column(col)
+    shown = [m for m in REPORT_METRICS if rows[f"{m}_low"].null_count() < rows.height]
+    for m in shown:
+        t.add_column(METRIC_LABELS[m], justify="right")
+    for r in rows.iter_rows(named=True):
+        cells = [Text(short(r["dataset"], 30)), Text(short(r["run"], 30)), Text(r["ci_unit"] or "—")]
+        for m in shown:
+            value, low, high = r[m], r[f"{m}_low"], r[f"{m}_high"]
+            cells.append(Text("—" if value is None or low is None else f"{value:.2f} [{low:.2f}, {high:.2f}]"))
+        t.add_row(*cells)
+    return t
 
 
 def _freshness(runs_dir: Path, db: Path | None, as_json: bool) -> None:
