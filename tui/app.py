@@ -37,6 +37,7 @@ from .screens import (
     DistributionScreen,
     LoadLogScreen,
     OverviewScreen,
+    PaperTableScreen,
     ReviewQueueScreen,
     SliceFinderScreen,
 )
@@ -73,7 +74,7 @@ class PreferencesLoaded(Message):
 
 HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
     OverviewScreen, BrowserScreen, CompareScreen, DetailScreen, DistributionScreen, LoadLogScreen, ReviewQueueScreen,
-    SliceFinderScreen, FilterScreen,
+    SliceFinderScreen, PaperTableScreen, FilterScreen,
     SlicesScreen,
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""
@@ -96,6 +97,8 @@ class QAInspectApp(App[None]):
                 tooltip="What the last load failed on, warned about or skipped, and every run's link"),
         Binding("R", "review_queue", "Review queue", id="app.review-queue", show=False,
                 tooltip="Golds most likely gone stale, one at a time: mark, verify or skip each"),
+        Binding("T", "paper_table", "Paper table", id="app.paper-table", show=False,
+                tooltip="The dataset's runs as a paper table with bars: rows, columns, best over a setting"),
     ]
 
     def __init__(
@@ -243,6 +246,16 @@ class QAInspectApp(App[None]):
 
     def action_slices(self) -> None:
         self.show_slices()
+
+    def action_paper_table(self) -> None:
+        dataset = getattr(getattr(self.screen, "filter", None), "dataset", None)
+        current = getattr(self.screen, "current", None)
+        dataset = dataset or getattr(getattr(current, "ds", None), "name", None)
+        dataset = dataset or next((ds for _, ds in self.known_runs), None)
+        if dataset is None:
+            self.notify("No dataset with runs to tabulate.", severity="warning")
+        elif not isinstance(self.screen, PaperTableScreen):
+            self.push_screen(PaperTableScreen(dataset))
 
     def action_review_queue(self) -> None:
         if not isinstance(self.screen, ReviewQueueScreen):

@@ -75,6 +75,7 @@ __all__ = [
     "TableSpec",
     "browse_info",
     "cell_filter",
+    "cell_text",
     "chart_svg",
     "compare_releases",
     "diff_runs",
@@ -102,6 +103,7 @@ __all__ = [
     "slice_table",
     "stale_counts",
     "stored_run_settings",
+    "table_axes",
     "with_intervals",
 ]
 
@@ -118,7 +120,10 @@ lazy_face(__name__, {
         "DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table",
     ),
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
-    ".paper_table": ("ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "paper_table"),
+    ".paper_table": (
+        "ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table",
+        "table_axes",
+    ),
     ".run_settings": ("RunSettings", "run_settings", "stored_run_settings"),
     ".release_diff": (
         "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",

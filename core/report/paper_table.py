@@ -32,7 +32,7 @@ from qa_inspect.core.errors import QAInspectError
 from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
 from .run_settings import RunSettings
 
-__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "paper_table"]
+__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes"]
 
 ALL = "all"
 """The one column of a table without `cols`."""
@@ -154,7 +154,7 @@ def _groups(spec: TableSpec, runs: Sequence[RunSettings]) -> dict[tuple[Any, ...
         key = _ambiguity(spec, members)
         if key is not None:
             names = ", ".join(r.run for r in members[:3]) + (f" and {len(members) - 3} more" if len(members) > 3 else "")
-            raise TableError(f"runs {names} differ in {key!r}: add it to --rows or choose one with --where {key}=…")
+            raise TableError(f"runs {names} differ in {key!r}: put it in the rows, or choose one (--rows, --where {key}=…)")
     return groups
 
 
@@ -321,3 +321,39 @@ def _mark_best(table: PaperTable) -> None:
     for _, cells in best.values():
         for cell in cells:
             cell.best = True
+
+
+def cell_text(cell: TableCell | None, template: str, places: int = 1) -> str:
+    """A cell as the template writes it: `62.3 (88.1) [5]`, with `[low, high]` after values that have one."""
+    if cell is None:
+        return "—"
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(0)
+        if name not in cell.values:
+            return name
+        value = cell.values[name]
+        if value is None:
+            return "—"
+        text = f"{value:,.0f}" if name in ("items", "predicted", "answered", "errors") else f"{value:.{places}f}"
+        if name in cell.ci:
+            low, high = cell.ci[name]
+            text += f" [{low:.{places}f}, {high:.{places}f}]"
+        return text
+
+    text = _WORD.sub(one, template)
+    return f"{text} [{cell.best_over}]" if cell.best_over else text
+
+
+def table_axes(conn: sqlite3.Connection, dataset: str) -> tuple[list[str], tuple[str, ...]]:
+    """For a table of one dataset: the item dimensions it varies in (its possible columns) and the
+    cells its scorer reports (`f1_recall (answer_rate)` for CDQA scorers, else `em`, `f1`)."""
+    from qa_inspect.core.metrics import uses_f1_recall
+
+    row = conn.execute("SELECT id, scorer, family FROM datasets WHERE name = ?", (dataset,)).fetchone()
+    if row is None:
+        raise TableError(f"no dataset named {dataset!r}")
+    dims = [d for d in DIMENSIONS
+            if conn.execute(f"SELECT COUNT(DISTINCT {d}) FROM items WHERE dataset_id = ?", (row[0],)).fetchone()[0] > 1]
+    cells = ("f1_recall (answer_rate)",) if uses_f1_recall(row[1], row[2]) else ("em", "f1")
+    return dims, cells

@@ -17,9 +17,9 @@ from .common import DbOpt, JsonOpt, MarkdownOpt, RunsDir, app, fail, loaded_db, 
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
 if TYPE_CHECKING:
-    from qa_inspect.core.report import PaperTable, TableCell, TableSpec
+    from qa_inspect.core.report import PaperTable, TableSpec
 
-__all__ = ["cell_text", "table_cmd", "table_rows"]
+__all__ = ["table_cmd", "table_rows"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -53,30 +53,10 @@ def _label(template: str) -> str:
     return _WORD.sub(lambda m: METRIC_LABELS.get(m.group(0), m.group(0)), template)
 
 
-def cell_text(cell: TableCell | None, template: str, places: int = 1) -> str:
-    """A cell as the template writes it: `62.3 (88.1) [5]`, with `[low, high]` after values that have one."""
-    if cell is None:
-        return "—"
-
-    def one(match: re.Match[str]) -> str:
-        name = match.group(0)
-        if name not in cell.values:
-            return name
-        value = cell.values[name]
-        if value is None:
-            return "—"
-        text = f"{value:,.0f}" if name in ("items", "predicted", "answered", "errors") else f"{value:.{places}f}"
-        if name in cell.ci:
-            low, high = cell.ci[name]
-            text += f" [{low:.{places}f}, {high:.{places}f}]"
-        return text
-
-    text = _WORD.sub(one, template)
-    return f"{text} [{cell.best_over}]" if cell.best_over else text
-
-
 def table_rows(t: PaperTable, places: int = 1) -> tuple[list[str], list[list[tuple[str, bool]]]]:
     """Header and rows; each cell (text, best)."""
+    from qa_inspect.core.report import cell_text
+
     head = list(t.spec.rows) + [
         _label(tp) if t.spec.cols is None else f"{col} {_label(tp)}"
         for col in t.columns for tp in t.spec.cells

@@ -6,7 +6,8 @@ under a filter) with `browser_triage` (its compare, facet, saved-slice and expor
 `detail` (one item against every gold), `review_queue` (the stale-answer review queue, one gold
 at a time), `compare` (run A against run B) with `compare_parts` (its tables and how a diff fills
 them), `distribution` (score histograms and the A-vs-B score grid, `D`), `slice_finder` (the
-facet values where B differs from A, `f` on compare), `labels` (error labels by hand: the picker key and 1–9,
+facet values where B differs from A, `f` on compare), `paper_table` (the runs as a paper table
+with bars, `T`), `labels` (error labels by hand: the picker key and 1–9,
 mixed into the browser and the detail), and `load_log` (what the last load failed
 on, warned about or skipped, and every run's link). Each screen module owns the messages its workers post.
 
@@ -25,6 +26,7 @@ from .detail import DetailScreen
 from .distribution import DistributionScreen
 from .load_log import LoadLogScreen
 from .overview import OverviewScreen, filter_for
+from .paper_table import PaperTableScreen
 from .review_queue import ReviewQueueScreen
 from .slice_finder import SliceFinderScreen
 
@@ -36,6 +38,7 @@ __all__ = [
     "LoadLogScreen",
     "OutcomeTable",
     "OverviewScreen",
+    "PaperTableScreen",
     "ReviewQueueScreen",
     "SliceFinderScreen",
     "filter_for",

@@ -160,6 +160,8 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
         table = self.query_one(ItemTable)
         table.focus()
         self.watch(table, "scroll_y", lambda *_: self.show_place(), init=False)  # wheel scrolling moves the bar too
+        # A sideways scrollbar appearing (columns wider than the table) takes a row from the window.
+        self.watch(table, "show_horizontal_scrollbar", lambda *_: self.call_after_refresh(self.show_place), init=False)
         self.load_info(self.filter)
 
     # -- workers -----------------------------------------------------------------------------
