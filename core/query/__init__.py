@@ -27,6 +27,7 @@ __all__ = [
     "Histogram",
     "ScoreGrid",
     "band_sql",
+    "bounds_case_sql",
     "category_counts",
     "grid_cell",
     "histogram",
@@ -151,7 +152,7 @@ lazy_face(__name__, {
     ),
     ".sql": (
         "BANDS", "CATEGORY", "CATEGORY_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS",
-        "LABEL", "SLICES", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "dimension_columns", "error_expr",
+        "LABEL", "SLICES", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "bounds_case_sql", "build", "dimension_columns", "error_expr",
         "feature_columns", "labels_sql", "order_clause", "right_sql",
     ),
 })

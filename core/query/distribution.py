@@ -14,7 +14,7 @@ from typing import Any
 from qa_inspect.core.metrics import uses_f1_recall
 
 from .filters import Filter
-from .sql import BANDS, band_sql, build
+from .sql import BANDS, band_sql, bounds_case_sql, build
 
 __all__ = [
     "CATEGORY_COLUMN", "SCORE_BINS", "Histogram", "ScoreGrid", "category_counts", "grid_cell", "histogram",
@@ -84,16 +84,9 @@ class ScoreGrid:
 
 def _bin_sql(alias: str, params: list[Any]) -> str:
     score = f"COALESCE({alias}.f1, {alias}.f1_recall, 0)"
-    parts = [f"CASE WHEN {alias}.id IS NULL THEN ? WHEN COALESCE({alias}.refused, 0) = 1 THEN ?"]
     params += [_MISSING, _REFUSED]
-    for label, bound, included in SCORE_BINS:
-        if bound is None:
-            parts.append("ELSE ? END")
-            params.append(label)
-        else:
-            parts.append(f"WHEN {score} {'<=' if included else '<'} ? THEN ?")
-            params += [bound, label]
-    return " ".join(parts)
+    prefix = f"CASE WHEN {alias}.id IS NULL THEN ? WHEN COALESCE({alias}.refused, 0) = 1 THEN ?"
+    return bounds_case_sql(score, SCORE_BINS, params, prefix)
 
 
 def _metric(conn: Any, run: str | None) -> str:

@@ -13,7 +13,7 @@ features, error category) are selected through `Filter.facets`, which `build` tu
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
     "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
     "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "dimension_columns", "error_expr", "facet_where",
-    "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
+    "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
@@ -102,14 +102,22 @@ BANDS: tuple[tuple[str, float | None], ...] = (("0", 0.0), ("1–49", 0.5), ("50
 def band_sql(alias: str, params: list[Any]) -> str:
     """SQL of the `BANDS` label of run `alias`'s score (p = A, pb = B); appends the parameters."""
     a = {"p": "p", "pb": "pb"}[alias]
-    score = f"COALESCE({a}.f1, {a}.f1_recall, 0)"
-    parts = ["CASE"]
-    for label, bound in BANDS:
+    return bounds_case_sql(f"COALESCE({a}.f1, {a}.f1_recall, 0)",
+                           [(label, bound, bound == 0) for label, bound in BANDS], params)
+
+
+def bounds_case_sql(score: str, bounds: Sequence[tuple[str, float | None, bool]], params: list[Any],
+                    prefix: str = "CASE") -> str:
+    """`CASE WHEN score <= b1 THEN l1 … ELSE last END` for (label, upper bound, bound included),
+    the last bound None; labels and bounds as parameters (appended). The one way a score becomes
+    a bin (the score grid's bands, the distribution's histogram bins)."""
+    parts = [prefix]
+    for label, bound, included in bounds:
         if bound is None:
             parts.append("ELSE ? END")
             params.append(label)
         else:
-            parts.append(f"WHEN {score} {'<=' if bound == 0 else '<'} ? THEN ?")
+            parts.append(f"WHEN {score} {'<=' if included else '<'} ? THEN ?")
             params += [bound, label]
     return " ".join(parts)
 
