@@ -107,11 +107,12 @@ def link_stored_run(
     return _link(run, indexes, lambda name: StoredRows(conn, name), target, path)
 
 
-def link_in_memory(run: Run, dataset: Dataset) -> LinkResult:
+def link_in_memory(run: Run, dataset: Dataset, index: DatasetIndex | None = None) -> LinkResult:
     """Link a run to the one dataset it is scored against (`qa-inspect score`), exactly as `load`
     would with that dataset named in the manifest: ids, questions, prompts, positions. The run's
-    prediction refs are rewritten in place to what they matched."""
-    indexes = {dataset.name: DatasetIndex.from_dataset(dataset)}
+    prediction refs are rewritten in place to what they matched. `index`: the dataset's, when the
+    caller has its keys already (every question key is an NFKC pass: computed once)."""
+    indexes = {dataset.name: index if index is not None else DatasetIndex.from_dataset(dataset)}
     return _link(run, indexes, lambda name: MemoryRows(dataset), dataset.name, run.path, "the command line")
 
 

@@ -20,7 +20,7 @@ from qa_inspect.core.model import Dataset, Item, Prediction, Run
 
 from .items import dataset_scorer, item_rows, lookups, resolve, scorable
 from .linking import link_in_memory
-from .matching import LinkResult
+from .matching import DatasetIndex, LinkResult
 
 __all__ = ["ScoredFile", "score_run"]
 
@@ -41,20 +41,21 @@ class ScoredFile:
 
     def summary(self) -> dict[str, Any]:
         """The official script's numbers overall (`overall`) and per split/tag/answer type."""
+        run_items = [self._run_item(*r) for r in self.rows]  # once: every slice takes its share of them
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "predictions": self.predictions,
             "scorer": self.scorer,
-            "overall": self._aggregate(self.rows),
+            "overall": self._aggregate(run_items),
         }
         unanswerable = any(item.unanswerable for item, _, _ in self.rows)
         for name, label in (("by_split", _split), ("by_tag", _tag), ("by_answer_type", _answer_type),
                             ("by_answerable", _answerable if unanswerable else _none)):
-            groups: dict[str, list[tuple[Item, Prediction | None, ScoreRow | None]]] = {}
-            for r in self.rows:
-                value = label(r[0])
+            groups: dict[str, list[RunItem]] = {}
+            for (item, _, _), run_item in zip(self.rows, run_items):
+                value = label(item)
                 if value is not None:  # items without the label are in no slice (partly tagged data)
-                    groups.setdefault(value, []).append(r)
+                    groups.setdefault(value, []).append(run_item)
             out[name] = {k: self._aggregate(groups[k]) for k in sorted(groups)}
         if self.link is not None:
             out["link"] = {"method": self.link.method, "coverage": round(100 * self.link.coverage, 2),
@@ -64,8 +65,8 @@ class ScoredFile:
         out["duplicates"] = len(self.duplicates)
         return out
 
-    def _aggregate(self, rows: list[tuple[Item, Prediction | None, ScoreRow | None]]) -> dict[str, Any]:
-        return aggregate_run(self.scorer, [self._run_item(*r) for r in rows], na_prob_thresh=self.na_prob_thresh)
+    def _aggregate(self, run_items: list[RunItem]) -> dict[str, Any]:
+        return aggregate_run(self.scorer, run_items, na_prob_thresh=self.na_prob_thresh)
 
     def _run_item(self, item: Item, pred: Prediction | None, row: ScoreRow | None) -> RunItem:
         if pred is None:
@@ -123,8 +124,8 @@ def score_run(
     """Score a run against a dataset in memory (`qa-inspect score`): the dataset's scorer unless
     one is named; SQuAD v2 no-answer probabilities from `na_probs` or the run's null odds."""
     scorer = scorer or dataset_scorer(dataset)
-    link = link_in_memory(run, dataset)
     by_key, by_q = lookups(item_rows(dataset.items))
+    link = link_in_memory(run, dataset, DatasetIndex(frozenset(by_key), frozenset(by_q)))  # the same key sets
     chosen: dict[str, Prediction] = {}
     result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh,
                         link=link)
