@@ -87,6 +87,12 @@ class IntervalsLoaded(Message):
     boards: dict[str, Leaderboard]
 
 
+def _scores_key(ds: DatasetOverview) -> tuple[object, ...]:
+    """What a dataset's intervals depend on: each run and its overall numbers."""
+    return tuple((r.name, r.predictions, r.overall.em, r.overall.f1, r.overall.f1_recall, r.overall.answer_rate)
+                 for r in ds.runs)
+
+
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
 
 
@@ -144,6 +150,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
         self.run_settings: dict[str, dict[str, str]] = {}
+        self.boards: dict[str, tuple[tuple[object, ...], Leaderboard]] = {}
+        """Dataset → (its runs' scores when resampled, the intervals): recomputed only when those change."""
         self.settings_filter: tuple[tuple[str, str], ...] = ()
         self.freshness: dict[str, FreshnessRow] = {}
 
@@ -269,10 +277,25 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self.post_message(IntervalsLoaded(boards))
 
     def on_intervals_loaded(self, message: IntervalsLoaded) -> None:
+        for ds in self.datasets:
+            if ds.name in message.boards:
+                self.boards[ds.name] = (_scores_key(ds), message.boards[ds.name])
+        self._show_boards()
+
+    def _refresh_intervals(self) -> None:
+        """Show the intervals of datasets whose runs scored as before (a mark, `m` or a return to
+        the overview changes no stored score); resample only the others."""
+        stale = [ds.name for ds in self.datasets
+                 if ds.runs and self.boards.get(ds.name, (None,))[0] != _scores_key(ds)]
+        self._show_boards()
+        if stale:
+            self.load_intervals(stale)
+
+    def _show_boards(self) -> None:
         for table in self.query(RunsTable):
-            board = message.boards.get(table.ds.name)
-            if board is not None:
-                table.show_intervals(board)
+            cached = self.boards.get(table.ds.name)
+            if cached is not None and cached[0] == _scores_key(table.ds):
+                table.show_intervals(cached[1])
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         tables = list(self.query(RunsTable))
@@ -281,7 +304,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
         if message.complete and not self.qa_app.exclude_stale:  # intervals are of the all-golds numbers
-            self.load_intervals([ds.name for ds in self.datasets if len(ds.runs) > 0])
+            self._refresh_intervals()
         elif self.qa_app.exclude_stale:
             for table in tables:
                 table.show_intervals(None)
@@ -307,6 +330,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
             widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
         await box.mount_all(widgets)
+        self._show_boards()  # tables made anew: intervals already at hand
         if self.settings_filter:
             self._apply_run_filter()
         first = self.query(RunsTable).first()

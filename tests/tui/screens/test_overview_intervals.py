@@ -86,3 +86,23 @@ async def test_f_lists_only_the_runs_with_the_chosen_settings(loaded_db: Path, t
         await settle(pilot)
         tables = {t.ds.name: t for t in app.screen.query(RunsTable)}
         assert list(_cells(tables["cdqa_sample"])) == ["glm-6b", "qwen-7b-chat"]
+
+
+@async_test
+async def test_intervals_are_not_resampled_when_no_score_changed(loaded_db: Path, tmp_path: Path) -> None:
+    from qa_inspect.tui.screens import OverviewScreen
+
+    db = tmp_path / "qa.db"
+    shutil.copy(loaded_db, db)
+    app = app_for(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OverviewScreen)
+        before = {name: board for name, (_, board) in screen.boards.items()}
+        await pilot.press("m", "m")  # both modes: the overview reloads twice, scores unchanged
+        await settle(pilot)
+        assert {name: board for name, (_, board) in screen.boards.items()} == before
+        assert all(screen.boards[n][1] is before[n] for n in before), "the same intervals, not resampled"
+        table = next(t for t in screen.query(RunsTable) if t.ds.name == "cmrc2018_dev_sample")
+        assert _cells(table)["roberta-wwm-large"][1] == "best"
