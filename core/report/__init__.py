@@ -81,6 +81,7 @@ __all__ = [
     "diff_runs",
     "find_slices",
     "flag_outcomes",
+    "folder_run_settings",
     "item_frame",
     "item_frame_excluding_stale",
     "latex_escape",
@@ -124,7 +125,7 @@ lazy_face(__name__, {
         "ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table",
         "table_axes",
     ),
-    ".run_settings": ("RunSettings", "run_settings", "stored_run_settings"),
+    ".run_settings": ("RunSettings", "folder_run_settings", "run_settings", "stored_run_settings"),
     ".release_diff": (
         "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",
         "flag_outcomes", "release_diff", "score_split",

@@ -24,12 +24,13 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 __all__ = [
     "CDQA_TAGS",
     "RunSettings",
+    "folder_run_settings",
     "normalise_settings",
     "pattern_settings",
     "run_settings",
@@ -183,3 +184,21 @@ def stored_run_settings(
             patterns=patterns, declared=(declared or {}).get(path),
         ))
     return out
+
+
+def folder_run_settings(conn: sqlite3.Connection, runs_dir: Path | None) -> list[RunSettings]:
+    """`stored_run_settings` with the runs folder's manifest (its `[settings] pattern` and
+    `[[run]] settings`), as every table and filter of runs by setting reads them. A manifest the
+    last load rejected adds nothing (that load reported it)."""
+    from qa_inspect.core.errors import QAInspectError
+    from qa_inspect.core.load import load_manifest
+
+    manifest = None
+    if runs_dir is not None:
+        try:
+            manifest = load_manifest(runs_dir)
+        except QAInspectError:
+            manifest = None
+    if manifest is None:
+        return stored_run_settings(conn)
+    return stored_run_settings(conn, patterns=manifest.patterns, declared=manifest.declared_settings())

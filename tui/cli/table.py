@@ -147,16 +147,13 @@ def table_cmd(
     or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON.
 
     Settings come from the framework's record, a file-name pattern and qa-inspect.toml."""
-    from qa_inspect.core.load import load_manifest
-    from qa_inspect.core.report import TableError, paper_table, stored_run_settings
+    from qa_inspect.core.report import TableError, folder_run_settings, paper_table
 
     if sum((as_json, markdown, latex, as_csv)) > 1:
         raise fail("choose one of --json, --markdown, --latex, --csv")
     spec = _spec(rows, cols, cell, best_over, where, human, dataset, ci, seed, resamples)
-    manifest = load_manifest(Path(runs_dir))
     with loaded_db(runs_dir, db) as conn:
-        runs = stored_run_settings(conn, patterns=manifest.patterns if manifest else (),
-                                   declared=manifest.declared_settings() if manifest else None)
+        runs = folder_run_settings(conn, Path(runs_dir))
         try:
             t = paper_table(conn, spec, runs)
         except TableError as exc:

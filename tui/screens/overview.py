@@ -16,17 +16,16 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.load import last_load, load_manifest
+from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
     DatasetOverview,
     FreshnessRow,
     Leaderboard,
+    folder_run_settings,
     freshness_overview,
     leaderboard,
     overview,
-    stored_run_settings,
 )
 
 from ..base import BaseScreen
@@ -75,7 +74,7 @@ class OverviewLoaded(Message):
 
 @dataclass
 class SettingsLoaded(Message):
-    """Each run's settings (model, prompt, shots …: `core.report.stored_run_settings`), by run name."""
+    """Each run's settings (model, prompt, shots …: `core.report.folder_run_settings`), by run name."""
 
     settings: dict[str, dict[str, str]]
 
@@ -198,7 +197,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
                 self.post_message(FreshnessLoaded(freshness_overview(conn)))
-                self.post_message(SettingsLoaded(self._settings(conn)))
+                self.post_message(SettingsLoaded(
+                    {r.run: dict(r.settings) for r in folder_run_settings(conn, self.qa_app.runs_dir)}))
                 full = self.stale_adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
@@ -208,18 +208,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 self._busy = None
         if not worker.is_cancelled:
             self.post_message(OverviewLoaded(full, complete=True))
-
-    def _settings(self, conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
-        """Run settings with the manifest's patterns and declarations, when the runs folder is known."""
-        manifest = None
-        if self.qa_app.runs_dir is not None:
-            try:
-                manifest = load_manifest(self.qa_app.runs_dir)
-            except QAInspectError:
-                manifest = None  # the load already reported a bad manifest
-        runs = stored_run_settings(conn, patterns=manifest.patterns if manifest else (),
-                                   declared=manifest.declared_settings() if manifest else None)
-        return {r.run: dict(r.settings) for r in runs}
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         self.run_settings = message.settings

@@ -30,8 +30,8 @@ from qa_inspect.core.report import (
     RunSettings,
     TableSpec,
     cell_text,
+    folder_run_settings,
     paper_table,
-    stored_run_settings,
     table_axes,
 )
 
@@ -112,7 +112,7 @@ class PaperTableScreen(BaseScreen):
         with self.db.connect() as conn:
             try:
                 dims, cells = table_axes(conn, self.dataset)
-                runs = [r for r in stored_run_settings(conn) if r.dataset == self.dataset]
+                runs = [r for r in folder_run_settings(conn, self.qa_app.runs_dir) if r.dataset == self.dataset]
                 rows, cols, best = axes_for(runs, dims)
                 spec = TableSpec(rows=rows[choice["rows"] % len(rows)], cols=cols[choice["cols"] % len(cols)] or None,
                                  cells=cells, best_over=best[choice["best"] % len(best)] or None,
