@@ -239,6 +239,18 @@ _SCHEMA = {
 }
 
 
+def common_frame(
+    conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None = None,
+    *, texts: bool = True,
+) -> pl.DataFrame:
+    """The items both runs answer (of `within`'s items, when given), one row each in id order: the
+    item's labels and both runs' scores (and texts). What every A-vs-B comparison is computed on."""
+    params: list[Any] = [run_a, run_b, dataset_id]
+    restrict = _within(conn, within, params)
+    rows = conn.execute((_COMMON_SQL if texts else _WITHOUT_TEXTS) + restrict + " ORDER BY i.id", params).fetchall()
+    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+
+
 def _within(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
     if within is None:
         return ""
@@ -299,11 +311,7 @@ def diff_runs(
         f" FROM items i WHERE i.dataset_id = ?{restrict}",
         [a_id, b_id, *params],
     ).fetchone()
-    params = [a_id, b_id, a_ds]
-    restrict = _within(conn, within, params)
-    sql = _COMMON_SQL if top > 0 else _WITHOUT_TEXTS  # no changes listed: no text to read
-    rows = conn.execute(sql + restrict + " ORDER BY i.id", params).fetchall()
-    frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+    frame = common_frame(conn, a_id, b_id, a_ds, within, texts=top > 0)  # no changes listed: no text to read
 
     if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
         has_em = frame["em_a"].null_count() < frame.height and frame["em_b"].null_count() < frame.height

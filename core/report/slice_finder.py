@@ -21,8 +21,9 @@ from typing import Any
 
 import polars as pl
 from qa_inspect.core.query import FACETS, Filter
+from qa_inspect.core.store import require_run
 
-from .diff import _SCHEMA, _WITHOUT_TEXTS, DiffError, _run, _within
+from .diff import DiffError, common_frame
 from .run_stats import passage_ids
 from .significance import DeltaTest, StatOptions, pair_significance
 
@@ -110,14 +111,11 @@ def find_slices(
     F1-recall for CDQA), Holm-adjusted over all of them, ranked (see the module doc). None when
     `stop` says the caller no longer wants it."""
     options = options or StatOptions()
-    a_id, a_ds, _, _, _ = _run(conn, run_a)
-    b_id, b_ds, _, _, _ = _run(conn, run_b)
+    a, b = require_run(conn, run_a), require_run(conn, run_b)
+    a_id, a_ds, b_ds = a.id, a.dataset_id, b.dataset_id
     if a_ds is None or a_ds != b_ds:
         raise DiffError(f"runs {run_a!r} and {run_b!r} are not runs of one dataset")
-    params: list[Any] = [a_id, b_id, a_ds]
-    restrict = _within(conn, within, params)
-    frame = pl.DataFrame(conn.execute(_WITHOUT_TEXTS + restrict + " ORDER BY i.id", params).fetchall(),
-                         schema=_SCHEMA, orient="row")
+    frame = common_frame(conn, a_id, b.id, a_ds, within, texts=False)
     cdqa = frame.height > 0 and frame["em_a"].null_count() == frame.height
     metric = metric or ("f1_recall" if cdqa else "f1")
     names = [n for n, d in FACETS.items() if not d.needs_run and n != "stale"]
