@@ -203,10 +203,16 @@ _Scored = list[tuple[str | None, frozenset[str]]]
 """(prediction or None, golds) of each item a release counts."""
 
 
-def _aggregate(scorer: str, items: _Scored) -> dict[str, Fraction | None]:
-    """The scorer's headline metrics in percent, as exact fractions (see the module docstring)."""
-    rows = [(pred, score_prediction(scorer, pred, sorted(golds)) if pred is not None else None)
-            for pred, golds in items]
+def _aggregate(scorer: str, items: _Scored, scored: dict[tuple[str, frozenset[str]], Any]) -> dict[str, Fraction | None]:
+    """The scorer's headline metrics in percent, as exact fractions (see the module docstring).
+    `scored` keeps each (prediction, golds) scored once: an item whose golds no release changed is
+    counted in all three totals of `score_split` but scored one time."""
+    def score(pred: str, golds: frozenset[str]) -> Any:
+        if (pred, golds) not in scored:
+            scored[(pred, golds)] = score_prediction(scorer, pred, sorted(golds))
+        return scored[(pred, golds)]
+
+    rows = [(pred, score(pred, golds) if pred is not None else None) for pred, golds in items]
     if "f1_recall" in metrics_of(scorer):
         responses = [r for _, r in rows if r is not None]
         answered = [r for r in responses if not r.refused]
@@ -228,7 +234,8 @@ def score_split(scorer: str, pairs: Sequence[ItemPair], predictions: Mapping[str
     old: _Scored = [(pred(p), gold_set(p.old)) for p in pairs if p.old is not None]
     mid: _Scored = [(pred(p), gold_set(p.new if p.new is not None else p.old)) for p in pairs if p.old is not None]
     new: _Scored = [(pred(p), gold_set(p.new)) for p in pairs if p.new is not None]
-    a, b, c = _aggregate(scorer, old), _aggregate(scorer, mid), _aggregate(scorer, new)
+    scored: dict[tuple[str, frozenset[str]], Any] = {}
+    a, b, c = (_aggregate(scorer, part, scored) for part in (old, mid, new))
     return [MetricSplit(m, a[m], b[m], c[m]) for m in metrics_of(scorer)]
 
 
