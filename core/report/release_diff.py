@@ -203,7 +203,9 @@ _Scored = list[tuple[str | None, frozenset[str]]]
 """(prediction or None, golds) of each item a release counts."""
 
 
-def _aggregate(scorer: str, items: _Scored, scored: dict[tuple[str, frozenset[str]], Any]) -> dict[str, Fraction | None]:
+def _aggregate(
+    scorer: str, items: _Scored, scored: dict[tuple[str, frozenset[str]], Any]
+) -> dict[str, Fraction | None]:
     """The scorer's headline metrics in percent, as exact fractions (see the module docstring).
     `scored` keeps each (prediction, golds) scored once: an item whose golds no release changed is
     counted in all three totals of `score_split` but scored one time."""
