@@ -170,7 +170,7 @@ def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | N
         return f.with_(**{d.field: current if value in current else (*current, value)})
     if d.field in ("refused", "stale"):
         current_b = getattr(f, d.field)
-        new = bool(value)
+        new = value not in ("0", "false") if isinstance(value, str) else bool(value)  # 1/0, or as text
         if add and current_b is not None and current_b != new:
             return f.with_(**{d.field: None})  # both values selected: no restriction
         return f.with_(**{d.field: new})

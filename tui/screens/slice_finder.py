@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from qa_inspect.core.query import FACETS, Filter, select
+from qa_inspect.core.query import Filter, select
 from qa_inspect.core.report import SliceFinding, StatOptions, find_slices
 
 from ..base import BaseScreen
@@ -125,10 +125,7 @@ class SliceFinderScreen(BaseScreen):
         if f is None or not 0 <= row < len(f.slices):
             return
         found = f.slices[row]
-        value: object = found.value
-        if FACETS[found.facet].field in ("refused", "stale"):  # stored 0/1, compared as text in the finder
-            value = int(found.value)
-        chosen = select(self.base, found.facet, value)
+        chosen = select(self.base, found.facet, found.value)
         if chosen is None:
             self.notify("This slice cannot be browsed as a filter.", severity="warning")
             return

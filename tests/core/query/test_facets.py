@@ -215,3 +215,11 @@ def test_facet_tables_leave_out_empty_facets(conn) -> None:
     tables = facet_tables(conn, Filter(dataset="tiny"))  # no run: no errors, no run facets
     assert [t.name for t in tables] == ["split", "tag", "answer_type", "stale", "gold_len", *features]
     assert all(t.errors is None and all(r.errors is None for r in t.rows) for t in tables)
+
+
+def test_a_yes_no_facet_value_written_as_text_selects_what_it_says() -> None:
+    from qa_inspect.core.query import Filter, select
+
+    assert select(Filter(run="r"), "refused", "0").refused is False
+    assert select(Filter(run="r"), "refused", "1").refused is True
+    assert select(Filter(run="r"), "stale", 0).stale is False
