@@ -105,6 +105,7 @@ __all__ = [
     "stale_counts",
     "stored_run_settings",
     "table_axes",
+    "template_label",
     "with_intervals",
 ]
 
@@ -123,7 +124,7 @@ lazy_face(__name__, {
     ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
     ".paper_table": (
         "ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table",
-        "table_axes",
+        "table_axes", "template_label",
     ),
     ".run_settings": ("RunSettings", "folder_run_settings", "run_settings", "stored_run_settings"),
     ".release_diff": (

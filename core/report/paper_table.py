@@ -32,7 +32,7 @@ from qa_inspect.core.errors import QAInspectError
 from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
 from .run_settings import RunSettings
 
-__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes"]
+__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes", "template_label"]
 
 ALL = "all"
 """The one column of a table without `cols`."""
@@ -321,6 +321,13 @@ def _mark_best(table: PaperTable) -> None:
     for _, cells in best.values():
         for cell in cells:
             cell.best = True
+
+
+def template_label(template: str) -> str:
+    """A cell template as a column header reads it: `f1_recall (answer_rate)` → `F1-recall (answer rate)`."""
+    from .run_stats import METRIC_LABELS
+
+    return _WORD.sub(lambda m: METRIC_LABELS.get(m.group(0), m.group(0)), template)
 
 
 def cell_text(cell: TableCell | None, template: str, places: int = 1) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = ["table_cmd", "table_rows"]
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _split(text: str) -> list[str]:
@@ -47,18 +45,12 @@ def _spec(rows: str, cols: str | None, cell: str, best_over: str | None, where: 
                      where=_where(where), human=human, dataset=dataset, ci=ci, seed=seed, resamples=resamples)
 
 
-def _label(template: str) -> str:
-    from qa_inspect.core.report import METRIC_LABELS
-
-    return _WORD.sub(lambda m: METRIC_LABELS.get(m.group(0), m.group(0)), template)
-
-
 def table_rows(t: PaperTable, places: int = 1) -> tuple[list[str], list[list[tuple[str, bool]]]]:
     """Header and rows; each cell (text, best)."""
-    from qa_inspect.core.report import cell_text
+    from qa_inspect.core.report import cell_text, template_label
 
     head = list(t.spec.rows) + [
-        _label(tp) if t.spec.cols is None else f"{col} {_label(tp)}"
+        template_label(tp) if t.spec.cols is None else f"{col} {template_label(tp)}"
         for col in t.columns for tp in t.spec.cells
     ]
     rows = []

@@ -9,7 +9,6 @@ rate, or EM and F1); `b` keeps the best run over a setting (shots). The numbers 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -25,7 +24,6 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.report import (
-    METRIC_LABELS,
     PaperTable,
     RunSettings,
     TableSpec,
@@ -33,6 +31,7 @@ from qa_inspect.core.report import (
     folder_run_settings,
     paper_table,
     table_axes,
+    template_label,
 )
 
 from ..base import BaseScreen
@@ -151,7 +150,7 @@ class PaperTableScreen(BaseScreen):
             grid.add_column(key, key=f"label{n}")
         for col in t.columns:
             for tp in t.spec.cells:
-                label = re.sub(r"[a-z_0-9]+", lambda m: METRIC_LABELS.get(m.group(0), m.group(0)), tp)
+                label = template_label(tp)
                 grid.add_column(f"{col} {label}" if t.spec.cols else label, key=f"{col}|{tp}")
         for i, labels in enumerate(t.rows):
             style = "italic" if t.runs.get(i) == ["human estimate"] else ""
