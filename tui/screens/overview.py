@@ -239,7 +239,9 @@ class OverviewScreen(OverviewStale, BaseScreen):
 
     def on_screen_suspend(self) -> None:
         """Leaving for the browser: stop the slices pass so it does not compete with the
-        browser's queries (it can take seconds on millions of predictions)."""
+        browser's queries (it can take seconds on millions of predictions); the same for the
+        intervals (resampling every run pair). Both pick up again on return."""
+        self.workers.cancel_group(self, "intervals")
         conn = self._busy
         if conn is not None and not self.complete:
             self.workers.cancel_group(self, "overview")
@@ -250,6 +252,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         if self._interrupted:
             self._interrupted = False
             self.load()
+        elif self.complete and not self.qa_app.exclude_stale:
+            self._refresh_intervals()  # those a leave cancelled; the rest are at hand
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
     def load_intervals(self, names: list[str]) -> None:
