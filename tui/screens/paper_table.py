@@ -35,6 +35,7 @@ from qa_inspect.core.report import (
 )
 
 from ..base import BaseScreen
+from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter
 
@@ -68,7 +69,7 @@ def axes_for(runs: list[RunSettings], dimensions: list[str]) -> tuple[list[tuple
     return rows, [*dimensions, *varying, ""], best
 
 
-class PaperTableScreen(BaseScreen):
+class PaperTableScreen(StaleActions, BaseScreen):
     """One dataset's runs as a paper table, with bars."""
 
     HELP_TITLE = "Paper table"
@@ -78,6 +79,7 @@ class PaperTableScreen(BaseScreen):
                 tooltip="Columns by the next item dimension or setting"),
         Binding("b", "cycle('best')", "Best over", id="paper-table.best",
                 tooltip="Keep the best run over the next setting (shots …), or none"),
+        *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="paper-table.back", tooltip="Back to where you came from"),
     ]
 
@@ -143,7 +145,12 @@ class PaperTableScreen(BaseScreen):
             value = axis[self.choice[axis_key] % len(axis)]
             shown = ", ".join(value) if isinstance(value, tuple) else value
             parts += [(f"{name} ", "$foreground-muted"), (clean(shown or "—"), "bold"), (f" ({key})   ", "$foreground-muted")]
+        if self.qa_app.exclude_stale:
+            parts.append(("all golds (stored scores)", "$warning"))
         self.query_one("#paper-title", Static).update(Content.assemble(*parts))
+
+    def stale_mode_changed(self) -> None:
+        self._title(None)
 
     def _fill(self, grid: DataTable[Text], t: PaperTable) -> None:
         for n, key in enumerate(t.spec.rows):

@@ -20,6 +20,7 @@ from qa_inspect.core.query import Filter, select
 from qa_inspect.core.report import SliceFinding, StatOptions, find_slices
 
 from ..base import BaseScreen
+from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean, truncate
 from ..widgets import KeyFooter
 
@@ -40,7 +41,7 @@ def _p(p: float | None) -> str:
     return "—" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
 
 
-class SliceFinderScreen(BaseScreen):
+class SliceFinderScreen(StaleActions, BaseScreen):
     """Where B really differs from A, once chance over many slices is accounted for."""
 
     HELP_TITLE = "Slice finder"
@@ -49,6 +50,7 @@ class SliceFinderScreen(BaseScreen):
                 tooltip="Browse the items of the slice under the cursor, with A and B"),
         Binding("l", "toggle_rank", "By |Δ|", id="slice-finder.toggle-rank",
                 tooltip="Rank by adjusted p (most significant first) or by the size of Δ"),
+        *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="slice-finder.back", tooltip="Back to the comparison"),
     ]
 
@@ -57,6 +59,7 @@ class SliceFinderScreen(BaseScreen):
         self.base = base
         self.largest = False
         self.finding: SliceFinding | None = None
+        self.status = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -74,11 +77,17 @@ class SliceFinderScreen(BaseScreen):
         table.loading = True
         self.find(self.largest)
 
-    def _title(self, status: str) -> None:
+    def _title(self, status: str | None = None) -> None:
+        self.status = status if status is not None else self.status
         a, b = self.base.run or "?", self.base.compare or "?"
+        mode = [("  · all golds (stored scores)", "$warning")] if self.qa_app.exclude_stale else []
         self.query_one("#finder-title", Static).update(Content.assemble(
             ("Slice finder  ", "bold"), ("A ", "$foreground-muted"), (clean(a), "bold"),
-            ("  →  B ", "$foreground-muted"), (clean(b), "bold"), ("  · ", ""), (status, "$foreground-muted")))
+            ("  →  B ", "$foreground-muted"), (clean(b), "bold"), ("  · ", ""), (self.status, "$foreground-muted"),
+            *mode))
+
+    def stale_mode_changed(self) -> None:
+        self._title()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="slice-finder")
     def find(self, largest: bool) -> None:

@@ -50,3 +50,25 @@ async def test_t_shows_the_table_of_the_highlighted_dataset(loaded_db: Path, tmp
         await pilot.press("r")  # rows by run
         await settle(pilot)
         assert screen.table is not None and screen.table.spec.rows == ("run",)
+
+
+@async_test
+async def test_m_works_here_and_the_title_says_the_numbers_are_of_all_golds(loaded_db: Path, tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    db = tmp_path / "qa.db"
+    shutil.copy(loaded_db, db)
+    app = app_for(db)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        assert isinstance(app.screen, PaperTableScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.exclude_stale
+        assert "all golds (stored scores)" in str(app.screen.query_one("#paper-title", Static).render())
+        await pilot.press("m")
+        await settle(pilot)
+        assert not app.exclude_stale
+        assert "stored scores" not in str(app.screen.query_one("#paper-title", Static).render())
