@@ -61,18 +61,8 @@ def score_cmd(
     """Score one prediction file against one dataset file, as the official scorers do."""
     if scorer is not None and scorer not in SCORERS:
         raise fail(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
-    with _no_cycle_collection():
-        ds = _read(dataset, "dataset")
-        run = _read(predictions, "run")
-        assert isinstance(ds, Dataset) and isinstance(run, Run)
-        probs = _read_probabilities(null_odds) if null_odds is not None else None
-        try:
-            scored = score_run(ds, run, scorer, na_probs=probs, na_prob_thresh=na_prob_thresh)
-            summary = scored.summary()
-        except ValueError as exc:  # e.g. answered ids without a no-answer probability
-            raise fail(f"{null_odds or predictions}: {exc}") from None
-        if items is not None:
-            _write_items(scored, items)
+    with _no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
+        summary = _summary(dataset, predictions, scorer, items, null_odds, na_prob_thresh)
     if as_json:
         print_json(summary)
         return
@@ -91,10 +81,28 @@ def score_cmd(
         )
 
 
+def _summary(dataset: Path, predictions: Path, scorer: str | None, items: Path | None, null_odds: Path | None,
+             na_prob_thresh: float) -> dict[str, Any]:
+    """Read both files, score, write `--items`; the summary the command prints."""
+    ds = _read(dataset, "dataset")
+    run = _read(predictions, "run")
+    assert isinstance(ds, Dataset) and isinstance(run, Run)
+    probs = _read_probabilities(null_odds) if null_odds is not None else None
+    try:
+        scored = score_run(ds, run, scorer, na_probs=probs, na_prob_thresh=na_prob_thresh)
+        summary = scored.summary()
+    except ValueError as exc:  # e.g. answered ids without a no-answer probability
+        raise fail(f"{null_odds or predictions}: {exc}") from None
+    if items is not None:
+        _write_items(scored, items)
+    return summary
+
+
 @contextmanager
 def _no_cycle_collection() -> Iterator[None]:
     """Cycle collection off while reading and scoring, as `load` does: both build millions of
-    objects and free few, and each full collection walks them all (it doubled the time at 100k)."""
+    objects and free few, and each full collection walks them all (it doubled the time at 100k).
+    Whatever is still alive when it ends is walked by the next collection: free it inside."""
     collecting = gc.isenabled()
     gc.disable()
     try:
