@@ -13,7 +13,7 @@ import typer
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.formats import Kind, Skip, read_source
 from qa_inspect.core.load import ScoredFile, score_run
-from qa_inspect.core.metrics import SCORERS
+from qa_inspect.core.metrics import SCORERS, clear_score_caches
 from qa_inspect.core.model import Dataset, Run
 
 from .common import JsonOpt, app, fail, out, print_json
@@ -63,6 +63,7 @@ def score_cmd(
         raise fail(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
     with _no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
         summary = _summary(dataset, predictions, scorer, items, null_odds, na_prob_thresh)
+        clear_score_caches()  # every distinct answer's segments, else walked by the exit's cycle collections
     if as_json:
         print_json(summary)
         return
