@@ -11,21 +11,18 @@ the conformance tests hold both. It is a fresh interpreter (never a fork: the TU
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from qa_inspect.core.metrics import CDQA_F1_RECALL, ScoreRow, error_category, score_prediction
 
 from .features import Context
 
-__all__ = [
-    "MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "score_one", "score_pairs", "score_rows", "serve", "serve_pairs",
-]
+__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "score_one", "score_rows", "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
 """An item's scorable gold texts and their `golds.idx`."""
@@ -92,30 +89,13 @@ def score_rows(
     return out
 
 
-def score_pairs(scorer: str, pairs: Sequence[tuple[str, tuple[str, ...]]]) -> list[ScoreRow]:
-    """`score_prediction(scorer, text, golds)` of each pair, in order, without error categories
-    (the `score` command); a large batch is halved with a second process as `score_rows` does."""
-    todo = [(scorer, text, golds) for text, golds in pairs]
-    return [ScoreRow(scorer, *row) for row in _split(todo, "serve_pairs", _pair_rows)]
-
-
-def _pair_rows(todo: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[tuple[Any, ...]]:
-    rows = [score_prediction(scorer, text, golds) for scorer, text, golds in todo]
-    return [(r.em, r.f1, r.refused, r.f1_recall, r.best_gold) for r in rows]
-
-
 def _score_split(todo: list[tuple[str, str, Golds, Context | None]]) -> list[Scores]:
-    return _split(todo, "serve", _score_many)
-
-
-def _split(todo: list[Any], entry: str, work: Callable[[list[Any]], list[Any]]) -> list[Any]:
-    """`work(todo)`; a large batch is halved between this process and a second one (started as
-    `python -c`, so no caller's main module is imported again; pickles through its pipes) that
-    runs `entry` of this module on its half."""
+    """Score `todo`; a large batch is halved between this process and a second one (started as
+    `python -c`, so no caller's main module is imported again; pickles through its pipes)."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:
-        return work(todo)
+        return _score_many(todo)
     half = len(todo) // 2
-    worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import {entry}; {entry}()"],
+    worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert worker.stdin is not None and worker.stdout is not None
     try:
@@ -123,11 +103,11 @@ def _split(todo: list[Any], entry: str, work: Callable[[list[Any]], list[Any]]) 
             pickle.dump(todo[half:], worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError:
         pass  # it died: its half is scored here below
-    mine = work(todo[:half])
+    mine = _score_many(todo[:half])
     try:
         theirs = pickle.load(worker.stdout)
     except (OSError, EOFError, pickle.UnpicklingError):
-        theirs = work(todo[half:])  # the second process failed: score its half here
+        theirs = _score_many(todo[half:])  # the second process failed: score its half here
     finally:
         worker.kill()
         worker.wait()
@@ -135,14 +115,8 @@ def _split(todo: list[Any], entry: str, work: Callable[[list[Any]], list[Any]]) 
     return mine + theirs
 
 
-def serve(work: Callable[[list[Any]], list[Any]] = _score_many) -> None:
+def serve() -> None:
     """The second scoring process: a pickled list of pairs on stdin, their scores on stdout."""
     todo = pickle.load(sys.stdin.buffer)
-    pickle.dump(work(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()
-
-
-def serve_pairs() -> None:
-    """The second process of `score_pairs`."""
-    gc.disable()  # a short life that builds and frees little (see `tui.cli.score`)
-    serve(_pair_rows)

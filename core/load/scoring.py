@@ -15,12 +15,12 @@ from qa_inspect.core.metrics import (
     RunItem,
     ScoreRow,
     aggregate_run,
+    score_prediction,
 )
 from qa_inspect.core.model import Dataset, Item, Prediction, Run
 
 from .items import dataset_scorer, item_rows, lookups, resolve, scorable
 from .linking import link_in_memory
-from .score_pool import score_pairs
 from .matching import DatasetIndex, LinkResult
 
 __all__ = ["ScoredFile", "score_run"]
@@ -205,15 +205,15 @@ def score_run(
             result.duplicates.append(p.ref)
         else:
             chosen[item.key] = p
-    pairs: dict[tuple[str, tuple[str, ...]], ScoreRow | None] = {}
+    memo: dict[tuple[str, tuple[str, ...]], ScoreRow] = {}
     for item in dataset.items:
+        pred = chosen.get(item.key)
         golds = tuple(scorable(item))
-        result.golds.append(golds)
-        pred = chosen.get(item.key)
+        row = None
         if pred is not None:
-            pairs[pred.text, golds] = None
-    pairs.update(zip(pairs, score_pairs(scorer, list(pairs))))
-    for item, golds in zip(dataset.items, result.golds):
-        pred = chosen.get(item.key)
-        result.rows.append((item, pred, None if pred is None else pairs[pred.text, golds]))
+            row = memo.get((pred.text, golds))
+            if row is None:
+                row = memo[pred.text, golds] = score_prediction(scorer, pred.text, golds)
+        result.rows.append((item, pred, row))
+        result.golds.append(golds)
     return result
