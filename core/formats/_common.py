@@ -30,6 +30,7 @@ __all__ = [
     "first_id",
     "first_object",
     "flag",
+    "given_golds",
     "head_records",
     "item_split",
     "list_golds",
@@ -123,6 +124,25 @@ def make_gold(doc: Document, raw: Any, context: str | None, stats: SpanStats, wh
     text = answer_text(doc, raw, where)
     span_start, span_end = locate(context, text, start, stats)
     return Gold(text=text, answer_start=start, span_start=span_start, span_end=span_end)
+
+
+def given_golds(answers: list[Any], context: str, stats: SpanStats) -> list[Gold] | None:
+    """The golds of the common shape, built without the checks of `make_gold`: every answer a
+    plain `{"text": str, "answer_start": int}` whose start checks out in `context`. None when
+    one does not (then nothing is counted: the caller reads them with `list_golds`)."""
+    golds = []
+    for raw in answers:
+        if type(raw) is not dict:
+            return None
+        text = raw.get("text")
+        start = raw.get("answer_start")
+        if type(text) is not str or type(start) is not int or not text or start < 0:
+            return None
+        if not context.startswith(text, start):
+            return None
+        golds.append(Gold(text, start, start, start + len(text)))
+    stats.given += len(golds)
+    return golds
 
 
 def list_golds(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
+from qa_inspect.core.keys import split_from_id, split_from_name
 from qa_inspect.core.model import Dataset, Item
 
 from ._common import (
@@ -25,7 +26,7 @@ from ._common import (
     fail,
     family_of,
     flag,
-    item_split,
+    given_golds,
     list_golds,
 )
 from .textio import Document, plain, type_name
@@ -72,6 +73,7 @@ def iter_items(
 ) -> Iterator[Item]:
     """The items of `articles` (the `data` list, or a stream of its elements) in file order."""
     number = 0
+    split = hints.get("split") or split_from_name(doc.path.name)  # after an id's own prefix (`item_split`)
     for a, article in enumerate(articles):
         at = f"data[{a}]"
         if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
@@ -88,7 +90,8 @@ def iter_items(
             context_id = clean_id(doc, para.get("id"), pat)
             for q, qa in enumerate(para["qas"]):
                 number += 1
-                yield _item(doc, qa, f"{pat}.qas[{q}]", number, context, context_id, title, stats, keys, hints)
+                item = _plain_item(qa, pat, q, number, context, context_id, title, stats, keys, split)
+                yield item or _item(doc, qa, f"{pat}.qas[{q}]", number, context, context_id, title, stats, keys, split)
 
 
 def dataset_meta(root: Mapping[str, Any], stats: SpanStats, empty: int) -> dict[str, Any]:
@@ -101,6 +104,41 @@ def dataset_meta(root: Mapping[str, Any], stats: SpanStats, empty: int) -> dict[
     return meta
 
 
+def _plain_item(
+    qa: Any,
+    pat: str,
+    q: int,
+    number: int,
+    context: str,
+    context_id: str | None,
+    title: str | None,
+    stats: SpanStats,
+    keys: Keys,
+    split: str | None,
+) -> Item | None:
+    """The item of a record of the common shape (a new text id, a text question, golds whose
+    spans check out, no other fields), without the checks `_item` makes and the location its
+    errors name; None for any other record, which `_item` then reads from scratch."""
+    if type(qa) is not dict or not qa.keys() <= _PLAIN_KEYS:
+        return None
+    item_id, question, answers = qa.get("id"), qa.get("question"), qa.get("answers", [])
+    impossible = qa.get("is_impossible")
+    if type(item_id) is not str or type(question) is not str or type(answers) is not list:
+        return None
+    item_id = item_id.strip()
+    if not item_id or item_id in keys.seen or not (impossible is None or type(impossible) is bool):
+        return None
+    golds = given_golds(answers, context, stats)
+    if golds is None:
+        return None
+    keys.seen[item_id] = f"{pat}.qas[{q}] (id {item_id})"  # as `_item` names it (a later duplicate's error)
+    return Item(item_id, question.strip(), golds, context, context_id, title, split_from_id(item_id) or split,
+                None, None, bool(impossible), {}, number)
+
+
+_PLAIN_KEYS = _QA_KEYS - {"plausible_answers"}
+
+
 def _item(
     doc: Document,
     qa: Any,
@@ -111,7 +149,7 @@ def _item(
     title: str | None,
     stats: SpanStats,
     keys: Keys,
-    hints: Mapping[str, Any],
+    split: str | None,
 ) -> Item:
     if not isinstance(qa, dict):
         raise fail(doc, f"question record is {type_name(qa)}, expected an object", where)
@@ -142,7 +180,7 @@ def _item(
         context=context,
         context_id=context_id,
         title=title,
-        split=item_split(key, None, hints, doc),
+        split=split_from_id(key) or split,
         is_impossible=bool(flag(doc, qa.get("is_impossible"), label)),
         meta=meta,
         line=number,

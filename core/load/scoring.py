@@ -6,7 +6,8 @@ scorer or the one asked for, and aggregated the way the official scripts do, ove
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,25 +39,24 @@ class ScoredFile:
     na_prob_thresh: float = 1.0
     link: LinkResult | None = None
     """How the predictions were matched to the dataset's items (as `load` would)."""
+    golds: list[tuple[str, ...]] = field(default_factory=list)
+    """Each row's scorable golds (`items.scorable`), as scored; filled when first needed if empty."""
 
     def summary(self) -> dict[str, Any]:
         """The official script's numbers overall (`overall`) and per split/tag/answer type."""
-        run_items = [self._run_item(*r) for r in self.rows]  # once: every slice takes its share of them
+        run_items = [self._run_item(*r, g) for r, g in zip(self.rows, self._golds())]  # once: slices share them
+        overall = self._aggregate(run_items)
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "predictions": self.predictions,
             "scorer": self.scorer,
-            "overall": self._aggregate(run_items),
+            "overall": overall,
         }
-        unanswerable = any(item.unanswerable for item, _, _ in self.rows)
+        items = [item for item, _, _ in self.rows]
+        unanswerable = any(item.is_impossible or not golds for item, golds in zip(items, self.golds))
         for name, label in (("by_split", _split), ("by_tag", _tag), ("by_answer_type", _answer_type),
                             ("by_answerable", _answerable if unanswerable else _none)):
-            groups: dict[str, list[RunItem]] = {}
-            for (item, _, _), run_item in zip(self.rows, run_items):
-                value = label(item)
-                if value is not None:  # items without the label are in no slice (partly tagged data)
-                    groups.setdefault(value, []).append(run_item)
-            out[name] = {k: self._aggregate(groups[k]) for k in sorted(groups)}
+            out[name] = self._slices(list(map(label, items)), run_items, overall)
         if self.link is not None:
             out["link"] = {"method": self.link.method, "coverage": round(100 * self.link.coverage, 2),
                            "run_coverage": round(100 * self.link.run_coverage, 2), "warnings": list(self.link.warnings)}
@@ -65,20 +65,38 @@ class ScoredFile:
         out["duplicates"] = len(self.duplicates)
         return out
 
+    def _slices(self, labels: list[str | None], run_items: list[RunItem], overall: dict[str, Any]) -> dict[str, Any]:
+        """Aggregates by label value, in sorted order; items without the label are in no slice
+        (partly tagged data). A slice of every item is the overall aggregate (the same items in
+        the same order), not summed again."""
+        values = set(labels)
+        if len(values) == 1:
+            (value,) = values
+            return {} if value is None else {value: dict(overall)}
+        groups: dict[str, list[RunItem]] = {}
+        for value, run_item in zip(labels, run_items):
+            if value is not None:
+                groups.setdefault(value, []).append(run_item)
+        return {k: self._aggregate(groups[k]) for k in sorted(groups)}
+
+    def _golds(self) -> list[tuple[str, ...]]:
+        if len(self.golds) != len(self.rows):
+            self.golds = [tuple(scorable(item)) for item, _, _ in self.rows]
+        return self.golds
+
     def _aggregate(self, run_items: list[RunItem]) -> dict[str, Any]:
         return aggregate_run(self.scorer, run_items, na_prob_thresh=self.na_prob_thresh)
 
-    def _run_item(self, item: Item, pred: Prediction | None, row: ScoreRow | None) -> RunItem:
+    def _run_item(self, item: Item, pred: Prediction | None, row: ScoreRow | None, golds: tuple[str, ...]) -> RunItem:
         if pred is None:
-            return RunItem(item.key, scorable(item), None)
+            return RunItem(item.key, golds, None)
         na = self.na_probs.get(item.key) if self.na_probs is not None else pred.meta.get("null_odds")
-        return RunItem(item.key, scorable(item), pred.text, row, None if na is None else float(na))
+        return RunItem(item.key, golds, pred.text, row, None if na is None else float(na))
 
     def item_records(self) -> list[dict[str, Any]]:
         """One JSON-ready record per dataset item (`--items FILE`)."""
         out = []
-        for item, pred, row in self.rows:
-            golds = scorable(item)
+        for (item, pred, row), golds in zip(self.rows, self._golds()):
             best = row.best_gold if row is not None else None
             out.append({
                 "id": item.key,
@@ -113,6 +131,53 @@ def _none(it: Item) -> str | None:
     return None
 
 
+class _Questions:
+    """The dataset's question lookup (`lookups`), built on first use: a run that names every
+    item by its id never needs it, and it costs an NFKC pass and a hash per question."""
+
+    def __init__(self, items: list[Item]) -> None:
+        self._items: list[Item] | None = items
+        self._by_q: dict[str, Item] = {}
+
+    def by_q(self) -> dict[str, Item]:
+        if self._items is not None:
+            self._by_q = lookups(item_rows(self._items))[1]
+            self._items = None
+        return self._by_q
+
+
+class _QuestionKeys(AbstractSet[str]):
+    """`DatasetIndex.question_keys` of a `_Questions`, built when first asked."""
+
+    def __init__(self, questions: _Questions) -> None:
+        self._questions = questions
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._questions.by_q()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._questions.by_q())
+
+    def __len__(self) -> int:
+        return len(self._questions.by_q())
+
+
+class _ByQuestion(Mapping[str, Item]):
+    """`lookups`' question-key map of a `_Questions`, built when first asked."""
+
+    def __init__(self, questions: _Questions) -> None:
+        self._questions = questions
+
+    def __getitem__(self, key: str) -> Item:
+        return self._questions.by_q()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._questions.by_q())
+
+    def __len__(self) -> int:
+        return len(self._questions.by_q())
+
+
 def score_run(
     dataset: Dataset,
     run: Run,
@@ -122,10 +187,13 @@ def score_run(
     na_prob_thresh: float = 1.0,
 ) -> ScoredFile:
     """Score a run against a dataset in memory (`qa-inspect score`): the dataset's scorer unless
-    one is named; SQuAD v2 no-answer probabilities from `na_probs` or the run's null odds."""
+    one is named; SQuAD v2 no-answer probabilities from `na_probs` or the run's null odds.
+    Each distinct (prediction, golds) pair is scored once, as `load` does (`score_pool`)."""
     scorer = scorer or dataset_scorer(dataset)
-    by_key, by_q = lookups(item_rows(dataset.items))
-    link = link_in_memory(run, dataset, DatasetIndex(frozenset(by_key), frozenset(by_q)))  # the same key sets
+    by_key = {it.key: it for it in dataset.items}  # as `lookups` keys them; the questions only if needed
+    questions = _Questions(dataset.items)
+    by_q = _ByQuestion(questions)
+    link = link_in_memory(run, dataset, DatasetIndex(frozenset(by_key), _QuestionKeys(questions)))
     chosen: dict[str, Prediction] = {}
     result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh,
                         link=link)
@@ -137,8 +205,15 @@ def score_run(
             result.duplicates.append(p.ref)
         else:
             chosen[item.key] = p
+    memo: dict[tuple[str, tuple[str, ...]], ScoreRow] = {}
     for item in dataset.items:
         pred = chosen.get(item.key)
-        row = score_prediction(scorer, pred.text, scorable(item)) if pred is not None else None
+        golds = tuple(scorable(item))
+        row = None
+        if pred is not None:
+            row = memo.get((pred.text, golds))
+            if row is None:
+                row = memo[pred.text, golds] = score_prediction(scorer, pred.text, golds)
         result.rows.append((item, pred, row))
+        result.golds.append(golds)
     return result

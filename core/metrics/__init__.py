@@ -43,6 +43,7 @@ __all__ = [
     "aggregate_run",
     "answer_rate",
     "aggregate_human",
+    "clear_score_caches",
     "default_scorer",
     "human_score",
     "metrics_of",
@@ -57,8 +58,8 @@ lazy_face(__name__, {
     ".question_features": ("QUESTION_TYPES", "QuestionFeatures", "question_features", "question_type"),
     ".registry": (
         "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V2", "SQUAD_V11", "RunItem", "ScoreRow",
-        "aggregate", "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction",
-        "uses_f1_recall",
+        "aggregate", "aggregate_run", "answer_rate", "clear_score_caches", "default_scorer", "metrics_of",
+        "score_prediction", "uses_f1_recall",
     ),
     ".sentences": ("split_sentences",),
 })

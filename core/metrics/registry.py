@@ -17,11 +17,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from . import cdqa, cmrc, squad
+from . import cdqa, cmrc, segment, squad
 
 __all__ = [
     "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V11", "SQUAD_V2", "RunItem", "ScoreRow", "aggregate",
-    "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction", "uses_f1_recall",
+    "aggregate_run", "answer_rate", "clear_score_caches", "default_scorer", "metrics_of", "score_prediction",
+    "uses_f1_recall",
 ]
 
 CMRC_OFFICIAL = "cmrc2018-official"
@@ -106,6 +107,13 @@ def score_prediction(
         return ScoreRow(scorer=scorer, em=s.em, f1=s.f1, best_gold=s.best_gold)
     c = cdqa.score(prediction, golds, phrases=refusal_phrases)
     return ScoreRow(scorer=scorer, refused=c.refused, f1_recall=c.f1_recall, best_gold=c.best_gold)
+
+
+def clear_score_caches() -> None:
+    """Drop what the scorers keep per distinct text (segments, CDQA tokens). For a process about
+    to end after scoring a big run (`score`): each cycle collection at exit walks them otherwise."""
+    segment.cache_clear()
+    cdqa.cache_clear()
 
 
 def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Benchmark: start-up and `score` as whole processes, each against a floor measured in the same run.
 
-    python tests/bench/bench_startup.py [--dev PATH] [--copies 31] [--rounds 5] [--keep DIR]
+    python tests/bench/bench_startup.py [--dev PATH] [--copies 31] [--rounds 5] [--keep DIR] [--repeat]
 
-Prints, medians of `--rounds` interleaved rounds (wall time; peak RSS of the process):
+Prints, medians of `--rounds` interleaved rounds (wall time; CPU time; peak RSS of the process):
 - `qa-inspect --help` against the floor: a process that parses CMRC 2018 dev with `json.load`;
 - a re-load of an unchanged runs folder (`qa-inspect load DIR`; the dev set replicated `--copies`
   times with ids suffixed per copy, two generated runs), after one untimed first load;
@@ -11,6 +11,12 @@ Prints, medians of `--rounds` interleaved rounds (wall time; peak RSS of the pro
   question and answer.
 Targets (issue 16): `--help` within 1.5× its floor, re-load under 0.4 s, `score` (100k) within 2×
 its floor. Skips with a message when the dev set is absent.
+
+Answers: by default (`--vary`) every question of every copy gets its own draw (one generator over
+the whole replicated set), so copies share an answer only where the draw repeats one (the gold
+itself, mostly); `--repeat` gives every copy the first copy's answers, as `bench_scale.py` does by
+default (`score`, like `load`, scores each distinct answer/golds pair once). The count of distinct
+pairs is printed with the files.
 """
 
 from __future__ import annotations
@@ -65,16 +71,18 @@ def write_json(path: Path, value: object) -> None:
 
 def paths(dev_path: Path, root: Path) -> dict[str, Path]:
     return {"dev": dev_path, "dev_preds": root / "dev_predictions.json", "big": root / "runs" / "dataset.json",
-            "big_preds": root / "runs" / "bert-a" / "eval_predictions.json", "runs": root / "runs"}
+            "big_preds": root / "runs" / "bert-a" / "eval_predictions.json",
+            "big_preds_b": root / "runs" / "bert-b" / "eval_predictions.json", "runs": root / "runs"}
 
 
-def build(dev_path: Path, root: Path, copies: int) -> int:
-    """Write the files the measurements read (reused when present); the replicated set's size.
-    Run in a child process: peak RSS survives exec on Linux, so the measuring process stays small."""
+def build(dev_path: Path, root: Path, copies: int, repeat: bool = False) -> str:
+    """Write the files the measurements read (reused when present); the replicated set's size and
+    its distinct (answer, golds) pairs. Run in a child process: peak RSS survives exec on Linux, so
+    the measuring process stays small."""
     files = paths(dev_path, root)
     count = root / "questions.txt"
     if all(p.exists() for p in files.values()) and count.exists():
-        return int(count.read_text())
+        return count.read_text()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_score import make_predictions  # typical span errors, some English, some ids left out
 
@@ -83,10 +91,19 @@ def build(dev_path: Path, root: Path, copies: int) -> int:
     big = replicate(dev, copies)
     write_json(files["big"], big)
     qs = questions(big)
-    write_json(files["big_preds"], make_predictions(qs, 0))
-    write_json(root / "runs" / "bert-b" / "eval_predictions.json", make_predictions(qs, 1))
-    count.write_text(str(len(qs)))
-    return len(qs)
+    runs = []
+    for seed, name in enumerate(("big_preds", "big_preds_b")):
+        preds = repeated(make_predictions(questions(dev), seed), copies) if repeat else make_predictions(qs, seed)
+        write_json(files[name], preds)
+        runs.append(preds)
+    distinct = len({(runs[0][q], tuple(golds)) for q, golds, _ in qs if q in runs[0]})
+    count.write_text(f"{len(qs)} {distinct}")
+    return count.read_text()
+
+
+def repeated(preds: dict[str, str], copies: int) -> dict[str, str]:
+    """The first copy's answers for every copy (ids suffixed as `replicate` does)."""
+    return {f"{qid}-{c}": text for c in range(copies) for qid, text in preds.items()}
 
 
 def cpu_model() -> str:
@@ -106,8 +123,9 @@ def cli() -> list[str]:
 ENV = dict(os.environ)
 
 
-def run(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one process; its output is discarded, a failure stops here."""
+def run(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one process; its output is
+    discarded, a failure stops here."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -116,7 +134,7 @@ def run(argv: list[str]) -> tuple[float, float]:
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode:
         sys.exit(f"{' '.join(argv)} failed ({proc.returncode}): {err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -125,12 +143,16 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=31, help="replicas of the dev set (31 ≈ 100k questions)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--keep", type=Path, default=None, help="build the files here and keep them (reused if present)")
+    answers = ap.add_mutually_exclusive_group()
+    answers.add_argument("--vary", action="store_true", help="every copy's answers drawn afresh (the default)")
+    answers.add_argument("--repeat", action="store_true", help="every copy repeats the first copy's answers "
+                         "(in DIR/repeat with --keep)")
     ap.add_argument("--no-bytecode-cache", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE as set (every start compiles the package's modules)")
     ap.add_argument("--build-into", type=Path, default=None, help=argparse.SUPPRESS)  # the child that builds
     args = ap.parse_args()
     if args.build_into:
-        print(build(args.dev.resolve(), args.build_into, args.copies))
+        print(build(args.dev.resolve(), args.build_into, args.copies, args.repeat))
         return
     if not args.dev.is_file():
         print(f"skipped: {args.dev} not found (CMRC 2018 dev set, SQuAD-style)")
@@ -143,16 +165,20 @@ def main() -> None:
     print(f"bytecode: {'cached (as installed; warmed by one untimed run of each command)' if cached else 'not cached'}")
     tmp = tempfile.mkdtemp(prefix="bench-startup-")
     try:
-        root = args.keep or Path(tmp)
+        root = args.keep / "repeat" if args.keep and args.repeat else args.keep or Path(tmp)
         built = subprocess.run([sys.executable, __file__, "--dev", str(args.dev), "--copies", str(args.copies),
-                                "--build-into", str(root)], capture_output=True, text=True, check=True)
-        n_big = int(built.stdout)
+                                "--build-into", str(root), *(["--repeat"] if args.repeat else [])],
+                               capture_output=True, text=True, check=True)
+        n_big, *distinct = (int(n) for n in built.stdout.split())
         files = paths(args.dev.resolve(), root)
         py, qa = [sys.executable, "-c"], cli()
-        first, _ = run([*qa, "load", str(files["runs"])])
+        first, _, _ = run([*qa, "load", str(files["runs"])])
         print(f"files: CMRC dev ({files['dev'].stat().st_size / 1e6:.1f} MB), replicated ×{args.copies} = "
               f"{n_big:,} questions ({files['big'].stat().st_size / 1e6:.0f} MB); first load of it + 2 runs "
               f"{first:.1f} s (untimed below)")
+        print(f"answers: {'each copy repeats the first' if args.repeat else 'drawn afresh for every copy'}"
+              + (f", {distinct[0]:,} distinct answer/golds pairs in the run scored" if distinct else ""))
+        print(f"load average at start: {os.getloadavg()[0]:.2f}")
         cases = {
             "floor: json.load of CMRC dev": [*py, FLOOR_PARSE, str(files["dev"])],
             "qa-inspect --help": [*qa, "--help"],
@@ -164,21 +190,22 @@ def main() -> None:
         }
         for name in list(cases)[1:5]:  # warm-up (bytecode, file cache); the 100k score imports as the 3k one
             run(cases[name])
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cases}
         for _ in range(args.rounds):  # interleaved, so a busy moment hits every case alike
             for name, argv in cases.items():
                 results[name].append(run(argv))
-        med = {name: (statistics.median(w for w, _ in r), max(m for _, m in r)) for name, r in results.items()}
+        med = {name: (statistics.median(w for w, _, _ in r), statistics.median(c for _, c, _ in r),
+                      max(m for _, _, m in r)) for name, r in results.items()}
         names = list(cases)
         floors = {names[1]: names[0], names[2]: None, names[4]: names[3], names[6]: names[5]}
         targets = {names[1]: "≤ 1.5×", names[2]: "< 0.4 s", names[6]: "≤ 2×"}
-        print(f"\nmedian of {args.rounds} (wall; peak RSS):")
+        print(f"\nmedian of {args.rounds} (wall; CPU; peak RSS), load average at end {os.getloadavg()[0]:.2f}:")
         for name in names:
-            wall, rss = med[name]
+            wall, cpu, rss = med[name]
             floor = floors.get(name)
-            ratio = f"  {wall / med[floor][0]:4.2f}× its floor" if floor else ""
+            ratio = f"  {wall / med[floor][0]:4.2f}× its floor (CPU {cpu / med[floor][1]:4.2f}×)" if floor else ""
             target = f"  [target {targets[name]}]" if name in targets else ""
-            print(f"  {name:<34} {wall:6.3f} s  {rss:5.0f} MB{ratio}{target}")
+            print(f"  {name:<34} {wall:6.3f} s  {cpu:6.3f} s  {rss:5.0f} MB{ratio}{target}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

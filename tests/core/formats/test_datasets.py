@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +265,17 @@ def test_forced_format(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="unknown format 'nope'"):
         read_source(FIXTURES / "cdqa_like.json", hints={"format": "nope"})
     assert isinstance(read_source(FIXTURES / "cdqa_like.json", hints={"format": "cdqa-v1"}), Dataset)
+
+
+def test_squad_records_of_the_common_shape_read_as_the_checked_path_reads_them(tmp_path: Path) -> None:
+    """Plain records take a shortcut; `is_impossible: 0` (a yes/no written as a number) sends the
+    same records down the checked path, which must give the same items and span counts."""
+    src = (FIXTURES / "cmrc2018_dev_excerpt.json").read_text(encoding="utf-8")
+    checked = json.loads(src)
+    for article in checked["data"]:
+        for para in article["paragraphs"]:
+            para["qas"] = [{**qa, "is_impossible": 0} for qa in para["qas"]]
+    plain, slow = dataset(FIXTURES / "cmrc2018_dev_excerpt.json"), dataset(write_json(tmp_path, "x.json", checked))
+    assert plain.items == slow.items and plain.meta == slow.meta
+    assert [(g.span_start, g.answer_start) for g in plain.items[0].golds] == [(g.span_start, g.answer_start)
+                                                                           for g in slow.items[0].golds]

@@ -189,3 +189,12 @@ def test_align_squad_highlights_the_words_squad_f1_counts() -> None:
     assert a.matched == ["normans"]  # articles dropped, punctuation removed, case folded
     assert a.pred_ranges == [(4, 12)] and a.gold_ranges == [(4, 11)]
     assert align.align_squad("", "x").matched == []
+
+
+def test_clearing_the_score_caches_changes_no_score() -> None:
+    from qa_inspect.core.metrics import CDQA_F1_RECALL, CMRC_OFFICIAL, clear_score_caches, score_prediction
+
+    cases = [(CMRC_OFFICIAL, "光荣和ω-force公司", ["光荣和ω-force"]), (CDQA_F1_RECALL, "北京大学", ["北京"])]
+    before = [score_prediction(*case) for case in cases]
+    clear_score_caches()
+    assert [score_prediction(*case) for case in cases] == before
