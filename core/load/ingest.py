@@ -328,14 +328,16 @@ def _stored_human(
 
 def _drop_gone_items(conn: sqlite3.Connection, dataset_id: int, gone: list[int]) -> None:
     """Delete items no longer in the file (the caller took them out of the search index); their
-    predictions go with them, so runs are recounted."""
+    predictions go with them, so runs are recounted: a prediction of a gone item counts as
+    unmatched, as a fresh load of the run would count it."""
     if not gone:
         return
     ids = json.dumps(gone)
     unindex_predictions(conn, "item_id IN (SELECT value FROM json_each(?))", (ids,))
     conn.execute("DELETE FROM items WHERE id IN (SELECT value FROM json_each(?))", (ids,))
     conn.execute(
-        "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
+        "UPDATE runs SET unmatched_count = unmatched_count + prediction_count - (SELECT COUNT(*) FROM predictions p"
+        " WHERE p.run_id = runs.id), prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
         " WHERE dataset_id = ?",
         (dataset_id,),
     )

@@ -51,6 +51,7 @@ from .relpaths import rel as _rel
 from .relpaths import relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, report_stored, unique_name
+from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
@@ -287,7 +288,7 @@ def _read_changed(
     for i, cand in enumerate(changed):
         lp.progress(i, len(changed), f"reading {cand.rel}")
         stored = lp.stored.get(cand.rel)
-        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or resuming(stored, cand.sha256) else None
+        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or stored[0] == "dataset" else None
         if stream is not None:
             lp.readers[cand.rel] = start_reading(stream)
         src = stream or _read_one(lp, cand)
@@ -332,8 +333,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         if isinstance(ds, DatasetStream):
             _store_stream(lp, cand, ds)
             continue
-        fresh = conn.execute("SELECT 1 FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?"
-                             " LIMIT 1", (ds.name,)).fetchone() is None
+        fresh = not has_rows(conn, ds.name)
         resume = resuming(lp.stored.get(cand.rel), cand.sha256)
         stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
 
@@ -366,18 +366,23 @@ def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
     """A big new dataset stored while read (`write_stream`); should streaming give up, read it whole."""
     conn = lp.conn
     resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+    staged = not resume and has_rows(conn, stream.name)
 
     def store() -> tuple[int, int, int]:
-        mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
-        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache,
-                           worker=lp.readers.pop(cand.rel, None))
+        if not staged:  # a changed dataset is staged: its `files` row stays as it was until applied
+            mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=None if staged else lp.cache,
+                           worker=lp.readers.pop(cand.rel, None), stage=cand.sha256 if staged else None)
         store_fingerprint(conn, stream.name)
         record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
         return out
 
     def undo() -> None:
-        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
         lp.cache.forget()  # it may hold the lookups of the rows just removed
+        if staged:
+            drop_stage(conn)  # the stored rows stay
+            return
+        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
         _forget_loading(lp, cand)
 
     try:

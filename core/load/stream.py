@@ -36,6 +36,7 @@ from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
 from .manifest import Manifest
 from .search_index import next_id
+from .staging import StagedWriter
 
 __all__ = ["AHEAD", "BATCH", "MIN_BYTES", "serve", "start_reading", "stop_reading", "stream_in_folder", "write_stream"]
 
@@ -152,27 +153,28 @@ def stop_reading(worker: subprocess.Popen[bytes]) -> None:
 
 def write_stream(
     conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False,
-    keep: RunCache | None = None, worker: subprocess.Popen[bytes] | None = None,
+    keep: RunCache | None = None, worker: subprocess.Popen[bytes] | None = None, stage: str | None = None,
 ) -> tuple[int, int, int]:
     """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
     rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
     `NotStreamable` (read the file whole instead), also when the reading process dies. `keep`
     receives the dataset's lookups and golds as the runs will want them (read back from the
     database they cost a million-item load several seconds); `worker`: its reading process, if
-    started already (`start_reading`), else one is started."""
+    started already (`start_reading`), else one is started. `stage`: the file's SHA-256 when the
+    dataset is stored already and changed: the rows are staged, then applied (`staging`)."""
     worker = worker or start_reading(stream)
     assert worker.stdout is not None
     try:
-        return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep)
+        return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep, stage)
     finally:
         stop_reading(worker)
 
 
 def _consume(
     conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, pipe: IO[bytes], resume: bool,
-    keep: RunCache | None,
+    keep: RunCache | None, stage: str | None = None,
 ) -> tuple[int, int, int]:
-    writer: _Writer | None = None
+    writer: _Writer | StagedWriter | None = None
     while True:
         try:
             message = pickle.load(pipe)
@@ -183,7 +185,9 @@ def _consume(
             raise FormatError(*message[1:])
         if kind == "fallback":
             raise NotStreamable(message[1])
-        if writer is None:
+        if writer is None and stage is not None:
+            writer = StagedWriter(conn, stream, rel_path, stage)
+        elif writer is None:
             writer = _Writer(conn, stream, rel_path, message[1], resume, None if resume else keep)
         if kind == "rows":
             writer.add(*message[2:])
