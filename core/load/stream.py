@@ -44,8 +44,9 @@ MIN_BYTES = STREAM_MIN_BYTES
 """Datasets files from this size on are streamed."""
 BATCH = 10_000
 """Items per message from the reading process."""
-AHEAD = 40
-"""Messages the reading process may hold ready (about 6 MB each: up to 400k items read ahead)."""
+AHEAD = 8
+"""Messages the reading process may hold ready (about 6 MB each: up to 80k items read ahead; the
+loader reads other files while it starts, the big ones only after the dataset is stored)."""
 
 
 def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | None:
@@ -246,8 +247,8 @@ class _Writer:
             if ckey not in self.contexts:
                 self.contexts[ckey] = self.next_context
                 new_contexts.append((self.next_context, self.dataset_id, ckey, title, text))
-                if self.keep is not None:
-                    self.passages[self.next_context] = text
+                if self.keep is not None:  # equal passages share one string (a replicated or templated set)
+                    self.passages[self.next_context] = self.shared.setdefault(text, text)
                 self.next_context += 1
         conn.executemany("INSERT INTO contexts (id, dataset_id, context_key, title, text) VALUES (?, ?, ?, ?, ?)",
                          new_contexts)
