@@ -6,7 +6,8 @@ written in bounded steps (`Steps`: a commit every so many rows), so a killed loa
 committed and the next load resumes it (`resume=True`: items already stored are skipped). A
 dataset that replaces stored rows is written in one transaction: item ids survive the reload
 (matched by key), so predictions and annotations stay attached, and either the old rows or the
-new ones are there, never a mix. Scores are computed here, once, with the dataset's scorer; the
+new ones are there, never a mix (a big file, read by `stream`, is staged in steps instead and
+applied set-based: `staging`). Scores are computed here, once, with the dataset's scorer; the
 human estimate once per distinct gold tuple, and only for golds that changed.
 """
 

@@ -64,7 +64,7 @@ def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | N
 def serve() -> None:
     """The reading process (`python -c ...serve()`, arguments as JSON in argv[1]): pickled messages
     on stdout. It reads ahead of the writer by up to `AHEAD` batches, so it can start while the
-    loader still reads the runs (the second core is idle then)."""
+    loader still reads the small files (big ones wait until the dataset is stored: memory)."""
     args = json.loads(sys.argv[1])
     out = sys.stdout.buffer
     ahead: queue.Queue[bytes | None] = queue.Queue(AHEAD)

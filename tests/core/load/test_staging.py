@@ -129,3 +129,16 @@ def test_readers_see_the_old_rows_while_the_new_version_is_staged(
     load_runs(runs, db)
     assert len(seen) >= 3 and all(seen)
     assert stored(db) != before
+
+
+def test_a_stage_of_other_content_is_dropped_and_the_new_content_staged(runs: Path, tmp_path: Path) -> None:
+    """Killed mid-staging, then the file changed again: the next load stages the new content afresh."""
+    load_runs(runs, tmp_path / "qa.db")
+    change(runs / CMRC)
+    killed = subprocess.run([sys.executable, "-c", KILLER, str(runs), str(tmp_path / "qa.db"), "2"],
+                            capture_output=True, check=False)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    change(runs / CMRC)
+    assert not load_runs(runs, tmp_path / "qa.db").errors
+    load_runs(runs, tmp_path / "clean.db")
+    assert like_clean(tmp_path / "qa.db") == like_clean(tmp_path / "clean.db")
