@@ -35,7 +35,7 @@ def runs(tmp_path: Path, sample_runs: Path) -> Path:
     return dest
 
 
-def change(path: Path) -> None:
+def change(path: Path, new: str = "NEW_QUERY") -> None:
     """Golds of some questions changed, a passage edited, a question removed, one added."""
     data = json.loads(path.read_text(encoding="utf-8"))
     paras = [p for a in data["data"] for p in a["paragraphs"]]
@@ -44,7 +44,7 @@ def change(path: Path) -> None:
     paras[3]["context"] = paras[3]["context"] + "（补）"
     paras[3]["qas"][0]["question"] += "？"
     del paras[7]["qas"][0]
-    paras[9]["qas"].append(dict(paras[9]["qas"][0], id="NEW_QUERY"))
+    paras[9]["qas"].append(dict(paras[9]["qas"][0], id=new))
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
@@ -138,7 +138,7 @@ def test_a_stage_of_other_content_is_dropped_and_the_new_content_staged(runs: Pa
     killed = subprocess.run([sys.executable, "-c", KILLER, str(runs), str(tmp_path / "qa.db"), "2"],
                             capture_output=True, check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    change(runs / CMRC)
+    change(runs / CMRC, new="NEW_QUERY_2")
     assert not load_runs(runs, tmp_path / "qa.db").errors
     load_runs(runs, tmp_path / "clean.db")
     assert like_clean(tmp_path / "qa.db") == like_clean(tmp_path / "clean.db")
