@@ -16,6 +16,7 @@ caller removes the steps committed and reads the file the ordinary way.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import queue
 import sqlite3
@@ -70,9 +71,12 @@ def serve() -> None:
     ahead: queue.Queue[bytes | None] = queue.Queue(AHEAD)
 
     def write() -> None:
-        while (data := ahead.get()) is not None:
-            out.write(data)
-        out.flush()
+        try:
+            while (data := ahead.get()) is not None:
+                out.write(data)
+            out.flush()
+        except OSError:  # the loader is gone (killed): so is this process, not blocked on a full queue
+            os._exit(1)
 
     writer = threading.Thread(target=write)
     writer.start()
