@@ -13,7 +13,8 @@ and items updated in place (item ids survive, so predictions and annotations sta
 rewritten for the items whose golds changed, new items inserted, gone ones deleted with their
 predictions; predictions rescored where an item's golds or passage changed (all of them when the
 scorer changed). Its transaction is as big as the change, and a kill during it leaves the old rows
-and the whole stage for the next load.
+and the whole stage for the next load. Only the items' positions in the file (`source_line`),
+which an added or removed question shifts for every later one, follow in committed steps.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from qa_inspect.core.formats import DatasetStream
 from qa_inspect.core.metrics import default_scorer
 
 from .features import FEATURE_COLUMNS
-from .ingest import _drop_gone_items, json_text, rescore_dataset
+from .ingest import Steps, _drop_gone_items, json_text, rescore_dataset
 from .search_index import next_id, reindex_items, unindex_items
 
 __all__ = ["STAGE_SETTING", "StagedWriter", "drop_stage", "has_rows"]
@@ -85,8 +86,9 @@ class StagedWriter:
     """`stream._Writer`'s counterpart for a changed dataset: the batches go to the stage; `finish`
     applies it."""
 
-    def __init__(self, conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, sha256: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, sha256: str, steps: Steps) -> None:
         self.conn = conn
+        self.steps = steps
         self.stream = stream
         self.rel_path = rel_path
         self.done, self.contexts, self.seq = _open_stage(conn, rel_path, sha256)
@@ -127,8 +129,24 @@ class StagedWriter:
                             json_text(meta), dataset_id))
         conn.execute("UPDATE runs SET scorer = ? WHERE dataset_id = ?", (scorer, dataset_id))
         rescored = rescore_dataset(conn, dataset_id, None if scorer != old_scorer else changed)
+        self.steps.commit()  # the new version, whole
+        _follow_lines(conn, dataset_id, self.steps)
         drop_stage(conn)
         return self.items, golds, rescored
+
+
+def _follow_lines(conn: sqlite3.Connection, dataset_id: int, steps: Steps) -> None:
+    """Positions in the file (`source_line`) of items that only moved, in committed steps: a
+    question added or removed near the top moves every later one, and rewriting a million rows
+    for that in one transaction is what staging avoids. They say where a question sits, not what
+    it is; a load killed meanwhile keeps the stage (and the file's old stamp) and finishes them."""
+    top = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM staged_items").fetchone()[0]
+    size = steps.size or max(top, 1)
+    for low in range(0, top, size):
+        conn.execute("UPDATE items SET source_line = s.source_line FROM staged_items s WHERE s.rowid > ? AND s.rowid <= ?"
+                     " AND items.dataset_id = ? AND items.key = s.key AND items.source_line IS NOT s.source_line",
+                     (low, low + size, dataset_id))
+        steps.commit()
 
 
 def apply_stage(conn: sqlite3.Connection, dataset_id: int, labelled: bool) -> list[int]:
@@ -147,7 +165,7 @@ def apply_stage(conn: sqlite3.Connection, dataset_id: int, labelled: bool) -> li
                  " FROM staged_contexts s WHERE NOT EXISTS (SELECT 1 FROM contexts c WHERE c.dataset_id = :d"
                  " AND c.context_key = s.context_key)", d)
     answerable = ("CASE WHEN s.no_answer THEN 'unanswerable' ELSE 'answerable' END" if labelled else "NULL")
-    differs = " OR ".join(f"items.{c} IS NOT s.{c}" for c in _COLUMNS)
+    differs = " OR ".join(f"items.{c} IS NOT s.{c}" for c in _COLUMNS if c != "source_line")  # see `_follow_lines`
     conn.execute(
         f"UPDATE items SET {', '.join(f'{c} = s.{c}' for c in _COLUMNS)}, context_id = c.id, answerable = {answerable}"
         " FROM staged_items s LEFT JOIN contexts c ON c.dataset_id = :d AND c.context_key = s.context_key"

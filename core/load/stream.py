@@ -191,7 +191,7 @@ def _consume(
         if kind == "fallback":
             raise NotStreamable(message[1])
         if writer is None and stage is not None:
-            writer = StagedWriter(conn, stream, rel_path, stage)
+            writer = StagedWriter(conn, stream, rel_path, stage, steps)
         elif writer is None:
             writer = _Writer(conn, stream, rel_path, message[1], resume, None if resume else keep)
         if kind == "rows":

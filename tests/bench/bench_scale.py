@@ -306,7 +306,7 @@ def _db_fingerprint(db: Path) -> dict[str, object]:
     conn = sqlite3.connect(db)
     q = conn.execute
     out = {
-        "items": q("SELECT COUNT(*), SUM(LENGTH(question)), SUM(human_f1), SUM(human_em) FROM items").fetchone(),
+        "items": q("SELECT COUNT(*), SUM(LENGTH(question)), ROUND(SUM(human_f1), 6), ROUND(SUM(human_em), 6) FROM items").fetchone(),
         "golds": q("SELECT COUNT(*), SUM(LENGTH(text)) FROM golds").fetchone(),
         "contexts": q("SELECT COUNT(*), SUM(LENGTH(text)) FROM contexts").fetchone(),
         "predictions": q("SELECT r.name, COUNT(*), SUM(p.em), ROUND(SUM(p.f1), 6) FROM predictions p"

@@ -114,21 +114,32 @@ def test_a_load_killed_mid_staging_is_finished_by_the_next(runs: Path, tmp_path:
 def test_readers_see_the_old_rows_while_the_new_version_is_staged(
     runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Between two committed steps another connection sees the old version whole, then (once
+    applied) the new one whole, only the positions in the file of moved questions catching up."""
     db = tmp_path / "qa.db"
     load_runs(runs, db)
     before = stored(db)
     change(runs / CMRC)
-    seen: list[bool] = []
+    seen: list[dict[str, Any]] = []
     commit = ingest.Steps.commit
 
     def look(self: ingest.Steps) -> None:
         commit(self)
-        seen.append(stored(db) == before)  # another connection, between two committed steps
+        seen.append(stored(db))
 
     monkeypatch.setattr(ingest.Steps, "commit", look)
     load_runs(runs, db)
-    assert len(seen) >= 3 and all(seen)
-    assert stored(db) != before
+    after = stored(db)
+    staging = [view for view in seen if view == before]
+    assert len(staging) >= 3 and after != before
+    assert all(content(view) == content(after) for view in seen[len(staging):])
+
+
+def content(view: dict[str, Any]) -> dict[str, Any]:
+    """A `stored` view without the items' positions in the file (`source_line`), the `files`
+    stamps (the file counts as loaded once they are in place too) and the search index counts (new
+    rows are indexed at the end of the load; until then a search finds them by `LIKE`)."""
+    return {**view, "items": [row[:12] + row[13:] for row in view["items"]], "files": None, "search": None}
 
 
 def test_a_stage_of_other_content_is_dropped_and_the_new_content_staged(runs: Path, tmp_path: Path) -> None:
