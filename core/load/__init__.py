@@ -4,7 +4,9 @@ Holds: `manifest` (the optional `qa-inspect.toml`), `discover` (walking the fold
 with the manifest's hints, run names), `matching` (which dataset a run goes with, by id, question,
 prompt or position: pure), `scoring` (scoring a run against a dataset in memory: `qa-inspect
 score`), `ingest` + `ingest_runs` (writing datasets and runs set-based, in bounded steps for big
-files, scores computed once: `score_pool`, each prediction's error category with them; `features`:
+files, scores computed once: `score_pool`, each prediction's error category with them; `stream`:
+a big dataset read in a second process while stored; `staging`: a changed big dataset staged in
+committed steps, then applied set-based; `features`:
 the item features stored where items are written; `backfill`: both filled into rows stored
 without them), `search_index` (the full-text index, filled after the bulk insert:
 `build_search_index`), `linking` (matching against the stored datasets), `loader`

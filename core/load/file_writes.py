@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
+from qa_inspect.core.formats import sha256_file
+
 from .ingest import FileStamp, record_file, transaction
+from .manifest import MANIFEST_NAME
+from .relpaths import rel as _rel
 from .summary import LoadSummary
 
-__all__ = ["LOADING", "db_wide", "mark_loading", "resuming", "taken", "write_file"]
+__all__ = ["LOADING", "db_wide", "manifest_stamp", "mark_loading", "record_side", "resuming", "taken", "write_file"]
 
 T = TypeVar("T")
 LOADING = "loading "
@@ -76,3 +81,19 @@ def taken(parsed: list[T]) -> Iterator[T]:
     parsed.reverse()
     while parsed:
         yield parsed.pop()
+
+
+def manifest_stamp(runs_dir: Path) -> FileStamp | None:
+    path = runs_dir / MANIFEST_NAME
+    try:
+        st = path.stat()
+        return FileStamp(MANIFEST_NAME, "manifest", st.st_size, st.st_mtime_ns, sha256_file(path))
+    except OSError:
+        return None
+
+
+def record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:
+    """Remember a side file (n-best) so an unchanged one is not re-read, and a changed one reloads its run."""
+    st = path.stat()
+    rel = _rel(runs_dir, path)
+    record_file(conn, FileStamp(rel, "side", st.st_size, st.st_mtime_ns, sha256_file(path), owner=owner))

@@ -6,7 +6,8 @@ written in bounded steps (`Steps`: a commit every so many rows), so a killed loa
 committed and the next load resumes it (`resume=True`: items already stored are skipped). A
 dataset that replaces stored rows is written in one transaction: item ids survive the reload
 (matched by key), so predictions and annotations stay attached, and either the old rows or the
-new ones are there, never a mix. Scores are computed here, once, with the dataset's scorer; the
+new ones are there, never a mix (a big file, read by `stream`, is staged in steps instead and
+applied set-based: `staging`). Scores are computed here, once, with the dataset's scorer; the
 human estimate once per distinct gold tuple, and only for golds that changed.
 """
 
@@ -23,7 +24,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import human_score
 from qa_inspect.core.model import Dataset, Item
 
-from .features import FEATURE_COLUMNS, FeatureMemo, gold_spans, item_contexts
+from .features import FEATURE_COLUMNS, Context, FeatureMemo, gold_spans, item_contexts
 from .items import dataset_scorer
 from .score_pool import score_rows
 from .search_index import next_id, reindex_items, unindex_items, unindex_predictions
@@ -328,14 +329,16 @@ def _stored_human(
 
 def _drop_gone_items(conn: sqlite3.Connection, dataset_id: int, gone: list[int]) -> None:
     """Delete items no longer in the file (the caller took them out of the search index); their
-    predictions go with them, so runs are recounted."""
+    predictions go with them, so runs are recounted: a prediction of a gone item counts as
+    unmatched, as a fresh load of the run would count it."""
     if not gone:
         return
     ids = json.dumps(gone)
     unindex_predictions(conn, "item_id IN (SELECT value FROM json_each(?))", (ids,))
     conn.execute("DELETE FROM items WHERE id IN (SELECT value FROM json_each(?))", (ids,))
     conn.execute(
-        "UPDATE runs SET prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
+        "UPDATE runs SET unmatched_count = unmatched_count + prediction_count - (SELECT COUNT(*) FROM predictions p"
+        " WHERE p.run_id = runs.id), prediction_count = (SELECT COUNT(*) FROM predictions p WHERE p.run_id = runs.id)"
         " WHERE dataset_id = ?",
         (dataset_id,),
     )
@@ -371,8 +374,10 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
     """Golds changed: recompute stored scores and error categories of every run on this dataset
     (of the items `only`, when given) from stored prediction text. Returns how many predictions
     were rescored."""
-    golds = scorable_golds(conn, dataset_id)
-    contexts = item_contexts(conn, dataset_id)
+    if only is None:
+        golds, contexts = scorable_golds(conn, dataset_id), item_contexts(conn, dataset_id)
+    else:
+        golds, contexts = _golds_and_contexts(conn, json.dumps(only))
     where, params = ("", ()) if only is None else (" AND p.item_id IN (SELECT value FROM json_each(?))",
                                                    (json.dumps(only),))
     rows = conn.execute(
@@ -386,6 +391,30 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
         [(*score, row[0]) for score, row in zip(scores, rows)],
     )
     return len(rows)
+
+
+def _golds_and_contexts(
+    conn: sqlite3.Connection, ids: str
+) -> tuple[dict[int, tuple[list[str], list[int]]], dict[int, Context]]:
+    """`scorable_golds` and `features.item_contexts` of the items `ids` (a JSON list) only: a few
+    changed items of a million-item dataset need not hold every passage in memory."""
+    golds: dict[int, tuple[list[str], list[int]]] = {}
+    spans: dict[int, list[Any]] = {}
+    for item_id, idx, text, start, end in conn.execute(
+        "SELECT item_id, idx, text, span_start, span_end FROM golds WHERE item_id IN (SELECT value FROM json_each(?))"
+        " AND superseded = 0 ORDER BY item_id, idx", (ids,)
+    ):
+        entry = golds.setdefault(item_id, ([], []))
+        entry[0].append(text)
+        entry[1].append(idx)
+        spans.setdefault(item_id, []).append(None if start is None or end is None else (start, end))
+    contexts: dict[int, Context] = {
+        item_id: (passage, tuple(spans.get(item_id, ())), bool(impossible))
+        for item_id, passage, impossible in conn.execute(
+            "SELECT i.id, c.text, i.is_impossible FROM items i LEFT JOIN contexts c ON c.id = i.context_id"
+            " WHERE i.id IN (SELECT value FROM json_each(?))", (ids,))
+    }
+    return golds, contexts
 
 
 def item_rows_db(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str, str | None, int]]:

@@ -33,7 +33,7 @@ from qa_inspect.core.store import (
 
 from .backfill import fill_missing
 from .discover import read_in_folder, run_display_name, walk
-from .file_writes import mark_loading, resuming, taken, write_file
+from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
 from .ingest import (
     FileStamp,
     Steps,
@@ -51,6 +51,7 @@ from .relpaths import rel as _rel
 from .relpaths import relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, report_stored, unique_name
+from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 
@@ -149,12 +150,17 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     changed, unchanged = _find_changed(lp, candidates, reread_all)
     _reread_dependents(lp, candidates, changed, unchanged)
     try:
-        datasets, runs = _read_changed(lp, changed)
+        datasets, runs, later = _read_changed(lp, changed)
         _store_datasets(lp, datasets)
     finally:
         for worker in lp.readers.values():
             stop_reading(worker)
-    _bind_journal(lp)
+    for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
+        lp.progress(i, len(later), f"reading {cand.rel}")
+        found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
+        _take(lp, cand, _read_one(lp, cand), found, runs)
+        _store_datasets(lp, found)
+    lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
     _store_runs(lp, runs)
     _finish(lp, unchanged)
 
@@ -196,7 +202,7 @@ def _sync_manifest_stamp(lp: _Pass) -> bool:
     old_stamp = lp.stored.pop(MANIFEST_NAME, None)
     if not lp.manifest_ok:
         return False
-    stamp = _manifest_stamp(lp.runs_dir)
+    stamp = manifest_stamp(lp.runs_dir)
     if (stamp.sha256 if stamp else None) == (old_stamp[3] if old_stamp else None):
         return False
     with transaction(lp.conn):
@@ -280,23 +286,37 @@ def _reread_dependents(
 
 def _read_changed(
     lp: _Pass, changed: list[_Candidate]
-) -> tuple[list[tuple[_Candidate, Dataset | DatasetStream]], list[tuple[_Candidate, Run]]]:
-    """Read what changed; a big dataset stored for the first time is only opened (read while stored)."""
+) -> tuple[list[tuple[_Candidate, Dataset | DatasetStream]], list[tuple[_Candidate, Run]], list[_Candidate]]:
+    """Read what changed; a big dataset is only opened (read while stored). Other big files are
+    left for after it is stored (the third list): a million-prediction run takes 0.5 GB in memory,
+    and holding two beside a streamed dataset's rows was the peak of a 1M load."""
     datasets: list[tuple[_Candidate, Dataset | DatasetStream]] = []
     runs: list[tuple[_Candidate, Run]] = []
-    for i, cand in enumerate(changed):
-        lp.progress(i, len(changed), f"reading {cand.rel}")
+    streams = {}
+    for cand in changed:  # the reading processes first: they read ahead while the small files are read here
         stored = lp.stored.get(cand.rel)
-        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or resuming(stored, cand.sha256) else None
+        stream = stream_in_folder(cand.path, lp.manifest) if stored is None or stored[0] == "dataset" else None
         if stream is not None:
             lp.readers[cand.rel] = start_reading(stream)
-        src = stream or _read_one(lp, cand)
-        if isinstance(src, (Dataset, DatasetStream)):
-            datasets.append((cand, src))
-        elif isinstance(src, Run):
-            src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
-            runs.append((cand, src))
-    return datasets, runs
+            streams[cand.rel] = stream
+    later = [c for c in changed if c.rel not in streams and streams and c.size >= DEFER_BYTES]
+    for i, cand in enumerate(changed):
+        if cand not in later:
+            lp.progress(i, len(changed), f"reading {cand.rel}")
+            _take(lp, cand, streams.get(cand.rel) or _read_one(lp, cand), datasets, runs)
+    return datasets, runs, later
+
+
+DEFER_BYTES = 16 << 20
+"""Files from this size on are read after the streamed datasets are stored (when there are any)."""
+
+
+def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list[tuple[_Candidate, Run]]) -> None:
+    if isinstance(src, (Dataset, DatasetStream)):
+        datasets.append((cand, src))
+    elif isinstance(src, Run):
+        src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
+        runs.append((cand, src))
 
 
 def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | None:
@@ -332,8 +352,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         if isinstance(ds, DatasetStream):
             _store_stream(lp, cand, ds)
             continue
-        fresh = conn.execute("SELECT 1 FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?"
-                             " LIMIT 1", (ds.name,)).fetchone() is None
+        fresh = not has_rows(conn, ds.name)
         resume = resuming(lp.stored.get(cand.rel), cand.sha256)
         stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
 
@@ -357,27 +376,27 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
             )
 
 
-def _bind_journal(lp: _Pass) -> None:
-    """Journal entries follow their dataset by content (see `stored.bind_datasets`)."""
-    lp.summary.warnings.extend(bind_datasets(lp.conn))
-
-
 def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
     """A big new dataset stored while read (`write_stream`); should streaming give up, read it whole."""
     conn = lp.conn
     resume = resuming(lp.stored.get(cand.rel), cand.sha256)
+    staged = not resume and has_rows(conn, stream.name)
 
     def store() -> tuple[int, int, int]:
-        mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
-        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=lp.cache,
-                           worker=lp.readers.pop(cand.rel, None))
+        if not staged:  # a changed dataset is staged: its `files` row stays as it was until applied
+            mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
+        out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=None if staged else lp.cache,
+                           worker=lp.readers.pop(cand.rel, None), stage=cand.sha256 if staged else None)
         store_fingerprint(conn, stream.name)
         record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
         return out
 
     def undo() -> None:
-        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
         lp.cache.forget()  # it may hold the lookups of the rows just removed
+        if staged:
+            drop_stage(conn)  # the stored rows stay
+            return
+        conn.execute("DELETE FROM datasets WHERE name = ?", (stream.name,))  # its rows cascade away
         _forget_loading(lp, cand)
 
     try:
@@ -436,7 +455,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
                             resume_key=cand.sha256 or "")
             record_file(conn, _stamp(cand, "run", run.format, run.encoding))
             for extra in run.extra_paths:
-                _record_side(conn, lp.runs_dir, Path(extra), cand.rel)
+                record_side(conn, lp.runs_dir, Path(extra), cand.rel)
             return out
 
         def undo(cand: _Candidate = cand) -> None:
@@ -469,22 +488,6 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")
-
-
-def _manifest_stamp(runs_dir: Path) -> FileStamp | None:
-    path = runs_dir / MANIFEST_NAME
-    try:
-        st = path.stat()
-        return FileStamp(MANIFEST_NAME, "manifest", st.st_size, st.st_mtime_ns, sha256_file(path))
-    except OSError:
-        return None
-
-
-def _record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:
-    """Remember a side file (n-best) so an unchanged one is not re-read, and a changed one reloads its run."""
-    st = path.stat()
-    rel = _rel(runs_dir, path)
-    record_file(conn, FileStamp(rel, "side", st.st_size, st.st_mtime_ns, sha256_file(path), owner=owner))
 
 
 def _stamp(

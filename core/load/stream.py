@@ -16,6 +16,7 @@ caller removes the steps committed and reads the file the ordinary way.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import queue
 import sqlite3
@@ -36,6 +37,7 @@ from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
 from .manifest import Manifest
 from .search_index import next_id
+from .staging import StagedWriter
 
 __all__ = ["AHEAD", "BATCH", "MIN_BYTES", "serve", "start_reading", "stop_reading", "stream_in_folder", "write_stream"]
 
@@ -43,8 +45,9 @@ MIN_BYTES = STREAM_MIN_BYTES
 """Datasets files from this size on are streamed."""
 BATCH = 10_000
 """Items per message from the reading process."""
-AHEAD = 40
-"""Messages the reading process may hold ready (about 6 MB each: up to 400k items read ahead)."""
+AHEAD = 8
+"""Messages the reading process may hold ready (about 6 MB each: up to 80k items read ahead; the
+loader reads other files while it starts, the big ones only after the dataset is stored)."""
 
 
 def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | None:
@@ -62,15 +65,18 @@ def stream_in_folder(path: Path, manifest: Manifest | None) -> DatasetStream | N
 def serve() -> None:
     """The reading process (`python -c ...serve()`, arguments as JSON in argv[1]): pickled messages
     on stdout. It reads ahead of the writer by up to `AHEAD` batches, so it can start while the
-    loader still reads the runs (the second core is idle then)."""
+    loader still reads the small files (big ones wait until the dataset is stored: memory)."""
     args = json.loads(sys.argv[1])
     out = sys.stdout.buffer
     ahead: queue.Queue[bytes | None] = queue.Queue(AHEAD)
 
     def write() -> None:
-        while (data := ahead.get()) is not None:
-            out.write(data)
-        out.flush()
+        try:
+            while (data := ahead.get()) is not None:
+                out.write(data)
+            out.flush()
+        except OSError:  # the loader is gone (killed): so is this process, not blocked on a full queue
+            os._exit(1)
 
     writer = threading.Thread(target=write)
     writer.start()
@@ -152,27 +158,28 @@ def stop_reading(worker: subprocess.Popen[bytes]) -> None:
 
 def write_stream(
     conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, *, resume: bool = False,
-    keep: RunCache | None = None, worker: subprocess.Popen[bytes] | None = None,
+    keep: RunCache | None = None, worker: subprocess.Popen[bytes] | None = None, stage: str | None = None,
 ) -> tuple[int, int, int]:
     """Store the streamed dataset (caller holds the transaction; `steps` commits every so many
     rows); returns (items, golds, 0) like `write_dataset`. Raises the reader's `FormatError`, or
     `NotStreamable` (read the file whole instead), also when the reading process dies. `keep`
     receives the dataset's lookups and golds as the runs will want them (read back from the
     database they cost a million-item load several seconds); `worker`: its reading process, if
-    started already (`start_reading`), else one is started."""
+    started already (`start_reading`), else one is started. `stage`: the file's SHA-256 when the
+    dataset is stored already and changed: the rows are staged, then applied (`staging`)."""
     worker = worker or start_reading(stream)
     assert worker.stdout is not None
     try:
-        return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep)
+        return _consume(conn, stream, rel_path, steps, worker.stdout, resume, keep, stage)
     finally:
         stop_reading(worker)
 
 
 def _consume(
     conn: sqlite3.Connection, stream: DatasetStream, rel_path: str, steps: Steps, pipe: IO[bytes], resume: bool,
-    keep: RunCache | None,
+    keep: RunCache | None, stage: str | None = None,
 ) -> tuple[int, int, int]:
-    writer: _Writer | None = None
+    writer: _Writer | StagedWriter | None = None
     while True:
         try:
             message = pickle.load(pipe)
@@ -183,7 +190,9 @@ def _consume(
             raise FormatError(*message[1:])
         if kind == "fallback":
             raise NotStreamable(message[1])
-        if writer is None:
+        if writer is None and stage is not None:
+            writer = StagedWriter(conn, stream, rel_path, stage, steps)
+        elif writer is None:
             writer = _Writer(conn, stream, rel_path, message[1], resume, None if resume else keep)
         if kind == "rows":
             writer.add(*message[2:])
@@ -242,8 +251,8 @@ class _Writer:
             if ckey not in self.contexts:
                 self.contexts[ckey] = self.next_context
                 new_contexts.append((self.next_context, self.dataset_id, ckey, title, text))
-                if self.keep is not None:
-                    self.passages[self.next_context] = text
+                if self.keep is not None:  # equal passages share one string (a replicated or templated set)
+                    self.passages[self.next_context] = self.shared.setdefault(text, text)
                 self.next_context += 1
         conn.executemany("INSERT INTO contexts (id, dataset_id, context_key, title, text) VALUES (?, ?, ?, ?, ?)",
                          new_contexts)

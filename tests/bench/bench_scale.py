@@ -2,7 +2,8 @@
 against floors measured on the same files in the same run.
 
     python tests/bench/bench_scale.py [--questions 100000] [--rounds 3] [--vary] [--keep DIR]
-    python tests/bench/bench_scale.py --questions 1000000 --rounds 1 --kill-after 20
+    python tests/bench/bench_scale.py --questions 1000000 --rounds 1 --kill-after 20 --kill-after 60
+    python tests/bench/bench_scale.py --questions 1000000 --rounds 0 --keep DIR --change 30
 
 The folder: the dev set copied until it holds `--questions` questions (every id, paragraph and
 article id suffixed `_c<copy>`), plus two HF-style runs (`bert-base/eval_predictions.json`,
@@ -20,7 +21,11 @@ ratio to the floors:
   no full-text index, one transaction).
 Then `load` into a fresh database, and `load` again of the unchanged folder.
 `--kill-after S` also kills a load with SIGKILL after S seconds, loads again and checks the
-database holds what a clean load stores.
+database holds what a clean load stores. `--change S` re-loads a changed version of the dataset
+(about 1% of golds changed, 0.1% of questions removed, 0.1% added; written beside the folder as
+`<folder>-changed`, the runs linked) over a clean load of the original: time, peak RSS and the
+largest WAL, against a clean load of the changed folder; then kills the same re-load after S s,
+loads again and checks the database equals the clean load's.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -68,15 +74,11 @@ def _copy_article(article: dict, copy: int, budget: int) -> tuple[dict, int]:
     return dict(article, id=article["id"] + suffix, paragraphs=paragraphs), taken
 
 
-def build_folder(dev: Path, root: Path, questions: int, vary: bool) -> dict[str, int]:
-    """Write the replicated dataset (streamed, article by article) and the two runs."""
-    data = json.loads(dev.read_text(encoding="utf-8"))
-    base = [(qa["id"], para["context"], qa["answers"][0])
-            for art in data["data"] for para in art["paragraphs"] for qa in para["qas"]]
-    answers = {run: _answers(base, seed=r) for r, run in enumerate(RUNS)}
-    preds: dict[str, dict[str, str]] = {run: {} for run in RUNS}
+def write_dataset(data: dict, path: Path, questions: int, visit=None, change: bool = False) -> tuple[int, int]:
+    """Write the replicated dataset (streamed, article by article); `visit(qa, context, copy)` sees
+    every question; `change`: the `--change` version (see `_changed`). Returns (questions, copies)."""
     written = copy = 0
-    with (root / "cmrc2018_dev.json").open("w", encoding="utf-8") as fh:
+    with path.open("w", encoding="utf-8") as fh:
         fh.write('{"version": "v1.0", "data": [')
         first = True
         while written < questions:
@@ -85,13 +87,44 @@ def build_folder(dev: Path, root: Path, questions: int, vary: bool) -> dict[str,
                     break
                 art, taken = _copy_article(article, copy, questions - written)
                 written += taken
-                fh.write(("" if first else ", ") + json.dumps(art, ensure_ascii=False))
+                fh.write(("" if first else ", ") + json.dumps(_changed(art) if change else art, ensure_ascii=False))
                 first = False
-                for para in art["paragraphs"]:
+                for para in art["paragraphs"] if visit else ():
                     for qa in para["qas"]:
-                        _predict(preds, answers, qa, para["context"], copy, vary)
+                        visit(qa, para["context"], copy)
             copy += 1
         fh.write("]}\n")
+    return written, copy
+
+
+def _changed(article: dict) -> dict:
+    """The `--change` version of an article: of every 1,000 questions (by a hash of the id) 10 get
+    other golds, 1 is removed and 1 gains a new sibling question."""
+    paragraphs = []
+    for para in article["paragraphs"]:
+        qas = []
+        for qa in para["qas"]:
+            n = zlib.crc32(qa["id"].encode()) % 1000
+            if n == 3:
+                continue
+            if n < 10 and n != 5:
+                qa = dict(qa, answers=[dict(a, text=str(a["text"]) + "之") for a in qa["answers"]])
+            qas.append(qa)
+            if n == 5:
+                qas.append(dict(qa, id=qa["id"] + "_new", question=qa["question"] + "（新）"))
+        paragraphs.append(dict(para, qas=qas))
+    return dict(article, paragraphs=paragraphs)
+
+
+def build_folder(dev: Path, root: Path, questions: int, vary: bool) -> dict[str, int]:
+    """Write the replicated dataset and the two runs."""
+    data = json.loads(dev.read_text(encoding="utf-8"))
+    base = [(qa["id"], para["context"], qa["answers"][0])
+            for art in data["data"] for para in art["paragraphs"] for qa in para["qas"]]
+    answers = {run: _answers(base, seed=r) for r, run in enumerate(RUNS)}
+    preds: dict[str, dict[str, str]] = {run: {} for run in RUNS}
+    written, copy = write_dataset(data, root / "cmrc2018_dev.json", questions,
+                                  lambda qa, context, copy: _predict(preds, answers, qa, context, copy, vary))
     for run in RUNS:
         (root / run).mkdir()
         # HF run_qa.py: json.dumps(predictions, indent=4) (ASCII-escaped) + "\n"
@@ -137,10 +170,11 @@ def _tree_rss_kb(pid: int) -> int:
     return total
 
 
-def measure(cmd: list[str], kill_after: float | None = None) -> dict[str, float]:
+def measure(cmd: list[str], kill_after: float | None = None, wal: Path | None = None) -> dict[str, float]:
     """Run `cmd` in a fresh wrapper process: wall seconds, peak RSS (MB) of its largest process
-    and of its process tree, exit code."""
-    wrapper = [sys.executable, __file__, "--measure-child", json.dumps({"cmd": cmd, "kill_after": kill_after})]
+    and of its process tree, exit code; the largest size of the WAL file `wal` (MB) when given."""
+    spec = {"cmd": cmd, "kill_after": kill_after, "wal": str(wal) if wal else None}
+    wrapper = [sys.executable, __file__, "--measure-child", json.dumps(spec)]
     out = subprocess.run(wrapper, capture_output=True, text=True, check=False)
     try:
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -150,15 +184,20 @@ def measure(cmd: list[str], kill_after: float | None = None) -> dict[str, float]
 
 def _measure_child(spec: str) -> None:
     args = json.loads(spec)
-    peak = 0
+    peak = wal = 0
     t0 = time.perf_counter()
     proc = subprocess.Popen(args["cmd"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, wal
         while not done.is_set():
             peak = max(peak, _tree_rss_kb(proc.pid))
+            if args.get("wal"):
+                try:
+                    wal = max(wal, os.stat(args["wal"]).st_size)
+                except OSError:
+                    pass
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -174,7 +213,7 @@ def _measure_child(spec: str) -> None:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     largest = usage.ru_maxrss / 1024
     print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": largest,
-                      "tree": max(peak / 1024, largest), "rc": proc.returncode,
+                      "tree": max(peak / 1024, largest), "rc": proc.returncode, "wal_mb": wal / 1e6,
                       "err": err.decode("utf-8", "replace")[-500:]}))
 
 
@@ -267,7 +306,7 @@ def _db_fingerprint(db: Path) -> dict[str, object]:
     conn = sqlite3.connect(db)
     q = conn.execute
     out = {
-        "items": q("SELECT COUNT(*), SUM(LENGTH(question)), SUM(human_f1), SUM(human_em) FROM items").fetchone(),
+        "items": q("SELECT COUNT(*), SUM(LENGTH(question)), ROUND(SUM(human_f1), 6), ROUND(SUM(human_em), 6) FROM items").fetchone(),
         "golds": q("SELECT COUNT(*), SUM(LENGTH(text)) FROM golds").fetchone(),
         "contexts": q("SELECT COUNT(*), SUM(LENGTH(text)) FROM contexts").fetchone(),
         "predictions": q("SELECT r.name, COUNT(*), SUM(p.em), ROUND(SUM(p.f1), 6) FROM predictions p"
@@ -295,6 +334,62 @@ def kill_and_resume(root: Path, work: Path, after: float) -> None:
     print(f"next load: {again['wall']:.1f} s, exit {again['rc']}; database equals a clean load's: {same}")
     if not same:
         print(json.dumps({"killed+resumed": _db_fingerprint(db), "clean": _db_fingerprint(clean)}, default=str))
+
+
+# --- a changed dataset ---------------------------------------------------------------------------
+
+def changed_folder(dev: Path, root: Path, questions: int) -> Path:
+    """`root` beside itself with the `--change` version of the dataset (the runs linked, not copied)."""
+    other = root.with_name(root.name + "-changed")
+    if not (other / "cmrc2018_dev.json").is_file():
+        shutil.rmtree(other, ignore_errors=True)
+        for run in RUNS:
+            (other / run).mkdir(parents=True)
+            os.link(root / run / "eval_predictions.json", other / run / "eval_predictions.json")
+        data = json.loads(dev.read_text(encoding="utf-8"))
+        write_dataset(data, other / "cmrc2018_dev.json", questions, change=True)
+    return other
+
+
+def _copy_db(src: Path, dest: Path) -> None:
+    _fresh(dest)
+    shutil.copyfile(src, dest)
+
+
+def change_and_resume(dev: Path, root: Path, work: Path, questions: int, kill_after: float,
+                      base: Path | None = None) -> None:
+    """Re-load with about 1% of golds changed, 0.1% of items removed and 0.1% added, over the clean
+    load of the original (`work/qa.db`): time, peak RSS, largest WAL; then the same re-load killed
+    after `kill_after` s and resumed, compared with a clean load of the changed folder."""
+    other = changed_folder(dev, root, questions)
+    base = base or work / "qa.db"
+    if not base.is_file():
+        first = measure([*CLI, "load", str(root), "--db", str(base)])
+        print(f"load of the original: {first['wall']:.1f} s, exit {first['rc']}")
+    clean = work / "changed-clean.db"
+    _fresh(clean)
+    fresh = measure([*CLI, "load", str(other), "--db", str(clean)], wal=Path(f"{clean}-wal"))
+    db = work / "changed.db"
+    _copy_db(base, db)
+    again = measure([*CLI, "load", str(other), "--db", str(db)], wal=Path(f"{db}-wal"))
+    for name, m in (("clean load of the changed folder", fresh), ("re-load of the changed dataset", again)):
+        print(f"{name:34} {m['wall']:7.1f} s, cpu {m['cpu']:6.1f} s, peak {m['rss']:5.0f} MB, tree {m['tree']:5.0f} MB,"
+              f" largest WAL {m['wal_mb']:6.0f} MB, exit {m['rc']}")
+    print(f"re-load equals a clean load of the changed folder: {_db_fingerprint(db) == _db_fingerprint(clean)}")
+    _copy_db(base, db)
+    killed = measure([*CLI, "load", str(other), "--db", str(db)], kill_after=kill_after, wal=Path(f"{db}-wal"))
+    conn = sqlite3.connect(db)
+    staged = conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'staged_items'").fetchone()[0]
+    staged = conn.execute("SELECT COUNT(*) FROM staged_items").fetchone()[0] if staged else 0
+    conn.close()
+    state = "killed" if killed["rc"] == -signal.SIGKILL else f"finished first (exit {killed['rc']})"
+    print(f"re-load killed after {kill_after:.0f} s: {state}, {staged:,} items staged; largest WAL {killed['wal_mb']:.0f} MB")
+    resumed = measure([*CLI, "load", str(other), "--db", str(db)], wal=Path(f"{db}-wal"))
+    same = _db_fingerprint(db) == _db_fingerprint(clean)
+    print(f"next load: {resumed['wall']:.1f} s, exit {resumed['rc']}, largest WAL {resumed['wal_mb']:.0f} MB;"
+          f" database equals a clean load of the changed folder: {same}")
+    if not same:
+        print(json.dumps({"resumed": _db_fingerprint(db), "clean": _db_fingerprint(clean)}, default=str))
 
 
 # --- main ----------------------------------------------------------------------------------------
@@ -327,7 +422,12 @@ def main() -> None:
     ap.add_argument("--vary", action="store_true", help="draw every copy's answers afresh")
     ap.add_argument("--dev", type=Path, default=DEFAULT_DEV)
     ap.add_argument("--keep", type=Path, default=None, help="build (or reuse) the folder here")
-    ap.add_argument("--kill-after", type=float, default=None, help="also: kill -9 a load after S s, then resume")
+    ap.add_argument("--change", type=float, default=None, metavar="S",
+                    help="also: re-load a changed version of the dataset, then the same killed after S s and resumed")
+    ap.add_argument("--base", type=Path, default=None,
+                    help="with --change: a clean load of the folder to start from (read only; else one is made)")
+    ap.add_argument("--kill-after", type=float, action="append", default=[],
+                    help="also: kill -9 a load after S s, then resume (may be given more than once)")
     args = ap.parse_args()
     if not args.dev.is_file():
         print(f"skipped: {args.dev} not found (CMRC 2018 dev set, SQuAD-style)")
@@ -347,9 +447,12 @@ def main() -> None:
         print(f"folder: {root.name}, input {size:.0f} MB ({', '.join(f'{p.stat().st_size / 1e6:.0f}' for p in _files(root))})")
         orjson = _has_orjson()
         rounds = [one_round(root, work, orjson) for _ in range(args.rounds)]
-        _report(rounds)
-        if args.kill_after is not None:
-            kill_and_resume(root, work, args.kill_after)
+        if rounds:
+            _report(rounds)
+        for after in args.kill_after:
+            kill_and_resume(root, work, after)
+        if args.change is not None:
+            change_and_resume(args.dev.resolve(), root, work, args.questions, args.change, args.base)
 
 
 if __name__ == "__main__":
