@@ -4,16 +4,15 @@ the plain path stores, and a load killed mid-file is finished by the next one.""
 from __future__ import annotations
 
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from qa_inspect.core.load import build_search_index, load_runs, loader, pending_marks, pending_rows, stream
 from qa_inspect.core.query import Filter, count
+
+from .killed_load import load_killed
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 BERT = "cmrc2018/runs/bert-base-chinese.json"
@@ -85,32 +84,13 @@ def test_a_bad_record_in_a_streamed_file_leaves_nothing_of_it(
     assert conn.execute("SELECT COUNT(*) FROM files WHERE path = ? AND note LIKE 'loading %'", (CMRC,)).fetchone()[0] == 0
 
 
-KILLER = """
-import os, signal, sys
-from pathlib import Path
-from qa_inspect.core.load import ingest, load_runs, loader, stream
-loader.STEP_ROWS = 30
-stream.MIN_BYTES = 0
-stream.BATCH = 9
-commit = ingest.Steps.commit
-seen = [0]
-def dying(self):
-    commit(self)
-    seen[0] += 1
-    if seen[0] == int(sys.argv[3]):
-        os.kill(os.getpid(), signal.SIGKILL)
-ingest.Steps.commit = dying
-load_runs(Path(sys.argv[1]), Path(sys.argv[2]))
-"""
 
 
 @pytest.mark.parametrize("steps", [2, 3, 9, 20])
 def test_a_load_killed_mid_file_is_finished_by_the_next(runs: Path, tmp_path: Path, steps: int) -> None:
     """kill -9 after some committed steps (mid dataset, mid run): the next load resumes the file
     and the database ends as a clean load leaves it."""
-    killed = subprocess.run([sys.executable, "-c", KILLER, str(runs), str(tmp_path / "qa.db"), str(steps)],
-                            capture_output=True, check=False)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    load_killed(runs, tmp_path / "qa.db", steps, step_rows=30, batch=9)
     summary = load_runs(runs, tmp_path / "qa.db")
     assert not summary.errors
     load_runs(runs, tmp_path / "clean.db")

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from qa_inspect.core.load import ingest, load_runs, loader, stream
 
+from .killed_load import load_killed
 from .test_ingest import CMRC, stored
 
 pytestmark = pytest.mark.usefixtures("small_steps")
@@ -75,33 +73,13 @@ def test_a_changed_dataset_is_staged_and_stores_what_a_clean_load_stores(
     assert conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'staged_%'").fetchall() == []
 
 
-KILLER = """
-import os, signal, sys
-from pathlib import Path
-from typing import Any
-from qa_inspect.core.load import ingest, load_runs, loader, stream
-loader.STEP_ROWS = 20
-stream.MIN_BYTES = 0
-stream.BATCH = 7
-commit = ingest.Steps.commit
-seen = [0]
-def dying(self):
-    commit(self)
-    seen[0] += 1
-    if seen[0] == int(sys.argv[3]):
-        os.kill(os.getpid(), signal.SIGKILL)
-ingest.Steps.commit = dying
-load_runs(Path(sys.argv[1]), Path(sys.argv[2]))
-"""
 
 
 @pytest.mark.parametrize("steps", [1, 3])
 def test_a_load_killed_mid_staging_is_finished_by_the_next(runs: Path, tmp_path: Path, steps: int) -> None:
     load_runs(runs, tmp_path / "qa.db")
     change(runs / CMRC)
-    killed = subprocess.run([sys.executable, "-c", KILLER, str(runs), str(tmp_path / "qa.db"), str(steps)],
-                            capture_output=True, check=False)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    load_killed(runs, tmp_path / "qa.db", steps, step_rows=20, batch=7)
     conn = sqlite3.connect(tmp_path / "qa.db")
     assert conn.execute("SELECT COUNT(*) FROM staged_items").fetchone()[0] > 0  # a stage was committed
     conn.close()
@@ -146,9 +124,7 @@ def test_a_stage_of_other_content_is_dropped_and_the_new_content_staged(runs: Pa
     """Killed mid-staging, then the file changed again: the next load stages the new content afresh."""
     load_runs(runs, tmp_path / "qa.db")
     change(runs / CMRC)
-    killed = subprocess.run([sys.executable, "-c", KILLER, str(runs), str(tmp_path / "qa.db"), "2"],
-                            capture_output=True, check=False)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    load_killed(runs, tmp_path / "qa.db", 2, step_rows=20, batch=7)
     change(runs / CMRC, new="NEW_QUERY_2")
     assert not load_runs(runs, tmp_path / "qa.db").errors
     load_runs(runs, tmp_path / "clean.db")
