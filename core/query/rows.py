@@ -12,6 +12,7 @@ from qa_inspect.core.flags import Target, targets_for_items
 from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
+from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, order_clause, run_ids
 
 __all__ = [
@@ -66,12 +67,11 @@ def count(conn: Any, f: Filter) -> int:
 def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRow]:
     """One page of rows in the filter's order; ties broken by item id so paging is stable.
 
-    Two steps: the ids of the page (only the sort key is computed for every matching item), then
-    the shown columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
+    Two steps: the ids of the page (`core.query.paging`: an index walk in the order shown where
+    there is one, else only the sort key computed for every matching item), then the shown
+    columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
     """
-    sql, params = build(conn, f)
-    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {order_clause(f)} LIMIT ? OFFSET ?",
-                                      [*params, limit, offset])]
+    ids = page_ids(conn, f, offset, limit)
     if not ids:
         return []
     _, run, cmp_ = run_ids(conn, f)
