@@ -170,14 +170,22 @@ def _metrics_from(items: int, row: Any) -> SliceMetrics:
 
 
 def distinct_values(conn: Any, dataset: str | None, column: str) -> list[str]:
-    """Values offered by a filter control (split, tag, answer type) for one dataset."""
+    """Values offered by a filter control (split, tag, answer type) for one dataset.
+
+    With a dataset: one index seek per distinct value (the next value above the last), not a
+    walk over every item (the item indexes start with the dataset id; schema 9 adds one for
+    `answerable`)."""
     col = _ITEM_COLUMNS[column]
-    sql = f"SELECT DISTINCT {col} FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE {col} IS NOT NULL"
-    params: list[Any] = []
     if dataset:
-        sql += " AND d.name = ?"
-        params.append(dataset)
-    return [r[0] for r in conn.execute(sql + f" ORDER BY {col}", params)]
+        row = conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()
+        if row is None:
+            return []
+        sql = (f"WITH RECURSIVE v(x) AS (SELECT MIN({col}) FROM items i WHERE i.dataset_id = :ds AND {col} IS NOT NULL"
+               f" UNION ALL SELECT (SELECT MIN({col}) FROM items i WHERE i.dataset_id = :ds AND {col} > v.x)"
+               " FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL")
+        return [r[0] for r in conn.execute(sql, {"ds": row[0]})]
+    sql = f"SELECT DISTINCT {col} FROM items i WHERE {col} IS NOT NULL ORDER BY {col}"
+    return [r[0] for r in conn.execute(sql)]
 
 
 def item_ids(conn: Any, f: Filter) -> list[int]:

@@ -231,9 +231,11 @@ MIGRATIONS: list[str] = [
     # 8 → 9: the browser at a million items (issue 16). Its pages walk an index in the order
     # shown and stop after one page (`core.query.paging`): items of a dataset in id order, and
     # each run's scores with the item id as the tie-break (the old score indexes ended in the
-    # prediction's rowid, which need not follow item order). Same number of score indexes.
+    # prediction's rowid, which need not follow item order). Same number of score indexes. The
+    # browser's `answerable` values by index (partial: most datasets leave the column NULL).
     """
     CREATE INDEX IF NOT EXISTS items_dataset ON items(dataset_id);
+    CREATE INDEX IF NOT EXISTS items_answerable ON items(dataset_id, answerable) WHERE answerable IS NOT NULL;
     DROP INDEX IF EXISTS predictions_run_em;
     CREATE INDEX IF NOT EXISTS predictions_run_em ON predictions(run_id, em, item_id);
     DROP INDEX IF EXISTS predictions_run_f1;
