@@ -143,7 +143,8 @@ def _changes(base: Any, compare: str | None) -> list[Any]:
         base.with_(f1_min=0.2, f1_max=0.8), base.with_(search="的一是"),
         base.with_(sort="f1"), base.with_(sort="f1", descending=True), base.with_(sort="f1", descending=True, em=0),
         base.with_(sort="em", em=0), base.with_(sort="prediction"),
-        base.with_(facets=(("error_category", "partial"),)), base.with_(facets=(("error_category", "no prediction"),)),
+        base.with_(facets=(("error_category", "boundary-long"),)), base.with_(facets=(("error_category", "empty"),)),
+        base.with_(facets=(("error_category", "no prediction"),)),
         base.with_(stale=False), base.with_(stale=True), base.with_(sort="stale", descending=True),
     ]
     if compare:
