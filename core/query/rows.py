@@ -12,6 +12,7 @@ from qa_inspect.core.flags import Target, targets_for_items
 from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
+from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, order_clause, run_ids
 
 __all__ = [
@@ -66,12 +67,11 @@ def count(conn: Any, f: Filter) -> int:
 def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRow]:
     """One page of rows in the filter's order; ties broken by item id so paging is stable.
 
-    Two steps: the ids of the page (only the sort key is computed for every matching item), then
-    the shown columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
+    Two steps: the ids of the page (`core.query.paging`: an index walk in the order shown where
+    there is one, else only the sort key computed for every matching item), then the shown
+    columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
     """
-    sql, params = build(conn, f)
-    ids = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {order_clause(f)} LIMIT ? OFFSET ?",
-                                      [*params, limit, offset])]
+    ids = page_ids(conn, f, offset, limit)
     if not ids:
         return []
     _, run, cmp_ = run_ids(conn, f)
@@ -170,14 +170,22 @@ def _metrics_from(items: int, row: Any) -> SliceMetrics:
 
 
 def distinct_values(conn: Any, dataset: str | None, column: str) -> list[str]:
-    """Values offered by a filter control (split, tag, answer type) for one dataset."""
+    """Values offered by a filter control (split, tag, answer type) for one dataset.
+
+    With a dataset: one index seek per distinct value (the next value above the last), not a
+    walk over every item (the item indexes start with the dataset id; schema 9 adds one for
+    `answerable`)."""
     col = _ITEM_COLUMNS[column]
-    sql = f"SELECT DISTINCT {col} FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE {col} IS NOT NULL"
-    params: list[Any] = []
     if dataset:
-        sql += " AND d.name = ?"
-        params.append(dataset)
-    return [r[0] for r in conn.execute(sql + f" ORDER BY {col}", params)]
+        row = conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()
+        if row is None:
+            return []
+        sql = (f"WITH RECURSIVE v(x) AS (SELECT MIN({col}) FROM items i WHERE i.dataset_id = :ds AND {col} IS NOT NULL"
+               f" UNION ALL SELECT (SELECT MIN({col}) FROM items i WHERE i.dataset_id = :ds AND {col} > v.x)"
+               " FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL")
+        return [r[0] for r in conn.execute(sql, {"ds": row[0]})]
+    sql = f"SELECT DISTINCT {col} FROM items i WHERE {col} IS NOT NULL ORDER BY {col}"
+    return [r[0] for r in conn.execute(sql)]
 
 
 def item_ids(conn: Any, f: Filter) -> list[int]:

@@ -28,7 +28,7 @@ from .filters import OUTCOMES, SORTS, Filter
 __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
     "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
-    "STALE_ITEMS_SQL", "FacetDef", "band_sql", "build", "dimension_columns", "error_expr", "facet_where",
+    "STALE_ITEMS_SQL", "Built", "FacetDef", "band_sql", "build", "build_parts", "dimension_columns", "error_expr", "facet_where",
     "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
 ]
 
@@ -282,14 +282,37 @@ def _in(column: str, values: tuple[str, ...], params: list[Any]) -> str:
     return f"{column} IN ({', '.join('?' * len(values))})"
 
 
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A filter as SQL pieces: run ids, and the WHERE conditions with their parameters (the
+    joins are fixed: items i, run A's predictions p, run B's pb). `build` puts them together;
+    `core.query.paging` joins them in another order for index-ordered pages."""
+
+    run: int
+    compare: int | None
+    where: tuple[str, ...]
+    params: tuple[Any, ...]
+
+    def where_sql(self, *extra: str) -> str:
+        conds = [*self.where, *extra]
+        return (" WHERE " + " AND ".join(conds)) if conds else ""
+
+
 def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
     """FROM/WHERE clause and parameters shared by count, page and metrics queries."""
-    ds, run, cmp_ = run_ids(conn, f)
-    params: list[Any] = [run if run is not None else -1]
+    b = build_parts(conn, f)
+    params: list[Any] = [b.run]
     joins = ["FROM items i", "LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"]
-    if cmp_ is not None:
+    if b.compare is not None:
         joins.append("LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?")
-        params.append(cmp_)
+        params.append(b.compare)
+    return " ".join(joins) + b.where_sql(), params + list(b.params)
+
+
+def build_parts(conn: Any, f: Filter) -> Built:
+    """The filter's run ids and WHERE conditions (see `Built`)."""
+    ds, run, cmp_ = run_ids(conn, f)
+    params: list[Any] = []
     where: list[str] = []
     if ds is not None:
         where.append("i.dataset_id = ?")
@@ -336,8 +359,7 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
         where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
     if f.bands is not None:
         where.append(_bands_clause(f.bands, params) if cmp_ is not None else "0")
-    sql = " ".join(joins) + (" WHERE " + " AND ".join(where) if where else "")
-    return sql, params
+    return Built(run if run is not None else -1, cmp_, tuple(where), tuple(params))
 
 
 def _search_clause(text: str, params: list[Any], pending: tuple[int, int] | None = None) -> str:

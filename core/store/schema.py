@@ -228,6 +228,23 @@ MIGRATIONS: list[str] = [
     ALTER TABLE annotations ADD COLUMN label_source TEXT;
     CREATE INDEX IF NOT EXISTS annotations_label ON annotations(run, dataset, item_key, label) WHERE label IS NOT NULL;
     """,
+    # 8 → 9: the browser at a million items (issue 16). Its pages walk an index in the order
+    # shown and stop after one page (`core.query.paging`): items of a dataset in id order, and
+    # each run's scores with the item id as the tie-break (the old score indexes ended in the
+    # prediction's rowid, which need not follow item order). Same number of score indexes. The
+    # browser's `answerable` values by index (partial: most datasets leave the column NULL).
+    """
+    CREATE INDEX IF NOT EXISTS items_dataset ON items(dataset_id);
+    CREATE INDEX IF NOT EXISTS items_answerable ON items(dataset_id, answerable) WHERE answerable IS NOT NULL;
+    DROP INDEX IF EXISTS predictions_run_em;
+    CREATE INDEX IF NOT EXISTS predictions_run_em ON predictions(run_id, em, item_id);
+    DROP INDEX IF EXISTS predictions_run_f1;
+    CREATE INDEX IF NOT EXISTS predictions_run_f1 ON predictions(run_id, f1, item_id);
+    DROP INDEX IF EXISTS predictions_run_refused;
+    CREATE INDEX IF NOT EXISTS predictions_run_refused ON predictions(run_id, refused, item_id);
+    DROP INDEX IF EXISTS predictions_run_f1r;
+    CREATE INDEX IF NOT EXISTS predictions_run_f1r ON predictions(run_id, f1_recall, item_id);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

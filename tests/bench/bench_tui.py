@@ -1,16 +1,24 @@
-"""TUI benchmark (a script, not a test): 100k items × 10 runs, in a headless app.
+"""TUI benchmark (a script, not a test): 100k items × 10 runs (or a loaded database), headless.
 
     python tests/bench/bench_tui.py [--items 100000] [--runs 10] [--db PATH] [--rebuild]
+    python tests/bench/bench_tui.py --db COPY/.qa-inspect/qa.db [--dataset D --run A --compare B]
+
+With `--db` naming a database `qa-inspect load` wrote (use a copy: the app may migrate it), the
+dataset and runs are those given, else the dataset with the most runs and its first two runs.
 
 Builds a synthetic database straight into the real schema (executemany; in a child process, so
 the build does not count towards the app's memory), then drives `QAInspectApp` with
 `app.run_test` and prints:
 
-- time from opening a run to the first painted item table (count, metrics and first window),
-- median and worst time of a filter change (set the filter → count, metrics and rows updated),
+- launch: app start → overview painted → run opened → first item table (rows shown; the count
+  and metrics follow from a worker, "counting…" meanwhile), and when the count arrived,
+- median and worst time of a filter change (set the filter → rows shown; count shown beside it),
+  over wrong-only, sorts, error categories, stale, and (with run B) disagreement and Δ,
+- PgDn in the item table and n / p in the detail view (median and worst of 20 each),
 - peak memory of the app process (ru_maxrss).
 
-Targets (issue 4): first table < 1 s, filter change < 150 ms median, peak < 400 MB.
+Targets (issues 4 and 16): launch → usable table < 1.5 s; filter change < 150 ms median and
+< 400 ms worst; PgDn, n and p < 100 ms; peak < 400 MB.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 CJK = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质"
 SPLITS = ("dev", "test", "challenge")
@@ -92,62 +101,147 @@ def build(path: Path, n_items: int, n_runs: int, seed: int = 7) -> None:
     conn.close()
 
 
-async def measure(db: Path, rounds: int) -> dict[str, float]:
+def discover(db: Path, dataset: str | None, run: str | None, compare: str | None) -> tuple[str, str, str | None]:
+    """The dataset and two runs to browse: those given, else the first dataset with the most runs
+    and its first two runs (by id), as `qa-inspect load` wrote them."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        if dataset is None:
+            row = conn.execute(
+                "SELECT d.name FROM datasets d LEFT JOIN runs r ON r.dataset_id = d.id"
+                " GROUP BY d.id ORDER BY COUNT(r.id) DESC, d.id LIMIT 1").fetchone()
+            if row is None:
+                sys.exit(f"{db}: no dataset in this database")
+            dataset = row[0]
+        runs = [r[0] for r in conn.execute(
+            "SELECT r.name FROM runs r JOIN datasets d ON d.id = r.dataset_id WHERE d.name = ? ORDER BY r.id",
+            (dataset,))]
+    finally:
+        conn.close()
+    if run is None:
+        if not runs:
+            sys.exit(f"{db}: dataset {dataset} has no run")
+        run = runs[0]
+    if compare is None:
+        compare = next((r for r in runs if r != run), None)
+    return dataset, run, compare
+
+
+async def _until(cond: Any, poll: float = 0.001) -> None:
+    # asyncio.sleep, not pilot.pause: pause forces a repaint on every poll, which a real terminal
+    # session never does (Textual repaints on its own timer).
+    while not cond():
+        await asyncio.sleep(poll)
+
+
+def _changes(base: Any, compare: str | None) -> list[Any]:
+    """The filter changes a user makes: wrong-only, sorts, facets (error category), stale,
+    disagreement and Δ (with a compare run), back to the run alone."""
+    changes = [
+        base.with_(em=0), base.with_(em=1), base.with_(splits=("challenge",)),
+        base.with_(tags=("fast-changing",), em=0), base.with_(answer_types=("person", "date")),
+        base.with_(f1_min=0.2, f1_max=0.8), base.with_(search="的一是"),
+        base.with_(sort="f1"), base.with_(sort="f1", descending=True), base.with_(sort="f1", descending=True, em=0),
+        base.with_(sort="em", em=0), base.with_(sort="prediction"),
+        base.with_(facets=(("error_category", "boundary-long"),)), base.with_(facets=(("error_category", "empty"),)),
+        base.with_(facets=(("error_category", "no prediction"),)),
+        base.with_(stale=False), base.with_(stale=True), base.with_(sort="stale", descending=True),
+    ]
+    if compare:
+        changes += [
+            base.with_(compare=compare), base.with_(compare=compare, only_disagree=True),
+            base.with_(compare=compare, sort="delta", descending=True),
+            base.with_(compare=compare, sort="delta"),
+            base.with_(compare=compare, only_disagree=True, sort="delta", descending=True),
+            base.with_(compare=compare, em=0, sort="delta", descending=True),
+        ]
+    return [*changes, base]
+
+
+async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | None) -> dict[str, Any]:
+    t_start = time.perf_counter()
     from qa_inspect.core.query import Filter
     from qa_inspect.tui.app import QAInspectApp
-    from qa_inspect.tui.screens import BrowserScreen
+    from qa_inspect.tui.screens import BrowserScreen, DetailScreen
     from qa_inspect.tui.widgets import ItemTable
 
-    app = QAInspectApp(db_path=db, runs_dir=Path("synthetic"))
-    out: dict[str, float] = {}
+    app = QAInspectApp(db_path=db, runs_dir=db.parent)
+    out: dict[str, Any] = {}
     async with app.run_test(size=(160, 50)) as pilot:
-        t0 = time.perf_counter()
-        while not app.screen.query(".runs-table"):
-            await pilot.pause(0.005)
+        await _until(lambda: bool(app.screen.query(".runs-table")))
         await pilot.pause()
-        out["overview_s"] = time.perf_counter() - t0
+        out["overview_s"] = time.perf_counter() - t_start
+        ov = app.screen
+        await _until(lambda: getattr(ov, "complete", True), 0.01)
+        out["overview_complete_s"] = time.perf_counter() - t_start
 
         t0 = time.perf_counter()
-        app.open_run("run-05")
-        while not (isinstance(app.screen, BrowserScreen) and app.screen.query(ItemTable)
-                   and app.screen.query_one(ItemTable).win_rows and app.screen.total is not None):
-            await pilot.pause(0.002)
+        app.open_run(run)
+        await _until(lambda: isinstance(app.screen, BrowserScreen) and bool(app.screen.query(ItemTable))
+                     and bool(app.screen.query_one(ItemTable).win_rows))
         await pilot.pause()
         out["first_table_s"] = time.perf_counter() - t0
+        out["launch_s"] = time.perf_counter() - t_start
         screen = app.screen
         assert isinstance(screen, BrowserScreen)
+        await _until(lambda: screen.total is not None, 0.005)
+        out["first_count_s"] = time.perf_counter() - t0
 
-        base = Filter(dataset="synthetic", run="run-05")
-        changes = [
-            base.with_(em=0), base.with_(em=1), base.with_(splits=("challenge",)),
-            base.with_(tags=("fast-changing",), em=0), base.with_(answer_types=("person", "date")),
-            base.with_(f1_min=0.2, f1_max=0.8), base.with_(search="的一是"), base.with_(sort="f1"),
-            base.with_(sort="f1", descending=True, em=0), base.with_(stale=False),
-            base.with_(compare="run-09"), base.with_(compare="run-09", only_disagree=True),
-            base.with_(compare="run-09", only_disagree=True, sort="delta", descending=True), base,
-        ]
-        times: list[float] = []
+        base = Filter(dataset=dataset, run=run)
+        changes = _changes(base, compare)
+        rows_t: list[float] = []
+        count_t: list[float] = []
         for _ in range(rounds):
             for f in changes:
                 t0 = time.perf_counter()
                 screen.set_filter(f)
                 gen = screen.generation
-                while screen.window_generation != gen or screen.count_generation != gen:
-                    # asyncio.sleep, not pilot.pause: pause forces a repaint on every poll, which a
-                    # real terminal session never does (Textual repaints on its own timer).
-                    await asyncio.sleep(0.001)
-                times.append(time.perf_counter() - t0)
-        per = {str(i): statistics.median(times[i::len(changes)]) for i in range(len(changes))}
-        out["_per_change"] = [(1000 * per[str(i)], _short(changes[i])) for i in range(len(changes))]  # type: ignore[assignment]
-        out["filter_median_ms"] = 1000 * statistics.median(times)
-        out["filter_worst_ms"] = 1000 * max(times)
+                await _until(lambda: screen.window_generation == gen)
+                rows_t.append(time.perf_counter() - t0)
+                await _until(lambda: screen.count_generation == gen)
+                count_t.append(time.perf_counter() - t0)
+        n = len(changes)
+        out["_per_change"] = [(1000 * statistics.median(rows_t[i::n]), 1000 * statistics.median(count_t[i::n]),
+                               _short(changes[i])) for i in range(n)]
+        out["filter_median_ms"] = 1000 * statistics.median(rows_t)
+        out["filter_worst_ms"] = 1000 * max(rows_t)
+        out["count_median_ms"] = 1000 * statistics.median(count_t)
+        out["count_worst_ms"] = 1000 * max(count_t)
 
-        # paging to the end and back: windows only, never all rows
         table = screen.query_one(ItemTable)
+        table.focus()
+        pg: list[float] = []
+        for _ in range(20):  # PgDn: the cursor on its new row (a new window fetched when past the edge)
+            before = table.absolute_cursor
+            t0 = time.perf_counter()
+            await pilot.press("pagedown")
+            await _until(lambda: table.absolute_cursor != before and table._target is None)
+            pg.append(time.perf_counter() - t0)
+        out["pgdn_median_ms"], out["pgdn_worst_ms"] = 1000 * statistics.median(pg), 1000 * max(pg)
+
+        # n/p in the detail view, from 10 rows before the window's end: steps cross into SQL walks
+        table.move_cursor(row=max(0, len(table.win_rows) - 10))
+        await pilot.pause()
+        table.action_select_cursor()
+        await _until(lambda: isinstance(app.screen, DetailScreen) and app.screen.detail is not None)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        for key, name in (("n", "next"), ("p", "prev")):
+            steps: list[float] = []
+            for _ in range(20):
+                before = detail.detail.item_id if detail.detail else None
+                t0 = time.perf_counter()
+                await pilot.press(key)
+                await _until(lambda: detail.detail is not None and detail.detail.item_id != before)
+                steps.append(time.perf_counter() - t0)
+            out[f"{name}_median_ms"], out[f"{name}_worst_ms"] = 1000 * statistics.median(steps), 1000 * max(steps)
+        await pilot.press("escape")
+        await pilot.pause()
+
+        # paging to the end: windows only, never all rows
         t0 = time.perf_counter()
         table.action_last()
-        while table.absolute_cursor != (screen.total or 1) - 1:
-            await pilot.pause(0.001)
+        await _until(lambda: table.absolute_cursor == (screen.total or 1) - 1)
         out["jump_to_end_ms"] = 1000 * (time.perf_counter() - t0)
         out["rows_in_widget"] = table.row_count
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -179,7 +273,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db")
+    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db",
+                    help="database to browse: built here if missing (or --rebuild), else used as it is"
+                         " (a copy of one `qa-inspect load` wrote: the app may migrate it)")
+    ap.add_argument("--dataset", help="dataset to browse (default: the one with the most runs)")
+    ap.add_argument("--run", help="run A (default: the dataset's first run)")
+    ap.add_argument("--compare", help="run B (default: the dataset's next run)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the database even if it exists")
     ap.add_argument("--rounds", type=int, default=3, help="passes over the list of filter changes")
     ap.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
@@ -192,18 +291,37 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--build-only", "--db", str(args.db), "--items", str(args.items),
                         "--runs", str(args.runs)], check=True)
         print(f"built {args.items:,} items × {args.runs} runs in {time.perf_counter() - t0:.1f} s → {args.db}")
-    res = asyncio.run(measure(args.db, args.rounds))
+    dataset, run, compare = discover(args.db, args.dataset, args.run, args.compare)
+    conn = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
+    n_items = conn.execute("SELECT COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = ?",
+                           (dataset,)).fetchone()[0]
+    n_runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    conn.close()
+    load_before = os.getloadavg()
+    cpu0 = time.process_time()
+    res = asyncio.run(measure(args.db, args.rounds, dataset, run, compare))
+    cpu = time.process_time() - cpu0
     print(f"machine: {machine()}")
-    print(f"database: {args.items:,} items × {args.runs} runs, {args.db.stat().st_size / 1e6:.0f} MB")
-    print(f"overview painted:        {res['overview_s'] * 1000:8.0f} ms")
-    print(f"first item table:        {res['first_table_s'] * 1000:8.0f} ms   (target < 1000 ms)")
-    print(f"filter change, median:   {res['filter_median_ms']:8.0f} ms   (target < 150 ms)")
-    print(f"filter change, worst:    {res['filter_worst_ms']:8.0f} ms")
+    print(f"load average before / after: {load_before[0]:.2f} / {os.getloadavg()[0]:.2f}; CPU time of the run {cpu:.1f} s")
+    print(f"database: {n_items:,} items of {dataset} × {n_runs} runs, {args.db.stat().st_size / 1e6:.0f} MB;"
+          f" run A {run}, run B {compare}")
+    print(f"overview painted:        {res['overview_s'] * 1000:8.0f} ms   (slices filled in at"
+          f" {res['overview_complete_s'] * 1000:.0f} ms)")
+    print(f"open run → first table:  {res['first_table_s'] * 1000:8.0f} ms   (count and metrics at"
+          f" {res['first_count_s'] * 1000:.0f} ms)")
+    print(f"launch → usable table:   {res['launch_s'] * 1000:8.0f} ms   (target < 1500 ms)")
+    print(f"filter change, median:   {res['filter_median_ms']:8.0f} ms   (target < 150 ms; rows shown)")
+    print(f"filter change, worst:    {res['filter_worst_ms']:8.0f} ms   (target < 400 ms)")
+    print(f"count + metrics, median: {res['count_median_ms']:8.0f} ms   (worst {res['count_worst_ms']:.0f} ms;"
+          " a worker, 'counting…' meanwhile)")
+    print(f"PgDn, median / worst:    {res['pgdn_median_ms']:8.0f} / {res['pgdn_worst_ms']:.0f} ms   (target < 100 ms)")
+    print(f"n, median / worst:       {res['next_median_ms']:8.0f} / {res['next_worst_ms']:.0f} ms   (target < 100 ms)")
+    print(f"p, median / worst:       {res['prev_median_ms']:8.0f} / {res['prev_worst_ms']:.0f} ms   (target < 100 ms)")
     print(f"jump to last row:        {res['jump_to_end_ms']:8.0f} ms   ({res['rows_in_widget']:.0f} rows in the widget)")
     print(f"peak memory (maxrss):    {res['peak_rss_mb']:8.0f} MB   (target < 400 MB)")
-    print("per filter change (median of the rounds):")
-    for ms, f in res["_per_change"]:  # type: ignore[union-attr]
-        print(f"  {ms:6.0f} ms  {f}")
+    print("per filter change (median of the rounds): rows shown / count shown")
+    for rows_ms, count_ms, f in res["_per_change"]:
+        print(f"  {rows_ms:6.0f} / {count_ms:6.0f} ms  {f}")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from ..widgets import (
     SelectableItemTable,
     StatusLine,
 )
+from .browser_count import BrowserCount, CountLoaded
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
 from .detail import DetailScreen
@@ -61,16 +62,6 @@ class InfoLoaded(Message):
 
 
 @dataclass
-class CountLoaded(Message):
-    """Count and slice metrics of a filter; `generation` lets the screen drop stale answers."""
-
-    generation: int
-    filter: Filter
-    total: int
-    metrics: SliceMetrics
-
-
-@dataclass
 class WindowLoaded(Message):
     """Rows `start … start+len(rows)` of a filter, and the row (absolute index) to put the cursor on."""
 
@@ -81,7 +72,7 @@ class WindowLoaded(Message):
     cursor: int
 
 
-class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
+class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -138,6 +129,7 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
         self.compare_metrics: query.SliceMetrics | None = None
         self._last_width = 0
         self._search_timer: Timer | None = None
+        self.init_counts()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -178,14 +170,6 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
             self.filter = self.filter.with_(dataset=info.dataset)
         self.refresh_items(cursor=0)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="count")
-    def load_count(self, generation: int, f: Filter) -> None:
-        with self.db.connect() as conn:
-            m, b = query.metrics_ab(conn, f)  # one pass: A, B and the item count
-        if not get_current_worker().is_cancelled:
-            m.extra["compare"] = b
-            self.post_message(CountLoaded(generation, f, m.items, m))
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="window")
     def load_window(self, generation: int, f: Filter, start: int, cursor: int) -> None:
         with self.db.connect() as conn:
@@ -213,11 +197,14 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
             return
         self.refresh_items(cursor=0, keep_item=keep_item)
 
-    def refresh_items(self, cursor: int = 0, keep_item: int | None = None) -> None:
-        """Start the workers first (they wait for the UI thread otherwise), then update widgets."""
+    def refresh_items(self, cursor: int = 0, keep_item: int | None = None, *, same_data: bool = False) -> None:
+        """Start the workers first (they wait for the UI thread otherwise), then update widgets.
+        Only a new filter keeps the cached counts (`same_data`): flags may change the counts."""
         self.generation += 1
         self.total = None
-        self.load_count(self.generation, self.filter)
+        if not same_data:
+            self.forget_counts()
+        self.start_count(self.generation, self.filter)
         if keep_item is not None:
             self.load_position(self.generation, self.filter, keep_item)
         else:
@@ -341,7 +328,7 @@ class BrowserScreen(BrowserLayout, LabelActions, BrowserStale, TriageActions, Ba
             table.move_cursor(row=ids.index(item_id))
             return
         self.generation += 1
-        self.load_count(self.generation, self.filter)
+        self.start_count(self.generation, self.filter)
         self.load_position(self.generation, self.filter, item_id)
 
     def action_search(self) -> None:

@@ -41,6 +41,15 @@ class DetailLoaded(Message):
     """For a step walked in SQL: how many steps from the anchor it answers."""
     labels: ItemLabels | None = None
     """Run A's labels and note of the item (None without a run)."""
+    nav: tuple[int, list[int]] | None = None
+    """For a step past the ids at hand: (position of the first, ids) of the filter around it."""
+
+
+@dataclass
+class TotalLoaded(Message):
+    """The filter's count, when the browser had none yet (counted after the item shows)."""
+
+    total: int
 
 
 @dataclass
@@ -49,6 +58,10 @@ class NeighbourFound(Message):
 
     item_id: int | None
     step: int
+
+
+NAV_PAGE = 120
+"""Ids fetched around a step past those at hand (as many as the browser's window)."""
 
 
 class DetailScreen(LabelActions, DetailStale, BaseScreen):
@@ -90,6 +103,7 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
         """(item id, position) `n`/`p` count from: the item the last step lands on, even before it shows."""
         self.pending_steps = 0
         """Steps from the anchor still being walked in SQL (keys typed while a step loads add up)."""
+        self.counting = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -122,25 +136,43 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
             detail = item_detail(conn, item_id, self.run)
             if position is None:
                 position = query.position(conn, self.filter, item_id)
-            total = query.count(conn, self.filter) if self.total is None else self.total
             labels = self._labels_of(conn, detail)
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(detail, position, total, labels=labels))
+            self.post_message(DetailLoaded(detail, position, self.total, labels=labels))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def step(self, item_id: int, step: int) -> None:
-        """Outside the browser's window: walk the filter in SQL (a window function over it)."""
+    def step(self, item_id: int, step: int, target: int | None = None) -> None:
+        """Outside the ids at hand: the page of the filter around the target position (an index
+        walk, `core.query.page_ids`), which later steps use too; without a position, walk the
+        filter in SQL (a window function over it: seconds at a million items)."""
+        nav = None
         with self.db.connect() as conn:
-            nxt = query.neighbour(conn, self.filter, item_id, step)
+            if target is not None:
+                start = max(0, target - NAV_PAGE // 2)
+                ids = query.page_ids(conn, self.filter, start, NAV_PAGE)
+                nxt, position = (ids[target - start], target) if target - start < len(ids) else (None, None)
+                nav = (start, ids)
+            else:
+                nxt = query.neighbour(conn, self.filter, item_id, step)
+                position = query.position(conn, self.filter, nxt) if nxt is not None else None
             if nxt is None:
                 self.post_message(NeighbourFound(None, step))
                 return
             detail = item_detail(conn, nxt, self.run)
-            position = query.position(conn, self.filter, nxt)
-            total = query.count(conn, self.filter) if self.total is None else self.total
             labels = self._labels_of(conn, detail)
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(detail, position, total, step, labels))
+            self.post_message(DetailLoaded(detail, position, self.total, step, labels, nav))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail-count")
+    def load_total(self) -> None:
+        """The browser opened this before its count came: count once, after the item shows."""
+        with self.db.connect() as conn:
+            total = query.count(conn, self.filter)
+        self.post_message(TotalLoaded(total))
+
+    def on_total_loaded(self, message: TotalLoaded) -> None:
+        self.total = message.total
+        self.render_detail()
 
     def _labels_of(self, conn: Any, detail: ItemDetail | None) -> ItemLabels | None:
         return item_labels(conn, self.run, detail.dataset, detail.key) if self.run and detail is not None else None
@@ -157,10 +189,15 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
             self.chosen_gold = None  # the gold s acts on belongs to the item it was chosen on
         if message.steps and message.steps == self.pending_steps and message.position is not None:
             self.anchor, self.pending_steps = (message.detail.item_id, message.position), 0
+        if message.nav is not None:
+            self.nav_start, self.nav = message.nav
         self.detail = message.detail
         self.labels = message.labels
         self.item_id = message.detail.item_id
-        self.position, self.total = message.position, message.total
+        self.position, self.total = message.position, self.total if message.total is None else message.total
+        if self.total is None and not self.counting:
+            self.counting = True
+            self.load_total()
         self.render_detail()
         self.query_one("#detail-scroll", VerticalScroll).scroll_home(animate=False)
 
@@ -204,7 +241,7 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
             self.notify("Last item of the filter." if step > 0 else "First item of the filter.")
         else:
             self.pending_steps = steps
-            self.step(anchor_id, steps)
+            self.step(anchor_id, steps, target)
 
     def action_toggle_alignment(self) -> None:
         self.subsequence = not self.subsequence
