@@ -16,6 +16,7 @@ from qa_inspect.core import query
 from qa_inspect.core.metrics import answer_rate, uses_f1_recall
 
 from .metrics import DIMENSIONS, HUMAN
+from .overview_cache import cached_rows
 
 __all__ = [
     "DIMENSIONS",
@@ -111,19 +112,16 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
         "SELECT id, name, family, path, format, item_count, gold_count, scorer FROM datasets ORDER BY name"
     ).fetchall():
         ds = DatasetOverview(name, family, path, fmt, items, golds, scorer=scorer)
-        cells = conn.execute(
-            f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}", (ds_id,)
-        ).fetchall()
+        cdqa = ds.uses_f1_recall
+        rows = cached_rows(conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
+        cells = rows["cells"]
         ds.items = sum(c[_N] for c in cells)
         for k, dim in enumerate(DIMENSIONS):
             counts = _rollup([(c[k], (c[_N],)) for c in cells])
             if any(v is not None for v in counts):
                 ds.slice_items[dim] = sorted(((v, n[0]) for v, n in counts.items()), key=_by_count)
-        cdqa = ds.uses_f1_recall
         groups: dict[int, list[tuple[Any, ...]]] = {}
-        sql = _RUN_SQL if slices else _RUN_SQL.replace(_DIMS, ", ".join("NULL" for _ in DIMENSIONS)).replace(
-            f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
-        for row in conn.execute(sql, (ds_id, ds_id)):
+        for row in rows["runs"]:
             groups.setdefault(row[0], []).append(row[1:])
         for run_id, rname, model, rpath, rfmt, scorer, npred, unmatched in conn.execute(
             "SELECT id, name, model, path, format, scorer, prediction_count, unmatched_count FROM runs"
@@ -133,12 +131,25 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
             overall, parts = _aggregate(ds, groups.get(run_id, []), cdqa, per_slice=slices)
             ds.runs.append(RunOverview(rname, model, rpath, rfmt, scorer, npred, unmatched, overall, parts))
         if not cdqa:
-            human_rows = conn.execute(_HUMAN_SQL, (ds_id,)).fetchall()
+            human_rows = rows["human"]
             if human_rows:  # none where every item has a single gold: blank, not 0
                 overall, parts = _aggregate(ds, human_rows, cdqa, human=True, per_slice=slices)
                 ds.human = RunOverview(HUMAN, None, "", "", None, overall.items, 0, overall, parts)
         out.append(ds)
     return out
+
+
+def _grouped_rows(conn: Any, ds_id: int, slices: bool, cdqa: bool) -> dict[str, list[Any]]:
+    """The dataset's grouped passes: items per dimension cell, each run's sums per cell (per run
+    only without `slices`), the human estimate's sums (not for CDQA)."""
+    sql = _RUN_SQL if slices else _RUN_SQL.replace(_DIMS, ", ".join("NULL" for _ in DIMENSIONS)).replace(
+        f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
+    return {
+        "cells": conn.execute(f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}",
+                              (ds_id,)).fetchall(),
+        "runs": conn.execute(sql, (ds_id, ds_id)).fetchall(),
+        "human": [] if cdqa else conn.execute(_HUMAN_SQL, (ds_id,)).fetchall(),
+    }
 
 
 def _by_count(pair: tuple[str | None, int]) -> tuple[int, int, str]:

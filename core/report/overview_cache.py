@@ -1,0 +1,69 @@
+"""The overview's grouped rows, kept in the database until the data they sum changes.
+
+At a million items the overview's grouped passes take seconds (one over every item, one over
+every prediction of every run); the numbers change only when a load writes items or scores. So
+the rows are stored per dataset (`overview_cache`, schema 10) under a stamp of what they depend
+on: every loaded file (path, size, time, hash, when loaded; a load that writes anything records
+its files, a manifest change included), the dataset's and its runs' rows, the prediction count
+and the shape of the rows (`DIMENSIONS`). Another stamp → computed again and stored. A database
+that cannot be written (read-only, busy) just computes them every time, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from .metrics import DIMENSIONS
+
+__all__ = ["cached_rows", "data_stamp"]
+
+_FORMAT = 1
+"""Bumped when the stored rows change shape (what the grouped queries select)."""
+
+Rows = dict[str, list[Any]]
+
+
+def data_stamp(conn: Any, dataset_id: int) -> str:
+    """A hash of everything the dataset's overview rows are computed from."""
+    parts: list[Any] = [_FORMAT, list(DIMENSIONS)]
+    parts.append(conn.execute("SELECT path, kind, size, mtime_ns, sha256, loaded_at FROM files ORDER BY path")
+                 .fetchall())
+    parts.append(conn.execute("SELECT id, name, family, scorer, item_count, gold_count FROM datasets WHERE id = ?",
+                              (dataset_id,)).fetchall())
+    parts.append(conn.execute("SELECT id, name, scorer, prediction_count FROM runs WHERE dataset_id = ? ORDER BY id",
+                              (dataset_id,)).fetchall())
+    parts.append(conn.execute("SELECT COUNT(*), MAX(id) FROM predictions WHERE run_id IN"
+                              " (SELECT id FROM runs WHERE dataset_id = ?)", (dataset_id,)).fetchall())
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def cached_rows(conn: Any, dataset_id: int, slices: bool, compute: Callable[[], Rows]) -> Rows:
+    """`compute()`'s rows for this dataset, from the cache when its stamp still holds (JSON keeps
+    every float exactly, so the sums are the ones computed); else computed and stored."""
+    stamp = data_stamp(conn, dataset_id)
+    try:
+        row = conn.execute("SELECT payload FROM overview_cache WHERE dataset_id = ? AND slices = ? AND stamp = ?",
+                           (dataset_id, int(slices), stamp)).fetchone()
+    except sqlite3.OperationalError:  # a database of before schema 10, opened read-only
+        row = None
+    if row is not None:
+        return json.loads(row[0])
+    rows = compute()
+    _store(conn, dataset_id, slices, stamp, rows)
+    return rows
+
+
+def _store(conn: Any, dataset_id: int, slices: bool, stamp: str, rows: Rows) -> None:
+    """Best effort: one autocommitted statement; skipped inside someone's transaction, or when the
+    database is read-only or busy (the rows are computed again next time)."""
+    if conn.in_transaction:
+        return
+    try:
+        conn.execute("INSERT OR REPLACE INTO overview_cache (dataset_id, slices, stamp, payload) VALUES (?, ?, ?, ?)",
+                     (dataset_id, int(slices), stamp, json.dumps(rows)))
+    except sqlite3.Error:
+        pass
