@@ -202,6 +202,7 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
         Only a new filter keeps the cached counts (`same_data`): flags may change the counts."""
         self.generation += 1
         self.total = None
+        self.metrics = self.compare_metrics = None  # the old filter's numbers are not shown beside "counting…"
         if not same_data:
             self.forget_counts()
         self.start_count(self.generation, self.filter)
