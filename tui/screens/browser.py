@@ -195,7 +195,7 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
         if run_changed:
             self.load_info(f)
             return
-        self.refresh_items(cursor=0, keep_item=keep_item)
+        self.refresh_items(cursor=0, keep_item=keep_item, same_data=True)
 
     def refresh_items(self, cursor: int = 0, keep_item: int | None = None, *, same_data: bool = False) -> None:
         """Start the workers first (they wait for the UI thread otherwise), then update widgets.

@@ -1,0 +1,46 @@
+"""The browser counts a set of items once: a sort, or a filter toggled back, reuses the count;
+a flag (which changes what counts) forgets them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from qa_inspect.core import query
+from qa_inspect.tui.screens import BrowserScreen
+from tests.helpers import SIZE, Env, async_test, open_run, settle
+from tests.helpers import env_app as make_app
+
+
+@async_test
+async def test_a_sort_or_a_toggle_back_is_not_counted_again(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[Any] = []
+    real = query.metrics_ab
+
+    def counting(conn: Any, f: Any) -> Any:
+        counted.append(f)
+        return real(conn, f)
+
+    monkeypatch.setattr(query, "metrics_ab", counting)
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bidaf-baseline")
+        assert isinstance(browser, BrowserScreen)
+        base = browser.filter
+        total = browser.total
+        assert total is not None and counted
+        n = len(counted)
+        browser.set_filter(base.with_(em=0))
+        await settle(pilot)
+        wrong = browser.total
+        assert len(counted) == n + 1 and wrong is not None and wrong < total
+        for f in (base.with_(em=0, sort="f1"), base, base.with_(em=0), base.with_(sort="f1", descending=True)):
+            browser.set_filter(f)
+            await settle(pilot)
+            assert browser.total == (wrong if f.em == 0 else total)
+        assert len(counted) == n + 1  # each set of items counted once
+        browser.forget_counts()
+        browser.refresh_items()
+        await settle(pilot)
+        assert len(counted) == n + 2  # after a change of the data, counted afresh
