@@ -58,10 +58,11 @@ class RunsTable(DataTable[Text]):
         main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
         self.name_w = min(32, max([16, *(cell_len(clean(r.name)) for r in self.ds.runs)]))
         self.add_column(Text("run"), width=self.name_w, key="run")
-        self.add_column(Text("preds", justify="right"), width=7, key="preds")
+        counts = count_width(self.ds, 7)
+        self.add_column(Text("preds", justify="right"), width=counts, key="preds")
         self.add_column(Text(main[0], justify="right"), width=5, key="m1")
         self.add_column(Text(main[1], justify="right"), width=5, key="m2")
-        self.add_column(Text("errors", justify="right"), width=7, key="errors")
+        self.add_column(Text("errors", justify="right"), width=counts, key="errors")
         self.add_column(Text("±" + ("F1-r" if self.cdqa else "F1"), justify="right"), width=6, key="ci")
         self.add_column(Text("vs best"), width=7, key="tie")
         self.add_column(Text(""), width=12, key="bar")
@@ -153,6 +154,12 @@ def _bar_style(table: DataTable[Text]) -> str:
     return table.app.current_theme.primary or "blue"
 
 
+def count_width(ds: DatasetOverview, least: int) -> int:
+    """Cells wide enough for the dataset's item count with separators (`1,000,000`): no count of
+    predictions, items or errors is larger, and a cut count reads as another number."""
+    return max(least, len(f"{max(ds.items, 0):,}"))
+
+
 class SlicesTable(DataTable[Text]):
     """Per split / tag / answer type: items, metrics, errors and each slice's share of errors."""
 
@@ -168,9 +175,10 @@ class SlicesTable(DataTable[Text]):
         self.cdqa = ds.uses_f1_recall
         self.clear(columns=True)
         main = ("F1-r", "ans%") if self.cdqa else ("EM", "F1")
+        counts = count_width(ds, 6)
         for label, width, key in (
-            ("slice", 22, "slice"), ("items", 6, "items"), (main[0], 5, "m1"), (main[1], 5, "m2"),
-            ("", 8, "bar"), ("errors", 6, "errors"), ("share", 5, "share"), ("of errors", 9, "sbar"),
+            ("slice", 22, "slice"), ("items", counts, "items"), (main[0], 5, "m1"), (main[1], 5, "m2"),
+            ("", 8, "bar"), ("errors", counts, "errors"), ("share", 5, "share"), ("of errors", 9, "sbar"),
         ):
             right = key in ("items", "m1", "m2", "errors", "share")
             self.add_column(Text(label, justify="right" if right else "left"), width=width, key=key)
