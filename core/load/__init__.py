@@ -47,6 +47,7 @@ __all__ = [
     "load_runs",
     "match_by_position",
     "match_in_prompts",
+    "no_cycle_collection",
     "pending_marks",
     "pending_rows",
     "read_in_folder",
@@ -58,6 +59,7 @@ __all__ = [
 
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
+    ".bulk": ("no_cycle_collection",),
     ".features": ("FEATURE_COLUMNS",),
     ".discover": ("GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"),
     ".loader": ("load_runs",),

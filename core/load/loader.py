@@ -11,7 +11,6 @@ with is `core.linking`'s business.
 
 from __future__ import annotations
 
-import gc
 import sqlite3
 import stat
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from qa_inspect.core.store import (
 )
 
 from .backfill import fill_missing
+from .bulk import no_cycle_collection
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
 from .ingest import (
@@ -92,18 +92,15 @@ def load_runs(
     summary.warnings += [{"path": str(place.shipped or db_path), "message": note} for note in notes]
     summary.database_notes += notes
     conn = db.conn
-    collecting = gc.isenabled()
-    gc.disable()  # a load builds millions of objects and frees few: cycle collection tripled the reading time
     try:
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
-        record_load(conn, summary)
+        with no_cycle_collection():
+            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+            record_load(conn, summary)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
         conn.close()
-        if collecting:
-            gc.enable()
     return summary
 
 

@@ -7,7 +7,6 @@ scorer or the one asked for, and aggregated the way the official scripts do, ove
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +52,7 @@ class ScoredFile:
             "overall": overall,
         }
         items = [item for item, _, _ in self.rows]
-        unanswerable = any(item.is_impossible or not golds for item, golds in zip(items, self.golds))
+        unanswerable = any(item.unanswerable for item in items)
         for name, label in (("by_split", _split), ("by_tag", _tag), ("by_answer_type", _answer_type),
                             ("by_answerable", _answerable if unanswerable else _none)):
             out[name] = self._slices(list(map(label, items)), run_items, overall)
@@ -131,51 +130,29 @@ def _none(it: Item) -> str | None:
     return None
 
 
-class _Questions:
-    """The dataset's question lookup (`lookups`), built on first use: a run that names every
-    item by its id never needs it, and it costs an NFKC pass and a hash per question."""
+class _ByQuestion(Mapping[str, Item]):
+    """`lookups`' question-key map, built on first use: a run that names every item by its id
+    never needs it, and it costs an NFKC pass and a hash per question. Its `keys()` are the
+    `DatasetIndex.question_keys` linking asks for."""
 
     def __init__(self, items: list[Item]) -> None:
         self._items: list[Item] | None = items
         self._by_q: dict[str, Item] = {}
 
-    def by_q(self) -> dict[str, Item]:
+    def _built(self) -> dict[str, Item]:
         if self._items is not None:
             self._by_q = lookups(item_rows(self._items))[1]
             self._items = None
         return self._by_q
 
-
-class _QuestionKeys(AbstractSet[str]):
-    """`DatasetIndex.question_keys` of a `_Questions`, built when first asked."""
-
-    def __init__(self, questions: _Questions) -> None:
-        self._questions = questions
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._questions.by_q()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._questions.by_q())
-
-    def __len__(self) -> int:
-        return len(self._questions.by_q())
-
-
-class _ByQuestion(Mapping[str, Item]):
-    """`lookups`' question-key map of a `_Questions`, built when first asked."""
-
-    def __init__(self, questions: _Questions) -> None:
-        self._questions = questions
-
     def __getitem__(self, key: str) -> Item:
-        return self._questions.by_q()[key]
+        return self._built()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._questions.by_q())
+        return iter(self._built())
 
     def __len__(self) -> int:
-        return len(self._questions.by_q())
+        return len(self._built())
 
 
 def score_run(
@@ -191,9 +168,8 @@ def score_run(
     Each distinct (prediction, golds) pair is scored once, as `load` does (`score_pool`)."""
     scorer = scorer or dataset_scorer(dataset)
     by_key = {it.key: it for it in dataset.items}  # as `lookups` keys them; the questions only if needed
-    questions = _Questions(dataset.items)
-    by_q = _ByQuestion(questions)
-    link = link_in_memory(run, dataset, DatasetIndex(frozenset(by_key), _QuestionKeys(questions)))
+    by_q = _ByQuestion(dataset.items)
+    link = link_in_memory(run, dataset, DatasetIndex(frozenset(by_key), by_q.keys()))
     chosen: dict[str, Prediction] = {}
     result = ScoredFile(dataset.path, run.path, scorer, [], na_probs=na_probs, na_prob_thresh=na_prob_thresh,
                         link=link)

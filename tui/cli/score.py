@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.formats import Kind, Skip, read_source
-from qa_inspect.core.load import ScoredFile, score_run
+from qa_inspect.core.load import ScoredFile, no_cycle_collection, score_run
 from qa_inspect.core.metrics import SCORERS, clear_score_caches
 from qa_inspect.core.model import Dataset, Run
 
@@ -61,7 +58,7 @@ def score_cmd(
     """Score one prediction file against one dataset file, as the official scorers do."""
     if scorer is not None and scorer not in SCORERS:
         raise fail(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
-    with _no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
+    with no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
         summary = _summary(dataset, predictions, scorer, items, null_odds, na_prob_thresh)
         clear_score_caches()  # every distinct answer's segments, else walked by the exit's cycle collections
     if as_json:
@@ -97,20 +94,6 @@ def _summary(dataset: Path, predictions: Path, scorer: str | None, items: Path |
     if items is not None:
         _write_items(scored, items)
     return summary
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Cycle collection off while reading and scoring, as `load` does: both build millions of
-    objects and free few, and each full collection walks them all (it doubled the time at 100k).
-    Whatever is still alive when it ends is walked by the next collection: free it inside."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read_probabilities(path: Path) -> dict[str, float]:
