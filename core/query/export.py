@@ -18,14 +18,17 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
 
 from .filters import Filter
 from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "CHUNK",
@@ -85,6 +88,8 @@ CHUNK = 5_000
 
 def _with_golds(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.DataFrame:
     """Add every gold (and superseded gold) of the frame's items as list columns."""
+    import polars as pl  # only an export needs polars: the app starts without it
+
     ids = frame["item_id"].to_list()
     golds: dict[int, list[str]] = {}
     superseded: dict[int, list[str]] = {}
@@ -109,6 +114,8 @@ def _labels_of(alias: str) -> str:
 
 def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
     """The rows `export_items` writes, as a polars frame (golds as lists)."""
+    import polars as pl  # only an export needs polars: the app starts without it
+
     sql, params = build(conn, f)
     cmp_cols = (
         "pb.text, pb.em, pb.f1, pb.refused, pb.f1_recall, pb.error_category,"
@@ -166,6 +173,8 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
 
 def _flat(frame: pl.DataFrame) -> pl.DataFrame:
     """Lists joined for the flat formats."""
+    import polars as pl  # only an export needs polars: the app starts without it
+
     return frame.with_columns(
         pl.col(c).list.join(GOLD_SEPARATOR) for c, t in frame.schema.items() if isinstance(t, pl.List)
     )
@@ -203,6 +212,8 @@ def _markdown(frame: pl.DataFrame) -> str:
 def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None:
     """Write `frame` to `path` in `fmt` (default: from the extension), replacing the file
     atomically so a failed export never leaves half a file."""
+    import polars as pl  # only an export needs polars: the app starts without it
+
     path = Path(path)
     fmt = fmt or export_format(path)
     if not path.parent.is_dir():

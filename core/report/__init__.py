@@ -88,6 +88,7 @@ __all__ = [
     "latex_table",
     "leaderboard",
     "overview",
+    "warm_overview",
     "overview_excluding_stale",
     "paper_table",
     "pair_significance",
@@ -121,7 +122,8 @@ lazy_face(__name__, {
     ".metrics": (
         "DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table",
     ),
-    ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview"),
+    ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview",
+                  "warm_overview"),
     ".paper_table": (
         "ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table",
         "table_axes", "template_label",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 from qa_inspect.core.metrics import CATEGORY_CODES, SCORERS, uses_f1_recall
 from qa_inspect.core.query import (
     CATEGORY,
@@ -33,6 +33,9 @@ from qa_inspect.core.query import (
     feature_columns,
     labels_sql,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table"]
 
@@ -55,11 +58,15 @@ FROM items i JOIN datasets d ON d.id = i.dataset_id
 WHERE i.human_f1 IS NOT NULL
 """
 
-_SCHEMA = {
-    "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
-    **{d: pl.String for d in (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY, LABEL)}, "predicted": pl.Boolean,
-    "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
-}
+def _schema() -> dict[str, Any]:
+    """The item frame's columns and types."""
+    import polars as pl
+
+    return {
+        "dataset": pl.String, "family": pl.String, "run": pl.String, "item_key": pl.String,
+        **{d: pl.String for d in (*DIMENSIONS, *FEATURE_DIMENSIONS, CATEGORY, LABEL)}, "predicted": pl.Boolean,
+        "em": pl.Float64, "f1": pl.Float64, "refused": pl.Boolean, "f1_recall": pl.Float64, "scorer": pl.String,
+    }
 _F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
 """Scorers whose numbers are F1-recall and answer rate (`metrics.uses_f1_recall`), for polars."""
 
@@ -69,6 +76,8 @@ def item_frame(
 ) -> pl.DataFrame:
     """One row per (run, item of the run's dataset); the human estimate appears as a pseudo-run.
     `labels`: fill the `label` column (a look-up per row in the journal; NULL otherwise)."""
+    import polars as pl  # imported by the reports that use it: the app starts without it
+
     sql, params = _FRAME_SQL.replace("{labels}", labels_sql() if labels else "NULL"), []
     if runs:
         sql += f" WHERE r.name IN ({', '.join('?' * len(runs))})"
@@ -76,10 +85,12 @@ def item_frame(
     rows = conn.execute(sql, params).fetchall()
     if human:
         rows += conn.execute(_HUMAN_SQL, (HUMAN,)).fetchall()
-    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=_schema(), orient="row")
 
 
 def _aggregates() -> list[pl.Expr]:
+    import polars as pl  # imported by the reports that use it: the app starts without it
+
     answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
     error = error_expr()
     return [
@@ -101,6 +112,8 @@ def _aggregates() -> list[pl.Expr]:
 def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     """Metrics per dataset × run × value of `by` (None: overall), with each slice's share of the
     run's items (`item_share`: for `error_category`, the run's distribution) and of its errors."""
+    import polars as pl  # imported by the reports that use it: the app starts without it
+
     keys = ["dataset", "family", "scorer", "run"]
     if by is not None:
         if by not in SLICES:
@@ -153,6 +166,8 @@ def report(
     conn: sqlite3.Connection, by: Sequence[str] = DIMENSIONS, runs: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """Overall plus one block per dimension in `by`, stacked: the `report` command's table."""
+    import polars as pl  # imported by the reports that use it: the app starts without it
+
     frame = item_frame(conn, runs, labels=LABEL in by)
     parts = [slice_table(frame, None)] + [slice_table(frame, dim) for dim in by]
     return pl.concat(parts, how="vertical")
@@ -162,6 +177,8 @@ def slice_report(conn: sqlite3.Connection, f: Filter, by: Sequence[str] = DIMENS
     """`core.report.report` restricted to the items `f` selects: every run of those items'
     datasets (and the human estimate) on just those items — e.g. how every model does on the
     questions one model gets wrong. Error shares are within the slice."""
+    import polars as pl  # imported by the reports that use it: the app starts without it
+
     sql, params = build(conn, f)
     keys = conn.execute(
         f"SELECT DISTINCT (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key {sql}", params

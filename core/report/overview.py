@@ -16,7 +16,7 @@ from qa_inspect.core import query
 from qa_inspect.core.metrics import answer_rate, uses_f1_recall
 
 from .metrics import DIMENSIONS, HUMAN
-from .overview_cache import cached_rows
+from .overview_cache import cached_rows, stored_rows
 
 __all__ = [
     "DIMENSIONS",
@@ -27,6 +27,7 @@ __all__ = [
     "SliceStat",
     "browse_info",
     "overview",
+    "warm_overview",
 ]
 
 _ANSWERED = "(COALESCE(p.refused, 0) = 0)"
@@ -113,7 +114,8 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     ).fetchall():
         ds = DatasetOverview(name, family, path, fmt, items, golds, scorer=scorer)
         cdqa = ds.uses_f1_recall
-        rows = cached_rows(conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
+        rows = (not slices and first_rows(conn, ds_id)) or cached_rows(
+            conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
         cells = rows["cells"]
         ds.items = sum(c[_N] for c in cells)
         for k, dim in enumerate(DIMENSIONS):
@@ -139,16 +141,41 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     return out
 
 
+def warm_overview(conn: Any) -> int:
+    """Store the overview's first-paint rows (each run's overall sums, no slices) of every dataset
+    whose stored rows are out of date: a load calls it, so the first open after a load paints
+    from them (a second at a million predictions, better spent once by the load). The slices are
+    grouped by the app in the background, once, and stored too. Returns how many it computed."""
+    done = 0
+    for ds_id, family, scorer in conn.execute("SELECT id, family, scorer FROM datasets ORDER BY id").fetchall():
+        if stored_rows(conn, ds_id, True) is None and stored_rows(conn, ds_id, False) is None:
+            cdqa = uses_f1_recall(scorer, family)
+            cached_rows(conn, ds_id, False, lambda: _grouped_rows(conn, ds_id, False, cdqa))
+            done += 1
+    return done
+
+
+def first_rows(conn: Any, ds_id: int) -> dict[str, list[Any]] | None:
+    """The stored rows of a dataset (with slices or without) if still up to date, else None."""
+    return stored_rows(conn, ds_id, True) or stored_rows(conn, ds_id, False)
+
+
 def _grouped_rows(conn: Any, ds_id: int, slices: bool, cdqa: bool) -> dict[str, list[Any]]:
-    """The dataset's grouped passes: items per dimension cell, each run's sums per cell (per run
-    only without `slices`), the human estimate's sums (not for CDQA)."""
-    sql = _RUN_SQL if slices else _RUN_SQL.replace(_DIMS, ", ".join("NULL" for _ in DIMENSIONS)).replace(
-        f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
+    """The dataset's grouped passes: items per dimension cell, each run's sums per cell, the human
+    estimate's sums (not for CDQA), its item count and longest id. Without `slices` one row each
+    (no dimension values, no sort of every prediction: each run's sums are read from its score
+    index) for the first paint; the slices' cell counts then come with the full pass."""
+    keys = conn.execute("SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()
+    if not slices:
+        human = [] if cdqa else [r for r in conn.execute(_HUMAN_TOTAL_SQL, (ds_id,)) if r[_N]]
+        return {"cells": [[None] * _N + [keys[0]]], "runs": conn.execute(_RUN_TOTAL_SQL, (ds_id,)).fetchall(),
+                "human": human, "keys": list(keys)}
     return {
         "cells": conn.execute(f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}",
                               (ds_id,)).fetchall(),
-        "runs": conn.execute(sql, (ds_id, ds_id)).fetchall(),
+        "runs": conn.execute(_RUN_SQL, (ds_id, ds_id)).fetchall(),
         "human": [] if cdqa else conn.execute(_HUMAN_SQL, (ds_id,)).fetchall(),
+        "keys": list(keys),
     }
 
 
@@ -175,6 +202,12 @@ _HUMAN_SQL = (
     f"SELECT {_DIMS}, COUNT(*), SUM(i.human_em), SUM(i.human_f1), COUNT(*), 0,"
     f" SUM(i.human_em < 1) FROM items i WHERE i.dataset_id = ? AND i.human_f1 IS NOT NULL GROUP BY {_GROUP}"
 )
+_NO_DIMS = ", ".join("NULL" for _ in DIMENSIONS)
+_RUN_TOTAL_SQL = (  # a run's predictions are all of its dataset's items (linking stores no others)
+    _RUN_SQL.replace(_DIMS, _NO_DIMS).replace(" JOIN items i ON i.id = p.item_id", "")
+    .replace(" AND i.dataset_id = ?", "").replace(f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
+)
+_HUMAN_TOTAL_SQL = _HUMAN_SQL.replace(_DIMS, _NO_DIMS).replace(f" GROUP BY {_GROUP}", "")
 
 
 def _rollup(rows: list[tuple[Any, tuple[Any, ...]]]) -> dict[Any, list[float]]:
@@ -258,7 +291,8 @@ def browse_info(conn: Any, run: str | None, dataset: str | None) -> BrowseInfo:
         return BrowseInfo(None, "cmrc", None, 0, [])
     ds_id, name, family, scorer = row
     values = {d: query.distinct_values(conn, name, d) for d in DIMENSIONS}
-    items, key_width = conn.execute(
+    stored = first_rows(conn, ds_id)  # the longest id: a scan of every key, kept with the overview's rows
+    items, key_width = stored["keys"] if stored else conn.execute(
         "SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)
     ).fetchone()
     runs = [r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,))]

@@ -4,9 +4,12 @@ At a million items the overview's grouped passes take seconds (one over every it
 every prediction of every run); the numbers change only when a load writes items or scores. So
 the rows are stored per dataset (`overview_cache`, schema 10) under a stamp of what they depend
 on: every loaded file (path, size, time, hash, when loaded; a load that writes anything records
-its files, a manifest change included), the dataset's and its runs' rows, the prediction count
-and the shape of the rows (`DIMENSIONS`). Another stamp → computed again and stored. A database
-that cannot be written (read-only, busy) just computes them every time, as before.
+its files, a manifest change included), the dataset's and its runs' rows, the highest prediction
+id, the settings a re-score writes (`scoring_rules`, `analysis_filled`) and the shape of the rows
+(`DIMENSIONS`). Another stamp → computed again and stored. The stamp itself reads no big table
+(index seeks only). A load fills the cache (`refresh` via `core.report.warm_overview`), so the
+first open after it reads stored rows. A database that cannot be written (read-only, busy) just
+computes them every time, as before.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from typing import Any
 
 from .metrics import DIMENSIONS
 
-__all__ = ["cached_rows", "data_stamp"]
+__all__ = ["cached_rows", "data_stamp", "stored_rows"]
 
-_FORMAT = 1
+_FORMAT = 2
 """Bumped when the stored rows change shape (what the grouped queries select)."""
 
 Rows = dict[str, list[Any]]
@@ -36,8 +39,9 @@ def data_stamp(conn: Any, dataset_id: int) -> str:
                               (dataset_id,)).fetchall())
     parts.append(conn.execute("SELECT id, name, scorer, prediction_count FROM runs WHERE dataset_id = ? ORDER BY id",
                               (dataset_id,)).fetchall())
-    parts.append(conn.execute("SELECT COUNT(*), MAX(id) FROM predictions WHERE run_id IN"
-                              " (SELECT id FROM runs WHERE dataset_id = ?)", (dataset_id,)).fetchall())
+    parts.append(conn.execute("SELECT MAX(id) FROM predictions").fetchall())
+    parts.append(conn.execute("SELECT key, value FROM settings WHERE key IN ('scoring_rules', 'analysis_filled')"
+                              " ORDER BY key").fetchall())
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
 
@@ -45,16 +49,25 @@ def cached_rows(conn: Any, dataset_id: int, slices: bool, compute: Callable[[], 
     """`compute()`'s rows for this dataset, from the cache when its stamp still holds (JSON keeps
     every float exactly, so the sums are the ones computed); else computed and stored."""
     stamp = data_stamp(conn, dataset_id)
+    rows = _stored(conn, dataset_id, slices, stamp)
+    if rows is None:
+        rows = compute()
+        _store(conn, dataset_id, slices, stamp, rows)
+    return rows
+
+
+def stored_rows(conn: Any, dataset_id: int, slices: bool) -> Rows | None:
+    """The stored rows if their stamp still holds, else None (nothing is computed)."""
+    return _stored(conn, dataset_id, slices, data_stamp(conn, dataset_id))
+
+
+def _stored(conn: Any, dataset_id: int, slices: bool, stamp: str) -> Rows | None:
     try:
         row = conn.execute("SELECT payload FROM overview_cache WHERE dataset_id = ? AND slices = ? AND stamp = ?",
                            (dataset_id, int(slices), stamp)).fetchone()
     except sqlite3.OperationalError:  # a database of before schema 10, opened read-only
-        row = None
-    if row is not None:
-        return json.loads(row[0])
-    rows = compute()
-    _store(conn, dataset_id, slices, stamp, rows)
-    return rows
+        return None
+    return None if row is None else json.loads(row[0])
 
 
 def _store(conn: Any, dataset_id: int, slices: bool, stamp: str, rows: Rows) -> None:

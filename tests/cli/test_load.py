@@ -60,6 +60,19 @@ def test_load_json_shape(runs: Path, tmp_path: Path) -> None:
     assert {x["status"] for x in again["datasets"] + again["runs"]} == {"unchanged"}
 
 
+def test_load_leaves_the_overview_summed(runs: Path, tmp_path: Path) -> None:
+    """The overview's grouped rows are stored by the load, so the app's first open reads them."""
+    import sqlite3
+
+    from qa_inspect.core.report.overview_cache import stored_rows
+
+    db = tmp_path / "qa.db"
+    assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM datasets")]
+        assert len(ids) == 2 and all(stored_rows(conn, i, False) is not None for i in ids)  # the first paint's
+
+
 def test_load_json_errors_shape_and_exit_code(runs: Path, tmp_path: Path) -> None:
     (runs / "broken.json").write_text("{", encoding="utf-8")
     res = invoke("load", str(runs), "--db", str(tmp_path / "qa.db"), "--json")

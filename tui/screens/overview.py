@@ -148,6 +148,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
+        self._resampling: sqlite3.Connection | None = None
+        """The intervals worker's connection while it reads (interrupted when the screen is left)."""
         self.run_settings: dict[str, dict[str, str]] = {}
         self.boards: dict[str, tuple[tuple[object, ...], Leaderboard]] = {}
         """Dataset → (its runs' scores when resampled, the intervals): recomputed only when those change."""
@@ -242,6 +244,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
         browser's queries (it can take seconds on millions of predictions); the same for the
         intervals (resampling every run pair). Both pick up again on return."""
         self.workers.cancel_group(self, "intervals")
+        if self._resampling is not None:  # reading every item of every run: seconds at a million
+            self._resampling.interrupt()
         conn = self._busy
         if conn is not None and not self.complete:
             self.workers.cancel_group(self, "overview")
@@ -261,10 +265,18 @@ class OverviewScreen(OverviewStale, BaseScreen):
         worker = get_current_worker()
         boards: dict[str, Leaderboard] = {}
         with self.db.connect() as conn:
-            for name in names:
-                if worker.is_cancelled:
-                    return
-                boards.update((b.dataset, b) for b in leaderboard(conn, name) if len(b.ranked) > 0)
+            self._resampling = conn
+            try:
+                for name in names:
+                    if worker.is_cancelled:
+                        return
+                    boards.update((b.dataset, b) for b in leaderboard(conn, name) if len(b.ranked) > 0)
+            except sqlite3.OperationalError as exc:
+                if "interrupted" in str(exc):
+                    return  # the screen was left: resumed when shown again
+                raise
+            finally:
+                self._resampling = None
         if not worker.is_cancelled:
             self.post_message(IntervalsLoaded(boards))
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from qa_inspect.core.report import DatasetOverview, Leaderboard, RunOverview, SliceStat
+from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
+
+if TYPE_CHECKING:  # numpy (the intervals' module) is imported when intervals are first computed
+    from qa_inspect.core.report import Leaderboard
 
 from ..text import bar, cell_text, clean, number
 

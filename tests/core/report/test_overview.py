@@ -97,7 +97,9 @@ def test_quick_pass_has_the_same_overall_numbers(sample_db: Path, data: list[Dat
     with sqlite3.connect(sample_db) as conn:
         quick = overview(conn, slices=False)
     for q, full in zip(quick, data):
-        assert q.name == full.name and q.slice_items == full.slice_items
+        assert q.name == full.name and q.items == full.items
+        # the slices' item counts come with the full pass (or its stored rows, when present)
+        assert q.slice_items in ({}, full.slice_items)
         for a, b in zip([*q.runs, *([q.human] if q.human else [])], [*full.runs, *([full.human] if full.human else [])]):
             assert a.slices == []
             assert a.overall.items == b.overall.items and a.overall.errors == b.overall.errors
