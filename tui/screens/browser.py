@@ -44,7 +44,7 @@ from ..widgets import (
 from .browser_count import BrowserCount, CountLoaded
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
-from .detail import DetailScreen
+from .detail import DetailScreen, TotalLoaded
 from .labels import BROWSER_LABEL_BINDINGS, LabelActions
 
 SORT_LABELS = {
@@ -255,6 +255,9 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
         table.win_total = message.total
         self.show_status()
         self._show_empty(message.total == 0)
+        detail = self.app.screen
+        if isinstance(detail, DetailScreen) and detail.total is None and detail.filter == self.filter:
+            detail.post_message(TotalLoaded(message.total))  # it was opened before the count came
 
     def _show_empty(self, empty: bool) -> None:
         """An empty result says so and how to get out of it (not a bare table)."""
@@ -314,7 +317,8 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
             return
         table = self.query_one(ItemTable)
         nav = [r.item_id for r in table.win_rows]
-        screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total)
+        screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total,
+                              total_coming=self.total is None)
         self.app.push_screen(screen, self._back_from_detail)
 
     def _back_from_detail(self, item_id: int | None) -> None:

@@ -86,8 +86,10 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
 
     def __init__(
         self, f: Filter, item_id: int, run: str | None = None, *, nav: list[int] | None = None, nav_start: int = 0,
-        total: int | None = None,
+        total: int | None = None, total_coming: bool = False,
     ) -> None:
+        """`total_coming`: the opener is counting the filter and hands the count over (`TotalLoaded`),
+        so this screen does not count it a second time (a pass over every item at a million)."""
         super().__init__()
         self.filter = f
         self.item_id = item_id
@@ -103,7 +105,7 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
         """(item id, position) `n`/`p` count from: the item the last step lands on, even before it shows."""
         self.pending_steps = 0
         """Steps from the anchor still being walked in SQL (keys typed while a step loads add up)."""
-        self.counting = False
+        self.counting = total_coming
 
     def compose(self) -> ComposeResult:
         yield Header()

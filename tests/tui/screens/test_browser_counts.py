@@ -3,6 +3,7 @@ a flag (which changes what counts) forgets them."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -44,3 +45,44 @@ async def test_a_sort_or_a_toggle_back_is_not_counted_again(env: Env, monkeypatc
         browser.refresh_items()
         await settle(pilot)
         assert len(counted) == n + 2  # after a change of the data, counted afresh
+
+
+@async_test
+async def test_the_detail_takes_the_browsers_count_instead_of_counting_again(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qa_inspect.tui.screens import DetailScreen
+
+    gate = threading.Event()
+    real_ab, real_count = query.metrics_ab, query.count
+    detail_counts: list[Any] = []
+
+    def slow(conn: Any, f: Any) -> Any:
+        if f.em == 0:
+            gate.wait(10)  # the count of the new filter comes after the detail opened
+        return real_ab(conn, f)
+
+    def counting(conn: Any, f: Any) -> Any:
+        detail_counts.append(f)
+        return real_count(conn, f)
+
+    monkeypatch.setattr(query, "metrics_ab", slow)
+    monkeypatch.setattr(query, "count", counting)
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bidaf-baseline")
+        browser.set_filter(browser.filter.with_(em=0))
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if browser.window_generation == browser.generation:
+                break
+        assert browser.total is None  # rows shown, still counting
+        browser.action_open()
+        await pilot.pause(0.1)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen) and detail.total is None
+        gate.set()
+        await settle(pilot)
+        assert detail.total == browser.total and detail.total is not None and detail.total > 0
+        assert detail_counts == []  # counted once, by the browser
