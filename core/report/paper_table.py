@@ -23,14 +23,16 @@ import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import polars as pl
 from qa_inspect.core.errors import QAInspectError
 
 from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
 from .run_settings import RunSettings
+
+if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
+    import numpy as np
+    import polars as pl
 
 __all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes", "template_label"]
 
@@ -160,6 +162,8 @@ def _groups(spec: TableSpec, runs: Sequence[RunSettings]) -> dict[tuple[Any, ...
 
 def _group_frame(frame: pl.DataFrame, members: Sequence[RunSettings]) -> pl.DataFrame:
     """The group's runs as one run over the union of the items they answer."""
+    import polars as pl
+
     names = [r.run for r in members]
     part = frame.filter(pl.col("run").is_in(names))
     if len(names) > 1:
@@ -175,6 +179,8 @@ def _group_frame(frame: pl.DataFrame, members: Sequence[RunSettings]) -> pl.Data
 
 def _one_dataset(frame: pl.DataFrame) -> pl.DataFrame:
     """A group spanning dataset files (CMRC dev and test) counted as one: one scorer required."""
+    import polars as pl
+
     scorers = frame.get_column("scorer").drop_nulls().unique().to_list()
     if len(scorers) > 1:
         runs = ", ".join(sorted(frame.get_column("run").unique().to_list()))
@@ -194,6 +200,9 @@ def _values(frame: pl.DataFrame, spec: TableSpec) -> dict[str, dict[str, float |
 
 def _interval(frame: pl.DataFrame, metric: str, spec: TableSpec) -> tuple[float, float] | None:
     """An item-bootstrap 95% interval of one cell's metric (None for counts)."""
+    import numpy as np
+    import polars as pl
+
     from qa_inspect.core.stats import bootstrap_mean, rng_for
 
     answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
@@ -241,6 +250,8 @@ def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bo
 
 def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
     """The table `spec` asks for over `runs` (their settings: `run_settings`)."""
+    import polars as pl
+
     _check(spec, runs)
     chosen = _chosen(spec, runs)
     if not chosen:

@@ -10,8 +10,10 @@ Builds a synthetic database straight into the real schema (executemany; in a chi
 the build does not count towards the app's memory), then drives `QAInspectApp` with
 `app.run_test` and prints:
 
-- launch: app start → overview painted → run opened → first item table (rows shown; the count
-  and metrics follow from a worker, "counting…" meanwhile), and when the count arrived,
+- launch: app start (imports included) → overview painted → run opened at once (as a user does:
+  the slices pass, if the overview has not stored them yet, is interrupted) → first item table
+  (rows shown; the count and metrics follow from a worker, "counting…" meanwhile), and when the
+  count arrived,
 - median and worst time of a filter change (set the filter → rows shown; count shown beside it),
   over wrong-only, sorts, error categories, stale, and (with run B) disagreement and Δ,
 - PgDn in the item table and n / p in the detail view (median and worst of 20 each),
@@ -127,6 +129,10 @@ def discover(db: Path, dataset: str | None, run: str | None, compare: str | None
     return dataset, run, compare
 
 
+FRAME = 1 / 60
+"""One frame: rows set in the table are painted by the next screen update."""
+
+
 async def _until(cond: Any, poll: float = 0.001) -> None:
     # asyncio.sleep, not pilot.pause: pause forces a repaint on every poll, which a real terminal
     # session never does (Textual repaints on its own timer).
@@ -165,21 +171,21 @@ async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | 
     from qa_inspect.tui.screens import BrowserScreen, DetailScreen
     from qa_inspect.tui.widgets import ItemTable
 
-    app = QAInspectApp(db_path=db, runs_dir=db.parent)
+    app = QAInspectApp(db_path=db, runs_dir=db.parent, remember=False)  # the overview, not the last session
     out: dict[str, Any] = {}
     async with app.run_test(size=(160, 50)) as pilot:
         await _until(lambda: bool(app.screen.query(".runs-table")))
-        await pilot.pause()
+        await asyncio.sleep(FRAME)
         out["overview_s"] = time.perf_counter() - t_start
         ov = app.screen
-        await _until(lambda: getattr(ov, "complete", True), 0.01)
-        out["overview_complete_s"] = time.perf_counter() - t_start
+        out["overview_complete"] = getattr(ov, "complete", True)  # slices shown too (stored), or still grouping
 
+        # A user opens a run as soon as the runs show (the slices pass, if running, is interrupted).
         t0 = time.perf_counter()
         app.open_run(run)
         await _until(lambda: isinstance(app.screen, BrowserScreen) and bool(app.screen.query(ItemTable))
                      and bool(app.screen.query_one(ItemTable).win_rows))
-        await pilot.pause()
+        await asyncio.sleep(FRAME)  # painted on the next frame (pilot.pause would wait for the count's CPU)
         out["first_table_s"] = time.perf_counter() - t0
         out["launch_s"] = time.perf_counter() - t_start
         screen = app.screen
@@ -305,8 +311,8 @@ def main() -> None:
     print(f"load average before / after: {load_before[0]:.2f} / {os.getloadavg()[0]:.2f}; CPU time of the run {cpu:.1f} s")
     print(f"database: {n_items:,} items of {dataset} × {n_runs} runs, {args.db.stat().st_size / 1e6:.0f} MB;"
           f" run A {run}, run B {compare}")
-    print(f"overview painted:        {res['overview_s'] * 1000:8.0f} ms   (slices filled in at"
-          f" {res['overview_complete_s'] * 1000:.0f} ms)")
+    print(f"overview painted:        {res['overview_s'] * 1000:8.0f} ms   (slices "
+          f"{'shown (stored)' if res['overview_complete'] else 'still grouping in the background'})")
     print(f"open run → first table:  {res['first_table_s'] * 1000:8.0f} ms   (count and metrics at"
           f" {res['first_count_s'] * 1000:.0f} ms)")
     print(f"launch → usable table:   {res['launch_s'] * 1000:8.0f} ms   (target < 1500 ms)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,7 +33,6 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import OUTCOMES, Filter
-from qa_inspect.core.report import DiffError, ItemChange, PairSignificance, RunDiff, StatOptions, diff_runs
 from qa_inspect.core.store import run_names
 
 from ..base import BaseScreen
@@ -64,6 +63,9 @@ from .detail import DetailScreen
 from .distribution import DistributionScreen
 from .slice_finder import SliceFinderScreen
 
+if TYPE_CHECKING:  # diff_runs brings polars and numpy: imported when a comparison is computed
+    from qa_inspect.core.report import ItemChange, PairSignificance, RunDiff
+
 
 @dataclass
 class DiffLoaded(Message):
@@ -82,6 +84,8 @@ the numbers with `--resamples`)."""
 
 def stats_resamples(common: int) -> int:
     """The screen's resample count for `common` items, in thousands."""
+    from qa_inspect.core.report import StatOptions
+
     fit = SCREEN_RESAMPLE_BUDGET // max(common, 1) // 1000 * 1000
     return max(1000, min(StatOptions().resamples, fit))
 
@@ -195,6 +199,8 @@ class CompareScreen(StaleActions, BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff")
     def compute(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None) -> None:
+        from qa_inspect.core.report import DiffError, diff_runs
+
         diff: RunDiff | None = None
         error: str | None = None
         with self.db.connect() as conn:
@@ -211,6 +217,8 @@ class CompareScreen(StaleActions, BaseScreen):
                       resamples: int) -> None:
         """Intervals and tests of every slice (resampling: seconds on 100k items), after the counts;
         a cancelled worker stops between two tests."""
+        from qa_inspect.core.report import StatOptions, diff_runs
+
         sig: PairSignificance | None = None
         error: str | None = None
         worker = get_current_worker()

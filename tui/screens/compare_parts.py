@@ -8,7 +8,7 @@ then its cells read "…". Dataset and model text goes through `cell_text`/`clea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -17,9 +17,11 @@ from textual.theme import Theme
 from textual.widgets import DataTable
 
 from qa_inspect.core.query import OUTCOMES, Filter, describe
-from qa_inspect.core.report import DeltaTest, PairSignificance, RunDiff, SliceDelta
 
 from ..text import cell_text, clean, truncate
+
+if TYPE_CHECKING:  # types only: diff_runs (polars, numpy) is imported when a comparison is computed
+    from qa_inspect.core.report import DeltaTest, PairSignificance, RunDiff, SliceDelta
 
 SLICE_SORTS = ("slice", "delta", "p")
 """Orders of the per-slice table: as the diff lists them, largest |Δ| first, most significant first."""

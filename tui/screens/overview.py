@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,10 +21,8 @@ from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
     DatasetOverview,
     FreshnessRow,
-    Leaderboard,
     folder_run_settings,
     freshness_overview,
-    leaderboard,
     overview,
 )
 
@@ -35,6 +33,9 @@ from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
 from .distribution import DistributionScreen
+
+if TYPE_CHECKING:  # the intervals (numpy, polars) are imported when first resampled, not at start
+    from qa_inspect.core.report import Leaderboard
 
 @dataclass
 class LoadProblems(Message):
@@ -262,6 +263,8 @@ class OverviewScreen(OverviewStale, BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
     def load_intervals(self, names: list[str]) -> None:
         """Intervals and ties after the numbers are shown: resampling takes a moment per run pair."""
+        from qa_inspect.core.report import leaderboard
+
         worker = get_current_worker()
         boards: dict[str, Leaderboard] = {}
         with self.db.connect() as conn:

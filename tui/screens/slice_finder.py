@@ -5,7 +5,7 @@ first; Enter browses a slice's items with A and B side by side."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -17,12 +17,14 @@ from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from qa_inspect.core.query import Filter, select
-from qa_inspect.core.report import SliceFinding, StatOptions, find_slices
 
 from ..base import BaseScreen
 from ..stale import COMPARE_STALE_BINDINGS, StaleActions
 from ..text import clean, truncate
 from ..widgets import KeyFooter
+
+if TYPE_CHECKING:  # find_slices brings polars and numpy: imported when slices are searched
+    from qa_inspect.core.report import SliceFinding
 
 __all__ = ["SliceFinderScreen", "SlicesFound"]
 
@@ -91,6 +93,8 @@ class SliceFinderScreen(StaleActions, BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="slice-finder")
     def find(self, largest: bool) -> None:
+        from qa_inspect.core.report import StatOptions, find_slices
+
         worker = get_current_worker()
         within = self.base.with_(compare=None)
         with self.db.connect() as conn:
