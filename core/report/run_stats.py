@@ -111,15 +111,16 @@ _ITEMS_SQL = """
 SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
 FROM items i WHERE i.dataset_id = ? ORDER BY i.id
 """
-_RUNS_SQL = """
-SELECT r.name, r.model, p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0),
-       COALESCE(p.f1_recall, 0)
-FROM runs r JOIN items i ON i.dataset_id = r.dataset_id
-LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id
-WHERE r.dataset_id = ? ORDER BY r.name, i.id
+_RUN_SQL = """
+SELECT p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0), COALESCE(p.f1_recall, 0)
+FROM items i LEFT JOIN predictions p ON p.run_id = ? AND p.item_id = i.id
+WHERE i.dataset_id = ? ORDER BY i.id
 """
 _RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall")
 _PASSAGES_SQL = "SELECT id, MIN(id) OVER (PARTITION BY text) FROM contexts WHERE dataset_id = ?"
+_CHUNK = 20_000
+"""Rows read at a time into the arrays: a million rows as Python tuples would hold ten times the
+memory of the arrays they fill (and the app runs this in the background of the overview)."""
 
 
 def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
@@ -129,36 +130,55 @@ def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
     return {cid: first for cid, first in conn.execute(_PASSAGES_SQL, (dataset_id,)) if cid != first}
 
 
+def _chunks(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+    cursor = conn.execute(sql, params)
+    while rows := cursor.fetchmany(_CHUNK):
+        yield rows
+
+
+def _numbers(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...], n: int, width: int) -> np.ndarray:
+    """The query's rows (`n` of them, `width` numbers each; None → NaN) as an (n, width) array."""
+    out = np.empty((n, width), dtype=np.float64)
+    at = 0
+    for rows in _chunks(conn, sql, params):
+        out[at:at + len(rows)] = np.array(rows, dtype=np.float64)
+        at += len(rows)
+    return out[:at]
+
+
 def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
     """Every run of dataset `name` on every item (`UnknownNameError` for an unknown name)."""
     ds_id = require_dataset(conn, name)
     family, scorer = conn.execute("SELECT family, scorer FROM datasets WHERE id = ?", (ds_id,)).fetchone()
-    items = conn.execute(_ITEMS_SQL, (ds_id,)).fetchall()
-    n = len(items)
-    ids, contexts, answerable, human_em, human_f1 = (list(c) for c in zip(*items, strict=True)) if n else ([],) * 5
+    n = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()[0]
+    ids, contexts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    answerable, human_em, human_f1 = np.empty(n, dtype=object), np.empty(n), np.empty(n)
+    labels: dict[str, str] = {}  # one string object per label, not one per item
+    at = 0
+    for rows in _chunks(conn, _ITEMS_SQL, (ds_id,)):
+        part = slice(at, at + len(rows))
+        cols = list(zip(*rows, strict=True))
+        ids[part], contexts[part] = cols[0], cols[1]
+        answerable[part] = [labels.setdefault(v, v) for v in cols[2]]
+        human_em[part] = np.array(cols[3], dtype=np.float64)  # None → NaN
+        human_f1[part] = np.array(cols[4], dtype=np.float64)
+        at += len(rows)
     same = passage_ids(conn, ds_id)
-    contexts = [same.get(c, c) for c in contexts]
-    rows = conn.execute(_RUNS_SQL, (ds_id,)).fetchall()
+    if same:
+        contexts = np.array([same.get(int(c), int(c)) for c in contexts], dtype=np.int64)
     runs: dict[str, dict[str, np.ndarray]] = {}
     models: dict[str, str | None] = {}
-    for start in range(0, len(rows), max(n, 1)):
-        block = rows[start:start + n]
-        run = block[0][0]
-        models[run] = block[0][1]
-        values = np.array([r[2:] for r in block], dtype=np.float64).reshape(n, len(_RUN_COLUMNS))
-        runs[run] = {c: values[:, k] for k, c in enumerate(_RUN_COLUMNS)}
+    for run_id, run, model in conn.execute(
+        "SELECT id, name, model FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,)
+    ).fetchall():
+        values = _numbers(conn, _RUN_SQL, (run_id, ds_id), n, len(_RUN_COLUMNS))
+        runs[run], models[run] = {c: values[:, k] for k, c in enumerate(_RUN_COLUMNS)}, model
     human = None
-    if any(h is not None for h in human_f1) and not uses_f1_recall(scorer, family):
-        has = np.array([h is not None for h in human_f1])
-        human = {
-            "predicted": has.astype(np.float64),
-            "em": np.array([h or 0.0 for h in human_em], dtype=np.float64),
-            "f1": np.array([h or 0.0 for h in human_f1], dtype=np.float64),
-        }
-    return DatasetItems(
-        name, family, scorer, np.array(ids, dtype=np.int64), np.array(contexts, dtype=np.int64),
-        np.array(answerable, dtype=object), runs, models, human,
-    )
+    has = ~np.isnan(human_f1)
+    if has.any() and not uses_f1_recall(scorer, family):
+        human = {"predicted": has.astype(np.float64), "em": np.nan_to_num(human_em, nan=0.0),
+                 "f1": np.nan_to_num(human_f1, nan=0.0)}
+    return DatasetItems(name, family, scorer, ids, contexts, answerable, runs, models, human)
 
 
 def metric_values(
