@@ -319,10 +319,11 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
         nav = [r.item_id for r in table.win_rows]
         screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total,
                               total_coming=self.total is None)
-        self.app.push_screen(screen, self._back_from_detail)
+        self.app.push_screen(screen, lambda item_id: self._back_from_detail(item_id, screen.position))
 
-    def _back_from_detail(self, item_id: int | None) -> None:
-        """n/p may have moved on in the detail view: follow it in the table."""
+    def _back_from_detail(self, item_id: int | None, position: int | None = None) -> None:
+        """n/p may have moved on in the detail view: follow it in the table (at the row the detail
+        counted it at: finding an item's row anew ranks every item of the filter, seconds at 1M)."""
         if self.stale_refresh_if_outdated(item_id):  # a flag changed there: reload rows and numbers
             return
         table = self.query_one(ItemTable)
@@ -334,7 +335,10 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
             return
         self.generation += 1
         self.start_count(self.generation, self.filter)
-        self.load_position(self.generation, self.filter, item_id)
+        if position is not None:
+            self.load_window(self.generation, self.filter, max(0, position - WINDOW // 2), position)
+        else:
+            self.load_position(self.generation, self.filter, item_id)
 
     def action_search(self) -> None:
         box = self.query_one("#search", Input)

@@ -86,3 +86,43 @@ async def test_the_detail_takes_the_browsers_count_instead_of_counting_again(
         await settle(pilot)
         assert detail.total == browser.total and detail.total is not None and detail.total > 0
         assert detail_counts == []  # counted once, by the browser
+
+
+@async_test
+async def test_back_from_a_walk_past_the_window_lands_on_the_row_without_ranking_again(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qa_inspect.tui.screens import DetailScreen
+    from qa_inspect.tui.widgets import ItemTable
+
+    ranked: list[Any] = []
+    real = query.position
+
+    def ranking(conn: Any, f: Any, item_id: int) -> Any:
+        ranked.append(item_id)
+        return real(conn, f, item_id)
+
+    monkeypatch.setattr(query, "position", ranking)
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bidaf-baseline")
+        table = browser.query_one(ItemTable)
+        assert browser.total is not None and browser.total > len(table.win_rows) + 3
+        table.move_cursor(row=len(table.win_rows) - 1)
+        await settle(pilot)
+        browser.action_open()
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        for _ in range(3):  # past the browser's window
+            await pilot.press("n")
+            await settle(pilot)
+        assert detail.detail is not None and detail.position is not None
+        walked_to, at = detail.detail.item_id, detail.position
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is browser
+        assert table.current is not None and table.current.item_id == walked_to
+        assert ranked == []
+        assert table.absolute_cursor == at == real(env.conn, browser.filter, walked_to)
