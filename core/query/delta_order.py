@@ -104,7 +104,8 @@ def build_delta_order(conn: sqlite3.Connection, f: Filter) -> bool:
         done = _build(conn, *pair)
         conn.execute("COMMIT")
     except sqlite3.Error:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # an interrupted INSERT has rolled the transaction back already
+            conn.execute("ROLLBACK")
         raise
     return done
 
