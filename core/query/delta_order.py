@@ -24,12 +24,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from qa_inspect.core.load import MANIFEST_NAME
 
 from .filters import Filter
-from .sql import DELTA_SQL, Built, run_ids
+from .sql import DELTA_SQL, Built, build, order_clause, run_ids
 
 __all__ = ["build_delta_order", "delta_order_page", "fresh_pair", "pair_stamp"]
 
@@ -152,8 +153,65 @@ def delta_order_page(conn: Any, f: Filter, b: Built, offset: int, limit: int) ->
     sql = ("SELECT o.item_id FROM delta_order o CROSS JOIN items i ON i.id = o.item_id"
            " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
            " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
-           f"{b.where_sql('o.pair_id = ?')} ORDER BY o.delta {direction}, o.item_id {direction} LIMIT ? OFFSET ?")
-    return [r[0] for r in conn.execute(sql, [b.run, b.compare, *b.params, pair_id, limit, offset])]
+           f"{b.where_sql('o.pair_id = ?')} ORDER BY o.delta {direction}, o.item_id {direction}")
+    few = _sorted_if_few(conn, f, offset + limit)
+    if few is not None:  # a filter that matches few items: sorting them beat passing a million
+        return few[offset:]
+    ids = _bounded(conn, sql, [b.run, b.compare, *b.params, pair_id], offset + limit, _slow_walk)
+    return None if ids is None else ids[offset:]
+
+
+_TICK = 1000
+"""SQLite instructions between two looks at a query's progress."""
+_SORT_FIRST = 300_000
+"""The sorted query's allowance (about 40 ms here): within it, the filter matched few items."""
+_MOST_STEPS = 3_000_000
+"""The walk's allowance (about 0.4 s here); past it the sorted query answers. Its pace is no
+guide: the items a filter matches cluster along Δ (run A's errors have Δ ≥ 0, so an ascending
+walk meets none of them for its first half million items), so only the total is bounded."""
+
+
+def _slow_walk(steps: int, _want: int, _found: int) -> bool:
+    return steps > _MOST_STEPS
+
+
+def _sorted_if_few(conn: Any, f: Filter, want: int) -> list[int] | None:
+    """The first `want` ids by the one sorted query, if it finishes within `_SORT_FIRST` (not
+    tried where instructions cannot be counted: `explain_page` shows the walk's plan)."""
+    if getattr(conn, "set_progress_handler", None) is None:
+        return None
+    sql, params = build(conn, f)
+    return _bounded(conn, f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params, want,
+                    lambda steps, _want, _found: steps > _SORT_FIRST)
+
+
+def _bounded(conn: Any, sql: str, params: list[Any], want: int, stop: Callable[[int, int, int], bool]) -> list[int] | None:
+    """The first `want` ids of `sql`, or None when `stop(instructions, want, rows found)` says
+    to give up (checked every `_TICK` instructions)."""
+    found: list[int] = []
+    steps = 0
+    gave_up = False
+
+    def pace() -> bool:
+        nonlocal steps, gave_up
+        steps += _TICK
+        gave_up = stop(steps, want, len(found))
+        return gave_up
+
+    watch = getattr(conn, "set_progress_handler", None)  # absent on `explain_page`'s recorder
+    if watch is not None:
+        watch(pace, _TICK)
+    try:
+        for row in conn.execute(f"{sql} LIMIT ? OFFSET ?", [*params, want, 0]):
+            found.append(row[0])
+    except sqlite3.OperationalError:
+        if not gave_up:
+            raise
+        return None
+    finally:
+        if watch is not None:
+            watch(None, 0)
+    return found
 
 
 def _plain_page(conn: Any, pair_id: int, n: int, descending: bool, offset: int, limit: int) -> list[int]:
