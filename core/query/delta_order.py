@@ -87,46 +87,62 @@ def _fresh(conn: Any, run_a: int, run_b: int) -> tuple[int, int] | None:
 def build_delta_order(conn: sqlite3.Connection, f: Filter) -> bool:
     """Store the Δ order of the filter's pair (run, compare) unless a fresh one is there.
 
-    One IMMEDIATE transaction: the rows of a stale order go, the new ones are inserted in key
-    order (sorted once by SQLite), and the stamp row says they are complete; a kill or an
-    interrupt leaves the old state. Returns whether a fresh order is there afterwards; a
-    database that cannot be written (read-only, busy past the timeout) is not an error, only
-    slower Δ pages."""
+    Δ is computed and sorted into a TEMP table first (seconds at 1M; no lock held, other
+    writers go on), then copied in key order inside one IMMEDIATE transaction (under half a
+    second) that drops a stale order's rows and writes the stamp row saying the new ones are
+    complete; a kill or an interrupt leaves the old state. Data changed meanwhile (another
+    stamp) → nothing is written. Returns whether a fresh order is there afterwards; a database
+    that cannot be written (read-only, busy past the timeout) is not an error, only slower Δ pages."""
     pair = _pair_runs(conn, f)
     if pair is None:
         return False
     if fresh_pair(conn, *pair) is not None:
         return True
+    stamp = pair_stamp(conn, *pair)
+    if stamp is None:
+        return False
+    try:
+        _sort_into_temp(conn, *pair)
+        return _store(conn, *pair, stamp)
+    finally:
+        conn.execute("DROP TABLE IF EXISTS temp.delta_build")
+
+
+def _sort_into_temp(conn: sqlite3.Connection, run_a: int, run_b: int) -> None:
+    """Δ of every item of run A's dataset, sorted by (Δ, item id), as `temp.delta_build` rows."""
+    dataset = conn.execute("SELECT dataset_id FROM runs WHERE id = ?", (run_a,)).fetchone()[0]
+    conn.execute("DROP TABLE IF EXISTS temp.delta_build")
+    conn.execute(
+        f"CREATE TEMP TABLE delta_build AS SELECT {DELTA_SQL} AS delta, i.id AS item_id FROM items i"
+        " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+        " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
+        " WHERE i.dataset_id = ? ORDER BY delta, i.id", (run_a, run_b, dataset))
+
+
+def _store(conn: sqlite3.Connection, run_a: int, run_b: int, stamp: str) -> bool:
+    """Copy `temp.delta_build` into the pair's order in one transaction, if `stamp` still holds."""
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError:
         return False
     try:
-        done = _build(conn, *pair)
+        if pair_stamp(conn, run_a, run_b) != stamp:  # a load wrote between the sort and now
+            conn.execute("ROLLBACK")
+            return False
+        conn.execute("DELETE FROM delta_pairs WHERE run_a = ? AND run_b = ?", (run_a, run_b))  # its rows cascade
+        pair_id = conn.execute(
+            "INSERT INTO delta_pairs (run_a, run_b, stamp, items, built_at)"
+            " VALUES (?, ?, ?, 0, strftime('%Y-%m-%dT%H:%M:%fZ','now'))", (run_a, run_b, stamp)).lastrowid
+        # rows a tool without foreign keys left behind (a pair deleted by hand) would collide
+        conn.execute("DELETE FROM delta_order WHERE pair_id = ?", (pair_id,))
+        n = conn.execute("INSERT INTO delta_order (pair_id, delta, item_id)"
+                         " SELECT ?, delta, item_id FROM temp.delta_build ORDER BY rowid", (pair_id,)).rowcount
+        conn.execute("UPDATE delta_pairs SET items = ? WHERE id = ?", (n, pair_id))
         conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:  # an interrupted INSERT has rolled the transaction back already
             conn.execute("ROLLBACK")
         raise
-    return done
-
-
-def _build(conn: sqlite3.Connection, run_a: int, run_b: int) -> bool:
-    """The writes of `build_delta_order`, inside its transaction (the stamp read in it too)."""
-    stamp = pair_stamp(conn, run_a, run_b)
-    if stamp is None:
-        return False
-    dataset = conn.execute("SELECT dataset_id FROM runs WHERE id = ?", (run_a,)).fetchone()[0]
-    conn.execute("DELETE FROM delta_pairs WHERE run_a = ? AND run_b = ?", (run_a, run_b))  # its rows cascade
-    pair_id = conn.execute(
-        "INSERT INTO delta_pairs (run_a, run_b, stamp, items, built_at)"
-        " VALUES (?, ?, ?, 0, strftime('%Y-%m-%dT%H:%M:%fZ','now'))", (run_a, run_b, stamp)).lastrowid
-    cur = conn.execute(
-        f"INSERT INTO delta_order (pair_id, delta, item_id) SELECT ?, {DELTA_SQL} AS d, i.id FROM items i"
-        " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
-        " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
-        " WHERE i.dataset_id = ? ORDER BY d, i.id", (pair_id, run_a, run_b, dataset))
-    conn.execute("UPDATE delta_pairs SET items = ? WHERE id = ?", (cur.rowcount, pair_id))
     return True
 
 

@@ -152,3 +152,21 @@ def test_the_order_goes_with_either_run(env: Env, gone: str) -> None:
     conn.execute("DELETE FROM runs WHERE id = ?", (run,))
     assert conn.execute("SELECT COUNT(*) FROM delta_pairs").fetchone()[0] == 0
     assert conn.execute("SELECT COUNT(*) FROM delta_order").fetchone()[0] == 0
+
+
+def test_data_changed_while_sorting_writes_nothing(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = env.conn
+    f = Filter(dataset="cmrc2018_dev_sample", run="bert-base-chinese", compare="bidaf-baseline", sort="delta")
+    real = delta_order._sort_into_temp
+
+    def sort_then_a_load_writes(c: Any, a: int, b: int) -> None:
+        real(c, a, b)
+        c.execute("UPDATE runs SET prediction_count = prediction_count + 1 WHERE id = ?", (b,))
+
+    monkeypatch.setattr(delta_order, "_sort_into_temp", sort_then_a_load_writes)
+    assert not build_delta_order(conn, f)
+    assert conn.execute("SELECT COUNT(*) FROM delta_order").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM sqlite_temp_master WHERE name = 'delta_build'").fetchone()[0] == 0
+    monkeypatch.setattr(delta_order, "_sort_into_temp", real)
+    assert build_delta_order(conn, f)
+    _check_pages(conn, f.with_(em=0))
