@@ -12,6 +12,9 @@ shown and stops after one page (`core.query.paging`), in either direction.
   dataset's row, the rows of the files they were loaded from, the scoring rules and the Δ
   definition itself. Another stamp → not used (the sorted query answers) and built again on the
   next request. Deleting either run deletes the pair (cascade).
+- A page of the pair alone reads the order's index only (from the nearer end); a filtered page
+  first gives the sorted query a small allowance (a filter matching few items sorts them in
+  milliseconds), then walks the order joined to the filter, within an allowance of its own.
 - (B, A) is a pair of its own: its ties go by item id in the sort's direction too, which a
   reversed walk of (A, B)'s index would not give.
 
@@ -180,7 +183,7 @@ def delta_order_page(conn: Any, f: Filter, b: Built, offset: int, limit: int) ->
 _TICK = 1000
 """SQLite instructions between two looks at a query's progress."""
 _SORT_FIRST = 300_000
-"""The sorted query's allowance (about 40 ms here): within it, the filter matched few items."""
+"""The sorted query's allowance (about 10 ms here): within it, the filter matched few items."""
 _MOST_STEPS = 3_000_000
 """The walk's allowance (about 0.4 s here); past it the sorted query answers. Its pace is no
 guide: the items a filter matches cluster along Δ (run A's errors have Δ ≥ 0, so an ascending
