@@ -142,9 +142,11 @@ def _store(conn: sqlite3.Connection, run_a: int, run_b: int, stamp: str) -> bool
                          " SELECT ?, delta, item_id FROM temp.delta_build ORDER BY rowid", (pair_id,)).rowcount
         conn.execute("UPDATE delta_pairs SET items = ? WHERE id = ?", (n, pair_id))
         conn.execute("COMMIT")
-    except sqlite3.Error:
+    except sqlite3.Error as exc:
         if conn.in_transaction:  # an interrupted INSERT has rolled the transaction back already
             conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError) and "interrupted" not in str(exc):
+            return False  # read-only, busy past the timeout, disk full: Δ pages stay the sorted query's
         raise
     return True
 

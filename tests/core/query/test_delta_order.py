@@ -170,3 +170,17 @@ def test_data_changed_while_sorting_writes_nothing(env: Env, monkeypatch: pytest
     monkeypatch.setattr(delta_order, "_sort_into_temp", real)
     assert build_delta_order(conn, f)
     _check_pages(conn, f.with_(em=0))
+
+
+def test_a_read_only_database_pages_by_the_sorted_query(env: Env) -> None:
+    import sqlite3
+
+    f = Filter(dataset="cmrc2018_dev_sample", run="bert-base-chinese", compare="bidaf-baseline", sort="delta")
+    conn = sqlite3.connect(f"file:{env.db}?mode=ro", uri=True)
+    try:
+        assert not build_delta_order(conn, f)  # nothing can be stored: not an error
+        assert not _uses_stored(conn, f)
+        _check_pages(conn, f.with_(em=0))
+    finally:
+        conn.close()
+    assert env.conn.execute("SELECT COUNT(*) FROM delta_pairs").fetchone()[0] == 0
