@@ -12,8 +12,9 @@ in the order shown and stops after `offset + limit` matching rows:
 - by stale: the flagged items (a short list) and the others, each part in id order;
 - by Δ: the pair's stored Δ order when it is fresh (`core.query.delta_order`).
 
-Other sorts (text columns, Δ without a fresh stored order) keep the one sorted query. Every variant returns the ids
-`order_clause` would, in the same order: tests compare them on small databases.
+Other sorts (text columns, Δ without a fresh stored order) keep the one sorted query. Every
+variant returns the ids `order_clause` would, in the same order: tests compare them on small
+databases.
 """
 
 from __future__ import annotations
