@@ -21,6 +21,7 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "DELTA_ORDER_MIN_ITEMS",
     "build_delta_order",
     "delta_order_page",
     "fresh_pair",
@@ -128,7 +129,7 @@ __all__ = [
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
     ".paging": ("explain_page", "page_ids"),
-    ".delta_order": ("build_delta_order", "delta_order_page", "fresh_pair", "pair_stamp"),
+    ".delta_order": ("DELTA_ORDER_MIN_ITEMS", "build_delta_order", "delta_order_page", "fresh_pair", "pair_stamp"),
     ".align": ("Match", "in_context", "is_cdqa", "per_gold"),
     ".detail": (
         "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",

@@ -15,6 +15,14 @@ from qa_inspect.core.query.sql import build, build_parts, order_clause, run_ids
 
 from tests.helpers import Env
 
+pytestmark = pytest.mark.usefixtures("small_order")
+
+
+@pytest.fixture
+def small_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The samples are small: stored orders for them too (`DELTA_ORDER_MIN_ITEMS` is what large datasets get)."""
+    monkeypatch.setattr(delta_order, "DELTA_ORDER_MIN_ITEMS", 0)
+
 
 def _reference(conn: Any, f: Filter) -> list[int]:
     sql, params = build(conn, f)
@@ -184,3 +192,12 @@ def test_a_read_only_database_pages_by_the_sorted_query(env: Env) -> None:
     finally:
         conn.close()
     assert env.conn.execute("SELECT COUNT(*) FROM delta_pairs").fetchone()[0] == 0
+
+
+def test_a_small_dataset_gets_no_stored_order(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = env.conn
+    monkeypatch.setattr(delta_order, "DELTA_ORDER_MIN_ITEMS", 10**9)
+    f = Filter(dataset="cmrc2018_dev_sample", run="bert-base-chinese", compare="bidaf-baseline", sort="delta")
+    assert not build_delta_order(conn, f)
+    assert conn.execute("SELECT COUNT(*) FROM delta_pairs").fetchone()[0] == 0
+    assert build_delta_order(conn, f, min_items=0)

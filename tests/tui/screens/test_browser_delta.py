@@ -3,7 +3,8 @@ browser's Δ-sorted rows are the sorted query's before and after."""
 
 from __future__ import annotations
 
-from qa_inspect.core.query import fresh_pair, page_ids
+import pytest
+from qa_inspect.core.query import delta_order, fresh_pair, page_ids
 from qa_inspect.core.query.sql import build, order_clause, run_ids
 from qa_inspect.tui.screens import BrowserScreen
 from tests.helpers import SIZE, Env, async_test, open_run, settle
@@ -16,7 +17,9 @@ def _reference(env: Env, f: object) -> list[int]:
 
 
 @async_test
-async def test_a_compare_run_gets_its_delta_order_and_the_rows_stay_the_same(env: Env) -> None:
+async def test_a_compare_run_gets_its_delta_order_and_the_rows_stay_the_same(env: Env,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(delta_order, "DELTA_ORDER_MIN_ITEMS", 0)  # the samples are small
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -36,3 +39,17 @@ async def test_a_compare_run_gets_its_delta_order_and_the_rows_stay_the_same(env
         assert env.conn.execute("SELECT built_at FROM delta_pairs").fetchall() == [(built,)]
         shown = [r.item_id for r in browser.query_one("#items").win_rows]
         assert shown == _reference(env, f.with_(em=0))[: len(shown)]
+
+
+@async_test
+async def test_a_small_dataset_is_sorted_by_delta_without_a_stored_order(env: Env) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bert-base-chinese")
+        f = browser.filter.with_(compare="bidaf-baseline", sort="delta")
+        browser.set_filter(f)
+        await settle(pilot)
+        assert env.conn.execute("SELECT COUNT(*) FROM delta_pairs").fetchone()[0] == 0
+        shown = [r.item_id for r in browser.query_one("#items").win_rows]
+        assert shown == _reference(env, f)[: len(shown)]
