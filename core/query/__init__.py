@@ -3,7 +3,8 @@
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
 (counts, pages, positions, metrics of a filter), `paging` (page ids by an index walk in the order
-shown: no sort of a million items per page), `facets` (frequency tables), `distribution`
+shown: no sort of a million items per page), `delta_order` (the stored Δ order of a compared
+pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
@@ -20,6 +21,11 @@ from __future__ import annotations
 from qa_inspect.core.lazy import lazy_face
 
 __all__ = [
+    "DELTA_ORDER_MIN_ITEMS",
+    "build_delta_order",
+    "delta_order_page",
+    "fresh_pair",
+    "pair_stamp",
     "explain_page",
     "page_ids",
     "CATEGORY",
@@ -123,6 +129,7 @@ __all__ = [
 # Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
 lazy_face(__name__, {
     ".paging": ("explain_page", "page_ids"),
+    ".delta_order": ("DELTA_ORDER_MIN_ITEMS", "build_delta_order", "delta_order_page", "fresh_pair", "pair_stamp"),
     ".align": ("Match", "in_context", "is_cdqa", "per_gold"),
     ".detail": (
         "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",

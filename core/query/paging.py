@@ -9,16 +9,19 @@ in the order shown and stops after `offset + limit` matching rows:
 - by a score of run A (EM, F1, F1-recall, refused): run A's score index `(run_id, score, item_id)`
   first, then the items without that score (no prediction) in id order, as `order_clause` puts
   NULLs last;
-- by stale: the flagged items (a short list) and the others, each part in id order.
+- by stale: the flagged items (a short list) and the others, each part in id order;
+- by Δ: the pair's stored Δ order when it is fresh (`core.query.delta_order`).
 
-Other sorts (text columns, Δ) keep the one sorted query. Every variant returns the ids
-`order_clause` would, in the same order: tests compare them on small databases.
+Other sorts (text columns, Δ without a fresh stored order) keep the one sorted query. Every
+variant returns the ids `order_clause` would, in the same order: tests compare them on small
+databases.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .delta_order import delta_order_page
 from .filters import SORTS, Filter
 from .sql import STALE_ITEMS_SQL, Built, build, build_parts, order_clause
 
@@ -37,6 +40,9 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         sql, params = build(conn, f)
         return _ids(conn, f"SELECT i.id {sql} ORDER BY i.id {direction}", params, offset, limit)
     b = build_parts(conn, f)
+    stored = delta_order_page(conn, f, b, offset, limit)  # None unless a Δ sort with a fresh stored order
+    if stored is not None:
+        return stored
     if f.sort in _SCORE_INDEX:
         first = _by_score(b, f.sort, direction)
         rest = _items_sql(b, f"p.{f.sort} IS NULL", direction)

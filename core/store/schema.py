@@ -256,6 +256,28 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (dataset_id, slices)
     );
     """,
+    # 10 → 11: the browser's Δ order of a compared pair of runs (issue 16; `core.query.delta_order`):
+    # the items of run A's dataset by Δ (B − A) and item id, so a page sorted by Δ walks an index
+    # instead of sorting a million items. Built once per (A, B) the user compares, under a stamp of
+    # both runs' data; gone with either run (cascade; `delta_pairs_b` serves run B's).
+    """
+    CREATE TABLE IF NOT EXISTS delta_pairs (
+        id INTEGER PRIMARY KEY,
+        run_a INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        run_b INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        stamp TEXT NOT NULL,
+        items INTEGER NOT NULL,
+        built_at TEXT NOT NULL,
+        UNIQUE (run_a, run_b)
+    );
+    CREATE INDEX IF NOT EXISTS delta_pairs_b ON delta_pairs(run_b);
+    CREATE TABLE IF NOT EXISTS delta_order (
+        pair_id INTEGER NOT NULL REFERENCES delta_pairs(id) ON DELETE CASCADE,
+        delta REAL NOT NULL,
+        item_id INTEGER NOT NULL,
+        PRIMARY KEY (pair_id, delta, item_id)
+    ) WITHOUT ROWID;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -42,6 +42,7 @@ from ..widgets import (
     StatusLine,
 )
 from .browser_count import BrowserCount, CountLoaded
+from .browser_delta import BrowserDeltaOrder
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
 from .detail import DetailScreen, TotalLoaded
@@ -72,7 +73,7 @@ class WindowLoaded(Message):
     cursor: int
 
 
-class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
+class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -214,6 +215,7 @@ class BrowserScreen(BrowserCount, BrowserLayout, LabelActions, BrowserStale, Tri
         self.show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
         self.follow_facets()
+        self.follow_compare()  # browser_delta: the compared pair's Δ order, built once
 
     def rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
