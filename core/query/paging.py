@@ -17,6 +17,8 @@ Other sorts (text columns, Δ) keep the one sorted query. Every variant returns 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from .filters import SORTS, Filter
@@ -44,9 +46,15 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         return _ids(conn, f"SELECT i.id {sql} ORDER BY i.id {direction}", params, offset, limit)
     b = build_parts(conn, f)
     if f.sort in _SCORE_INDEX and not _few_search_hits(conn, f):
-        first = _by_score(b, f.sort, direction)
         rest = _items_sql(b, f"p.{f.sort} IS NULL", direction)
-        return _two_parts(conn, first, rest, offset, limit)
+        conds = _run_only(b)
+        if conds and conds[0]:  # conditions on run A's scores alone: walk the index a while, else sort them
+            walk, sort = _run_walk(b, conds, f.sort, direction), _run_sorted(b, conds, f.sort, direction)
+            return _two_parts(conn, sort, rest, offset, limit, first_ids=_walk_or_sort(walk, sort))
+        return _two_parts(conn, _by_score(b, f.sort, direction), rest, offset, limit)
+    if order == "p.text" and (conds := _run_only(b)) is not None:  # run A's predictions by text, then the rest
+        return _two_parts(conn, _run_sorted(b, conds, "text", direction), _items_sql(b, "p.id IS NULL", direction),
+                          offset, limit)
     if order == "stale":
         stale = f"i.id IN ({STALE_ITEMS_SQL})"
         # ascending: not stale (0) first; descending: stale (1) first; each part by id
@@ -69,6 +77,54 @@ def _few_search_hits(conn: Any, f: Filter) -> bool:
         n += conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                           (phrase, FEW_HITS)).fetchone()[0]
     return n < FEW_HITS
+
+
+_ITEM_COLUMN = re.compile(r"(?<![\w.])i\.")
+"""A reference to an item column (alias `i`) in a condition of `Built.where`."""
+WALK_BUDGET = 20_000
+"""Index entries a page walks (about 10 ms), beyond those before it, before it sorts run A's
+matching predictions instead (about 90 ms at a million, from the covering index `predictions_scores`)."""
+
+
+def _run_only(b: Built) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
+    """The filter's conditions and parameters besides its dataset when none reads an item column
+    nor run B: run A's predictions alone answer them (each is an item of the run's dataset)."""
+    if b.run == -1 or b.compare is not None or b.where[:1] != ("i.dataset_id = ?",):
+        return None
+    if any(_ITEM_COLUMN.search(c) for c in b.where[1:]):
+        return None
+    return b.where[1:], b.params[1:]
+
+
+def _run_sorted(b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]], column: str,
+                direction: str) -> tuple[str, list[Any]]:
+    """Run A's predictions meeting `conds`, sorted by `column` (ties by item id): scores read from
+    the covering index `predictions_scores` when `column` is one (no prediction row read)."""
+    index = " INDEXED BY predictions_scores" if column in _SCORE_INDEX else ""
+    where = " AND ".join((f"p.{column} IS NOT NULL", *conds[0]))
+    sql = (f"SELECT p.item_id FROM predictions p{index} WHERE p.run_id = ? AND {where}"
+           f" ORDER BY p.{column} {direction}, p.item_id {direction}")
+    return sql, [b.run, *conds[1]]
+
+
+def _run_walk(b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]], column: str,
+              direction: str) -> tuple[str, list[Any]]:
+    """The first `WALK_BUDGET` entries of run A's `column` index in order, those meeting `conds`."""
+    sql = (f"SELECT w.item_id FROM (SELECT p.item_id, ({' AND '.join(conds[0])}) AS ok"
+           f" FROM predictions p INDEXED BY {_SCORE_INDEX[column]} WHERE p.run_id = ? AND p.{column} IS NOT NULL"
+           f" ORDER BY p.{column} {direction}, p.item_id {direction} LIMIT ?) w WHERE w.ok")
+    return sql, [*conds[1], b.run]
+
+
+def _walk_or_sort(walk: tuple[str, list[Any]], sort: tuple[str, list[Any]]) -> Callable[[Any, int, int], list[int]]:
+    """A full page within the walk's budget is the page (every match before it lies in the walk);
+    a short one may have run out of budget: the sorted query says."""
+
+    def ids(conn: Any, offset: int, limit: int) -> list[int]:
+        found = _ids(conn, walk[0], [*walk[1], WALK_BUDGET + 2 * (offset + limit)], offset, limit)
+        return found if len(found) == limit else _ids(conn, *sort, offset, limit)
+
+    return ids
 
 
 def _joins_b(b: Built) -> tuple[str, list[Any]]:
@@ -102,10 +158,11 @@ def _ids(conn: Any, sql: str, params: list[Any], offset: int, limit: int) -> lis
 
 
 def _two_parts(conn: Any, first: tuple[str, list[Any]], rest: tuple[str, list[Any]], offset: int,
-               limit: int) -> list[int]:
+               limit: int, first_ids: Callable[[Any, int, int], list[int]] | None = None) -> list[int]:
     """Rows of `first` then of `rest` (each already in order), `offset … offset+limit` of them.
-    The size of `first` is counted only when the page starts past its end."""
-    ids = _ids(conn, *first, offset, limit)
+    The size of `first` is counted only when the page starts past its end. `first_ids`: another
+    way to the rows of `first` (same rows, same order)."""
+    ids = first_ids(conn, offset, limit) if first_ids else _ids(conn, *first, offset, limit)
     if len(ids) == limit:
         return ids
     if ids or offset == 0:

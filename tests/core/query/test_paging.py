@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from qa_inspect.core import flags
-from qa_inspect.core.query import Filter, page_ids
+from qa_inspect.core.query import Filter, page_ids, paging
 from qa_inspect.core.query.sql import build, order_clause
 
 from tests.helpers import Env
@@ -26,8 +26,12 @@ def _runs(conn: Any) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "delta"])
-def test_pages_equal_the_sorted_query_at_every_offset(env: Env, sort: str) -> None:
+@pytest.mark.parametrize("budget", [20_000, 0])
+@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "prediction", "delta"])
+def test_pages_equal_the_sorted_query_at_every_offset(env: Env, monkeypatch: pytest.MonkeyPatch, sort: str,
+                                                      budget: int) -> None:
+    """Budget 0: a walk down a score index finds no full page, the sorted predictions do."""
+    monkeypatch.setattr(paging, "WALK_BUDGET", budget)
     conn = env.conn
     for ds, ds_id, runs in _runs(conn):
         key, gold = conn.execute(
@@ -37,7 +41,10 @@ def test_pages_equal_the_sorted_query_at_every_offset(env: Env, sort: str) -> No
         for run in runs:
             base = Filter(dataset=ds, run=run, sort=sort)
             variants = [base, base.with_(em=0), base.with_(descending=True), base.with_(refused=False),
-                        base.with_(descending=True, f1_max=0.5)]
+                        base.with_(descending=True, f1_max=0.5), base.with_(em=0, f1_min=0.1, descending=True),
+                        base.with_(facets=(("error_category", "no prediction"),)),
+                        base.with_(facets=(("error_category", "boundary-long"), ("error_category", "empty")), em=0),
+                        base.with_(em=0, splits=("dev",)), base.with_(em=1, stale=False)]
             if len(runs) > 1:
                 other = next(r for r in runs if r != run)
                 variants += [base.with_(compare=other), base.with_(compare=other, only_disagree=True, descending=True)]
