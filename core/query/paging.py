@@ -5,14 +5,20 @@ item the filter matches (seconds at 1M) for each page. Here a page walks an inde
 in the order shown and stops after `offset + limit` matching rows:
 
 - by id: the items of the dataset in id order (`items_dataset`), run A's prediction looked up
-  per item;
+  per item; when every condition is on run A's prediction alone and an item without one fails
+  it (an error category, EM 1), run A's covering index `predictions_scores` in item order; when
+  several values of a label hold few items, those items from the label's index, sorted;
 - by a score of run A (EM, F1, F1-recall, refused): run A's score index `(run_id, score, item_id)`
   first, then the items without that score (no prediction) in id order, as `order_clause` puts
-  NULLs last;
+  NULLs last; under conditions on run A's prediction alone the walk has a budget, past which
+  the matching scores are sorted from the covering index (a rare match never walks it all);
+- by prediction text: run A's predictions sorted (no item walk), then the items without one;
 - by stale: the flagged items (a short list) and the others, each part in id order.
 
-Other sorts (text columns, Δ) keep the one sorted query. Every variant returns the ids
-`order_clause` would, in the same order: tests compare them on small databases.
+A search starts from its trigram matches (`core.query.sql`); sorted by a score, few matches are
+sorted rather than found by a walk. Other sorts (question, Δ) keep the one sorted query. Every
+variant returns the ids `order_clause` would, in the same order: tests compare them on small
+databases, each way forced.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .filters import SORTS, Filter
 from qa_inspect.core.load import pending_marks
 
+from .filters import SORTS, Filter
 from .sql import STALE_ITEMS_SQL, Built, _fts_phrase, build, build_parts, order_clause
 
 __all__ = ["explain_page", "page_ids"]
@@ -41,25 +47,27 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
     """Ids of rows `offset … offset+limit` of the filter, in `order_clause` order."""
     order = SORTS.get(f.sort, "i.id")
     direction = "DESC" if f.descending else "ASC"
-    if order == "i.id":
-        sql, params = build(conn, f)
-        return _ids(conn, f"SELECT i.id {sql} ORDER BY i.id {direction}", params, offset, limit)
     b = build_parts(conn, f)
+    if order == "i.id":
+        conds = _run_only(b)
+        if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone
+            return _ids(conn, *_run_sorted(b, conds, "item_id", direction), offset, limit)
+        return _ids(conn, *_items_sql(b, direction, index=_few_items_index(conn, f, b)), offset, limit)
     if f.sort in _SCORE_INDEX and not _few_search_hits(conn, f):
-        rest = _items_sql(b, f"p.{f.sort} IS NULL", direction)
+        rest = _items_sql(b, direction, f"p.{f.sort} IS NULL")
         conds = _run_only(b)
         if conds and conds[0]:  # conditions on run A's scores alone: walk the index a while, else sort them
             walk, sort = _run_walk(b, conds, f.sort, direction), _run_sorted(b, conds, f.sort, direction)
             return _two_parts(conn, sort, rest, offset, limit, first_ids=_walk_or_sort(walk, sort))
         return _two_parts(conn, _by_score(b, f.sort, direction), rest, offset, limit)
     if order == "p.text" and (conds := _run_only(b)) is not None:  # run A's predictions by text, then the rest
-        return _two_parts(conn, _run_sorted(b, conds, "text", direction), _items_sql(b, "p.id IS NULL", direction),
+        return _two_parts(conn, _run_sorted(b, conds, "text", direction), _items_sql(b, direction, "p.id IS NULL"),
                           offset, limit)
     if order == "stale":
         stale = f"i.id IN ({STALE_ITEMS_SQL})"
         # ascending: not stale (0) first; descending: stale (1) first; each part by id
         first_cond, rest_cond = (stale, f"NOT {stale}") if f.descending else (f"NOT {stale}", stale)
-        return _two_parts(conn, _items_sql(b, first_cond, direction), _items_sql(b, rest_cond, direction),
+        return _two_parts(conn, _items_sql(b, direction, first_cond), _items_sql(b, direction, rest_cond),
                           offset, limit)
     sql, params = build(conn, f)
     return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params, offset, limit)
@@ -96,14 +104,47 @@ def _run_only(b: Built) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
     return b.where[1:], b.params[1:]
 
 
+def _holds_without_prediction(conn: Any, conds: tuple[tuple[str, ...], tuple[Any, ...]]) -> bool:
+    """Whether conditions on run A's prediction alone hold for an item without one (em = 0 does:
+    such items are pages too, so the items are walked)."""
+    sql = f"SELECT EXISTS (SELECT 1 FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL WHERE {' AND '.join(conds[0])})"
+    return bool(conn.execute(sql, conds[1]).fetchone()[0])
+
+
+_LABEL_INDEXES = {"splits": ("split", "items_split"), "tags": ("tag", "items_tag"),
+                  "answer_types": ("answer_type", "items_answer_type")}
+"""Item labels a filter selects by value (`Filter` field: column, index `(dataset_id, column)`)."""
+
+
+def _few_items_index(conn: Any, f: Filter, b: Built) -> str | None:
+    """The label index to start from when the filter selects several values of a label (one value
+    is in id order in its index already; several would be sorted) and they hold under `FEW_HITS`
+    items: else every item is walked, and values with no item walk all of them."""
+    if b.where[:1] != ("i.dataset_id = ?",):
+        return None
+    best: tuple[int, str] | None = None
+    for field, (column, index) in _LABEL_INDEXES.items():
+        values: tuple[str, ...] = getattr(f, field)
+        if len(values) < 2:
+            continue
+        n = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM items INDEXED BY {index} WHERE dataset_id = ?"
+                         f" AND {column} IN ({', '.join('?' * len(values))}) LIMIT ?)",
+                         [b.params[0], *values, FEW_HITS]).fetchone()[0]
+        if n < FEW_HITS and (best is None or n < best[0]):
+            best = (n, index)
+    return best[1] if best else None
+
+
 def _run_sorted(b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]], column: str,
                 direction: str) -> tuple[str, list[Any]]:
-    """Run A's predictions meeting `conds`, sorted by `column` (ties by item id): scores read from
-    the covering index `predictions_scores` when `column` is one (no prediction row read)."""
-    index = " INDEXED BY predictions_scores" if column in _SCORE_INDEX else ""
+    """Run A's predictions meeting `conds`, by `column` (ties by item id): read from the covering
+    index `predictions_scores` `(run_id, item_id, scores, category)` for a score or the item id
+    (no prediction row read; by item id a walk in order that stops after the page)."""
+    index = " INDEXED BY predictions_scores" if column in _SCORE_INDEX or column == "item_id" else ""
     where = " AND ".join((f"p.{column} IS NOT NULL", *conds[0]))
+    order = f"p.{column} {direction}, " if column != "item_id" else ""
     sql = (f"SELECT p.item_id FROM predictions p{index} WHERE p.run_id = ? AND {where}"
-           f" ORDER BY p.{column} {direction}, p.item_id {direction}")
+           f" ORDER BY {order}p.item_id {direction}")
     return sql, [b.run, *conds[1]]
 
 
@@ -133,11 +174,13 @@ def _joins_b(b: Built) -> tuple[str, list[Any]]:
     return " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?", [b.compare]
 
 
-def _items_sql(b: Built, cond: str, direction: str) -> tuple[str, list[Any]]:
-    """Items-first walk in id order (the dataset's items by `items_dataset`), with `cond`."""
+def _items_sql(b: Built, direction: str, *conds: str, index: str | None = None) -> tuple[str, list[Any]]:
+    """Items-first walk in id order (the dataset's items by `items_dataset`, or the few an item
+    label's `index` finds, sorted), with `conds`."""
     jb, pb = _joins_b(b)
-    sql = (f"SELECT i.id FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
-           f"{b.where_sql(cond)} ORDER BY i.id {direction}")
+    hint = f" INDEXED BY {index}" if index else ""
+    sql = (f"SELECT i.id FROM items i{hint} LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
+           f"{b.where_sql(*conds)} ORDER BY i.id {direction}")
     return sql, [b.run, *pb, *b.params]
 
 
