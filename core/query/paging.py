@@ -54,14 +54,14 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
             return _ids(conn, *_run_sorted(b, conds, "item_id", direction), offset, limit)
         return _ids(conn, *_items_sql(b, direction, index=_few_items_index(conn, f, b)), offset, limit)
     if f.sort in _SCORE_INDEX and not _few_search_hits(conn, f):
-        rest = _items_sql(b, direction, f"p.{f.sort} IS NULL")
         conds = _run_only(b)
+        rest = _run_rest(conn, b, conds, f.sort, direction)
         if conds and conds[0]:  # conditions on run A's scores alone: walk the index a while, else sort them
             walk, sort = _run_walk(b, conds, f.sort, direction), _run_sorted(b, conds, f.sort, direction)
             return _two_parts(conn, sort, rest, offset, limit, first_ids=_walk_or_sort(walk, sort))
         return _two_parts(conn, _by_score(b, f.sort, direction), rest, offset, limit)
     if order == "p.text" and (conds := _run_only(b)) is not None:  # run A's predictions by text, then the rest
-        return _two_parts(conn, _run_sorted(b, conds, "text", direction), _items_sql(b, direction, "p.id IS NULL"),
+        return _two_parts(conn, _run_sorted(b, conds, "text", direction), _run_rest(conn, b, conds, "text", direction),
                           offset, limit)
     if order == "stale":
         stale = f"i.id IN ({STALE_ITEMS_SQL})"
@@ -133,6 +133,22 @@ def _few_items_index(conn: Any, f: Filter, b: Built) -> str | None:
         if n < FEW_HITS and (best is None or n < best[0]):
             best = (n, index)
     return best[1] if best else None
+
+
+def _run_rest(conn: Any, b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]] | None, column: str,
+              direction: str) -> tuple[str, list[Any]]:
+    """The rows after run A's predictions with a `column` value, by id: the items walked (those
+    without a prediction or without the value), unless the conditions are on run A's prediction
+    alone and an item without one fails them: then run A's predictions without the value, from
+    the score's index (none for the text), so a filter that ends early never walks every item."""
+    if conds is None or not conds[0] or _holds_without_prediction(conn, conds):
+        return _items_sql(b, direction, f"p.{column} IS NULL")
+    if column not in _SCORE_INDEX:
+        return "SELECT 1 WHERE 0", []
+    where = " AND ".join((f"p.{column} IS NULL", *conds[0]))
+    sql = (f"SELECT p.item_id FROM predictions p INDEXED BY {_SCORE_INDEX[column]} WHERE p.run_id = ? AND {where}"
+           f" ORDER BY p.item_id {direction}")
+    return sql, [b.run, *conds[1]]
 
 
 def _run_sorted(b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]], column: str,
@@ -211,8 +227,14 @@ def _two_parts(conn: Any, first: tuple[str, list[Any]], rest: tuple[str, list[An
     if ids or offset == 0:
         n_first = offset + len(ids)
     else:
-        n_first = conn.execute(f"SELECT COUNT(*) FROM ({first[0]})", first[1]).fetchone()[0]
+        n_first = conn.execute(f"SELECT COUNT(*) FROM ({_unordered(first[0])})", first[1]).fetchone()[0]
     return ids + _ids(conn, *rest, max(0, offset - n_first), limit - len(ids))
+
+
+def _unordered(sql: str) -> str:
+    """`sql` without its final top-level ORDER BY: a count needs no order (SQLite would sort)."""
+    head, sep, tail = sql.rpartition(" ORDER BY ")
+    return head if sep and ")" not in tail and "?" not in tail else sql
 
 
 def explain_page(conn: Any, f: Filter) -> str:
