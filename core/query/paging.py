@@ -13,7 +13,8 @@ in the order shown and stops after `offset + limit` matching rows:
   NULLs last; under conditions on run A's prediction alone the walk has a budget, past which
   the matching scores are sorted from the covering index (a rare match never walks it all);
 - by prediction text: run A's predictions sorted (no item walk), then the items without one;
-- by stale: the flagged items (a short list) and the others, each part in id order.
+- by stale: the flagged items (a short list) and the others, each part in id order;
+- by an item label (split, tag, answer type): its index `(dataset_id, label)`, values then NULLs.
 
 A search starts from its trigram matches (`core.query.sql`); sorted by a score, few matches are
 sorted rather than found by a walk. Other sorts (question, Δ) keep the one sorted query. Every
@@ -60,6 +61,10 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
             walk, sort = _run_walk(b, conds, f.sort, direction), _run_sorted(b, conds, f.sort, direction)
             return _two_parts(conn, sort, rest, offset, limit, first_ids=_walk_or_sort(walk, sort))
         return _two_parts(conn, _by_score(b, f.sort, direction), rest, offset, limit)
+    if f.sort in _LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",) and not _few_search_hits(conn, f):
+        column, index = _LABEL_SORTS[f.sort]  # the label's index (dataset_id, label, id): values, then NULL by id
+        return _two_parts(conn, _by_label(b, column, index, direction, f"i.{column} IS NOT NULL"),
+                          _by_label(b, column, index, direction, f"i.{column} IS NULL"), offset, limit)
     if order == "p.text" and (conds := _run_only(b)) is not None:  # run A's predictions by text, then the rest
         return _two_parts(conn, _run_sorted(b, conds, "text", direction), _run_rest(conn, b, conds, "text", direction),
                           offset, limit)
@@ -114,6 +119,20 @@ def _holds_without_prediction(conn: Any, conds: tuple[tuple[str, ...], tuple[Any
 _LABEL_INDEXES = {"splits": ("split", "items_split"), "tags": ("tag", "items_tag"),
                   "answer_types": ("answer_type", "items_answer_type")}
 """Item labels a filter selects by value (`Filter` field: column, index `(dataset_id, column)`)."""
+
+
+_LABEL_SORTS = {"split": ("split", "items_split"), "tag": ("tag", "items_tag"),
+                "answer_type": ("answer_type", "items_answer_type")}
+"""Sorts by an item label: column, index `(dataset_id, column)` (its entries end in the item id)."""
+
+
+def _by_label(b: Built, column: str, index: str, direction: str, cond: str) -> tuple[str, list[Any]]:
+    """The dataset's items meeting `cond` down the label's index: by value, ties by id (NULLs: by id)."""
+    jb, pb = _joins_b(b)
+    order = "" if cond.endswith("IS NULL") else f"i.{column} {direction}, "
+    sql = (f"SELECT i.id FROM items i INDEXED BY {index} LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+           f"{jb}{b.where_sql(cond)} ORDER BY {order}i.id {direction}")
+    return sql, [b.run, *pb, *b.params]
 
 
 def _few_items_index(conn: Any, f: Filter, b: Built) -> str | None:

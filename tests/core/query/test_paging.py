@@ -27,7 +27,8 @@ def _runs(conn: Any) -> list[tuple[str, str, list[str]]]:
 
 
 @pytest.mark.parametrize(("budget", "few"), [(20_000, 5_000), (0, 0)])
-@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "prediction", "delta"])
+@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "prediction", "delta",
+                                  "split", "tag", "answer_type"])
 def test_pages_equal_the_sorted_query_at_every_offset(env: Env, monkeypatch: pytest.MonkeyPatch, sort: str,
                                                       budget: int, few: int) -> None:
     """Budget 0: a walk down a score index finds no full page, the sorted predictions do; few 0:
