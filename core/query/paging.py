@@ -39,9 +39,9 @@ _SCORE_INDEX = {"em": "predictions_run_em", "f1": "predictions_run_f1", "f1_reca
                 "refused": "predictions_run_refused"}
 """Run A's score columns with an index `(run_id, column, item_id)` (schema 9)."""
 FEW_HITS = 5_000
-"""A search matching fewer rows than this is sorted (its matches alone) rather than found by a walk
-down a score index (a rare phrase would walk all of it: 0.6 s at a million items; sorting 5,000
-matches and walking the index to 100 of them take about 10 ms each)."""
+"""A search (or several values of an item label) matching fewer rows than this is sorted (its
+matches alone) rather than found by a walk down an index (a rare phrase would walk all of it:
+0.6 s at a million items; sorting 5,000 matches and walking to 100 of them take about 10 ms each)."""
 
 
 def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[int]:
@@ -112,18 +112,17 @@ def _run_only(b: Built) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
 def _holds_without_prediction(conn: Any, conds: tuple[tuple[str, ...], tuple[Any, ...]]) -> bool:
     """Whether conditions on run A's prediction alone hold for an item without one (em = 0 does:
     such items are pages too, so the items are walked)."""
-    sql = f"SELECT EXISTS (SELECT 1 FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL WHERE {' AND '.join(conds[0])})"
+    sql = ("SELECT EXISTS (SELECT 1 FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL"
+           f" WHERE {' AND '.join(conds[0])})")
     return bool(conn.execute(sql, conds[1]).fetchone()[0])
-
-
-_LABEL_INDEXES = {"splits": ("split", "items_split"), "tags": ("tag", "items_tag"),
-                  "answer_types": ("answer_type", "items_answer_type")}
-"""Item labels a filter selects by value (`Filter` field: column, index `(dataset_id, column)`)."""
 
 
 _LABEL_SORTS = {"split": ("split", "items_split"), "tag": ("tag", "items_tag"),
                 "answer_type": ("answer_type", "items_answer_type")}
-"""Sorts by an item label: column, index `(dataset_id, column)` (its entries end in the item id)."""
+"""Item labels (sort name: column, index `(dataset_id, column)`, its entries ending in the item id)."""
+_LABEL_INDEXES = {"splits": _LABEL_SORTS["split"], "tags": _LABEL_SORTS["tag"],
+                  "answer_types": _LABEL_SORTS["answer_type"]}
+"""The same labels by the `Filter` field that selects their values."""
 
 
 def _by_label(b: Built, column: str, index: str, direction: str, cond: str) -> tuple[str, list[Any]]:

@@ -57,7 +57,8 @@ def filters(draw: st.DrawFn, c: sqlite3.Connection) -> Filter:
         compare=draw(st.sampled_from([None, None, None, *others])) if others else None,
         sort=draw(st.sampled_from(["key", "em", "f1", "f1_recall", "refused", "prediction", *sorted(SORTS)])),
         descending=draw(st.booleans()),
-        facets=tuple(("error_category", v) for v in draw(st.lists(st.sampled_from(categories), max_size=2, unique=True))),
+        facets=tuple(("error_category", v)
+                     for v in draw(st.lists(st.sampled_from(categories), max_size=2, unique=True))),
         stale=draw(st.sampled_from([None, False])) if on_items else None,
     )
 

@@ -48,7 +48,8 @@ def _texts(conn: Any) -> tuple[str, list[str]]:
     pred, late_pred = one(f"{preds} LIMIT 1 OFFSET 3", run_id), one(f"{preds} DESC LIMIT 1", run_id)
     gold = one("SELECT g.text FROM golds g JOIN items i ON i.id = g.item_id WHERE i.dataset_id = ?"
                " AND length(g.text) > 4 ORDER BY g.id DESC LIMIT 1", ds)
-    return run, [question[2:5], late[1:5], gold[:4], pred[1:4], late_pred[:3], question[:2], "不存在的字符串", "什么"]
+    return run, [question[2:5], late[1:5], gold[:4], pred[1:4], late_pred[:3], question[:2], "不存在的字符串",
+                 "什么"]
 
 
 def _unindex_above(conn: sqlite3.Connection, items: int, predictions: int) -> None:
