@@ -53,6 +53,8 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         conds = _run_only(b)
         if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone
             return _ids(conn, *_run_sorted(b, conds, "item_id", direction), offset, limit)
+        if 0 < len(f.search.strip()) < 3 and b.where[:1] == ("i.dataset_id = ?",):
+            return _short_search_ids(conn, f, b, direction, offset, limit)
         return _ids(conn, *_items_sql(b, direction, index=_few_items_index(conn, f, b)), offset, limit)
     if f.sort in _SCORE_INDEX and not _few_search_hits(conn, f):
         conds = _run_only(b)
@@ -76,6 +78,21 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
                           offset, limit)
     sql, params = build(conn, f)
     return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params, offset, limit)
+
+
+def _short_search_ids(conn: Any, f: Filter, b: Built, direction: str, offset: int, limit: int) -> list[int]:
+    """A search too short for the trigram index, by id: the first `WALK_BUDGET` items past the page
+    tested one by one (a common text fills the page there), else every table read once for the
+    matching items (a rare text: 0.7 s at a million items instead of 2 s of tests per item)."""
+    row = conn.execute(f"SELECT id FROM items WHERE dataset_id = ? ORDER BY id {direction} LIMIT 1 OFFSET ?",
+                       (b.params[0], offset + limit + WALK_BUDGET)).fetchone()
+    if row is not None:  # the walk stops at that item (else it reaches the last item within the budget)
+        bound = f"i.id {'<' if direction == 'ASC' else '>'} {int(row[0])}"
+        ids = _ids(conn, *_items_sql(b, direction, bound), offset, limit)
+        if len(ids) == limit:
+            return ids
+        b = build_parts(conn, f, scan_short_search=True)
+    return _ids(conn, *_items_sql(b, direction), offset, limit)
 
 
 def _few_search_hits(conn: Any, f: Filter) -> bool:

@@ -309,8 +309,10 @@ def build(conn: Any, f: Filter) -> tuple[str, list[Any]]:
     return " ".join(joins) + b.where_sql(), params + list(b.params)
 
 
-def build_parts(conn: Any, f: Filter) -> Built:
-    """The filter's run ids and WHERE conditions (see `Built`)."""
+def build_parts(conn: Any, f: Filter, *, scan_short_search: bool = False) -> Built:
+    """The filter's run ids and WHERE conditions (see `Built`). `scan_short_search`: a search of
+    under 3 characters as one list of matching items (each table read once) instead of a test
+    per item (which a page stops early: best when the text is common)."""
     ds, run, cmp_ = run_ids(conn, f)
     params: list[Any] = []
     where: list[str] = []
@@ -343,7 +345,8 @@ def build_parts(conn: Any, f: Filter) -> Built:
             + f"IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s WHERE s.proposed IS NOT NULL AND s.proposed != '')"
         )
     if f.search.strip():
-        where.append(_search_clause(f.search.strip(), params, run if run is not None else -1, pending_marks(conn)))
+        where.append(_search_clause(f.search.strip(), params, run if run is not None else -1, pending_marks(conn),
+                                    scan=scan_short_search))
     if f.only_disagree and cmp_ is not None:
         where.append(
             "(p.id IS NOT NULL OR pb.id IS NOT NULL) AND (p.em IS NOT pb.em OR p.refused IS NOT pb.refused"
@@ -367,7 +370,8 @@ def _fts_phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _search_clause(text: str, params: list[Any], run: int, pending: tuple[int, int] | None = None) -> str:
+def _search_clause(text: str, params: list[Any], run: int, pending: tuple[int, int] | None = None, *,
+                   scan: bool = False) -> str:
     """Trigram FTS for 3+ characters (Chinese has no spaces to tokenise on); LIKE for shorter text,
     and for rows a big load left to index later (`pending`: the index marks, see `core.load`).
 
@@ -384,14 +388,21 @@ def _search_clause(text: str, params: list[Any], run: int, pending: tuple[int, i
             " AND pm.id IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?)"
         )
         if pending is not None:  # rows above the marks: a range of ids each, tested by LIKE
-            params.extend([pending[0], like, like, run, pending[1], like])
+            params.extend([pending[0], like, pending[0], like, run, pending[1], like])
             hits += (
-                " UNION SELECT im.id FROM items im WHERE im.id > ? AND (im.question LIKE ? ESCAPE '\\'"
-                " OR EXISTS (SELECT 1 FROM golds g WHERE g.item_id = im.id AND g.text LIKE ? ESCAPE '\\'))"
+                " UNION SELECT im.id FROM items im WHERE im.id > ? AND im.question LIKE ? ESCAPE '\\'"
+                " UNION SELECT g.item_id FROM golds g WHERE g.item_id > ? AND g.text LIKE ? ESCAPE '\\'"
                 " UNION SELECT pm.item_id FROM predictions pm WHERE pm.run_id = ? AND pm.id > ?"
                 " AND pm.text LIKE ? ESCAPE '\\'"
             )
         return f"i.id IN ({hits})"
+    if scan:
+        params.extend([like, like, run, like])
+        return (
+            "i.id IN (SELECT im.id FROM items im WHERE im.question LIKE ? ESCAPE '\\'"
+            " UNION SELECT g.item_id FROM golds g WHERE g.text LIKE ? ESCAPE '\\'"
+            " UNION SELECT pm.item_id FROM predictions pm WHERE pm.run_id = ? AND pm.text LIKE ? ESCAPE '\\')"
+        )
     params.extend([like, like, like])
     return (
         "(i.question LIKE ? ESCAPE '\\' OR p.text LIKE ? ESCAPE '\\'"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from qa_inspect.core.query import Filter, count, page_ids
 from qa_inspect.core.query import paging
-from qa_inspect.core.query.sql import build, order_clause
+from qa_inspect.core.query.sql import build, build_parts, order_clause
 
 from tests.helpers import Env
 
@@ -75,15 +75,21 @@ def test_a_search_finds_every_item_holding_the_text(env: Env, pending: bool) -> 
         want = _holding(conn, run, text)
         assert set(_reference(conn, Filter(run=run, search=text))) == want, text
         assert count(conn, Filter(run=run, search=text)) == len(want), text
+        b = build_parts(conn, Filter(run=run, search=text), scan_short_search=True)
+        listed = conn.execute(f"SELECT i.id FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+                              f"{b.where_sql()}", [b.run, *b.params]).fetchall()
+        assert {r[0] for r in listed} == want, text
     assert any(_holding(conn, run, t) for t in texts[:3])
 
 
-@pytest.mark.parametrize("few_hits", [0, 10**9])
+@pytest.mark.parametrize(("few_hits", "budget"), [(0, 20_000), (10**9, 0)])
 @pytest.mark.parametrize("sort", ["key", "em", "f1", "refused", "stale", "prediction", "delta"])
 def test_pages_of_a_search_equal_the_sorted_query(env: Env, monkeypatch: pytest.MonkeyPatch, sort: str,
-                                                  few_hits: int) -> None:
-    """Both ways to a sorted page of a search (sort the few matches; walk the score index) agree."""
+                                                  few_hits: int, budget: int) -> None:
+    """Every way to a page of a search agrees: sort the few matches or walk the score index; test
+    a short text item by item or list its matches (budget 0: no page is full within the walk)."""
     monkeypatch.setattr(paging, "FEW_HITS", few_hits)
+    monkeypatch.setattr(paging, "WALK_BUDGET", budget)
     conn = env.conn
     run, texts = _texts(conn)
     other = conn.execute("SELECT name FROM runs WHERE name != ? AND dataset_id = (SELECT dataset_id FROM runs"
