@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from qa_inspect.core import flags
-from qa_inspect.core.query import Filter, page_ids
+from qa_inspect.core.query import Filter, page_ids, paging
 from qa_inspect.core.query.sql import build, order_clause
 
 from tests.helpers import Env
@@ -26,8 +26,15 @@ def _runs(conn: Any) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "delta"])
-def test_pages_equal_the_sorted_query_at_every_offset(env: Env, sort: str) -> None:
+@pytest.mark.parametrize(("budget", "few"), [(20_000, 5_000), (0, 0)])
+@pytest.mark.parametrize("sort", ["key", "em", "f1", "f1_recall", "refused", "stale", "question", "prediction", "delta",
+                                  "split", "tag", "answer_type"])
+def test_pages_equal_the_sorted_query_at_every_offset(env: Env, monkeypatch: pytest.MonkeyPatch, sort: str,
+                                                      budget: int, few: int) -> None:
+    """Budget 0: a walk down a score index finds no full page, the sorted predictions do; few 0:
+    labels of several values are walked item by item, not sorted from their index."""
+    monkeypatch.setattr(paging, "WALK_BUDGET", budget)
+    monkeypatch.setattr(paging, "FEW_HITS", few)
     conn = env.conn
     for ds, ds_id, runs in _runs(conn):
         key, gold = conn.execute(
@@ -37,7 +44,14 @@ def test_pages_equal_the_sorted_query_at_every_offset(env: Env, sort: str) -> No
         for run in runs:
             base = Filter(dataset=ds, run=run, sort=sort)
             variants = [base, base.with_(em=0), base.with_(descending=True), base.with_(refused=False),
-                        base.with_(descending=True, f1_max=0.5)]
+                        base.with_(descending=True, f1_max=0.5), base.with_(em=0, f1_min=0.1, descending=True),
+                        base.with_(facets=(("error_category", "no prediction"),)),
+                        base.with_(facets=(("error_category", "boundary-long"), ("error_category", "empty")), em=0),
+                        base.with_(em=0, splits=("dev",)), base.with_(em=1, stale=False),
+                        base.with_(answer_types=("person", "work", "time")), base.with_(splits=("dev", "test")),
+                        base.with_(tags=("fast-changing", "slow-changing"), answer_types=("person", "event"),
+                                   descending=True),
+                        base.with_(facets=(("error_category", "none such"),))]
             if len(runs) > 1:
                 other = next(r for r in runs if r != run)
                 variants += [base.with_(compare=other), base.with_(compare=other, only_disagree=True, descending=True)]
@@ -57,3 +71,20 @@ def test_a_page_walks_an_index_in_order_instead_of_sorting_every_item(env: Env) 
               Filter(dataset=ds, run=runs[0], sort="em", em=0)]:
         plan = explain_page(conn, f)
         assert "TEMP B-TREE" not in plan, plan
+
+
+def test_a_rare_value_is_found_from_an_index_not_by_walking_every_item(env: Env) -> None:
+    """Several values of a label held by few items start from the label's index; a condition on
+    run A's prediction alone that an item without one fails walks run A's covering score index."""
+    from qa_inspect.core.query.paging import explain_page
+
+    conn = env.conn
+    run = "glm-6b"
+    plan = explain_page(conn, Filter(run=run, answer_types=("person", "work")))
+    assert "items_answer_type" in plan, plan
+    for f in [Filter(run=run, facets=(("error_category", "empty"),)), Filter(run=run, em=1)]:
+        plan = explain_page(conn, f)
+        assert "COVERING INDEX predictions_scores" in plan and "items" not in plan, (f, plan)
+        assert "TEMP B-TREE" not in plan, (f, plan)
+    plan = explain_page(conn, Filter(run=run, sort="f1", em=1, descending=True))  # first a walk of the f1 index
+    assert "predictions_run_f1" in plan and "items" not in plan and "TEMP B-TREE" not in plan, plan
