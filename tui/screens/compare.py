@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core import report  # the lazy face: diff_runs & co. (polars, numpy) load when first called
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import OUTCOMES, Filter
 from qa_inspect.core.store import run_names
@@ -84,10 +85,8 @@ the numbers with `--resamples`)."""
 
 def stats_resamples(common: int) -> int:
     """The screen's resample count for `common` items, in thousands."""
-    from qa_inspect.core.report import StatOptions
-
     fit = SCREEN_RESAMPLE_BUDGET // max(common, 1) // 1000 * 1000
-    return max(1000, min(StatOptions().resamples, fit))
+    return max(1000, min(report.StatOptions().resamples, fit))
 
 
 @dataclass
@@ -199,15 +198,13 @@ class CompareScreen(StaleActions, BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff")
     def compute(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None) -> None:
-        from qa_inspect.core.report import DiffError, diff_runs
-
         diff: RunDiff | None = None
         error: str | None = None
         with self.db.connect() as conn:
             runs = run_names(conn, like=run_a)
             try:
-                diff = diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
-            except DiffError as exc:
+                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
+            except report.DiffError as exc:
                 error = str(exc)
         if not get_current_worker().is_cancelled:
             self.post_message(DiffLoaded(generation, diff, error, runs))
@@ -217,15 +214,13 @@ class CompareScreen(StaleActions, BaseScreen):
                       resamples: int) -> None:
         """Intervals and tests of every slice (resampling: seconds on 100k items), after the counts;
         a cancelled worker stops between two tests."""
-        from qa_inspect.core.report import StatOptions, diff_runs
-
         sig: PairSignificance | None = None
         error: str | None = None
         worker = get_current_worker()
         with self.db.connect() as conn:
             try:
-                sig = diff_runs(conn, run_a, run_b, threshold=threshold, top=0, within=within,
-                                stats=StatOptions(resamples=resamples), stop=lambda: worker.is_cancelled).significance
+                sig = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=0, within=within,
+                                stats=report.StatOptions(resamples=resamples), stop=lambda: worker.is_cancelled).significance
             except QAInspectError as exc:
                 error = str(exc)
         if not worker.is_cancelled:

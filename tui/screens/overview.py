@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core import report  # the lazy face: leaderboard (numpy, polars) loads when first called
 from qa_inspect.core.load import last_load
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
@@ -263,8 +264,6 @@ class OverviewScreen(OverviewStale, BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
     def load_intervals(self, names: list[str]) -> None:
         """Intervals and ties after the numbers are shown: resampling takes a moment per run pair."""
-        from qa_inspect.core.report import leaderboard
-
         worker = get_current_worker()
         boards: dict[str, Leaderboard] = {}
         with self.db.connect() as conn:
@@ -273,7 +272,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 for name in names:
                     if worker.is_cancelled:
                         return
-                    boards.update((b.dataset, b) for b in leaderboard(conn, name) if len(b.ranked) > 0)
+                    boards.update((b.dataset, b) for b in report.leaderboard(conn, name) if len(b.ranked) > 0)
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     return  # the screen was left: resumed when shown again

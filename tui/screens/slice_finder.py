@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from qa_inspect.core import report  # the lazy face: find_slices (numpy, polars) loads when first called
 from qa_inspect.core.query import Filter, select
 
 from ..base import BaseScreen
@@ -93,13 +94,11 @@ class SliceFinderScreen(StaleActions, BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="slice-finder")
     def find(self, largest: bool) -> None:
-        from qa_inspect.core.report import StatOptions, find_slices
-
         worker = get_current_worker()
         within = self.base.with_(compare=None)
         with self.db.connect() as conn:
-            finding = find_slices(conn, self.base.run or "", self.base.compare or "", within=within,
-                                  options=StatOptions(), largest=largest, stop=lambda: worker.is_cancelled)
+            finding = report.find_slices(conn, self.base.run or "", self.base.compare or "", within=within,
+                                  options=report.StatOptions(), largest=largest, stop=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(SlicesFound(finding))
 
