@@ -179,13 +179,23 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, LabelActions
             self.post_message(WindowLoaded(generation, f, start, rows, cursor))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="window")  # one window load at a time
-    def load_position(self, generation: int, f: Filter, item_id: int) -> None:
+    def load_position(self, generation: int, f: Filter, item_id: int, near: int | None = None) -> None:
+        """The window around `item_id`'s row. `near`: where it was (a flag marked, the data
+        re-read): that window is looked at first, a page walk; ranking every item of the filter
+        to find the row (seconds at a million) only when it moved out of it."""
         with self.db.connect() as conn:
-            pos = query.position(conn, f, item_id)
-            pos = 0 if pos is None else pos
-            rows = query.page(conn, f, max(0, pos - WINDOW // 2), WINDOW)
+            start = max(0, (near or 0) - WINDOW // 2)
+            rows = query.page(conn, f, start, WINDOW) if near is not None else []
+            ids = [r.item_id for r in rows]
+            if item_id in ids:
+                pos = start + ids.index(item_id)
+            else:
+                found = query.position(conn, f, item_id)
+                pos = 0 if found is None else found
+                start = max(0, pos - WINDOW // 2)
+                rows = query.page(conn, f, start, WINDOW)
         if not get_current_worker().is_cancelled:
-            self.post_message(WindowLoaded(generation, f, max(0, pos - WINDOW // 2), rows, pos))
+            self.post_message(WindowLoaded(generation, f, start, rows, pos))
 
     # -- state -------------------------------------------------------------------------------
     def set_filter(self, f: Filter, *, keep_item: int | None = None) -> None:
@@ -208,7 +218,9 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, LabelActions
             self.forget_counts()
         self.start_count(self.generation, self.filter)
         if keep_item is not None:
-            self.load_position(self.generation, self.filter, keep_item)
+            table = self.query_one(ItemTable)
+            here = table.current is not None and table.current.item_id == keep_item
+            self.load_position(self.generation, self.filter, keep_item, table.absolute_cursor if here else None)
         else:
             self.load_window(self.generation, self.filter, 0, cursor)
         self.rebuild_columns(refill=False)

@@ -126,3 +126,37 @@ async def test_back_from_a_walk_past_the_window_lands_on_the_row_without_ranking
         assert table.current is not None and table.current.item_id == walked_to
         assert ranked == []
         assert table.absolute_cursor == at == real(env.conn, browser.filter, walked_to)
+
+
+@async_test
+async def test_reloading_keeps_the_row_by_looking_where_it_was(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flag marked (or the data re-read) reloads the rows with the cursor kept on its item: the
+    window where it was is read first; every item is ranked only when it moved out of it."""
+    from qa_inspect.tui.widgets import ItemTable
+
+    ranked: list[int] = []
+    real = query.position
+
+    def ranking(conn: Any, f: Any, item_id: int) -> Any:
+        ranked.append(item_id)
+        return real(conn, f, item_id)
+
+    monkeypatch.setattr(query, "position", ranking)
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = await open_run(pilot, "bidaf-baseline")
+        table = browser.query_one(ItemTable)
+        table.move_cursor(row=7)
+        await settle(pilot)
+        item = table.current.item_id if table.current else None
+        at = table.absolute_cursor
+        browser.refresh_items(keep_item=item)
+        await settle(pilot)
+        assert table.current is not None and table.current.item_id == item and table.absolute_cursor == at
+        assert ranked == []
+        other = real(env.conn, browser.filter.with_(descending=True), item)
+        browser.set_filter(browser.filter.with_(descending=True), keep_item=item)  # the row moves far away
+        await settle(pilot)
+        assert table.current is not None and table.current.item_id == item and table.absolute_cursor == other
+        assert ranked == [item]
