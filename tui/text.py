@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterable
 from typing import Any
 
 from rich.cells import cell_len
@@ -21,6 +22,7 @@ __all__ = [
     "cell_text",
     "clean",
     "copy_text",
+    "count_cells",
     "escape_json",
     "escape_terminal",
     "number",
@@ -152,6 +154,12 @@ def number(value: float | None, digits: int = 1, *, percent: bool = False, style
         return Text("—", style="dim", justify="right")
     shown = value * 100 if percent else value
     return Text(f"{shown:.{digits}f}", style=style, justify="right")
+
+
+def count_cells(counts: Iterable[int], least: int) -> int:
+    """Cells a column of counts needs, written with separators (`1,000,000`: 9), at least `least`:
+    a count cut to fit (`1,000,0`) reads as another number."""
+    return max([least, *(len(f"{max(n, 0):,}") for n in counts)])
 
 
 BLOCKS = " ▏▎▍▌▋▊▉█"

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from textual.content import Content
 
 from qa_inspect.core.query import Filter
-from qa_inspect.tui.text import bar, cell_text, clean, truncate
+from qa_inspect.tui.text import bar, cell_text, clean, count_cells, truncate
 from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
 from qa_inspect.tui.widgets.filter_bar import describe
 
@@ -137,3 +137,9 @@ def test_ids_are_cut_in_the_middle_within_the_width(s: str, width: int) -> None:
     elif width >= 5:
         head, _, tail = out.partition(ELLIPSIS)
         assert s.startswith(head) and s.endswith(tail) and tail
+
+
+def test_count_cells_fit_the_largest_count_with_separators() -> None:
+    assert count_cells([1_000_000, 556_051, 12], 6) == len("1,000,000")
+    assert count_cells([153_461], 5) == len("153,461")  # the facet panel cut this to "153,46"
+    assert count_cells([], 6) == 6 and count_cells([3, -1], 4) == 4

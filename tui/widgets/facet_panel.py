@@ -45,7 +45,7 @@ from qa_inspect.core.query import (
 )
 
 from ..base import WorkerErrors
-from ..text import BLOCKS, clean, truncate
+from ..text import BLOCKS, clean, count_cells, truncate
 
 DEBOUNCE = 0.3
 """Seconds a filter must stay unchanged before the facets are counted (typing, quick toggles)."""
@@ -378,10 +378,11 @@ class FacetPanel(WorkerErrors, Vertical):
         longest = max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows),
                        *(cell_len(FACETS[t.name].label) - 3 for t in self.tables)])
         value_w = min(longest, 24 if inner >= 70 else 14)
-        fixed = 3 + value_w + 6 + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them
+        items_w = count_cells((r.items for t in self.tables for r in t.rows), 5) + 1  # and a space before it
+        fixed = 3 + value_w + items_w + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them
         bar_w = max(6, min(inner - fixed, 40))
         table.add_column(Text("value"), width=3 + value_w, key="value")
-        table.add_column(Text("items", justify="right"), width=6, key="items")
+        table.add_column(Text("items", justify="right"), width=items_w, key="items")
         if has_errors:
             table.add_column(Text("err%", justify="right"), width=5, key="rate")
             table.add_column(Text("share", justify="right"), width=6, key="share")

@@ -16,7 +16,7 @@ from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
 if TYPE_CHECKING:  # numpy (the intervals' module) is imported when intervals are first computed
     from qa_inspect.core.report import Leaderboard
 
-from ..text import bar, cell_text, clean, number
+from ..text import bar, cell_text, clean, count_cells, number
 
 DIM_LABELS = {"all": "all items", "split": "split", "tag": "tag", "answer_type": "type", "answerable": "answer"}
 
@@ -161,7 +161,7 @@ def _bar_style(table: DataTable[Text]) -> str:
 def count_width(ds: DatasetOverview, least: int) -> int:
     """Cells wide enough for the dataset's item count with separators (`1,000,000`): no count of
     predictions, items or errors is larger, and a cut count reads as another number."""
-    return max(least, len(f"{max(ds.items, 0):,}"))
+    return count_cells([ds.items], least)
 
 
 class SlicesTable(DataTable[Text]):
