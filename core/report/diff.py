@@ -362,26 +362,31 @@ def _sql_diff(
     as the frame's (float sums may differ in the last bits: summed in another order)."""
     (run_a, a_id), (run_b, b_id) = a, b
     varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
-    groups = diff_sql.common_groups(conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying,
-                                    within=within)
-    common = sum(g.items for g in groups)
-    if common:  # what the runs were scored with decides (any scorer may score any dataset)
-        has_em = sum(g.has_em_a for g in groups) > 0 and sum(g.has_em_b for g in groups) > 0
-    else:
-        has_em = not uses_f1_recall(scorer, family)
-    criteria = _criteria(has_em, threshold)
+    has_em = diff_sql.scored_with_em(conn, a_id, b_id)
+    for _ in range(2):  # the guess of has_em checked on the common items: read again if wrong
+        criteria = _criteria(has_em, threshold)
+        groups = diff_sql.common_groups(conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying,
+                                        criterion=criteria[0][0], within=within, changes=top > 0)
+        if groups:  # what the runs were scored with decides (any scorer may score any dataset)
+            found = sum(g.has_em_a for g in groups) > 0 and sum(g.has_em_b for g in groups) > 0
+        else:
+            found = not uses_f1_recall(scorer, family)
+        if found == has_em:
+            break
+        has_em = found
     items, predicted_a, predicted_b = diff_sql.run_counts(conn, a_id, b_id, dataset_id, within)
     rank = {c: k for k, c in enumerate(CATEGORY_CODES)}
-    categories = diff_sql.category_counts(groups, criteria[0][0])
+    categories = diff_sql.category_counts(groups)
     return RunDiff(
         run_a=run_a, run_b=run_b, dataset=dataset, family=family, score_metric="f1" if has_em else "f1_recall",
-        threshold=threshold, items=items, predicted_a=predicted_a, predicted_b=predicted_b, common=common,
+        threshold=threshold, items=items, predicted_a=predicted_a, predicted_b=predicted_b,
+        common=sum(g.items for g in groups),
         outcomes=[Outcomes(c, label, t, **diff_sql.outcome_counts(groups, c)) for c, t, label in criteria],
         within=within, scorer=scorer,
         slices=[SliceDelta(**r) for r in diff_sql.slice_rows(groups, constant, not has_em)],
         categories=[CategoryChange(c, f, n) for c, (f, n) in
                     sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
-        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within)],
+        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups)],
     )
 
 

@@ -11,59 +11,76 @@ ORDER BY … LIMIT; only their items' texts are read.
 
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from qa_inspect.core.query import DIMENSIONS, Filter, build, right_sql
 
 __all__ = [
-    "Group", "category_counts", "common_groups", "largest_changes", "outcome_counts", "run_counts", "slice_rows",
-    "varying_dimensions",
+    "Group", "category_counts", "common_groups", "largest_changes", "outcome_counts", "run_counts", "scored_with_em",
+    "slice_rows", "varying_dimensions",
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Group:
-    """Common items sharing their labels, both categories and both runs' "right" flags."""
+    """Totals of the common items sharing the labels of the dimensions asked for (all of them
+    when none are asked for): counts, score sums, the outcome counts of each criterion, the
+    categories of what B fixed and broke, and the items whose score swung fully."""
 
-    labels: dict[str, str | None]  # the dimensions asked for (others: not read)
-    category_a: str | None
-    category_b: str | None
-    right: dict[str, tuple[bool, bool]]  # criterion → (A right, B right)
-    answered_a: bool  # not a refusal
-    answered_b: bool
+    labels: dict[str, str | None]
     items: int
     em_a: int  # sums of EM (missing: 0)
     em_b: int
     f1_a: float  # sums of F1 (missing: 0)
     f1_b: float
-    f1_recall_a: float  # sums of F1-recall (missing: 0)
-    f1_recall_b: float
     has_em_a: int  # items with an EM
     has_em_b: int
+    answered_a: int  # items not refused
+    answered_b: int
+    f1_recall_a: float  # sums of F1-recall over answered items
+    f1_recall_b: float
+    right: dict[str, tuple[int, int, int]]  # criterion → (A right, B right, both right)
+    fixed: Counter[str]  # by A's category ("—": none), by the criterion the groups were read with
+    broken: Counter[str]  # by B's category
+    swing: float | None  # the largest |Δ| of the change score (None: no top changes asked for)
+    swung: list[int]  # item ids whose |Δ| ≥ 1
 
 
 def varying_dimensions(conn: sqlite3.Connection, dataset_id: int) -> tuple[list[str], dict[str, str]]:
     """Dimensions whose value differs between the dataset's items (a GROUP BY needs them), and
     those with one value on every item (a slice equal to overall: no item needs reading). A
-    dimension without values is in neither. Each answer is an index seek or two."""
+    dimension without values is in neither. Each answer comes from the dimension's index."""
     varying: list[str] = []
     constant: dict[str, str] = {}
+    items = None
     for d in DIMENSIONS:  # fixed names: the only way a column name enters SQL
-        lo = conn.execute(f"SELECT MIN({d}) FROM items WHERE dataset_id = ?", (dataset_id,)).fetchone()[0]
+        where = f"FROM items WHERE dataset_id = ? AND {d} IS NOT NULL"  # NOT NULL: a partial index serves too
+        lo = conn.execute(f"SELECT MIN({d}) {where}", (dataset_id,)).fetchone()[0]
         if lo is None:
-            continue  # MIN skips NULLs: no item has a value
-        hi = conn.execute(f"SELECT MAX({d}) FROM items WHERE dataset_id = ?", (dataset_id,)).fetchone()[0]
-        gap = conn.execute(
-            f"SELECT 1 FROM items WHERE dataset_id = ? AND {d} IS NULL LIMIT 1", (dataset_id,)
-        ).fetchone()
-        if lo == hi and gap is None:
-            constant[d] = lo
-        else:
-            varying.append(d)
+            continue  # no item has a value
+        hi = conn.execute(f"SELECT MAX({d}) {where}", (dataset_id,)).fetchone()[0]
+        if lo == hi:
+            if items is None:
+                items = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (dataset_id,)).fetchone()[0]
+            if conn.execute(f"SELECT COUNT(*) {where}", (dataset_id,)).fetchone()[0] == items:
+                constant[d] = lo
+                continue
+        varying.append(d)
     return varying, constant
+
+
+def scored_with_em(conn: sqlite3.Connection, run_a: int, run_b: int) -> bool:
+    """Whether both runs have an EM on some prediction (an index seek each): the first guess of
+    `diff_runs`, which then checks it on the common items."""
+    return all(
+        conn.execute("SELECT 1 FROM predictions WHERE run_id = ? AND em IS NOT NULL LIMIT 1", (r,)).fetchone()
+        for r in (run_a, run_b)
+    )
 
 
 def _restrict(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
@@ -116,50 +133,82 @@ def _from(dataset_id: int, within: Filter | None, join_items: bool, conn: sqlite
 
 def common_groups(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, *, threshold: float,
-    dimensions: list[str], within: Filter | None = None,
+    dimensions: list[str], criterion: str, within: Filter | None = None, changes: bool = True,
 ) -> list[Group]:
-    """The common items of runs A and B (of `within`'s items) grouped as `Group` says, by EM and by
-    the F1-style score ≥ `threshold`, with the labels of `dimensions`."""
+    """The common items of runs A and B (of `within`'s items) as `Group`s, one per combination of
+    `dimensions` values: one pass over A's score index, each item's B looked up in B's, no GROUP
+    BY sort without dimensions. Categories count by `criterion` ("em" | "threshold"); `changes`
+    False leaves the change scores out."""
     params: list[Any] = []
-    flags = [right_sql(side, t, params) for t in (None, threshold) for side in ("p", "pb")]
+    cut = {"em": None, "threshold": threshold}[criterion]
+
+    def right(side: str, t: float | None) -> str:  # right_sql appends its parameter: call in text order
+        return right_sql(side, t, params)
+
     labels = [f"i.{d}" for d in dimensions if d in DIMENSIONS]
-    keys = [*labels, "p.error_category", "pb.error_category", *flags,
-            "COALESCE(p.refused, 0) = 0", "COALESCE(pb.refused, 0) = 0"]
-    sums = (
-        "COUNT(*), SUM(COALESCE(p.em, 0)), SUM(COALESCE(pb.em, 0)), TOTAL(COALESCE(p.f1, 0)), TOTAL(COALESCE(pb.f1, 0)),"
-        " TOTAL(COALESCE(p.f1_recall, 0)), TOTAL(COALESCE(pb.f1_recall, 0)), COUNT(p.em), COUNT(pb.em)"
-    )
+    answered = {side: f"(COALESCE({side}.refused, 0) = 0)" for side in ("p", "pb")}
+    aggs = [
+        *labels, "COUNT(*)", "SUM(p.em)", "SUM(pb.em)", "TOTAL(p.f1)", "TOTAL(pb.f1)", "COUNT(p.em)", "COUNT(pb.em)",
+        f"SUM({answered['p']})", f"SUM({answered['pb']})",
+        f"TOTAL(CASE WHEN {answered['p']} THEN p.f1_recall END)", f"TOTAL(CASE WHEN {answered['pb']} THEN pb.f1_recall END)",
+    ]
+    for t in (None, threshold):
+        aggs += [f"SUM({right('p', t)})", f"SUM({right('pb', t)})", f"SUM({right('p', t)} AND {right('pb', t)})"]
+    aggs.append(f"group_concat(CASE WHEN {right('pb', cut)} AND NOT {right('p', cut)} THEN p.error_category END, char(31))")
+    aggs.append(f"group_concat(CASE WHEN {right('p', cut)} AND NOT {right('pb', cut)} THEN pb.error_category END, char(31))")
+    if changes:
+        aggs += [f"MAX(ABS({_DELTA}))", f"group_concat(CASE WHEN ABS({_DELTA}) >= 1.0 THEN p.item_id END)"]
     params.extend([run_b, run_a])
-    sql = f"SELECT {', '.join(keys)}, {sums}" + _from(dataset_id, within, bool(labels), conn, params)
-    sql += " GROUP BY " + ", ".join(str(k + 1) for k in range(len(keys)))
-    out = []
-    n = len(labels)
-    for row in conn.execute(sql, params):
-        cats, flag, rest = row[n:n + 2], row[n + 2:n + 6], row[n + 6:]
-        out.append(Group(
-            dict(zip(dimensions, row[:n], strict=True)), cats[0], cats[1],
-            {"em": (bool(flag[0]), bool(flag[1])), "threshold": (bool(flag[2]), bool(flag[3]))},
-            bool(rest[0]), bool(rest[1]), *rest[2:],
-        ))
-    return out
+    sql = f"SELECT {', '.join(aggs)}" + _from(dataset_id, within, bool(labels), conn, params)
+    if labels:
+        sql += " GROUP BY " + ", ".join(str(k + 1) for k in range(len(labels)))
+    return [_group(dict(zip(dimensions, row[:len(labels)], strict=True)), row[len(labels):], criterion, changes)
+            for row in conn.execute(sql, params) if row[len(labels)]]
+
+
+def _group(labels: dict[str, str | None], row: tuple[Any, ...], criterion: str, changes: bool) -> Group:
+    n, em_a, em_b, f1_a, f1_b, has_a, has_b, ans_a, ans_b, f1r_a, f1r_b = row[:11]
+    right = {"em": tuple(int(v or 0) for v in row[11:14]), "threshold": tuple(int(v or 0) for v in row[14:17])}
+    a_right, b_right, both = right[criterion]
+    swing, swung = row[19:21] if changes else (None, None)
+    return Group(
+        labels, n, int(em_a or 0), int(em_b or 0), f1_a, f1_b, has_a, has_b, int(ans_a or 0), int(ans_b or 0),
+        f1r_a, f1r_b, right,  # type: ignore[arg-type]
+        _categories(row[17], b_right - both), _categories(row[18], a_right - both), swing,
+        [int(i) for i in swung.split(",")] if swung else [],
+    )
+
+
+def _categories(joined: str | None, total: int) -> Counter[str]:
+    """Categories joined by SQL (a missing one is left out by group_concat: counted as "—")."""
+    counts = Counter(joined.split("\x1f")) if joined else Counter()
+    if total > counts.total():
+        counts["—"] += total - counts.total()
+    return counts
 
 
 _SCORE = "(CASE WHEN COALESCE({a}.refused, 0) THEN 0.0 ELSE COALESCE({a}.f1, {a}.f1_recall, 0.0) END)"
 """The score of a change: F1 (F1-recall), a refusal 0 (as `diff._changes`)."""
+_DELTA = f"({_SCORE.format(a='pb')} - {_SCORE.format(a='p')})"
 
 
 def largest_changes(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, top: int, within: Filter | None = None,
+    groups: list[Group] | None = None,
 ) -> list[dict[str, Any]]:
     """The `top` common items whose score moved most (|B − A| > 1e-12; ties by item id), with
-    their texts: one pass that keeps `top` rows, then `top` lookups."""
+    their texts. When `groups` hold `top` full swings (|Δ| = 1, the largest any change is) those
+    are the first `top` of them by id; else one pass keeps `top` rows. Then `top` lookups."""
     if top <= 0:
         return []
-    params: list[Any] = [run_b, run_a]
-    delta = f"({_SCORE.format(a='pb')} - {_SCORE.format(a='p')})"
-    sql = (f"SELECT p.item_id, {delta} AS delta" + _from(dataset_id, within, False, conn, params)
-           + f" AND ABS({delta}) > 1e-12 ORDER BY ABS({delta}) DESC, p.item_id LIMIT ?")
-    ids = [r[0] for r in conn.execute(sql, [*params, int(top)])]
+    swung = [i for g in groups or [] for i in g.swung]
+    if groups and max((g.swing or 0.0) for g in groups) == 1.0 and len(swung) >= top:
+        ids = heapq.nsmallest(top, swung)
+    else:
+        params: list[Any] = [run_b, run_a]
+        sql = (f"SELECT p.item_id" + _from(dataset_id, within, False, conn, params)
+               + f" AND ABS({_DELTA}) > 1e-12 ORDER BY ABS({_DELTA}) DESC, p.item_id LIMIT ?")
+        ids = [r[0] for r in conn.execute(sql, [*params, int(top)])]
     if not ids:
         return []
     rows = conn.execute(
@@ -193,23 +242,20 @@ def _first(*values: float | None) -> float:
 
 def outcome_counts(groups: list[Group], criterion: str) -> dict[str, int]:
     """The 2×2 table of one criterion ("em" | "threshold"): fixed, broken, both wrong, both right."""
-    out = {"fixed": 0, "broken": 0, "both_wrong": 0, "both_right": 0}
-    cell = {(False, True): "fixed", (True, False): "broken", (False, False): "both_wrong", (True, True): "both_right"}
-    for g in groups:
-        out[cell[g.right[criterion]]] += g.items
-    return out
+    n = sum(g.items for g in groups)
+    a_right, b_right, both = (sum(g.right[criterion][k] for g in groups) for k in range(3))
+    return {"fixed": b_right - both, "broken": a_right - both, "both_wrong": n - a_right - b_right + both,
+            "both_right": both}
 
 
-def category_counts(groups: list[Group], criterion: str) -> dict[str, list[int]]:
+def category_counts(groups: list[Group]) -> dict[str, list[int]]:
     """Fixed by A's category, broken by B's ("—": none), categories with neither left out."""
-    counts: dict[str, list[int]] = {}
+    fixed: Counter[str] = Counter()
+    broken: Counter[str] = Counter()
     for g in groups:
-        a, b = g.right[criterion]
-        if b and not a:
-            counts.setdefault(g.category_a or "—", [0, 0])[0] += g.items
-        elif a and not b:
-            counts.setdefault(g.category_b or "—", [0, 0])[1] += g.items
-    return counts
+        fixed.update(g.fixed)
+        broken.update(g.broken)
+    return {c: [fixed[c], broken[c]] for c in {*fixed, *broken}}
 
 
 def slice_rows(groups: list[Group], constant: dict[str, str], cdqa: bool) -> list[dict[str, Any]]:
@@ -233,11 +279,11 @@ def slice_rows(groups: list[Group], constant: dict[str, str], cdqa: bool) -> lis
 def _slice(dim: str, value: str, members: list[Group], cdqa: bool) -> list[dict[str, Any]]:
     items = sum(g.items for g in members)
     if cdqa:
-        ans_a = sum(g.items for g in members if g.answered_a)
-        ans_b = sum(g.items for g in members if g.answered_b)
+        ans_a = sum(g.answered_a for g in members)
+        ans_b = sum(g.answered_b for g in members)
         metrics = {
-            "f1_recall": (_mean(math.fsum(g.f1_recall_a for g in members if g.answered_a), ans_a),
-                          _mean(math.fsum(g.f1_recall_b for g in members if g.answered_b), ans_b), ans_a, ans_b),
+            "f1_recall": (_mean(math.fsum(g.f1_recall_a for g in members), ans_a),
+                          _mean(math.fsum(g.f1_recall_b for g in members), ans_b), ans_a, ans_b),
             "answer_rate": (_mean(ans_a, items), _mean(ans_b, items), items, items),
         }
     else:
