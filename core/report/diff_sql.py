@@ -2,11 +2,17 @@
 Python: `diff_runs` without statistics uses these; with statistics (which need per-item arrays) it
 reads the common-item frame as before.
 
-One GROUP BY over the common items (run A's predictions `p` joined with run B's `pb`, the items
-only when a slice or a filter needs them) gives, per combination of labels, categories and
-"right" flags (`core.query.right_sql`, the one definition), the counts and score sums that the
-outcome tables, the slice deltas and the category changes add up. The largest changes are one
-ORDER BY … LIMIT; only their items' texts are read.
+One pass over the common items (run A's predictions `p` read from their score index, run B's `pb`
+looked up in theirs, the items joined only when a slice or a filter needs them) sums counts,
+scores and "right" flags (`core.query.right_sql`, the one definition) into the outcome tables and
+slice deltas, joins the categories of what B fixed and broke (`group_concat`: no GROUP BY sort of
+a million rows) and collects the items whose score swung fully (|Δ| = 1, the largest a change can
+be): the first `top` of those by id are the largest changes, else one ORDER BY … LIMIT pass finds
+them. Only the listed changes' texts are read. Slices of a dimension with one value on every item
+equal overall (read from the dimension's index); others are a GROUP BY of that pass.
+
+Score sums are added in another order than the frame's: means agree to ~1e-12 (the last digits of
+a float in `--json` may differ), counts exactly.
 """
 
 from __future__ import annotations
@@ -168,12 +174,13 @@ def common_groups(
 
 def _group(labels: dict[str, str | None], row: tuple[Any, ...], criterion: str, changes: bool) -> Group:
     n, em_a, em_b, f1_a, f1_b, has_a, has_b, ans_a, ans_b, f1r_a, f1r_b = row[:11]
-    right = {"em": tuple(int(v or 0) for v in row[11:14]), "threshold": tuple(int(v or 0) for v in row[14:17])}
+    cells = [int(v or 0) for v in row[11:17]]
+    right = {"em": (cells[0], cells[1], cells[2]), "threshold": (cells[3], cells[4], cells[5])}
     a_right, b_right, both = right[criterion]
     swing, swung = row[19:21] if changes else (None, None)
     return Group(
         labels, n, int(em_a or 0), int(em_b or 0), f1_a, f1_b, has_a, has_b, int(ans_a or 0), int(ans_b or 0),
-        f1r_a, f1r_b, right,  # type: ignore[arg-type]
+        f1r_a, f1r_b, right,
         _categories(row[17], b_right - both), _categories(row[18], a_right - both), swing,
         [int(i) for i in swung.split(",")] if swung else [],
     )
