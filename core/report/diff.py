@@ -14,6 +14,9 @@ is an answer that counts as wrong), so A and B are judged on the same questions:
 - given `StatOptions`, whether each Δ is more than noise (`significance`: intervals, p-values,
   McNemar, Holm over slices, minimum detectable effect).
 
+Without statistics the numbers are SQL aggregates (module `diff_sql`: a million common items in
+under 2 s); with them, the common-item frame that the tests resample (`common_frame`).
+
 `cell_filter` turns an outcome cell into a `core.query.Filter` (run = A, compare = B, `outcome`)
 so a UI can open the item browser on exactly the items counted in that cell.
 """
@@ -31,6 +34,7 @@ from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
 from qa_inspect.core.store import require_run
 
+from . import diff_sql
 from .metrics import DIMENSIONS
 from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
@@ -302,6 +306,9 @@ def diff_runs(
         )
     assert a_ds_name is not None and family is not None
 
+    if stats is None:  # aggregates in SQL: no common item read into Python
+        return _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
+                         threshold=threshold, top=top, within=within)
     params: list[Any] = [a_ds]
     restrict = _within(conn, within, params)
     items, predicted_a, predicted_b = conn.execute(
@@ -318,12 +325,8 @@ def diff_runs(
     else:
         has_em = not uses_f1_recall(scorer, family)
     cdqa = not has_em
-    score_metric = "f1_recall" if cdqa else "f1"
-
+    criteria = _criteria(has_em, threshold)
     outcomes = []
-    criteria = [("em", None, "EM")] if has_em else []
-    score_label = "F1-recall" if cdqa else "F1"
-    criteria.append(("threshold", threshold, f"{score_label} ≥ {threshold * 100:g}"))  # scores read 0–100
     for criterion, t, label in criteria:
         a_right, b_right = _right("a", t), _right("b", t)
         counts = frame.select(
@@ -335,16 +338,59 @@ def diff_runs(
         outcomes.append(Outcomes(criterion, label, t, **{k: int(v or 0) for k, v in counts.items()}))
 
     diff = RunDiff(
-        run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric=score_metric,
+        run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric="f1_recall" if cdqa else "f1",
         threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
         predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
     )
     diff.slices = _slice_deltas(frame, cdqa)
     diff.categories = _category_changes(frame, criteria[0][1])
     diff.changes = _changes(frame, top)
-    if stats is not None:
-        diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
+    diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
     return diff
+
+
+def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, str]]:
+    """(criterion, threshold or None for EM, label) of the outcome tables, first one first."""
+    criteria: list[tuple[str, float | None, str]] = [("em", None, "EM")] if has_em else []
+    score_label = "F1" if has_em else "F1-recall"
+    criteria.append(("threshold", threshold, f"{score_label} ≥ {threshold * 100:g}"))  # scores read 0–100
+    return criteria
+
+
+def _sql_diff(
+    conn: sqlite3.Connection, a: tuple[str, int], b: tuple[str, int], dataset_id: int, dataset: str,
+    family: str, scorer: str | None, *, threshold: float, top: int, within: Filter | None,
+) -> RunDiff:
+    """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`): the same numbers
+    as the frame's (float sums may differ in the last bits: summed in another order)."""
+    (run_a, a_id), (run_b, b_id) = a, b
+    varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
+    has_em = diff_sql.scored_with_em(conn, a_id, b_id)
+    for _ in range(2):  # the guess of has_em checked on the common items: read again if wrong
+        criteria = _criteria(has_em, threshold)
+        groups = diff_sql.common_groups(conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying,
+                                        criterion=criteria[0][0], within=within, changes=top > 0)
+        if groups:  # what the runs were scored with decides (any scorer may score any dataset)
+            found = sum(g.has_em_a for g in groups) > 0 and sum(g.has_em_b for g in groups) > 0
+        else:
+            found = not uses_f1_recall(scorer, family)
+        if found == has_em:
+            break
+        has_em = found
+    items, predicted_a, predicted_b = diff_sql.run_counts(conn, a_id, b_id, dataset_id, within)
+    rank = {c: k for k, c in enumerate(CATEGORY_CODES)}
+    categories = diff_sql.category_counts(groups)
+    return RunDiff(
+        run_a=run_a, run_b=run_b, dataset=dataset, family=family, score_metric="f1" if has_em else "f1_recall",
+        threshold=threshold, items=items, predicted_a=predicted_a, predicted_b=predicted_b,
+        common=sum(g.items for g in groups),
+        outcomes=[Outcomes(c, label, t, **diff_sql.outcome_counts(groups, c)) for c, t, label in criteria],
+        within=within, scorer=scorer,
+        slices=[SliceDelta(**r) for r in diff_sql.slice_rows(groups, constant, not has_em)],
+        categories=[CategoryChange(c, f, n) for c, (f, n) in
+                    sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
+        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups)],
+    )
 
 
 def _significance(
