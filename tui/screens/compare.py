@@ -203,7 +203,8 @@ class CompareScreen(StaleActions, BaseScreen):
         with self.db.connect() as conn:
             runs = run_names(conn, like=run_a)
             try:
-                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
+                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within,
+                                          aggregate_in_sql=True)
             except report.DiffError as exc:
                 error = str(exc)
         if not get_current_worker().is_cancelled:

@@ -64,7 +64,7 @@ def _same(fast: Any, slow: Any, where: str = "") -> None:
 @pytest.mark.parametrize(("a", "b"), PAIRS)
 def test_sql_diff_equals_the_frame_diff(conn: sqlite3.Connection, a: str, b: str) -> None:
     for top in (0, 1, 20, 500):
-        _same(diff_runs(conn, a, b, top=top).to_dict(), _frame(conn, a, b, top=top).to_dict())
+        _same(diff_runs(conn, a, b, top=top, aggregate_in_sql=True).to_dict(), _frame(conn, a, b, top=top).to_dict())
 
 
 _WITHIN = st.one_of(
@@ -86,5 +86,5 @@ def test_sql_diff_equals_the_frame_diff_anywhere(
     a, b = pair
     if within is not None:
         within = within.with_(dataset=DATASETS[a], run=a)
-    fast = diff_runs(conn, a, b, threshold=threshold, top=top, within=within)
+    fast = diff_runs(conn, a, b, threshold=threshold, top=top, within=within, aggregate_in_sql=True)
     _same(fast.to_dict(), _frame(conn, a, b, threshold=threshold, top=top, within=within).to_dict())
