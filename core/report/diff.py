@@ -32,7 +32,7 @@ from typing import Any
 import polars as pl
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
-from qa_inspect.core.query import OUTCOMES, Filter, build, dimension_columns
+from qa_inspect.core.query import OUTCOMES, Filter, dimension_columns
 from qa_inspect.core.store import require_run
 
 from . import diff_sql
@@ -251,17 +251,9 @@ def common_frame(
     """The items both runs answer (of `within`'s items, when given), one row each in id order: the
     item's labels and both runs' scores (and texts). What every A-vs-B comparison is computed on."""
     params: list[Any] = [run_a, run_b, dataset_id]
-    restrict = _within(conn, within, params)
+    restrict = diff_sql.within_clause(conn, within, params)
     rows = conn.execute((_COMMON_SQL if texts else _WITHOUT_TEXTS) + restrict + " ORDER BY i.id", params).fetchall()
     return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
-
-
-def _within(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
-    if within is None:
-        return ""
-    sql, p = build(conn, within)
-    params.extend(p)
-    return f" AND i.id IN (SELECT i.id {sql})"
 
 
 def _right(side: str, threshold: float | None) -> pl.Expr:
@@ -317,7 +309,7 @@ def diff_runs(
         return _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
                          threshold=threshold, top=top, within=within)
     params: list[Any] = [a_ds]
-    restrict = _within(conn, within, params)
+    restrict = diff_sql.within_clause(conn, within, params)
     items, predicted_a, predicted_b = conn.execute(
         "SELECT COUNT(*),"
         " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?)),"

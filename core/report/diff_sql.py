@@ -28,7 +28,7 @@ from qa_inspect.core.query import DIMENSIONS, Filter, build, right_sql
 
 __all__ = [
     "Group", "category_counts", "common_groups", "largest_changes", "outcome_counts", "run_counts", "scored_with_em",
-    "slice_rows", "varying_dimensions",
+    "slice_rows", "varying_dimensions", "within_clause",
 ]
 
 
@@ -89,7 +89,8 @@ def scored_with_em(conn: sqlite3.Connection, run_a: int, run_b: int) -> bool:
     )
 
 
-def _restrict(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
+def within_clause(conn: sqlite3.Connection, within: Filter | None, params: list[Any]) -> str:
+    """` AND i.id IN (…)` for the items a filter selects (its parameters appended); "" for None."""
     if within is None:
         return ""
     sql, p = build(conn, within)
@@ -105,7 +106,7 @@ def run_counts(
     those)."""
     if within is not None:
         params: list[Any] = [run_a, run_b, dataset_id]
-        restrict = _restrict(conn, within, params)
+        restrict = within_clause(conn, within, params)
         row = conn.execute(
             "SELECT COUNT(*),"
             " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?)),"
@@ -133,7 +134,7 @@ def _from(dataset_id: int, within: Filter | None, join_items: bool, conn: sqlite
     if join_items or within is not None:
         sql += " AND i.dataset_id = ?"
         params.append(dataset_id)
-        sql += _restrict(conn, within, params)
+        sql += within_clause(conn, within, params)
     return sql
 
 

@@ -13,6 +13,21 @@ from tests.helpers import SIZE, Env, async_test, open_run, settle
 from tests.helpers import env_app as make_app
 
 
+REAL_POSITION = query.position
+
+
+def rankings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The item ids `query.position` is asked to rank (every item of the filter: seconds at 1M)."""
+    ranked: list[int] = []
+
+    def ranking(conn: Any, f: Any, item_id: int) -> Any:
+        ranked.append(item_id)
+        return REAL_POSITION(conn, f, item_id)
+
+    monkeypatch.setattr(query, "position", ranking)
+    return ranked
+
+
 @async_test
 async def test_a_sort_or_a_toggle_back_is_not_counted_again(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     counted: list[Any] = []
@@ -95,14 +110,7 @@ async def test_back_from_a_walk_past_the_window_lands_on_the_row_without_ranking
     from qa_inspect.tui.screens import DetailScreen
     from qa_inspect.tui.widgets import ItemTable
 
-    ranked: list[Any] = []
-    real = query.position
-
-    def ranking(conn: Any, f: Any, item_id: int) -> Any:
-        ranked.append(item_id)
-        return real(conn, f, item_id)
-
-    monkeypatch.setattr(query, "position", ranking)
+    ranked = rankings(monkeypatch)
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -125,7 +133,7 @@ async def test_back_from_a_walk_past_the_window_lands_on_the_row_without_ranking
         assert app.screen is browser
         assert table.current is not None and table.current.item_id == walked_to
         assert ranked == []
-        assert table.absolute_cursor == at == real(env.conn, browser.filter, walked_to)
+        assert table.absolute_cursor == at == REAL_POSITION(env.conn, browser.filter, walked_to)
 
 
 @async_test
@@ -134,14 +142,7 @@ async def test_reloading_keeps_the_row_by_looking_where_it_was(env: Env, monkeyp
     window where it was is read first; every item is ranked only when it moved out of it."""
     from qa_inspect.tui.widgets import ItemTable
 
-    ranked: list[int] = []
-    real = query.position
-
-    def ranking(conn: Any, f: Any, item_id: int) -> Any:
-        ranked.append(item_id)
-        return real(conn, f, item_id)
-
-    monkeypatch.setattr(query, "position", ranking)
+    ranked = rankings(monkeypatch)
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -155,7 +156,7 @@ async def test_reloading_keeps_the_row_by_looking_where_it_was(env: Env, monkeyp
         await settle(pilot)
         assert table.current is not None and table.current.item_id == item and table.absolute_cursor == at
         assert ranked == []
-        other = real(env.conn, browser.filter.with_(descending=True), item)
+        other = REAL_POSITION(env.conn, browser.filter.with_(descending=True), item)
         browser.set_filter(browser.filter.with_(descending=True), keep_item=item)  # the row moves far away
         await settle(pilot)
         assert table.current is not None and table.current.item_id == item and table.absolute_cursor == other
