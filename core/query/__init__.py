@@ -106,6 +106,7 @@ __all__ = [
     "position",
     "question_word",
     "right_sql",
+    "answered_sql",
     "save_slice",
     "select",
     "selected",
@@ -164,6 +165,6 @@ lazy_face(__name__, {
     ".sql": (
         "BANDS", "CATEGORY", "CATEGORY_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS",
         "LABEL", "SLICES", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "bounds_case_sql", "build", "dimension_columns", "error_expr",
-        "feature_columns", "labels_sql", "order_clause", "right_sql",
+        "feature_columns", "labels_sql", "order_clause", "right_sql", "answered_sql",
     ),
 })

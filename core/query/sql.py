@@ -28,7 +28,7 @@ from .filters import OUTCOMES, SORTS, Filter
 __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
     "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
-    "STALE_ITEMS_SQL", "Built", "FacetDef", "band_sql", "build", "build_parts", "dimension_columns", "error_expr", "facet_where",
+    "STALE_ITEMS_SQL", "Built", "answered_sql", "FacetDef", "band_sql", "build", "build_parts", "dimension_columns", "error_expr", "facet_where",
     "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
 ]
 
@@ -70,6 +70,13 @@ DELTA_SQL = "COALESCE(pb.f1, pb.f1_recall, 0) - COALESCE(p.f1, p.f1_recall, 0)"
 """Δ of a compared item: run B's score − run A's (F1, or F1-recall for CDQA), as `qa-inspect diff`."""
 
 
+def answered_sql(alias: str) -> str:
+    """SQL truth of "this prediction answers" (not a refusal; span runs never refuse). `alias` is
+    p or pb; a missing prediction is the caller's to rule out where it matters."""
+    a = {"p": "p", "pb": "pb"}[alias]
+    return f"(COALESCE({a}.refused, 0) = 0)"
+
+
 def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
     """SQL truth of "this prediction is right": EM 1, or (threshold given) not a refusal and
     F1 / F1-recall ≥ threshold. A missing prediction is never right. `alias` is p or pb."""
@@ -77,7 +84,7 @@ def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
     if threshold is None:
         return f"(COALESCE({a}.em, 0) = 1)"
     params.append(float(threshold))
-    return f"(COALESCE({a}.refused, 0) = 0 AND COALESCE({a}.f1, {a}.f1_recall, 0) >= ?)"
+    return f"({answered_sql(a)} AND COALESCE({a}.f1, {a}.f1_recall, 0) >= ?)"
 
 
 def _outcome_clause(f: Filter, params: list[Any]) -> str:

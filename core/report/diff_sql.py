@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from qa_inspect.core.query import DIMENSIONS, Filter, build, right_sql
+from qa_inspect.core.query import DIMENSIONS, Filter, answered_sql, build, right_sql
 
 __all__ = [
     "Group", "category_counts", "common_groups", "largest_changes", "outcome_counts", "run_counts", "scored_with_em",
@@ -153,7 +153,7 @@ def common_groups(
         return right_sql(side, t, params)
 
     labels = [f"i.{d}" for d in dimensions if d in DIMENSIONS]
-    answered = {side: f"(COALESCE({side}.refused, 0) = 0)" for side in ("p", "pb")}
+    answered = {side: answered_sql(side) for side in ("p", "pb")}
     aggs = [
         *labels, "COUNT(*)", "SUM(p.em)", "SUM(pb.em)", "TOTAL(p.f1)", "TOTAL(pb.f1)", "COUNT(p.em)", "COUNT(pb.em)",
         f"SUM({answered['p']})", f"SUM({answered['pb']})",

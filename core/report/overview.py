@@ -16,7 +16,7 @@ from qa_inspect.core import query
 from qa_inspect.core.metrics import answer_rate, uses_f1_recall
 
 from .metrics import DIMENSIONS, HUMAN
-from .overview_cache import cached_rows, stored_rows
+from .overview_cache import cached_rows, first_rows
 
 __all__ = [
     "DIMENSIONS",
@@ -30,7 +30,7 @@ __all__ = [
     "warm_overview",
 ]
 
-_ANSWERED = "(COALESCE(p.refused, 0) = 0)"
+_ANSWERED = query.answered_sql("p")
 
 
 @dataclass(slots=True)
@@ -114,8 +114,7 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     ).fetchall():
         ds = DatasetOverview(name, family, path, fmt, items, golds, scorer=scorer)
         cdqa = ds.uses_f1_recall
-        rows = (not slices and first_rows(conn, ds_id)) or cached_rows(
-            conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
+        rows = cached_rows(conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
         cells = rows["cells"]
         ds.items = sum(c[_N] for c in cells)
         for k, dim in enumerate(DIMENSIONS):
@@ -146,18 +145,16 @@ def warm_overview(conn: Any) -> int:
     whose stored rows are out of date: a load calls it, so the first open after a load paints
     from them (a second at a million predictions, better spent once by the load). The slices are
     grouped by the app in the background, once, and stored too. Returns how many it computed."""
-    done = 0
+    computed: list[int] = []
     for ds_id, family, scorer in conn.execute("SELECT id, family, scorer FROM datasets ORDER BY id").fetchall():
-        if stored_rows(conn, ds_id, True) is None and stored_rows(conn, ds_id, False) is None:
-            cdqa = uses_f1_recall(scorer, family)
-            cached_rows(conn, ds_id, False, lambda: _grouped_rows(conn, ds_id, False, cdqa))
-            done += 1
-    return done
+        cdqa = uses_f1_recall(scorer, family)
 
+        def compute(ds_id: int = ds_id, cdqa: bool = cdqa) -> dict[str, list[Any]]:
+            computed.append(ds_id)
+            return _grouped_rows(conn, ds_id, False, cdqa)
 
-def first_rows(conn: Any, ds_id: int) -> dict[str, list[Any]] | None:
-    """The stored rows of a dataset (with slices or without) if still up to date, else None."""
-    return stored_rows(conn, ds_id, True) or stored_rows(conn, ds_id, False)
+        cached_rows(conn, ds_id, False, compute)
+    return len(computed)
 
 
 def _grouped_rows(conn: Any, ds_id: int, slices: bool, cdqa: bool) -> dict[str, list[Any]]:

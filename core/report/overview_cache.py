@@ -22,7 +22,7 @@ from typing import Any
 
 from .metrics import DIMENSIONS
 
-__all__ = ["cached_rows", "data_stamp", "stored_rows"]
+__all__ = ["cached_rows", "data_stamp", "first_rows", "stored_rows"]
 
 _FORMAT = 2
 """Bumped when the stored rows change shape (what the grouped queries select)."""
@@ -47,9 +47,10 @@ def data_stamp(conn: Any, dataset_id: int) -> str:
 
 def cached_rows(conn: Any, dataset_id: int, slices: bool, compute: Callable[[], Rows]) -> Rows:
     """`compute()`'s rows for this dataset, from the cache when its stamp still holds (JSON keeps
-    every float exactly, so the sums are the ones computed); else computed and stored."""
+    every float exactly, so the sums are the ones computed); else computed and stored. Rows
+    without slices are served by stored rows with them too (`first_rows`)."""
     stamp = data_stamp(conn, dataset_id)
-    rows = _stored(conn, dataset_id, slices, stamp)
+    rows = _first(conn, dataset_id, stamp) if not slices else _stored(conn, dataset_id, True, stamp)
     if rows is None:
         rows = compute()
         _store(conn, dataset_id, slices, stamp, rows)
@@ -59,6 +60,16 @@ def cached_rows(conn: Any, dataset_id: int, slices: bool, compute: Callable[[], 
 def stored_rows(conn: Any, dataset_id: int, slices: bool) -> Rows | None:
     """The stored rows if their stamp still holds, else None (nothing is computed)."""
     return _stored(conn, dataset_id, slices, data_stamp(conn, dataset_id))
+
+
+def first_rows(conn: Any, dataset_id: int) -> Rows | None:
+    """Stored rows that serve a first paint, if up to date: those with slices (their totals add
+    up to the runs'), else those without; None when neither is stored."""
+    return _first(conn, dataset_id, data_stamp(conn, dataset_id))
+
+
+def _first(conn: Any, dataset_id: int, stamp: str) -> Rows | None:
+    return _stored(conn, dataset_id, True, stamp) or _stored(conn, dataset_id, False, stamp)
 
 
 def _stored(conn: Any, dataset_id: int, slices: bool, stamp: str) -> Rows | None:
