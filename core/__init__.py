@@ -10,7 +10,7 @@ contracts in pyproject.toml)::
     metrics   pure scorers    model  dataclasses    keys  stable item ids
     errors    the one-line errors users see
 
-The root holds only the shared vocabulary (`errors`, `model`, `keys`) and `lazy`, which lets each
+The root holds only the shared vocabulary (`errors`, `model`, `keys`) and `faces`, which lets each
 package's face import a module only when one of its names is first used; a new scorer goes in
 `metrics/`, a reader in `formats/`, an annotation action in `flags/`, a statistic in `report/`.
 Never imports textual, rich or `qa_inspect.tui`.

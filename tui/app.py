@@ -24,7 +24,8 @@ from textual.theme import Theme
 from textual.worker import Worker
 
 from qa_inspect.core.query import ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences
-from qa_inspect.core.load import build_search_index, pending_rows
+from qa_inspect.core.load import build_search_index
+from qa_inspect.core.store import pending_rows
 from qa_inspect.core.store import known_names, read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection

@@ -21,7 +21,9 @@ stale golds excluded live in `core.report` (they are reports over this state).
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "AUTHOR_ENV",
@@ -80,27 +82,82 @@ __all__ = [
     "verify",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    "qa_inspect.core.store": (
-        "AUTHOR_ENV", "CURRENT_FLAGS_SQL", "STALE_GOLDS_SQL", "BusyCallback", "author_for",
-        "default_author", "get_setting", "set_default_author", "set_setting",
-    ),
-    ".actions": ("bulk_mark", "bulk_unmark", "mark", "unmark", "verify"),
-    ".changelog": ("CHANGELOG_COLUMNS", "changelog"),
-    ".current": ("Flag", "Proposal", "current_flags", "flags_for_item"),
-    ".journal": (
-        "FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid",
-        "normalise_ts",
-    ),
-    ".json_layout": ("JsonStyle", "dump_json"),
-    ".merge": ("ImportResult", "import_file"),
-    ".patch": (
-        "JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records",
-    ),
-    ".release": ("DATASET_FORMATS", "DatasetExport", "export_dataset"),
-    ".targets": (
-        "ItemRef", "item_by_id", "resolve_item", "targets_for_item", "targets_for_items", "targets_of",
-    ),
-    ".undo": ("UndoState", "describe_group", "redo", "undo", "undo_state"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from qa_inspect.core.store import (
+        AUTHOR_ENV,
+        author_for,
+        BusyCallback,
+        CURRENT_FLAGS_SQL,
+        default_author,
+        get_setting,
+        set_default_author,
+        set_setting,
+        STALE_GOLDS_SQL,
+    )
+    from .actions import (
+        bulk_mark,
+        bulk_unmark,
+        mark,
+        unmark,
+        verify,
+    )
+    from .changelog import (
+        changelog,
+        CHANGELOG_COLUMNS,
+    )
+    from .current import (
+        current_flags,
+        Flag,
+        flags_for_item,
+        Proposal,
+    )
+    from .journal import (
+        append,
+        Entry,
+        FLAG_ENTRIES_SQL,
+        FlagError,
+        has_entries,
+        insert_entry,
+        journal,
+        new_uid,
+        normalise_ts,
+        Target,
+    )
+    from .json_layout import (
+        dump_json,
+        JsonStyle,
+    )
+    from .merge import (
+        import_file,
+        ImportResult,
+    )
+    from .patch import (
+        export_journal,
+        export_patch,
+        JOURNAL_KIND,
+        journal_records,
+        PATCH_KIND,
+        patch_records,
+    )
+    from .release import (
+        DATASET_FORMATS,
+        DatasetExport,
+        export_dataset,
+    )
+    from .targets import (
+        item_by_id,
+        ItemRef,
+        resolve_item,
+        targets_for_item,
+        targets_for_items,
+        targets_of,
+    )
+    from .undo import (
+        describe_group,
+        redo,
+        undo,
+        undo_state,
+        UndoState,
+    )
+
+lazy_face(__name__)

@@ -19,7 +19,9 @@ May import: `core.store`, `core.flags`, `core.errors`, `core.keys`, `core.model`
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "ADDED_KEY",
@@ -54,11 +56,44 @@ __all__ = [
     "suggest",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".labelset": ("ADDED_KEY", "DEFAULT_LABELS", "LabelError", "add_to_set", "check_label_name", "label_set", "suggest"),
-    ".current": ("CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels",
-                  "label_counts", "labels_of_sql"),
-    ".actions": ("SOURCES", "LabelTarget", "add_labels", "change_labels", "keys_of_items", "label_targets", "remove_labels", "set_labels", "set_note"),
-    ".transfer": ("LABEL_JOURNAL_KIND", "LabelConflict", "LabelImport", "export_labels", "import_labels", "label_records"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .labelset import (
+        add_to_set,
+        ADDED_KEY,
+        check_label_name,
+        DEFAULT_LABELS,
+        label_set,
+        LabelError,
+        suggest,
+    )
+    from .current import (
+        current_labels,
+        CURRENT_LABELS_SQL,
+        CURRENT_NOTES_SQL,
+        item_labels,
+        ItemLabels,
+        Label,
+        label_counts,
+        labels_of_sql,
+    )
+    from .actions import (
+        add_labels,
+        change_labels,
+        keys_of_items,
+        label_targets,
+        LabelTarget,
+        remove_labels,
+        set_labels,
+        set_note,
+        SOURCES,
+    )
+    from .transfer import (
+        export_labels,
+        import_labels,
+        LABEL_JOURNAL_KIND,
+        label_records,
+        LabelConflict,
+        LabelImport,
+    )
+
+lazy_face(__name__)

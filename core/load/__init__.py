@@ -19,14 +19,14 @@ May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.ke
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
-    "FEATURE_COLUMNS",
     "GENERIC_STEMS",
     "LOG_SETTING",
     "LOW_COVERAGE",
-    "MANIFEST_NAME",
     "STATE_DIR",
     "DatasetIndex",
     "DatasetReport",
@@ -48,8 +48,6 @@ __all__ = [
     "match_by_position",
     "match_in_prompts",
     "no_cycle_collection",
-    "pending_marks",
-    "pending_rows",
     "read_in_folder",
     "record_load",
     "run_display_name",
@@ -57,19 +55,53 @@ __all__ = [
     "walk",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".bulk": ("no_cycle_collection",),
-    ".features": ("FEATURE_COLUMNS",),
-    ".discover": ("GENERIC_STEMS", "STATE_DIR", "WalkResult", "read_in_folder", "run_display_name", "walk"),
-    ".loader": ("load_runs",),
-    ".log": ("LOG_SETTING", "LoadLog", "LogEntry", "last_load", "record_load"),
-    ".manifest": ("MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"),
-    ".matching": (
-        "LOW_COVERAGE", "DatasetIndex", "LinkResult", "PositionMatch", "link_run", "match_by_position",
-        "match_in_prompts",
-    ),
-    ".scoring": ("ScoredFile", "score_run"),
-    ".search_index": ("build_search_index", "pending_marks", "pending_rows"),
-    ".summary": ("DatasetReport", "LoadSummary", "RunReport"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .bulk import (
+        no_cycle_collection,
+    )
+    from .discover import (
+        GENERIC_STEMS,
+        read_in_folder,
+        run_display_name,
+        STATE_DIR,
+        walk,
+        WalkResult,
+    )
+    from .loader import (
+        load_runs,
+    )
+    from .log import (
+        last_load,
+        LoadLog,
+        LOG_SETTING,
+        LogEntry,
+        record_load,
+    )
+    from .manifest import (
+        load_manifest,
+        Manifest,
+        ManifestEntry,
+    )
+    from .matching import (
+        DatasetIndex,
+        link_run,
+        LinkResult,
+        LOW_COVERAGE,
+        match_by_position,
+        match_in_prompts,
+        PositionMatch,
+    )
+    from .scoring import (
+        score_run,
+        ScoredFile,
+    )
+    from .search_index import (
+        build_search_index,
+    )
+    from .summary import (
+        DatasetReport,
+        LoadSummary,
+        RunReport,
+    )
+
+lazy_face(__name__)

@@ -15,15 +15,9 @@ from typing import Any
 
 from qa_inspect.core.metrics import question_features
 from qa_inspect.core.model import Gold
+from qa_inspect.core.store import FEATURE_COLUMNS
 
 __all__ = ["FEATURE_COLUMNS", "Context", "FeatureMemo", "feature_values", "gold_spans", "item_contexts"]
-
-FEATURE_COLUMNS: tuple[str, ...] = (
-    "question_type", "gold_length", "passage_length", "answer_position", "gold_count", "gold_agreement",
-    "cross_sentence", "question_overlap",
-)
-"""The `items` columns holding `QuestionFeatures`, in its field order (`question_type` is never NULL
-once computed: a NULL there marks an item whose features are still to be computed)."""
 
 Span = tuple[int, int] | None
 Context = tuple[str | None, tuple[Span, ...], bool]

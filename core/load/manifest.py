@@ -51,12 +51,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
+from qa_inspect.core.store import MANIFEST_NAME
 from qa_inspect.core.formats import decode, formats
 from qa_inspect.core.metrics import SCORERS
 
 __all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
 
-MANIFEST_NAME = "qa-inspect.toml"
 
 _KEYS: dict[str, frozenset[str]] = {
     "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),

@@ -19,6 +19,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from qa_inspect.core.store import ITEMS_MARK, PREDICTIONS_MARK, index_marks, pending_marks, pending_rows, set_marks
+
 __all__ = [
     "INLINE_LIMIT",
     "build_search_index",
@@ -31,8 +33,6 @@ __all__ = [
     "unindex_predictions",
 ]
 
-ITEMS_MARK = "search_index:items"
-PREDICTIONS_MARK = "search_index:predictions"
 INLINE_LIMIT = 50_000
 """A load whose new rows are at most this many indexes them before it ends (about a second)."""
 STEP = 50_000
@@ -45,60 +45,12 @@ _ITEM_TEXT = (
 """An item's index row: its question and its golds one per line (all golds, superseded too)."""
 
 
-def _conn(conn: Any) -> sqlite3.Connection:
-    return getattr(conn, "conn", conn)
-
-
-def index_marks(conn: Any) -> tuple[int, int]:
-    """(items mark, predictions mark). A database written before marks existed had every row
-    indexed on insert: its marks start at the highest id (an empty one at 0)."""
-    conn = _conn(conn)
-    marks = dict(conn.execute("SELECT key, value FROM settings WHERE key IN (?, ?)", (ITEMS_MARK, PREDICTIONS_MARK)))
-    if ITEMS_MARK in marks and PREDICTIONS_MARK in marks:
-        return int(marks[ITEMS_MARK]), int(marks[PREDICTIONS_MARK])
-    items = conn.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()[0]
-    preds = conn.execute("SELECT COALESCE(MAX(id), 0) FROM predictions").fetchone()[0]
-    _set_marks(conn, items, preds)
-    return items, preds
-
-
-def _set_marks(conn: sqlite3.Connection, items: int, predictions: int) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-        [(ITEMS_MARK, str(items)), (PREDICTIONS_MARK, str(predictions))],
-    )
-
-
 def next_id(conn: sqlite3.Connection, table: str) -> int:
     """The first id for rows inserted now: above every row and above the index mark (a row
     below the mark would count as indexed)."""
     mark = dict(zip(("items", "predictions"), index_marks(conn))).get(table, 0)
     top = conn.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]  # noqa: S608
     return max(top, mark) + 1
-
-
-def pending_marks(conn: Any) -> tuple[int, int] | None:
-    """The marks when some row is not indexed yet (a search matches those by LIKE), else None."""
-    conn = _conn(conn)
-    row = conn.execute(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM items), (SELECT COALESCE(MAX(id), 0) FROM predictions),"
-        " (SELECT value FROM settings WHERE key = ?), (SELECT value FROM settings WHERE key = ?)",
-        (ITEMS_MARK, PREDICTIONS_MARK),
-    ).fetchone()
-    if row[2] is None or row[3] is None:
-        return None  # written before marks: all indexed
-    items, preds = int(row[2]), int(row[3])
-    return (items, preds) if row[0] > items or row[1] > preds else None
-
-
-def pending_rows(conn: Any) -> int:
-    """How many items and predictions wait to be indexed, at most (ids above the marks: counting
-    the rows themselves would read a million-row table on every load)."""
-    conn = _conn(conn)
-    items, preds = index_marks(conn)
-    top_items, top_preds = conn.execute(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM items), (SELECT COALESCE(MAX(id), 0) FROM predictions)").fetchone()
-    return max(0, top_items - items) + max(0, top_preds - preds)
 
 
 def unindex_items(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
@@ -132,7 +84,7 @@ Progress = Callable[[int, int, str], None]
 def build_search_index(conn: Any, on_progress: Progress | None = None, *, step: int = STEP) -> int:
     """Index every row above the marks, `step` rows per transaction (an interrupted build keeps
     what it committed). Returns how many rows were indexed. Takes the write lock per step."""
-    conn = _conn(conn)
+    conn = getattr(conn, "conn", conn)  # an OpenDb or a plain connection
     total = pending_rows(conn)
     done = 0
     for table, mark_key in (("items", ITEMS_MARK), ("predictions", PREDICTIONS_MARK)):

@@ -18,7 +18,9 @@ May import: nothing of the project (the standard library and jieba only).
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "CATEGORIES",
@@ -51,15 +53,44 @@ __all__ = [
     "uses_f1_recall",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".categories": ("CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "error_category"),
-    ".human": ("HumanScore", "aggregate_human", "human_score"),
-    ".question_features": ("QUESTION_TYPES", "QuestionFeatures", "question_features", "question_type"),
-    ".registry": (
-        "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V2", "SQUAD_V11", "RunItem", "ScoreRow",
-        "aggregate", "aggregate_run", "answer_rate", "clear_score_caches", "default_scorer", "metrics_of",
-        "score_prediction", "uses_f1_recall",
-    ),
-    ".sentences": ("split_sentences",),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .categories import (
+        CATEGORIES,
+        Category,
+        CATEGORY_CODES,
+        CategoryDef,
+        error_category,
+    )
+    from .human import (
+        aggregate_human,
+        human_score,
+        HumanScore,
+    )
+    from .question_features import (
+        question_features,
+        question_type,
+        QUESTION_TYPES,
+        QuestionFeatures,
+    )
+    from .registry import (
+        aggregate,
+        aggregate_run,
+        answer_rate,
+        CDQA_F1_RECALL,
+        clear_score_caches,
+        CMRC_OFFICIAL,
+        default_scorer,
+        metrics_of,
+        RunItem,
+        score_prediction,
+        ScoreRow,
+        SCORERS,
+        SQUAD_V11,
+        SQUAD_V2,
+        uses_f1_recall,
+    )
+    from .sentences import (
+        split_sentences,
+    )
+
+lazy_face(__name__)

@@ -18,7 +18,9 @@ May import: `core.flags`, `core.load` (whether the search index is complete), `c
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "DELTA_ORDER_MIN_ITEMS",
@@ -127,44 +129,136 @@ __all__ = [
     "stored_items",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".paging": ("explain_page", "page_ids"),
-    ".delta_order": ("DELTA_ORDER_MIN_ITEMS", "build_delta_order", "delta_order_page", "fresh_pair", "pair_stamp"),
-    ".align": ("Match", "in_context", "is_cdqa", "per_gold"),
-    ".detail": (
-        "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "StaleInfo", "copy_choices",
-        "evidence_url", "item_detail",
-    ),
-    ".distribution": (
-        "CATEGORY_COLUMN", "SCORE_BINS", "Histogram", "ScoreGrid", "category_counts", "grid_cell", "histogram",
-        "score_grid",
-    ),
-    ".export": (
-        "FORMATS", "GOLD_SEPARATOR", "ExportError", "export_format", "export_items", "item_table",
-        "markdown_cell", "markdown_table", "write_frame",
-    ),
-    ".facets": (
-        "FacetRow", "FacetTable", "clear", "facet_table", "facet_tables", "length_bucket", "question_word",
-        "select", "selected",
-    ),
-    ".filters": ("OUTCOMES", "SORTS", "Filter"),
-    ".preferences": ("ColumnLayout", "Preferences", "load_preferences", "save_preferences"),
-    ".release": (
-        "ItemPair", "ReleaseKeys", "closest_dataset", "gold_changed_keys", "gold_set", "pair_items", "read_release",
-        "stored_items",
-    ),
-    ".rows": (
-        "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics",
-        "metrics_ab", "neighbour", "page", "position", "targets_for_filter",
-    ),
-    ".slices": (
-        "MAX_NAME", "SavedSlice", "SliceError", "delete_slice", "describe", "get_slice", "list_slices",
-        "load_slice", "save_slice", "slice_exists",
-    ),
-    ".sql": (
-        "BANDS", "CATEGORY", "CATEGORY_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS", "FEATURE_DIMENSIONS",
-        "LABEL", "SLICES", "STALE_ITEMS_SQL", "FacetDef", "band_sql", "bounds_case_sql", "build", "dimension_columns", "error_expr",
-        "feature_columns", "labels_sql", "order_clause", "right_sql", "answered_sql",
-    ),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .paging import (
+        explain_page,
+        page_ids,
+    )
+    from .delta_order import (
+        build_delta_order,
+        DELTA_ORDER_MIN_ITEMS,
+        delta_order_page,
+        fresh_pair,
+        pair_stamp,
+    )
+    from .align import (
+        in_context,
+        is_cdqa,
+        Match,
+        per_gold,
+    )
+    from .detail import (
+        copy_choices,
+        evidence_url,
+        GoldInfo,
+        GoldMatch,
+        item_detail,
+        ItemDetail,
+        PredictionInfo,
+        StaleInfo,
+    )
+    from .distribution import (
+        CATEGORY_COLUMN,
+        category_counts,
+        grid_cell,
+        Histogram,
+        histogram,
+        SCORE_BINS,
+        score_grid,
+        ScoreGrid,
+    )
+    from .export import (
+        export_format,
+        export_items,
+        ExportError,
+        FORMATS,
+        GOLD_SEPARATOR,
+        item_table,
+        markdown_cell,
+        markdown_table,
+        write_frame,
+    )
+    from .facets import (
+        clear,
+        facet_table,
+        facet_tables,
+        FacetRow,
+        FacetTable,
+        length_bucket,
+        question_word,
+        select,
+        selected,
+    )
+    from .filters import (
+        Filter,
+        OUTCOMES,
+        SORTS,
+    )
+    from .preferences import (
+        ColumnLayout,
+        load_preferences,
+        Preferences,
+        save_preferences,
+    )
+    from .release import (
+        closest_dataset,
+        gold_changed_keys,
+        gold_set,
+        ItemPair,
+        pair_items,
+        read_release,
+        ReleaseKeys,
+        stored_items,
+    )
+    from .rows import (
+        compare_metrics,
+        count,
+        distinct_values,
+        item_ids,
+        ItemRow,
+        metrics,
+        metrics_ab,
+        neighbour,
+        page,
+        position,
+        SliceMetrics,
+        targets_for_filter,
+    )
+    from .slices import (
+        delete_slice,
+        describe,
+        get_slice,
+        list_slices,
+        load_slice,
+        MAX_NAME,
+        save_slice,
+        SavedSlice,
+        slice_exists,
+        SliceError,
+    )
+    from .sql import (
+        answered_sql,
+        band_sql,
+        BANDS,
+        bounds_case_sql,
+        build,
+        CATEGORY,
+        CATEGORY_SQL,
+        DELTA_SQL,
+        dimension_columns,
+        DIMENSIONS,
+        error_expr,
+        ERROR_SQL,
+        FacetDef,
+        FACETS,
+        feature_columns,
+        FEATURE_DIMENSIONS,
+        LABEL,
+        labels_sql,
+        order_clause,
+        right_sql,
+        SLICES,
+        STALE_ITEMS_SQL,
+    )
+
+lazy_face(__name__)

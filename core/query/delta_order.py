@@ -30,7 +30,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from qa_inspect.core.load import MANIFEST_NAME
+from qa_inspect.core.store import MANIFEST_NAME
 
 from .filters import Filter
 from .sql import DELTA_SQL, Built, build, order_clause, run_ids

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from qa_inspect.core.load import pending_marks
+from qa_inspect.core.store import pending_marks
 
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qa_inspect.core.labels import labels_of_sql
-from qa_inspect.core.load import FEATURE_COLUMNS, pending_marks
+from qa_inspect.core.store import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
 from qa_inspect.core.metrics import CATEGORY_CODES, QUESTION_TYPES

@@ -18,7 +18,9 @@ May import: `core.query`, `core.review` and everything below them; never `tui`, 
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "ALL",
@@ -110,42 +112,123 @@ __all__ = [
     "with_intervals",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".chart": ("PALETTE", "chart_svg"),
-    ".diff": (
-        "CRITERIA", "CategoryChange", "DiffError", "ItemChange", "Outcomes", "RunDiff", "SliceDelta", "cell_filter",
-        "diff_runs",
-    ),
-    ".latex": ("latex_escape", "latex_table"),
-    ".leaderboard": ("Leaderboard", "LeaderboardError", "PairCell", "leaderboard"),
-    ".metrics": (
-        "DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table",
-    ),
-    ".overview": ("BrowseInfo", "DatasetOverview", "RunOverview", "SliceStat", "browse_info", "overview",
-                  "warm_overview"),
-    ".paper_table": (
-        "ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table",
-        "table_axes", "template_label",
-    ),
-    ".run_settings": ("RunSettings", "folder_run_settings", "run_settings", "stored_run_settings"),
-    ".release_diff": (
-        "FLAG_OUTCOMES", "FlagOutcome", "GoldChange", "MetricSplit", "ReleaseDiff", "RunSplit", "compare_releases",
-        "flag_outcomes", "release_diff", "score_split",
-    ),
-    ".run_stats": ("METRIC_LABELS", "REPORT_METRICS", "MetricCI", "RunIntervals", "run_intervals", "with_intervals"),
-    ".significance": (
-        "TESTS", "UNITS", "DeltaTest", "PairSignificance", "StatOptions", "pair_significance",
-        "resampling_unit",
-    ),
-    ".slice_finder": ("FoundSlice", "SliceFinding", "find_slices"),
-    ".stale": (
-        "ALL_GOLDS", "EXCLUDE_STALE", "StaleRescore", "item_frame_excluding_stale",
-        "rescore_excluding_stale",
-    ),
-    ".stale_overview": (
-        "StaleCounts", "StaleSlice", "overview_excluding_stale", "rescored_rows",
-        "slice_metrics_excluding_stale", "stale_counts",
-    ),
-    ".stale_freshness": ("FRESHNESS_WINDOWS", "FreshnessRow", "freshness", "freshness_overview"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .chart import (
+        chart_svg,
+        PALETTE,
+    )
+    from .diff import (
+        CategoryChange,
+        cell_filter,
+        CRITERIA,
+        diff_runs,
+        DiffError,
+        ItemChange,
+        Outcomes,
+        RunDiff,
+        SliceDelta,
+    )
+    from .latex import (
+        latex_escape,
+        latex_table,
+    )
+    from .leaderboard import (
+        Leaderboard,
+        leaderboard,
+        LeaderboardError,
+        PairCell,
+    )
+    from .metrics import (
+        DIMENSIONS,
+        FEATURE_DIMENSIONS,
+        HUMAN,
+        item_frame,
+        report,
+        slice_report,
+        slice_table,
+        SLICES,
+    )
+    from .overview import (
+        browse_info,
+        BrowseInfo,
+        DatasetOverview,
+        overview,
+        RunOverview,
+        SliceStat,
+        warm_overview,
+    )
+    from .paper_table import (
+        ALL,
+        CELL_METRICS,
+        cell_text,
+        paper_table,
+        PaperTable,
+        table_axes,
+        TableCell,
+        TableError,
+        TableSpec,
+        template_label,
+    )
+    from .run_settings import (
+        folder_run_settings,
+        run_settings,
+        RunSettings,
+        stored_run_settings,
+    )
+    from .release_diff import (
+        compare_releases,
+        FLAG_OUTCOMES,
+        flag_outcomes,
+        FlagOutcome,
+        GoldChange,
+        MetricSplit,
+        release_diff,
+        ReleaseDiff,
+        RunSplit,
+        score_split,
+    )
+    from .run_stats import (
+        METRIC_LABELS,
+        MetricCI,
+        REPORT_METRICS,
+        run_intervals,
+        RunIntervals,
+        with_intervals,
+    )
+    from .significance import (
+        DeltaTest,
+        pair_significance,
+        PairSignificance,
+        resampling_unit,
+        StatOptions,
+        TESTS,
+        UNITS,
+    )
+    from .slice_finder import (
+        find_slices,
+        FoundSlice,
+        SliceFinding,
+    )
+    from .stale import (
+        ALL_GOLDS,
+        EXCLUDE_STALE,
+        item_frame_excluding_stale,
+        rescore_excluding_stale,
+        StaleRescore,
+    )
+    from .stale_overview import (
+        overview_excluding_stale,
+        rescored_rows,
+        slice_metrics_excluding_stale,
+        stale_counts,
+        StaleCounts,
+        StaleSlice,
+    )
+    from .stale_freshness import (
+        freshness,
+        freshness_overview,
+        FRESHNESS_WINDOWS,
+        FreshnessRow,
+    )
+
+lazy_face(__name__)

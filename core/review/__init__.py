@@ -15,7 +15,9 @@ May import: `core.store`, `core.flags`, `core.metrics`, `core.model`, `core.keys
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "DISAGREE_BELOW",
@@ -48,13 +50,46 @@ __all__ = [
     "ts_date",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".consensus": ("DISAGREE_BELOW", "HALF_LIFE_DAYS", "MIN_AGREEING", "Consensus", "RunAnswer", "consensus",
-                   "normalise", "run_weights"),
-    ".dates": ("EvidenceDate", "evidence_date", "months_between", "parse_date"),
-    ".gather": ("dataset_names", "gather_signals", "run_dates"),
-    ".queue": ("FRESH_DAYS", "SIGNALS", "Progress", "QueueEntry", "ReviewQueue", "review_queue"),
-    ".score": ("POINTS", "TAG_POINTS", "Scored", "Signals", "score_signals"),
-    ".verified": ("last_verified", "ts_date"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .consensus import (
+        Consensus,
+        consensus,
+        DISAGREE_BELOW,
+        HALF_LIFE_DAYS,
+        MIN_AGREEING,
+        normalise,
+        run_weights,
+        RunAnswer,
+    )
+    from .dates import (
+        evidence_date,
+        EvidenceDate,
+        months_between,
+        parse_date,
+    )
+    from .gather import (
+        dataset_names,
+        gather_signals,
+        run_dates,
+    )
+    from .queue import (
+        FRESH_DAYS,
+        Progress,
+        QueueEntry,
+        review_queue,
+        ReviewQueue,
+        SIGNALS,
+    )
+    from .score import (
+        POINTS,
+        score_signals,
+        Scored,
+        Signals,
+        TAG_POINTS,
+    )
+    from .verified import (
+        last_verified,
+        ts_date,
+    )
+
+lazy_face(__name__)

@@ -14,7 +14,9 @@ May import: numpy and `core.errors` only.
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -41,17 +43,40 @@ __all__ = [
     "unit_sums",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".bootstrap": (
-        "MIN_BOOTSTRAP_UNITS", "Interval", "PairedTest", "bootstrap_mean", "paired_bootstrap",
-        "randomisation_p", "unit_sums",
-    ),
-    ".correction": ("benjamini_hochberg", "holm"),
-    ".exact": ("binomial_tail", "mcnemar_exact"),
-    ".power": ("DEFAULT_ALPHA", "DEFAULT_POWER", "minimum_detectable_effect"),
-    ".resample": ("bootstrap_totals", "signflip_totals"),
-    ".seeds": (
-        "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "StatsError", "check_settings", "rng_for",
-    ),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .bootstrap import (
+        bootstrap_mean,
+        Interval,
+        MIN_BOOTSTRAP_UNITS,
+        paired_bootstrap,
+        PairedTest,
+        randomisation_p,
+        unit_sums,
+    )
+    from .correction import (
+        benjamini_hochberg,
+        holm,
+    )
+    from .exact import (
+        binomial_tail,
+        mcnemar_exact,
+    )
+    from .power import (
+        DEFAULT_ALPHA,
+        DEFAULT_POWER,
+        minimum_detectable_effect,
+    )
+    from .resample import (
+        bootstrap_totals,
+        signflip_totals,
+    )
+    from .seeds import (
+        check_settings,
+        DEFAULT_LEVEL,
+        DEFAULT_RESAMPLES,
+        DEFAULT_SEED,
+        rng_for,
+        StatsError,
+    )
+
+lazy_face(__name__)

@@ -5,6 +5,7 @@ retried while busy), `busy` (the one busy timeout), `identity` (a database repla
 an open connection is refused), `settings` (the settings table, the annotator name), `paths` (where
 the database lives), `overlay` (a user-side database over a read-only shipped one), `views` (SQL
 for the current flags and stale golds), `names` (dataset/run look-ups with one "unknown name" error),
+`search_marks` (which rows the search index holds), `columns` (column lists both sides name),
 `bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
 than file name).
 
@@ -14,9 +15,19 @@ database through these names.
 
 from __future__ import annotations
 
-from qa_inspect.core.lazy import lazy_face
+from typing import TYPE_CHECKING
+
+from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "FEATURE_COLUMNS",
+    "ITEMS_MARK",
+    "MANIFEST_NAME",
+    "PREDICTIONS_MARK",
+    "index_marks",
+    "pending_marks",
+    "pending_rows",
+    "set_marks",
     "AMBIGUOUS_SUFFIX",
     "AUTHOR_ENV",
     "CURRENT_FLAGS_SQL",
@@ -70,22 +81,91 @@ __all__ = [
     "user_config_path",
 ]
 
-# Each name is imported from its module on first use (start-up time: see `core/lazy.py`).
-lazy_face(__name__, {
-    ".bindings": (
-        "AMBIGUOUS_SUFFIX", "Rebinding", "bind_journal", "dataset_fingerprint", "fingerprint_of",
-        "journal_bindings", "store_fingerprint",
-    ),
-    ".busy": ("DEFAULT_TIMEOUT", "TIMEOUT_ENV", "database_file", "default_timeout"),
-    ".identity": ("StoreConnection", "check_same_files"),
-    ".names": ("RunRef", "known_names", "require_dataset", "require_run", "run_names", "runs_by_dataset"),
-    ".overlay": ("OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "seed_overlay"),
-    ".paths": ("Placement", "default_db_path", "place_db", "user_cache_dir"),
-    ".schema": ("MIGRATIONS", "SCHEMA_VERSION", "OpenDb", "migrate", "open_db", "split_statements", "store_error"),
-    ".settings": (
-        "AUTHOR_ENV", "author_for", "default_author", "get_setting", "set_default_author", "set_setting",
-    ),
-    ".user_config": ("CONFIG_ENV", "UserConfig", "read_user_config", "user_config_path"),
-    ".transaction": ("BusyCallback", "sqlite_connection", "write_transaction"),
-    ".views": ("CURRENT_FLAGS_SQL", "EFFECTIVE_SQL", "STALE_GOLDS_SQL"),
-})
+if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .bindings import (
+        AMBIGUOUS_SUFFIX,
+        bind_journal,
+        dataset_fingerprint,
+        fingerprint_of,
+        journal_bindings,
+        Rebinding,
+        store_fingerprint,
+    )
+    from .busy import (
+        database_file,
+        DEFAULT_TIMEOUT,
+        default_timeout,
+        TIMEOUT_ENV,
+    )
+    from .identity import (
+        check_same_files,
+        StoreConnection,
+    )
+    from .names import (
+        known_names,
+        require_dataset,
+        require_run,
+        run_names,
+        RunRef,
+        runs_by_dataset,
+    )
+    from .overlay import (
+        merge_shipped,
+        Merged,
+        open_placed,
+        OVERLAY_KEY,
+        seed_overlay,
+    )
+    from .paths import (
+        MANIFEST_NAME,
+        default_db_path,
+        place_db,
+        Placement,
+        user_cache_dir,
+    )
+    from .schema import (
+        migrate,
+        MIGRATIONS,
+        open_db,
+        OpenDb,
+        SCHEMA_VERSION,
+        split_statements,
+        store_error,
+    )
+    from .settings import (
+        AUTHOR_ENV,
+        author_for,
+        default_author,
+        get_setting,
+        set_default_author,
+        set_setting,
+    )
+    from .user_config import (
+        CONFIG_ENV,
+        read_user_config,
+        user_config_path,
+        UserConfig,
+    )
+    from .transaction import (
+        BusyCallback,
+        sqlite_connection,
+        write_transaction,
+    )
+    from .views import (
+        CURRENT_FLAGS_SQL,
+        EFFECTIVE_SQL,
+        STALE_GOLDS_SQL,
+    )
+    from .columns import (
+        FEATURE_COLUMNS,
+    )
+    from .search_marks import (
+        index_marks,
+        ITEMS_MARK,
+        pending_marks,
+        pending_rows,
+        PREDICTIONS_MARK,
+        set_marks,
+    )
+
+lazy_face(__name__)

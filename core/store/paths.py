@@ -19,7 +19,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Placement", "default_db_path", "place_db", "user_cache_dir"]
+__all__ = ["MANIFEST_NAME", "Placement", "default_db_path", "place_db", "user_cache_dir"]
+
+MANIFEST_NAME = "qa-inspect.toml"
+"""The runs folder's settings file: the load reads it, a Δ order's stamp names it."""
 
 _STATE_DIR = ".qa-inspect"
 _DB_NAME = "qa.db"

@@ -711,7 +711,7 @@ async def test_k_hides_and_orders_columns_and_they_stay_for_the_dataset(db: Path
 
 @async_test
 async def test_the_app_fills_a_search_index_a_big_load_left_pending(db: Path) -> None:
-    from qa_inspect.core.load import pending_rows
+    from qa_inspect.core.store import pending_rows
 
     with sqlite3.connect(db) as conn:  # as a big load leaves it: nothing indexed yet
         conn.execute("DELETE FROM items_fts")

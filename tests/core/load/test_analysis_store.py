@@ -7,7 +7,7 @@ from pathlib import Path
 
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.load.backfill import fill_missing
-from qa_inspect.core.load.features import FEATURE_COLUMNS
+from qa_inspect.core.store import FEATURE_COLUMNS
 from qa_inspect.core.metrics import CATEGORY_CODES, question_features
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
 from tests.helpers import Env

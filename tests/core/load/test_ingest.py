@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qa_inspect.core.load import build_search_index, load_runs, loader, pending_marks, pending_rows, stream
+from qa_inspect.core.load import build_search_index, load_runs, loader, stream
+from qa_inspect.core.store import pending_marks, pending_rows
 from qa_inspect.core.query import Filter, count
 
 from .killed_load import load_killed

@@ -483,6 +483,7 @@ def test_real_data_loads_every_item_and_gold(shared_data: Path, tmp_path: Path) 
         "CDQA_v1": (1339, 1339 + 438, "loaded"),
         "squad1_dev_normans_answerable": (96, 293, "loaded"),
         "squad2_dev_normans": (208, 293, "loaded"),  # 112 unanswerable questions have no gold
+        "DRCD_dev": (3524, 7048, "loaded"),  # Traditional Chinese, two golds per question
     }
     with sqlite3.connect(db) as conn:
         rows = dict(
@@ -493,9 +494,10 @@ def test_real_data_loads_every_item_and_gold(shared_data: Path, tmp_path: Path) 
         )
         items = dict(conn.execute("SELECT d.name, COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id GROUP BY 1"))
     assert rows == {"cmrc2018_dev:0": 9657, "cmrc2018_trial:0": 1002, "CDQA_v1:0": 1339, "CDQA_v1:1": 438,
-                    "squad1_dev_normans_answerable:0": 293, "squad2_dev_normans:0": 293}
+                    "squad1_dev_normans_answerable:0": 293, "squad2_dev_normans:0": 293,
+                    "DRCD_dev:0": 7048}
     assert items == {"cmrc2018_dev": 3219, "cmrc2018_trial": 1002, "CDQA_v1": 1339,
-                     "squad1_dev_normans_answerable": 96, "squad2_dev_normans": 208}
+                     "squad1_dev_normans_answerable": 96, "squad2_dev_normans": 208, "DRCD_dev": 3524}
 
     start = time.perf_counter()
     again = load(shared_data, db)

@@ -1,13 +1,17 @@
-"""The core faces are lazy (`core/lazy.py`): importing one loads none of its modules, and each public
-name is, on first use, exactly the object its module defines."""
+"""The core faces (`core/faces.py`): each public name is imported under `TYPE_CHECKING`, where static
+tools read it; importing a face loads none of its modules, and each public name is, on first use,
+exactly the object its module defines."""
 
 from __future__ import annotations
 
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from qa_inspect.core.faces import checked_imports
 
 FACES = ["flags", "labels", "load", "metrics", "query", "report", "review", "stats", "store"]
 
@@ -15,7 +19,7 @@ FACES = ["flags", "labels", "load", "metrics", "query", "report", "review", "sta
 @pytest.mark.parametrize("face", FACES)
 def test_every_public_name_is_its_module_s_object(face: str) -> None:
     package = importlib.import_module(f"qa_inspect.core.{face}")
-    exports = package.__dict__["_lazy_exports"]
+    exports = checked_imports(Path(str(package.__file__)).read_text(encoding="utf-8"))
     assert sorted(exports) == sorted(package.__all__)
     for name in package.__all__:
         assert getattr(package, name) is getattr(importlib.import_module(exports[name], package.__name__), name)
@@ -40,3 +44,9 @@ def test_a_public_name_wins_over_its_module_s_name() -> None:
             "print([isinstance(f, types.ModuleType) or not callable(f) for f in (overview, journal, undo)])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[False, False, False]"
+
+
+def test_a_name_imported_twice_is_refused() -> None:
+    source = "if TYPE_CHECKING:\n    from .a import x\n    from .b import x\n"
+    with pytest.raises(ImportError, match="'x' is imported from .a and .b"):
+        checked_imports(source)
