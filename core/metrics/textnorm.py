@@ -1,8 +1,8 @@
 """The "written the same way" normal form, and lexical units for overlap.
 
 `plain` decides `format-only` (an answer the metric scores down although it *is* the gold,
-written differently) and text containment in the error categories. It folds exactly what the
-issue calls format: full-/half-width forms (NFKC, which also turns `H₂O` into `H2O`), case,
+written differently) and text containment in the error categories. It folds exactly what a
+reader would call format: full-/half-width forms (NFKC, which also turns `H₂O` into `H2O`), case,
 numbers written as 中文数字 (`二〇二三` → 2023, `五十九` → 59), spacing, thousands separators and
 punctuation at either end. It never decides a score: scorers keep their own normalisation.
 

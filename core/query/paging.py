@@ -1,4 +1,4 @@
-"""Page ids in the filter's order without sorting every matching item (issue 16: a million items).
+"""Page ids in the filter's order without sorting every matching item (a million items must page fast).
 
 `page` used to ask for `ORDER BY <sort> LIMIT … OFFSET …` over the whole join, which sorts every
 item the filter matches (seconds at 1M) for each page. Here a page walks an index that is already

@@ -195,7 +195,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS datasets_fingerprint ON datasets(fingerprint);
     UPDATE annotations SET written_as = dataset WHERE written_as IS NULL;
     """,
-    # 6 → 7: why a prediction is wrong and what an item is like, computed at ingest (issue 17):
+    # 6 → 7: why a prediction is wrong and what an item is like, computed at ingest:
     # `predictions.error_category` (a code of `core.metrics.CATEGORIES`; the reason in words is
     # recomputed by the detail: a pure function) and the item features of
     # `core.metrics.question_features` as columns of `items`. NULL = not computed yet: a database
@@ -228,7 +228,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE annotations ADD COLUMN label_source TEXT;
     CREATE INDEX IF NOT EXISTS annotations_label ON annotations(run, dataset, item_key, label) WHERE label IS NOT NULL;
     """,
-    # 8 → 9: the browser at a million items (issue 16). Its pages walk an index in the order
+    # 8 → 9: the browser at a million items. Its pages walk an index in the order
     # shown and stop after one page (`core.query.paging`): items of a dataset in id order, and
     # each run's scores with the item id as the tie-break (the old score indexes ended in the
     # prediction's rowid, which need not follow item order). Same number of score indexes. The
@@ -256,7 +256,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (dataset_id, slices)
     );
     """,
-    # 10 → 11: the browser's Δ order of a compared pair of runs (issue 16; `core.query.delta_order`):
+    # 10 → 11: the browser's Δ order of a compared pair of runs (`core.query.delta_order`):
     # the items of run A's dataset by Δ (B − A) and item id, so a page sorted by Δ walks an index
     # instead of sorting a million items. Built once per (A, B) the user compares, under a stamp of
     # both runs' data; gone with either run (cascade; `delta_pairs_b` serves run B's).

@@ -9,7 +9,7 @@ Prints, medians of `--rounds` interleaved rounds (wall time; CPU time; peak RSS 
 - `qa-inspect score` on CMRC dev and on the replicated set (one prediction map each), against the
   floor: a process that parses the dataset and the predictions with `json.load` and walks every
   question and answer.
-Targets (issue 16): `--help` within 1.5× its floor, re-load under 0.4 s, `score` (100k) within 2×
+Targets: `--help` within 1.5× its floor, re-load under 0.4 s, `score` (100k) within 2×
 its floor. Skips with a message when the dev set is absent.
 
 Answers: by default (`--vary`) every question of every copy gets its own draw (one generator over

@@ -3,7 +3,7 @@
     python tests/bench/bench_stats.py [--items 100000] [--resamples 10000]
 
 Each case runs in a fresh process (data generated first, not timed) and prints wall time and peak
-memory (max RSS of that process, numpy and the data included). Target (issue 20): 10,000 paired
+memory (max RSS of that process, numpy and the data included). Target: 10,000 paired
 resamples over 100,000 common items in < 2 s and < 300 MB on a 2-core machine.
 
 Cases: Δ EM and Δ F1 with CMRC-like scores (F1 = 2·overlap / (len_pred + len_gold) with short

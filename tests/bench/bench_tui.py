@@ -21,7 +21,7 @@ the build does not count towards the app's memory), then drives `QAInspectApp` w
   the next frame written, which shows the new page),
 - peak memory of the app process (ru_maxrss), and resident memory after each phase.
 
-Targets (issues 4 and 16): launch → usable table < 1.5 s; filter change < 150 ms median and
+Targets: launch → usable table < 1.5 s; filter change < 150 ms median and
 < 400 ms worst; PgDn, n and p < 100 ms; peak < 400 MB.
 """
 

@@ -1,5 +1,5 @@
 """Every command the CLI registers is in the README's command table, and `--help` lists them in
-the order of that table's story (load, open, then the reports); issue 13."""
+the order of that table's story (load, open, then the reports)."""
 
 from __future__ import annotations
 

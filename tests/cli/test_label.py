@@ -1,4 +1,4 @@
-"""`qa-inspect label …` through Typer's CliRunner (issue 17 §3)."""
+"""`qa-inspect label …` through Typer's CliRunner."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The CLI package keeps the shape its `__init__` describes (issue 13): command modules import only
+"""The CLI package keeps the shape its `__init__` describes: command modules import only
 the shared modules, never each other; no SQL of its own; no private core names; no Textual until
 the UI opens."""
 

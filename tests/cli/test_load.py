@@ -1,4 +1,4 @@
-"""`qa-inspect load`, `open` and the bare `qa-inspect RUNS_DIR` (issues 2 and 3)."""
+"""`qa-inspect load`, `open` and the bare `qa-inspect RUNS_DIR`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.cli.helpers import copy_sample_runs, invoke
 
 DATASET_KEYS = {"name", "path", "format", "items", "golds", "status"}
 RUN_KEYS = {"name", "path", "format", "dataset", "predictions", "unmatched", "status"}
-# Beyond issue 2's shape, the summary documents which encoding each file was read with, and
+# Beyond the first summary's shape, it documents which encoding each file was read with, and
 # which files disappeared since the last load.
 EXTRA_ENTRY_KEYS = {"encoding"}
 EXTRA_TOP_KEYS = {"removed", "warnings"}

@@ -1,5 +1,5 @@
 """`report --markdown` and `diff --markdown` write their tables with `core.query.markdown_table`:
-a `|`, a line break or a carriage return in a name or in model text never breaks a row (issue 13)."""
+a `|`, a line break or a carriage return in a name or in model text never breaks a row."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unknown dataset and run names on the command line: one line listing the loaded names (issue 13)."""
+"""Unknown dataset and run names on the command line: one line listing the loaded names."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every package folder under core/ and tui/ is listed in pyproject.toml, so a non-editable install
-(a wheel) ships it; the editable install used for development finds folders either way (issue 13)."""
+(a wheel) ships it; the editable install used for development finds folders either way."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`qa-inspect report`: every run × slice as a table, JSON, CSV or Markdown (issue 3)."""
+"""`qa-inspect report`: every run × slice as a table, JSON, CSV or Markdown."""
 
 from __future__ import annotations
 

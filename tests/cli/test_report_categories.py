@@ -1,4 +1,4 @@
-"""`report --by error_category / question_type / …` and `diff` per error category (issue 17)."""
+"""`report --by error_category / question_type / …` and `diff` per error category."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_diff_of_llm_runs_counts_categories_by_the_threshold(loaded: tuple[Path,
 
 
 def test_report_and_diff_on_real_cmrc_dev(shared_data: Path, tmp_path: Path) -> None:
-    """The issue's command on the real CMRC 2018 dev set with two generated runs."""
+    """`report --by error_category` and `diff` on the real CMRC 2018 dev set with two generated runs."""
     runs = tmp_path / "runs"
     runs.mkdir()
     shutil.copy(shared_data / "cmrc2018_dev.json", runs / "cmrc2018_dev.json")

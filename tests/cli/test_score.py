@@ -1,4 +1,4 @@
-"""`qa-inspect score`: two files, no database, the official scorers' numbers (issues 2 and 3)."""
+"""`qa-inspect score`: two files, no database, the official scorers' numbers."""
 
 from __future__ import annotations
 

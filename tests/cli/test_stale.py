@@ -1,4 +1,4 @@
-"""`qa-inspect stale …` through Typer's CliRunner (issue 5)."""
+"""`qa-inspect stale …` through Typer's CliRunner."""
 
 from __future__ import annotations
 

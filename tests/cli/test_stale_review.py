@@ -1,4 +1,4 @@
-"""`qa-inspect stale verify`, `stale queue` and `report --freshness` through Typer's CliRunner (issue 19)."""
+"""`qa-inspect stale verify`, `stale queue` and `report --freshness` through Typer's CliRunner."""
 
 from __future__ import annotations
 

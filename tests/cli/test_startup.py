@@ -1,4 +1,4 @@
-"""Start-up stays short (issue 16): `--help` imports no command module, a command imports only its
+"""Start-up stays short: `--help` imports no command module, a command imports only its
 own, and the command table `--help` lists from is the one the modules register."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The bad-input corpus (issue 15): what a runs folder can hold that must never break the tool.
+"""The bad-input corpus: what a runs folder can hold that must never break the tool.
 
 Each `Case` is data: the file(s) to write beside the good folder (`shapes.GOOD_FILES`), their
 bytes (generated: nothing binary is committed), and what the load must say: `error` (exit 1),

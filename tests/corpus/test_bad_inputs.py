@@ -1,4 +1,4 @@
-"""Nothing a file can contain breaks the tool (issue 15): every case of the corpus is loaded beside
+"""Nothing a file can contain breaks the tool: every case of the corpus is loaded beside
 a good dataset and a good run, through the CLI as a user runs it.
 
 Per case: no traceback; exit 1 with an error, or exit 0 with a warning (or, for files that are

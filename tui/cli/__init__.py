@@ -10,7 +10,7 @@ console, load progress and summary), `filter_options` (the item-filter options a
 module per command or command group, each registering itself on `app` when imported: `load`
 (`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `slices`, `stale`, `release`, `label`.
 
-Start-up is kept short (issue 16): `main` imports only the module of the command asked for, and
+Start-up is kept short: `main` imports only the module of the command asked for, and
 `--help` none (it lists `COMMANDS`); `app` from this package is the whole app, every module imported.
 
 May import: the faces of `qa_inspect.core` packages (`core.store`, `core.load`, `core.flags`,

@@ -1,4 +1,4 @@
-"""`qa-inspect stale verify` and `stale queue` (the review queue of issue 19).
+"""`qa-inspect stale verify` and `stale queue` (the review queue).
 
 `stale.py` registers the two commands on `stale_app` (this module imports nothing of it, so there
 is no import circle). The queue's score and reasons come from `qa_inspect.core.review`.

@@ -1,4 +1,4 @@
-"""The item browser's triage actions (issue 6): compare screen, facet panel, saved slices, export.
+"""The item browser's triage actions: compare screen, facet panel, saved slices, export.
 
 A mixin of `BrowserScreen`, kept apart so the browser's own file stays about paging and filters.
 It relies on the browser's `filter`, `info`, `total`, `set_filter` and its `ItemTable`.

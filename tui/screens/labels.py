@@ -1,4 +1,4 @@
-"""Error labels by hand in the browser and the detail (issue 17 §3), over `core.labels`.
+"""Error labels by hand in the browser and the detail, over `core.labels`.
 
 - `l` opens the label picker (`LabelDialog`) for the item under the cursor, the selection
   (`space`, `ctrl+a`) or the item on the detail screen;

@@ -1,4 +1,4 @@
-"""The review queue (issue 19): one gold at a time, the one most likely gone stale first.
+"""The review queue: one gold at a time, the one most likely gone stale first.
 
 Shows the question, the gold, the answer most runs give instead (the consensus), the evidence
 URL (a terminal hyperlink; `y` copies it, `o` opens it), the reasons for its rank and every run's

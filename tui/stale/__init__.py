@@ -1,4 +1,4 @@
-"""The stale-answer UI (issue 5), mirroring `core.flags`: flag a gold answer as outdated, clear it,
+"""The stale-answer UI, mirroring `core.flags`: flag a gold answer as outdated, clear it,
 undo and redo, and see every metric with stale golds excluded.
 
 Holds `keys` (the binding lists screens splice in), `form` (the mark form and the annotator name

@@ -1,4 +1,4 @@
-"""`StaleActions`: what every screen with stale actions shares (issue 5).
+"""`StaleActions`: what every screen with stale actions shares.
 
 - `s` marks a gold stale through `StaleForm`; on a selection (`space`, `ctrl+a` = every item of the
   filter) it first asks `ConfirmDialog` with the count, then marks them all in one undo step.

@@ -1,5 +1,5 @@
 """Stale flags out and in (core.stale_export): patch and journal JSONL, the dataset in its own format
-with a round trip through the loader, and idempotent, conflict-keeping import (issue 5)."""
+with a round trip through the loader, and idempotent, conflict-keeping import."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Stale-answer journal (core.flags): marking, unmarking, undo/redo, bulk marking, conflicts, authors,
-busy retries and metrics with stale golds excluded (issue 5)."""
+busy retries and metrics with stale golds excluded."""
 
 from __future__ import annotations
 

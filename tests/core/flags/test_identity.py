@@ -1,4 +1,4 @@
-"""Flags stay with the dataset they were written against: by content, not by file name (issue 15).
+"""Flags stay with the dataset they were written against: by content, not by file name.
 
 A renamed release file keeps its flags; a journal imported into a database that holds two files of
 the same name binds to the one it was written against; two identical copies are reported as

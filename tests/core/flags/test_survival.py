@@ -1,5 +1,5 @@
 """Stale flags survive: reloads, changed runs, new dataset releases, a schema migration, a killed
-writer, and two processes writing at once (issue 5)."""
+writer, and two processes writing at once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`verify` journal entries ("still correct"): dated, undoable, exported, imported and merged like
-the other entries, and never a change to what is flagged stale (issue 19)."""
+the other entries, and never a change to what is flagged stale."""
 
 from __future__ import annotations
 

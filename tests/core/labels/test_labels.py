@@ -1,4 +1,4 @@
-"""Labels by hand (issue 17 §3): add/remove/set, bulk, current, notes, provenance, undo/redo, and
+"""Labels by hand: add/remove/set, bulk, current, notes, provenance, undo/redo, and
 every stale-flag reader of the shared journal keeps ignoring label entries."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bad input gets one clear line and loses nothing (issue 2, "Bad input ...").
+"""Bad input gets one clear line and loses nothing.
 
 Each case loads the good sample first, then overwrites one file with bad content and reloads
 through the CLI: exit 1 (or 0 where the file is merely skipped or partly matched), one line naming

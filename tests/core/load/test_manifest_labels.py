@@ -1,4 +1,4 @@
-"""`qa-inspect.toml` `[labels] set = [...]`: the project's error labels (issue 17 §3)."""
+"""`qa-inspect.toml` `[labels] set = [...]`: the project's error labels."""
 
 from __future__ import annotations
 

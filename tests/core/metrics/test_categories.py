@@ -1,5 +1,5 @@
-"""Error categories: one rule at a time on small hand-made cases, then the properties the issue
-asks for (exactly one category per prediction; `exact` iff EM = 1 for span scorers)."""
+"""Error categories: one rule at a time on small hand-made cases, then the properties every
+category must keep (exactly one category per prediction; `exact` iff EM = 1 for span scorers)."""
 
 from __future__ import annotations
 

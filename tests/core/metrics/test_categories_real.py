@@ -230,7 +230,7 @@ def test_cdqa_runs(items: dict, key: str, spec: str, expected: str) -> None:
 
 
 def test_enough_real_cases() -> None:
-    """The issue asks for at least 60 real items checked by a person."""
+    """At least 60 real items checked by a person, so the rules are tried on real answers."""
     assert len(SPAN_CASES) + len(CDQA_CASES) >= 60
     assert len({(c[0], c[1]) for c in SPAN_CASES} | {(CDQA, c[0]) for c in CDQA_CASES}) >= 40
 

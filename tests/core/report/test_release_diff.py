@@ -1,4 +1,4 @@
-"""Release diff (issue 19): items added and removed, golds changed, open flags resolved or left,
+"""Release diff: items added and removed, golds changed, open flags resolved or left,
 and each run's score change split into the changed golds' part and the rest, adding up exactly."""
 
 from __future__ import annotations

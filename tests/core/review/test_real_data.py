@@ -1,5 +1,5 @@
 """On real CDQA v1 with generated runs (some agreeing on a new answer for a known set of items), the
-review queue ranks exactly those items first, each reason naming its signals (issue 19)."""
+review queue ranks exactly those items first, each reason naming its signals."""
 
 from __future__ import annotations
 

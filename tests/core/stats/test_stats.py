@@ -1,4 +1,4 @@
-"""core.stats: the issue's "done when" (identical runs, McNemar against scipy, coverage, clustering,
+"""core.stats: what makes the statistics trustworthy (identical runs, McNemar against scipy, coverage, clustering,
 seeds) and the engine's exactness (its totals have the moments of index resampling)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Snapshot of the label picker (issue 17 §3) over an item that carries one label and a note
+"""Snapshot of the label picker over an item that carries one label and a note
 (pytest-textual-snapshot; `--snapshot-update` to accept after looking at the new SVG)."""
 
 from __future__ import annotations

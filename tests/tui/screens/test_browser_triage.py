@@ -1,4 +1,4 @@
-"""Pilot tests of the item browser's triage parts (issue 6): facet panel, saved slices, export, and
+"""Pilot tests of the item browser's triage parts: facet panel, saved slices, export, and
 their keys. Each test drives a fresh loaded copy of sample_runs/ (`env`), so exports land in tmp.
 The compare screen's tests are in test_compare.py."""
 

@@ -1,4 +1,4 @@
-"""Pilot tests of the compare screen (issue 6): its counts equal `diff_runs`, every table opens what
+"""Pilot tests of the compare screen: its counts equal `diff_runs`, every table opens what
 it counts, scope and threshold, model text shown literally. Each test drives a fresh loaded copy
 of sample_runs/ (`env`)."""
 

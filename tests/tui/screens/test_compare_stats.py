@@ -1,4 +1,4 @@
-"""The compare screen's statistics (issue 20): the counts never wait for the resampling, the
+"""The compare screen's statistics: the counts never wait for the resampling, the
 numbers are `diff_runs(stats=…)`'s, `o` sorts the slices by |Δ| and by p, and the line under the
 slice table explains the highlighted slice."""
 

@@ -1,4 +1,4 @@
-"""Pilot: the item detail says why each run's prediction is wrong, in words (issue 17)."""
+"""Pilot: the item detail says why each run's prediction is wrong, in words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pilot tests of labels by hand (issue 17 §3): single keys in the browser, the picker from the
+"""Pilot tests of labels by hand: single keys in the browser, the picker from the
 browser and the detail, bulk labelling on a selection, undo/redo shared with stale flags, the
 facet, help and palette."""
 

@@ -1,5 +1,5 @@
 """The overview's intervals: each run's main metric with its 95% interval and whether it can be
-told apart from the best run, filled in by a worker after the numbers show (issue 20)."""
+told apart from the best run, filled in by a worker after the numbers show."""
 
 from __future__ import annotations
 

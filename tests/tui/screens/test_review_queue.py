@@ -1,5 +1,5 @@
 """The review queue screen: walk it (mark pre-filled, verify, skip, previous, undo), resume after a
-restart, filters, the evidence link; snapshots at 80×24 and 120×40 (issue 19)."""
+restart, filters, the evidence link; snapshots at 80×24 and 120×40."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pilot tests of the stale-answer actions (issue 5): mark from the browser and the detail view,
+"""Pilot tests of the stale-answer actions: mark from the browser and the detail view,
 undo/redo, bulk marking after a confirmation, the metrics mode, busy notices, palette and help."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Snapshots of the stale-answer UI (issue 5): the mark form, and the detail view of an item with
+"""Snapshots of the stale-answer UI: the mark form, and the detail view of an item with
 stale golds (two annotators' proposals, a resolved flag). Author and times are fixed: the journal
 entries are written with set timestamps and the annotator comes from $QA_INSPECT_AUTHOR."""
 
