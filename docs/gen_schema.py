@@ -1,0 +1,100 @@
+"""Regenerate `docs/database-tables.md`: every table, column and index of a real database.
+
+The hand-written page (`docs/database.md`) says what the tables mean; this one is read off a
+database that `qa-inspect load` wrote from `sample_runs/`, so it cannot drift from the migrations.
+Run `python docs/gen_schema.py` after adding a migration; `--check` reports a stale page and exits 1
+(the docs test runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = REPO / "docs" / "database-tables.md"
+SAMPLE = REPO / "sample_runs"
+
+HEADER = """# Database tables (generated)
+
+Every table, column and index of a database that `qa-inspect load sample_runs/` writes, read from
+SQLite itself by `docs/gen_schema.py` (do not edit by hand; run that script after a migration).
+What the tables mean is in [The database](database.md). Schema version (`PRAGMA user_version`): {version}.
+FTS5's own shadow tables (`*_fts_data`, `*_fts_idx`, …) are left out.
+"""
+
+
+def _cell(value: object) -> str:
+    """A Markdown table cell: empty for NULL, `|` escaped (DEFAULT expressions may hold one)."""
+    return "" if value is None else str(value).replace("|", "\\|")
+
+
+def describe(conn: sqlite3.Connection) -> str:
+    """The page's Markdown for the database behind `conn`."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    names = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    virtual = {n for n in names if n.endswith("_fts")}
+    shadow = {n for n in names for v in virtual if n.startswith(v + "_")}
+    parts = [HEADER.format(version=version)]
+    for name in names:
+        if name in shadow:
+            continue
+        parts.append(_table(conn, name, virtual=name in virtual))
+    return "\n".join(parts)
+
+
+def _table(conn: sqlite3.Connection, name: str, *, virtual: bool) -> str:
+    """One table's section: its columns, then its indexes."""
+    lines = [f"## `{name}`", ""]
+    if virtual:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
+        lines += [f"Virtual table: `{' '.join(sql.split())}`", ""]
+    lines += ["| column | type | not null | default | primary key |", "|---|---|---|---|---|"]
+    for _cid, col, typ, notnull, default, pk in conn.execute(f'PRAGMA table_info("{name}")'):
+        lines.append(f"| `{col}` | {_cell(typ)} | {'yes' if notnull else ''} | {_cell(default)} | {pk or ''} |")
+    indexes = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+        (name,)).fetchall()
+    if indexes:
+        lines += ["", "Indexes:", ""]
+        lines += [f"- `{' '.join(sql.split())}`" for _n, sql in indexes]
+    return "\n".join(lines) + "\n"
+
+
+def generate() -> str:
+    """Load `sample_runs/` into a temporary database and describe it."""
+    from qa_inspect.core.load import load_runs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "qa.db"
+        load_runs(SAMPLE, db)
+        conn = sqlite3.connect(db)
+        try:
+            return describe(conn)
+        finally:
+            conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate docs/database-tables.md from a loaded database.")
+    parser.add_argument("--check", action="store_true", help="only report whether the page is current; exit 1 if not")
+    args = parser.parse_args(argv)
+    page = generate()
+    current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
+    if args.check:
+        if page != current:
+            print("docs/database-tables.md is out of date: run python docs/gen_schema.py")
+            return 1
+        return 0
+    if page != current:
+        PAGE.write_text(page, encoding="utf-8")
+        print("wrote docs/database-tables.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
