@@ -1,6 +1,6 @@
 """The SQLite database: opening it safely, its schema, and forward-only migrations.
 
-The file is a documented artefact (see the README's "Database" section): people open it with
+The file is a documented artefact (see docs/database.md): people open it with
 sqlite-utils, Datasette or polars, so tables and columns only ever get added, never renamed.
 `PRAGMA user_version` holds the schema version; `MIGRATIONS[n]` takes version n to n+1.
 """

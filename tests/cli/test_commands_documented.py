@@ -1,5 +1,6 @@
-"""Every command the CLI registers is in the README's command table, and `--help` lists them in
-the order of that table's story (load, open, then the reports)."""
+"""Every command the CLI registers is in the command table of the docs' CLI reference
+(`docs/cli.md`), and `--help` lists them in the order of that table's story (load, open, then the
+reports)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import typer
 from qa_inspect.tui.cli import app
 from tests.cli.helpers import invoke
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")  # `\|` inside a cell is an escaped bar, not a border
 _WORD = re.compile(r"[a-z][a-z0-9-]*(?:\\\|[a-z][a-z0-9-]*)*")  # `list\|save\|delete`
 
@@ -27,10 +28,10 @@ def registered(command: Any = None, path: tuple[str, ...] = ()) -> Iterator[tupl
         yield from registered(sub, (*path, name))
 
 
-def command_table(readme: str) -> list[str]:
+def command_table(page: str) -> list[str]:
     """The first cell (backticks stripped) of each row of the table under `## Commands` that
     starts with `qa-inspect`."""
-    section = readme.split("\n## Commands", 1)[1].split("\n## ", 1)[0]
+    section = page.split("\n## Commands", 1)[1].split("\n## ", 1)[0]
     cells = []
     for line in section.splitlines():
         if not line.startswith("|"):
@@ -56,24 +57,24 @@ def documented(cells: list[str]) -> set[tuple[str, ...]]:
     return paths
 
 
-def test_every_registered_command_is_in_the_readme_table() -> None:
+def test_every_registered_command_is_in_the_docs_table() -> None:
     commands = set(registered())
     assert {("load",), ("stale",), ("stale", "mark"), ("slices", "save")} <= commands  # the walk goes deep
-    table = documented(command_table(README.read_text(encoding="utf-8")))
+    table = documented(command_table(CLI_PAGE.read_text(encoding="utf-8")))
     missing = sorted(" ".join(p) for p in commands - table)
-    assert not missing, f"commands missing from the README's Commands table: {missing}"
+    assert not missing, f"commands missing from the Commands table of docs/cli.md: {missing}"
     unknown = sorted(" ".join(p) for p in table - commands)
-    assert not unknown, f"the README's Commands table names commands that do not exist: {unknown}"
+    assert not unknown, f"the Commands table of docs/cli.md names commands that do not exist: {unknown}"
 
 
 def test_the_check_sees_an_omission() -> None:
-    readme = README.read_text(encoding="utf-8")
-    cells = command_table(readme)
+    page = CLI_PAGE.read_text(encoding="utf-8")
+    cells = command_table(page)
     assert any(c.startswith("qa-inspect stale ") for c in cells)
     without_stale = [c for c in cells if not c.startswith("qa-inspect stale ")]
     assert ("stale", "undo") not in documented(without_stale)
     assert ("stale", "undo") in documented(cells)
-    one_less = readme.replace("\\|redo\\|", "\\|")
+    one_less = page.replace("\\|redo\\|", "\\|")
     assert ("stale", "redo") not in documented(command_table(one_less))
 
 

@@ -58,7 +58,7 @@ def test_chinese_dates_in_text_and_metadata() -> None:
 
 
 def test_share_of_real_cdqa_evidence_urls_that_parse(shared_data: Path) -> None:
-    """Printed for the README (run with -s): the share of CDQA v1 evidence URLs with a date."""
+    """Printed for the docs (run with -s): the share of CDQA v1 evidence URLs with a date."""
     records = json.loads((shared_data / "CDQA_v1.json").read_text(encoding="utf-8-sig"))
     urls = [r["annotation"]["准确性检查"] for r in records
             if str(r["annotation"].get("准确性检查", "")).startswith("http")]
