@@ -94,3 +94,10 @@ def test_the_table_list_matches_a_loaded_database() -> None:
     page = (DOCS / "database-tables.md").read_text(encoding="utf-8")
     for table in ("annotations", "items", "predictions", "runs", "datasets", "golds", "settings"):
         assert f"## `{table}`" in page
+
+
+def test_the_option_reference_matches_the_cli() -> None:
+    res = _run([sys.executable, str(DOCS / "gen_cli.py"), "--check"], timeout=180)
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = (DOCS / "cli-options.md").read_text(encoding="utf-8")
+    assert "## `qa-inspect stale mark`" in page and "## `qa-inspect label import`" in page
