@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
 
@@ -75,10 +75,7 @@ def export_format(path: Path) -> str:
     """The format a path's extension asks for; `ExportError` (one line) for any other."""
     fmt = FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise ExportError(
-            f"{path}: unknown export format {Path(path).suffix or '(no extension)'!r};"
-            " use .csv, .jsonl, .parquet or .md"
-        )
+        raise ExportError(f"{path}: " + unknown_name("export format", Path(path).suffix or "(no extension)", FORMATS))
     return fmt
 
 
@@ -229,7 +226,7 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None
         elif fmt == "markdown":
             tmp.write_text(_markdown(frame), encoding="utf-8")
         else:
-            raise ExportError(f"{path}: unknown export format {fmt!r}")
+            raise ExportError(f"{path}: " + unknown_name("export format", fmt, sorted(set(FORMATS.values()))))
         os.replace(tmp, path)
     except OSError as exc:
         raise ExportError(f"{path}: cannot write ({exc.strerror or exc})") from None

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.labels import labels_of_sql
 from qa_inspect.core.store import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
@@ -89,7 +90,7 @@ def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
 
 def _outcome_clause(f: Filter, params: list[Any]) -> str:
     if f.outcome not in OUTCOMES:
-        raise ValueError(f"unknown outcome {f.outcome!r}; choose from {', '.join(OUTCOMES)}")
+        raise ValueError(unknown_name("outcome", str(f.outcome), OUTCOMES))
     a_right = right_sql("p", f.outcome_threshold, params)
     b_right = right_sql("pb", f.outcome_threshold, params)
     a_cond, b_cond = {
@@ -133,7 +134,7 @@ def _bands_clause(bands: tuple[str, str], params: list[Any]) -> str:
     known = [label for label, _ in BANDS]
     for band in bands:
         if band not in known:
-            raise ValueError(f"unknown score band {band!r}; choose from {', '.join(known)}")
+            raise ValueError(unknown_name("score band", band, known))
     a = band_sql("p", params)
     params.append(bands[0])
     b = band_sql("pb", params)
@@ -258,7 +259,7 @@ def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:
     by_name: dict[str, list[Any]] = {}
     for name, value in pairs:
         if name not in FACETS:
-            raise ValueError(f"unknown facet {name!r}; choose from {', '.join(FACETS)}")
+            raise ValueError(unknown_name("facet", name, FACETS))
         by_name.setdefault(name, []).append(value)
     clauses = []
     for name, values in by_name.items():

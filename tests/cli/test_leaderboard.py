@@ -63,8 +63,8 @@ def test_leaderboard_markdown_and_latex(runs: str) -> None:
 
 def test_leaderboard_errors_are_one_line(runs: str) -> None:
     for args, needle in (
-        (["--dataset", "nope"], "no dataset named 'nope'"),
-        (["--dataset", "cdqa_sample", "--metric", "em"], "no 'em' to rank by"),
+        (["--dataset", "nope"], "unknown dataset 'nope'"),
+        (["--dataset", "cdqa_sample", "--metric", "em"], "unknown metric 'em' to rank dataset 'cdqa_sample'"),
         (["--resamples", "0"], "resamples 0"),
         (["--unit", "sentence"], "unit 'sentence'"),
         (["--json", "--latex"], "choose one of"),

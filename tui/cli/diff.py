@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import DeltaTest, RunDiff, SliceDelta, diff_runs
 from rich.table import Table
@@ -68,7 +69,7 @@ def diff_cmd(
     if top < 0:
         raise fail(f"--top {top}: must be 0 or more")
     if sort not in _SORTS:
-        raise fail(f"--sort {sort}: choose from {', '.join(_SORTS)}")
+        raise fail("--sort: " + unknown_name("sort", sort, _SORTS))
     with loaded_db(runs_dir, db) as conn:
         options = None if no_stats else stat_options(seed, resamples, unit, test)
         within = load_slice(conn, slice_name) if slice_name else None

@@ -6,7 +6,7 @@ import sqlite3
 from typing import Annotated
 
 import typer
-from qa_inspect.core.errors import UnknownNameError
+from qa_inspect.core.errors import UnknownNameError, unknown_name
 from qa_inspect.core.query import SORTS, Filter
 from qa_inspect.core.store import require_dataset, require_run
 
@@ -71,7 +71,7 @@ def _check_ranges(em: int | None, f1_min: float | None, f1_max: float | None, so
         if v is not None and not 0.0 <= v <= 1.0:
             raise fail(f"{opt} {v}: must be between 0 and 1")
     if sort is not None and sort not in SORTS:
-        raise fail(f"--sort {sort}: choose from {', '.join(SORTS)}")
+        raise fail("--sort: " + unknown_name("sort", sort, SORTS))
 
 
 def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None, compare: str | None) -> None:
@@ -85,7 +85,7 @@ def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None,
             else:
                 require_run(conn, name)
         except UnknownNameError as exc:
-            raise fail(f"{opt} {name}: no such {kind} (known: {', '.join(exc.known) or 'none loaded'})") from None
+            raise fail(f"{opt}: {exc}") from None
 
 
 def build_filter(

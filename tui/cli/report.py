@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import polars as pl
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import SLICES, report, slice_report
 from rich.table import Table
@@ -48,7 +49,7 @@ def report_cmd(
     dims = [d.strip() for d in by.split(",") if d.strip()]
     bad = [d for d in dims if d not in SLICES]
     if bad:
-        raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(SLICES)}")
+        raise fail("--by: " + unknown_name("slice dimension", bad[0], SLICES))
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
         if ci:

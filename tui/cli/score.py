@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.formats import Kind, Skip, read_source
 from qa_inspect.core.load import ScoredFile, no_cycle_collection, score_run
 from qa_inspect.core.metrics import SCORERS, clear_score_caches
@@ -57,7 +57,7 @@ def score_cmd(
 ) -> None:
     """Score one prediction file against one dataset file, as the official scorers do."""
     if scorer is not None and scorer not in SCORERS:
-        raise fail(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
+        raise fail("--scorer: " + unknown_name("scorer", scorer, SCORERS))
     with no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
         summary = _summary(dataset, predictions, scorer, items, null_odds, na_prob_thresh)
         clear_score_caches()  # every distinct answer's segments, else walked by the exit's cycle collections

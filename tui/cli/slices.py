@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import (
     Filter,
     delete_slice,
@@ -107,8 +108,7 @@ def slices_delete_cmd(
     """Delete a saved slice."""
     with loaded_db(runs_dir, db) as conn:
         if not delete_slice(conn, name):
-            names = [s.name for s in list_slices(conn)]
-            raise fail(f"no slice named {name!r} (slices: {', '.join(names) or 'none saved'})")
+            raise fail(unknown_name("slice", name, [s.name for s in list_slices(conn)], none="none saved"))
     out.print(Text(f"deleted slice {name!r}"))
 
 

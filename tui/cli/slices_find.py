@@ -44,11 +44,11 @@ def find_cmd(
 ) -> None:
     """Every item facet value (split, tag, type, question type, gold length …) of the items both runs answer,
     tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
-    from qa_inspect.core.errors import QAInspectError
-    from qa_inspect.core.report import find_slices
+    from qa_inspect.core.errors import QAInspectError, unknown_name
+    from qa_inspect.core.report import REPORT_METRICS, find_slices
 
-    if metric is not None and metric not in ("em", "f1", "f1_recall", "answer_rate"):
-        raise fail(f"--metric: unknown metric {metric!r}; choose em, f1, f1_recall or answer_rate")
+    if metric is not None and metric not in REPORT_METRICS:
+        raise fail("--metric: " + unknown_name("metric", metric, REPORT_METRICS))
     options = stat_options(seed, resamples, unit, test)
     with loaded_db(runs_dir, db) as conn:
         try:

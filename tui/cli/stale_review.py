@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.load import load_manifest
 from qa_inspect.core.review import SIGNALS, ReviewQueue, review_queue
 from qa_inspect.tui.text import clean
@@ -85,7 +85,7 @@ def queue_cmd(
 ) -> None:
     """Golds most likely gone stale first, each with its score and the reasons in words."""
     if signal is not None and signal not in SIGNALS:
-        raise fail(f"--signal {signal}: choose from {', '.join(SIGNALS)}")
+        raise fail("--signal: " + unknown_name("signal", signal, SIGNALS))
     with loaded_db(runs_dir, db) as conn:
         try:
             queue = review_queue(conn, dataset=dataset, tag=tag, answer_type=answer_type, signal=signal,
