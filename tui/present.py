@@ -61,6 +61,10 @@ DIMENSION_NAMES: dict[str, str] = {
     "f1": "F1",
     "f1_recall": "F1-recall",
     "answer_rate": "answer rate",
+    "em_hasans": "HasAns EM",
+    "f1_hasans": "HasAns F1",
+    "em_noans": "NoAns EM",
+    "f1_noans": "NoAns F1",
     "item_share": "item share",
     "error_share": "error share",
 }

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter, export_format, export_items, load_slice
+from qa_inspect.tui.present import plural
 from rich.text import Text
 
 from .common import (
@@ -83,4 +84,4 @@ def export_cmd(
     if as_json:
         print_json({"path": str(output), "format": fmt, "rows": rows, "filter": f.to_dict()})
     else:
-        out.print(Text(f"{rows:,} items written to {output} ({fmt})"))
+        out.print(Text(f"{plural(rows, 'item')} written to {output} ({fmt})"))

@@ -15,6 +15,7 @@ import typer
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.store import known_names, require_dataset, run_names
+from qa_inspect.tui.present import number, plural
 from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
@@ -476,15 +477,13 @@ def score_cmd(
                       for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
     out.print(t)
     dropped = sum(r.items_dropped for r in results)
-    line(f"stale golds excluded: items left without a gold are dropped ({dropped} item-run pairs); "
+    line(f"stale golds excluded: items left without a gold are dropped ({plural(dropped, 'item-run pair')}); "
          "others re-scored against the golds left")
 
 
 def _num(v: Any) -> str:
     """A metric cell: floats to 2 places, — when missing."""
-    if v is None:
-        return "—"
-    return f"{v:.2f}" if isinstance(v, float) else str(v)
+    return number(v, 2) if isinstance(v, float) or v is None else str(v)
 
 
 def _register_review() -> None:
