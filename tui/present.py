@@ -19,6 +19,7 @@ __all__ = [
     "count",
     "dimension_name",
     "interval",
+    "noun",
     "number",
     "p_value",
     "percent",
@@ -141,7 +142,12 @@ _IRREGULAR = {"query": "queries", "category": "categories", "entry": "entries", 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """ "1 item", "2 items", "1,000 items": a count with the word in the form it takes (`many` for an
     irregular plural not listed here)."""
-    return f"{n:,} {word if n == 1 else many or _plural(word)}"
+    return f"{n:,} {noun(n, word, many)}"
+
+
+def noun(n: int, word: str, many: str | None = None) -> str:
+    """The form of `word` that goes with a count of `n` ("item", "items"): for a count styled apart."""
+    return word if n == 1 else many or _plural(word)
 
 
 def _plural(word: str) -> str:

@@ -15,6 +15,9 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from . import present
+from .present import MISSING
+
 __all__ = [
     "BLOCKS",
     "ELLIPSIS",
@@ -151,9 +154,9 @@ def cell_text(s: str | None, width: int | None = None, style: str = "") -> Text:
 def number(value: float | None, digits: int = 1, *, percent: bool = False, style: str = "") -> Text:
     """A right-aligned number cell; — for missing values."""
     if value is None:
-        return Text("—", style="dim", justify="right")
+        return Text(MISSING, style="dim", justify="right")
     shown = value * 100 if percent else value
-    return Text(f"{shown:.{digits}f}", style=style, justify="right")
+    return Text(present.number(shown, digits), style=style, justify="right")
 
 
 def count_cells(counts: Iterable[int], least: int) -> int:

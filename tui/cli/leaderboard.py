@@ -86,7 +86,7 @@ def _headline(b: Leaderboard) -> str:
     return (
         f"{b.dataset} ({b.scorer or b.family}): {plural(b.items, 'item')}, ranked by {_label(b.metric)}. "
         f"{settings_line(b.options, b.unit, b.units)}. Pairs compared on {base},"
-        f" Holm-corrected over {pairs} pair{'' if pairs == 1 else 's'}."
+        f" Holm-corrected over {plural(pairs, 'pair')}."
     )
 
 
