@@ -18,21 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .common import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json
-from .filter_options import (
-    CompareOpt,
-    DatasetOpt,
-    EmOpt,
-    F1MaxOpt,
-    F1MinOpt,
-    RefusedOpt,
-    RunOpt,
-    SearchOpt,
-    SplitOpt,
-    StaleOpt,
-    TagOpt,
-    TypeOpt,
-    build_filter,
-)
+from .filter_options import FilterArgs, build_filter, filter_options
 
 __all__ = ["slices_app", "slices_delete_cmd", "slices_list_cmd", "slices_save_cmd"]
 
@@ -69,32 +55,18 @@ def slices_list_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = Fals
 
 
 @slices_app.command("save")
+@filter_options()
 def slices_save_cmd(
     runs_dir: RunsDir,
     name: Annotated[str, typer.Argument(help="Name of the slice.", show_default=False)],
-    dataset: DatasetOpt = None,
-    run: RunOpt = None,
-    compare: CompareOpt = None,
-    split: SplitOpt = None,
-    tag: TagOpt = None,
-    answer_type: TypeOpt = None,
-    refused: RefusedOpt = None,
-    em: EmOpt = None,
-    f1_min: F1MinOpt = None,
-    f1_max: F1MaxOpt = None,
-    search: SearchOpt = None,
-    stale: StaleOpt = None,
+    filters: FilterArgs = FilterArgs(),
     force: Annotated[bool, typer.Option("--force", help="Replace a slice of the same name.")] = False,
     author: Annotated[str | None, typer.Option("--author", help="Who saves it (default: login name).")] = None,
     db: DbOpt = None,
 ) -> None:
     """Save the filter given by the options under NAME."""
     with loaded_db(runs_dir, db) as conn:
-        f = build_filter(
-            conn, Filter(), dataset=dataset, run=run, compare=compare, split=split, tag=tag,
-            answer_type=answer_type, refused=refused, em=em, f1_min=f1_min, f1_max=f1_max, search=search,
-            stale=stale,
-        )
+        f = build_filter(conn, Filter(), filters)
         s = save_slice(conn, name, f, author, overwrite=force)
     out.print(Text(f"saved slice {s.name!r}: {describe(s.filter)}"))
 
