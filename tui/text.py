@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Iterable
 from typing import Any
 
+from qa_inspect.core.visible import PLACEHOLDERS
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -33,14 +34,7 @@ __all__ = [
     "truncate_middle",
 ]
 
-_C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
-_PLACEHOLDERS: dict[int, str] = {**_C0, 0x7F: "\u2421"}  # ␡
-for _cp in range(0x80, 0xA0):  # C1 controls (CSI 0x9B among them)
-    _PLACEHOLDERS[_cp] = "\ufffd"
-for _cp in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C):
-    _PLACEHOLDERS[_cp] = "\ufffd"  # bidi controls would reorder the rest of the line
-_PLACEHOLDERS[0x2028] = "\u23ce"  # line / paragraph separators break rows
-_PLACEHOLDERS[0x2029] = "\u23ce"
+_PLACEHOLDERS = PLACEHOLDERS  # the one table of characters shown, not obeyed (core.visible)
 
 _INLINE = dict(_PLACEHOLDERS)
 _INLINE[0x0A] = "\u23ce"  # ⏎ newline shown as a symbol in one-line cells

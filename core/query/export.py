@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
+from qa_inspect.core.visible import visible
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
 
@@ -182,15 +183,17 @@ FLOAT_PLACES = 4
 
 
 def markdown_cell(value: object) -> str:
-    """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped, line breaks → <br>.
-    The one rule for a Markdown cell (exports, `report --markdown`, `diff --markdown`)."""
+    """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped,
+    line breaks → <br>, every other control or bidi character visible (`core.visible`). The one rule
+    for a Markdown cell (exports, `report --markdown`, `diff --markdown`, release notes)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         text = "true" if value else "false"
     else:
         text = f"{round(value, FLOAT_PLACES)}" if isinstance(value, float) else str(value)
-    return text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+    text = text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+    return visible(text)
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
