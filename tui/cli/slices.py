@@ -24,7 +24,7 @@ __all__ = ["slices_app", "slices_delete_cmd", "slices_list_cmd", "slices_save_cm
 
 
 slices_app = typer.Typer(
-    help="Saved slices: named item filters stored in the database.",
+    help="Saved slices: named item filters stored in the database; `slices find`, the slice finder.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )

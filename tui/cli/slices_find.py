@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from qa_inspect.tui.present import count, dimension_name, interval, p_value, plural, signed
+from qa_inspect.tui.present import SLICE_FINDER, count, dimension_name, interval, p_value, plural, signed
 from rich.table import Table
 from rich.text import Text
 
@@ -40,8 +40,8 @@ def find_cmd(
     unit: UnitOpt = "auto",
     test: TestOpt = "bootstrap",
 ) -> None:
-    """Every item facet value (split, tag, type, question type, gold length …) of the items both runs answer,
-    tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
+    """The slice finder: every item facet value (split, tag, type, question type, gold length …) of the
+    items both runs answer, tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
     from qa_inspect.core.errors import QAInspectError, unknown_name
     from qa_inspect.core.report import REPORT_METRICS, find_slices
 
@@ -61,8 +61,8 @@ def find_cmd(
         print_json(data)
         return
     out.print(Text(
-        f"{short(run_b, 40)} − {short(run_a, 40)} on {dimension_name(finding.metric)}: {plural(finding.common, 'common item')}, "
-        f"{finding.tested} slices tested (Holm over all), {finding.skipped} under {min_items} items skipped. "
+        f"{SLICE_FINDER.capitalize()}: {short(run_b, 40)} − {short(run_a, 40)} on {dimension_name(finding.metric)}: {plural(finding.common, 'common item')}, "
+        f"{plural(finding.tested, 'slice')} tested (Holm over all), {count(finding.skipped)} under {plural(min_items, 'item')} skipped. "
         f"{settings_line(options, finding.unit, finding.units)}.", style="bold"))
     t = Table(show_edge=False)
     for name, justify in (("facet", "left"), ("value", "left"), ("items", "right"), ("Δ", "right"),
@@ -74,5 +74,5 @@ def find_cmd(
                   Text(signed(s.test.delta), style="bold" if sig else ""), Text(interval(s.test.low, s.test.high, sign=True)),
                   Text(p_value(s.test.p)), Text(p_value(s.test.p_holm, mark=sig), style="bold" if sig else ""))
     out.print(t)
-    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {finding.tested} slices; item facets only"
+    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {plural(finding.tested, 'slice')}; item facets only"
                    " (slicing by A's own answers would select on its outcome).", style="dim"))
