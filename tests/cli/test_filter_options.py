@@ -80,3 +80,14 @@ def test_a_bad_value_is_one_line_naming_the_option_in_both(runs_dir: Path, comma
     where = [*command[:-1], str(runs_dir), command[-1]] if command[0] == "slices" else [command[0], str(runs_dir), *command[1:]]
     r = runner.invoke(app, [*where, "--f1-min", "2"])
     assert r.exit_code == 1 and r.stderr.strip() == "qa-inspect: --f1-min 2.0: must be between 0 and 1"
+
+
+def test_a_python_caller_passes_one_filter_args(runs_dir: Path, tmp_path: Path) -> None:
+    from qa_inspect.tui.cli.export import export_cmd
+
+    out = tmp_path / "x.jsonl"
+    export_cmd(runs_dir, out, filters=FilterArgs(dataset="tiny", run="run-a", em=0))
+    same = tmp_path / "y.jsonl"
+    r = runner.invoke(app, ["export", str(runs_dir), "--dataset", "tiny", "--run", "run-a", "--em", "0", "-o", str(same)])
+    assert r.exit_code == 0, r.output
+    assert out.read_text(encoding="utf-8") == same.read_text(encoding="utf-8") != ""

@@ -149,7 +149,8 @@ def filter_options(*, order: bool = False) -> Callable[[F], F]:
         @functools.wraps(func)
         def command(*args: Any, **kwargs: Any) -> Any:
             given = {name: kwargs.pop(name) for name in options if name in kwargs}
-            return func(*args, filters=FilterArgs(**given), **kwargs)
+            filters = kwargs.pop("filters", None) or FilterArgs(**given)  # a Python caller may pass one
+            return func(*args, filters=filters, **kwargs)
 
         command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in params}
