@@ -8,9 +8,9 @@ contracts in pyproject.toml)::
     flags     the stale-answer journal        load   runs folder → database
     store     the SQLite file                 formats  one reader per source format
     metrics   pure scorers    model  dataclasses    keys  stable item ids
-    errors    the one-line errors users see
+    errors    the one-line errors users see    visible  control characters as stand-ins
 
-The root holds only the shared vocabulary (`errors`, `model`, `keys`) and `faces`, which lets each
+The root holds only the shared vocabulary (`errors`, `model`, `keys`, `visible`) and `faces`, which lets each
 package's face import a module only when one of its names is first used; a new scorer goes in
 `metrics/`, a reader in `formats/`, an annotation action in `flags/`, a statistic in `report/`.
 Never imports textual, rich or `qa_inspect.tui`.
@@ -18,4 +18,4 @@ Never imports textual, rich or `qa_inspect.tui`.
 
 from __future__ import annotations
 
-__all__ = ["errors", "flags", "formats", "keys", "load", "metrics", "model", "query", "report", "store"]
+__all__ = ["errors", "flags", "formats", "keys", "load", "metrics", "model", "query", "report", "store", "visible"]

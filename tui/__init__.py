@@ -13,6 +13,7 @@ pyproject.toml check it, and that no two modules import each other):
     base       BaseScreen, BaseModal, WorkerErrors and QAApp, the app as everything below it sees it
     workers    the SQLite connection pool (Db): the only place the UI runs SQL itself
     text       dataset and model text made safe to show (clean, truncate, cells)
+    present    how figures and names read: numbers, p-values, intervals, counts, plurals (stdlib only)
 
 Every package's `__init__` says what it holds and may import, and lists its public names. The
 database is only touched from thread workers, which post typed messages back to the UI thread.

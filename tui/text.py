@@ -12,8 +12,12 @@ import subprocess
 from collections.abc import Iterable
 from typing import Any
 
+from qa_inspect.core.visible import PLACEHOLDERS
 from rich.cells import cell_len
 from rich.text import Text
+
+from . import present
+from .present import MISSING
 
 __all__ = [
     "BLOCKS",
@@ -30,14 +34,7 @@ __all__ = [
     "truncate_middle",
 ]
 
-_C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
-_PLACEHOLDERS: dict[int, str] = {**_C0, 0x7F: "\u2421"}  # ␡
-for _cp in range(0x80, 0xA0):  # C1 controls (CSI 0x9B among them)
-    _PLACEHOLDERS[_cp] = "\ufffd"
-for _cp in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C):
-    _PLACEHOLDERS[_cp] = "\ufffd"  # bidi controls would reorder the rest of the line
-_PLACEHOLDERS[0x2028] = "\u23ce"  # line / paragraph separators break rows
-_PLACEHOLDERS[0x2029] = "\u23ce"
+_PLACEHOLDERS = PLACEHOLDERS  # the one table of characters shown, not obeyed (core.visible)
 
 _INLINE = dict(_PLACEHOLDERS)
 _INLINE[0x0A] = "\u23ce"  # ⏎ newline shown as a symbol in one-line cells
@@ -151,9 +148,9 @@ def cell_text(s: str | None, width: int | None = None, style: str = "") -> Text:
 def number(value: float | None, digits: int = 1, *, percent: bool = False, style: str = "") -> Text:
     """A right-aligned number cell; — for missing values."""
     if value is None:
-        return Text("—", style="dim", justify="right")
+        return Text(MISSING, style="dim", justify="right")
     shown = value * 100 if percent else value
-    return Text(f"{shown:.{digits}f}", style=style, justify="right")
+    return Text(present.number(shown, digits), style=style, justify="right")
 
 
 def count_cells(counts: Iterable[int], least: int) -> int:

@@ -41,7 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, NamedTuple
 
-from qa_inspect.core.errors import FormatError
+from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.model import Dataset, Run
 
 from ._stream import STREAM_MIN_BYTES, DatasetStream, NotStreamable, open_stream
@@ -118,7 +118,7 @@ def read_source(
     if forced is not None:
         chosen = [m for m in readers() if m.FORMAT == forced]
         if not chosen:
-            raise FormatError(str(path), f"unknown format {forced!r} (known: {', '.join(sorted(formats()))})")
+            raise FormatError(str(path), unknown_name("format", forced, sorted(formats())))
         doc = read_document(path)
         if not chosen[0].sniff(doc):
             raise FormatError(str(path), f"not {forced} data: {describe_shape(doc)}")

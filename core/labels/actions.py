@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from qa_inspect.core.errors import UnknownNameError
+from qa_inspect.core.errors import UnknownNameError, unknown_name
 from qa_inspect.core.flags import Entry, Target, insert_entry, new_uid, normalise_ts
 from qa_inspect.core.store import BusyCallback, author_for, require_run, sqlite_connection, write_transaction
 
@@ -55,7 +55,7 @@ def label_targets(conn: Any, run: str, item_keys: Iterable[str]) -> list[LabelTa
     try:
         ref = require_run(raw, run, linked=True)
     except UnknownNameError as exc:
-        raise LabelError(f"no run named {run!r} linked to a dataset{suggest(run, exc.known)}") from None
+        raise LabelError(unknown_name("run", run, exc.known, hint=" linked to a dataset")) from None
     keys = list(dict.fromkeys(item_keys))
     known: set[str] = set()
     for start in range(0, len(keys), 500):
@@ -76,8 +76,7 @@ def _check_labels(conn: Any, labels: Sequence[str], known: Sequence[str] | None)
     offered = list(known) if known is not None else label_set(conn)
     for name in names:
         if name not in offered:
-            raise LabelError(f"no label named {name!r} in the project's set{suggest(name, offered)}"
-                             f" (known: {', '.join(offered)}; add it with --new)")
+            raise LabelError(unknown_name("label", name, offered, hint=" (add it to the project's set with --new)"))
     return list(dict.fromkeys(names))
 
 

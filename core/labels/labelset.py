@@ -3,12 +3,11 @@ from the app (kept in the database's `settings` table, so they travel with the r
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, suggest
 from qa_inspect.core.store import BusyCallback, get_setting, set_setting
 
 __all__ = ["ADDED_KEY", "DEFAULT_LABELS", "LabelError", "add_to_set", "check_label_name", "label_set", "suggest"]
@@ -25,12 +24,6 @@ ADDED_KEY = "labels:added"
 
 class LabelError(QAInspectError):
     """A label action that cannot be done as asked (unknown run, item or label; bad name)."""
-
-
-def suggest(name: str, known: Sequence[str]) -> str:
-    """" (did you mean 'x'?)" for the closest known names, or "" when none is close."""
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def check_label_name(name: str) -> str:

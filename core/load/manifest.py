@@ -50,7 +50,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from qa_inspect.core.errors import FormatError
+from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.store import MANIFEST_NAME
 from qa_inspect.core.formats import decode, formats
 from qa_inspect.core.metrics import SCORERS
@@ -295,9 +295,9 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
         what = "a folder, not a file" if target.is_dir() else "no such file"
         raise FormatError(str(path), f"{what}: {target}", f"{where}, path")
     if values.get("family") is not None and values["family"] not in _FAMILIES:
-        raise FormatError(str(path), f"unknown family (expected {', '.join(_FAMILIES)})", f"{where}, family")
+        raise FormatError(str(path), unknown_name("family", str(values["family"]), _FAMILIES), f"{where}, family")
     if values.get("scorer") is not None and values["scorer"] not in SCORERS:
-        raise FormatError(str(path), f"unknown scorer (expected {', '.join(SCORERS)})", f"{where}, scorer")
+        raise FormatError(str(path), unknown_name("scorer", str(values["scorer"]), SCORERS), f"{where}, scorer")
     if values.get("date") is not None:
         try:
             date.fromisoformat(str(values["date"]))
@@ -305,8 +305,8 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
             raise FormatError(str(path), "expected a date like \"2024-05-01\"", f"{where}, date") from None
     known = formats()
     if values.get("format") is not None and known.get(values["format"]) != kind:
-        choices = ", ".join(sorted(f for f, k in known.items() if k == kind))
-        raise FormatError(str(path), f"unknown {kind} format (expected {choices})", f"{where}, format")
+        choices = sorted(f for f, k in known.items() if k == kind)
+        raise FormatError(str(path), unknown_name(f"{kind} format", str(values["format"]), choices), f"{where}, format")
     return ManifestEntry(kind=kind, path=target, **values)
 
 

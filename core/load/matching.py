@@ -13,6 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.formats import normalise_text
 from qa_inspect.core.keys import normalise_question, question_key
 from qa_inspect.core.model import Dataset, Prediction, Run
@@ -131,8 +132,7 @@ def link_run(
     everything = [p.ref for p in run.predictions]
     if prefer is not None:
         if prefer not in indexes:
-            known = ", ".join(sorted(indexes)) or "none loaded"
-            reason = f"{MANIFEST_NAME} names dataset {prefer!r}, which is not loaded (loaded: {known})"
+            reason = f"{MANIFEST_NAME} names an " + unknown_name("dataset", prefer, sorted(indexes), none="none loaded")
             return LinkResult(None, 0, everything, 0.0, reason, "manifest")
         named = measure(prefer)
         reason = f"named in {preferred_by}; {_summary(named, total)}"

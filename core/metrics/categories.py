@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from qa_inspect.core.errors import unknown_name
+
 from . import cdqa, cmrc, squad
 from .registry import CDQA_F1_RECALL, CMRC_OFFICIAL, SCORERS, SQUAD_V2, SQUAD_V11, ScoreRow, score_prediction
 from .segment import prepared
@@ -146,7 +148,7 @@ def error_category(
     decide under `cdqa-f1-recall`), `score` the prediction's stored score with this scorer
     (None: scored here). An item without a non-blank gold counts as unanswerable."""
     if scorer not in SCORERS:
-        raise ValueError(f"unknown scorer {scorer!r}; known scorers: {', '.join(SCORERS)}")
+        raise ValueError(unknown_name("scorer", scorer, SCORERS))
     if refused is None:
         refused = scorer == CDQA_F1_RECALL and cdqa.is_refusal(prediction)
     if refused:

@@ -48,7 +48,16 @@ from .align import find_in_context
 from .sentences import sentence_of, split_sentences
 from .textnorm import content_units, plain
 
-__all__ = ["QUESTION_TYPES", "QuestionFeatures", "question_features", "question_type", "text_units"]
+__all__ = [
+    "GOLD_LENGTHS",
+    "PASSAGE_LENGTHS",
+    "QUESTION_TYPES",
+    "QuestionFeatures",
+    "gold_length",
+    "question_features",
+    "question_type",
+    "text_units",
+]
 
 QUESTION_TYPES: tuple[str, ...] = ("who", "what", "which", "when", "where", "why", "how", "how-many", "yes-no", "other")
 
@@ -131,8 +140,24 @@ def _bucket(n: int, edges: Sequence[int], low: int) -> str:
     return f"{low}+"
 
 
+def _labels(edges: Sequence[int], low: int) -> tuple[str, ...]:
+    """Every label `_bucket` gives with these edges, in order ("0" first when `low` is above 0)."""
+    return tuple(dict.fromkeys(_bucket(n, edges, low) for n in range(0, edges[-1] + 2)))
+
+
 _GOLD_EDGES = (2, 5, 10, 20)
 _PASSAGE_EDGES = (100, 200, 400, 800)
+GOLD_LENGTHS: tuple[str, ...] = _labels(_GOLD_EDGES, 1)
+"""The gold-length buckets in order ("0", "1-2" … "21+"): the one binning of a gold's length, which
+the item detail, the facet panel, exports and `report --by gold_length` all show."""
+PASSAGE_LENGTHS: tuple[str, ...] = _labels(_PASSAGE_EDGES, 0)
+"""The passage-length buckets in order ("0-100" … "801+")."""
+
+
+def gold_length(golds: Sequence[str]) -> str | None:
+    """The length bucket of the first non-blank gold, in units (None: no gold)."""
+    texts = [g for g in golds if g.strip()]
+    return _bucket(text_units(texts[0]), _GOLD_EDGES, 1) if texts else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +243,7 @@ def question_features(
     cross, share = _overlap(question, passage, span) if passage and span else (None, None)
     return QuestionFeatures(
         question_type=question_type(question),
-        gold_length=_bucket(text_units(texts[0]), _GOLD_EDGES, 1) if texts else None,
+        gold_length=gold_length(texts),
         passage_length=_bucket(_passage_units(passage), _PASSAGE_EDGES, 0) if passage else None,
         answer_position=_position(span, passage) if passage and span else None,
         gold_count=len(golds),

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from qa_inspect.core.errors import unknown_name
+
 from . import cdqa, cmrc, segment, squad
 
 __all__ = [
@@ -48,7 +50,7 @@ class ScoreRow:
 
 def _check(scorer: str) -> None:
     if scorer not in SCORERS:
-        raise ValueError(f"unknown scorer {scorer!r}; known scorers: {', '.join(SCORERS)}")
+        raise ValueError(unknown_name("scorer", scorer, SCORERS))
 
 
 _METRICS = {
@@ -85,9 +87,7 @@ def default_scorer(family: str, *, unanswerable: bool = False) -> str:
     try:
         scorer = _DEFAULTS[family]
     except KeyError:
-        raise ValueError(
-            f"unknown dataset family {family!r}; known families: {', '.join(_DEFAULTS)}"
-        ) from None
+        raise ValueError(unknown_name("dataset family", family, _DEFAULTS)) from None
     return SQUAD_V2 if scorer == SQUAD_V11 and unanswerable else scorer
 
 

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
+from qa_inspect.core.visible import visible
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
 
@@ -75,10 +76,7 @@ def export_format(path: Path) -> str:
     """The format a path's extension asks for; `ExportError` (one line) for any other."""
     fmt = FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise ExportError(
-            f"{path}: unknown export format {Path(path).suffix or '(no extension)'!r};"
-            " use .csv, .jsonl, .parquet or .md"
-        )
+        raise ExportError(f"{path}: " + unknown_name("export format", Path(path).suffix or "(no extension)", FORMATS))
     return fmt
 
 
@@ -185,15 +183,17 @@ FLOAT_PLACES = 4
 
 
 def markdown_cell(value: object) -> str:
-    """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped, line breaks → <br>.
-    The one rule for a Markdown cell (exports, `report --markdown`, `diff --markdown`)."""
+    """One Markdown table cell: None → empty, floats to 4 places, booleans as true/false, `|` escaped,
+    line breaks → <br>, every other control or bidi character visible (`core.visible`). The one rule
+    for a Markdown cell (exports, `report --markdown`, `diff --markdown`, release notes)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         text = "true" if value else "false"
     else:
         text = f"{round(value, FLOAT_PLACES)}" if isinstance(value, float) else str(value)
-    return text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+    text = text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+    return visible(text)
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
@@ -229,7 +229,7 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None
         elif fmt == "markdown":
             tmp.write_text(_markdown(frame), encoding="utf-8")
         else:
-            raise ExportError(f"{path}: unknown export format {fmt!r}")
+            raise ExportError(f"{path}: " + unknown_name("export format", fmt, sorted(set(FORMATS.values()))))
         os.replace(tmp, path)
     except OSError as exc:
         raise ExportError(f"{path}: cannot write ({exc.strerror or exc})") from None

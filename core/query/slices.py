@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import default_author
 
 from .filters import Filter
@@ -131,8 +131,7 @@ def get_slice(conn: sqlite3.Connection, name: str) -> SavedSlice:
     ).fetchone()
     if row is None:
         names = [r[0] for r in conn.execute("SELECT name FROM slices ORDER BY name")]
-        known = ", ".join(repr(n) for n in names) if names else "none saved"
-        raise SliceError(f"no slice named {name.strip()!r} (slices: {known})")
+        raise SliceError(unknown_name("slice", name.strip(), names, none="none saved"))
     return SavedSlice(name=row[0], filter=_parse(row[0], row[1]), created_at=row[2], author=row[3])
 
 

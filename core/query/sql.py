@@ -17,11 +17,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.labels import labels_of_sql
 from qa_inspect.core.store import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
-from qa_inspect.core.metrics import CATEGORY_CODES, QUESTION_TYPES
+from qa_inspect.core.metrics import CATEGORY_CODES, GOLD_LENGTHS, PASSAGE_LENGTHS, QUESTION_TYPES
 
 from .filters import OUTCOMES, SORTS, Filter
 
@@ -89,7 +90,7 @@ def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:
 
 def _outcome_clause(f: Filter, params: list[Any]) -> str:
     if f.outcome not in OUTCOMES:
-        raise ValueError(f"unknown outcome {f.outcome!r}; choose from {', '.join(OUTCOMES)}")
+        raise ValueError(unknown_name("outcome", str(f.outcome), OUTCOMES))
     a_right = right_sql("p", f.outcome_threshold, params)
     b_right = right_sql("pb", f.outcome_threshold, params)
     a_cond, b_cond = {
@@ -133,7 +134,7 @@ def _bands_clause(bands: tuple[str, str], params: list[Any]) -> str:
     known = [label for label, _ in BANDS]
     for band in bands:
         if band not in known:
-            raise ValueError(f"unknown score band {band!r}; choose from {', '.join(known)}")
+            raise ValueError(unknown_name("score band", band, known))
     a = band_sql("p", params)
     params.append(bands[0])
     b = band_sql("pb", params)
@@ -155,8 +156,8 @@ LENGTH_LABELS: tuple[str, ...] = tuple(label for _, label in LENGTH_BUCKETS) + (
 POSITIONS = ("0-25%", "25-50%", "50-75%", "75-100%")
 OVERLAPS = ("none", "low", "medium", "high")
 AGREEMENTS = ("none", "one", "agree", "nested", "differ")
-PASSAGE_LENGTHS = ("0-100", "101-200", "201-400", "401-800", "801+")
-"""Value orders of the item features (`core.metrics.question_features` makes them)."""
+"""Value orders of the item features (`core.metrics.question_features` makes them, and the gold and
+passage length buckets with them)."""
 
 
 def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, ...]]:
@@ -171,10 +172,9 @@ def _bucket_sql(length_expr: str, missing_label: str) -> tuple[str, tuple[Any, .
 
 
 _PRED_LEN = _bucket_sql("(CASE WHEN p.id IS NULL THEN NULL ELSE length(p.text) END)", NO_PREDICTION)
-_GOLD_LEN = _bucket_sql(
-    "(SELECT length(g.text) FROM golds g WHERE g.item_id = i.id AND g.superseded = 0 ORDER BY g.idx LIMIT 1)",
-    NO_GOLD,
-)
+_GOLD_LEN = ("COALESCE(i.gold_length, ?)", (NO_GOLD,))
+"""The gold length ingest stored (`core.metrics.gold_length`: units of the first current gold), so
+the facet, the item detail, exports and reports bin it one way; `no gold` for an item without one."""
 CROSS_SQL = "CASE i.cross_sentence WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END"
 """`items.cross_sentence` (1/0/NULL) as the text value facets and reports show (a selection is text)."""
 CATEGORY_SQL = f"CASE WHEN p.id IS NULL THEN '{NO_PREDICTION}' ELSE p.error_category END"
@@ -215,7 +215,7 @@ FACETS: dict[str, FacetDef] = {
                  optional=True),
         FacetDef("stale", "stale", _STALE, field="stale", order=(1, 0)),
         FacetDef("pred_len", "prediction length", *_PRED_LEN, order=(NO_PREDICTION, *LENGTH_LABELS), needs_run=True),
-        FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *LENGTH_LABELS)),
+        FacetDef("gold_len", "gold length", *_GOLD_LEN, order=(NO_GOLD, *GOLD_LENGTHS)),
         FacetDef("error_category", "error category", CATEGORY_SQL, order=(*CATEGORY_CODES, NO_PREDICTION),
                  needs_run=True),
         FacetDef("qword", "question type", "i.question_type", order=QUESTION_TYPES),
@@ -258,7 +258,7 @@ def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:
     by_name: dict[str, list[Any]] = {}
     for name, value in pairs:
         if name not in FACETS:
-            raise ValueError(f"unknown facet {name!r}; choose from {', '.join(FACETS)}")
+            raise ValueError(unknown_name("facet", name, FACETS))
         by_name.setdefault(name, []).append(value)
     clauses = []
     for name, values in by_name.items():

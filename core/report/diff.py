@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import polars as pl
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, dimension_columns
 from qa_inspect.core.store import require_run
@@ -79,7 +79,7 @@ class Outcomes:
 
     def count(self, outcome: str) -> int:
         if outcome not in OUTCOMES:
-            raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
+            raise ValueError(unknown_name("outcome", outcome, OUTCOMES))
         return int(getattr(self, outcome))
 
 
@@ -203,9 +203,9 @@ def cell_filter(
     outcome cell: `query.count(conn, cell_filter(...))` equals the cell's count in `diff_runs`
     (when `base` restricts nothing beyond the diff's own `within`)."""
     if outcome not in OUTCOMES:
-        raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
+        raise ValueError(unknown_name("outcome", outcome, OUTCOMES))
     if criterion not in CRITERIA:
-        raise ValueError(f"unknown criterion {criterion!r}; choose from {', '.join(CRITERIA)}")
+        raise ValueError(unknown_name("criterion", criterion, CRITERIA))
     return (base or Filter()).with_(
         run=run_a,
         compare=run_b,

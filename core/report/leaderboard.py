@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from qa_inspect.core import stats
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .run_stats import DatasetItems, RunIntervals, dataset_items, metric_values, run_intervals
 from .significance import StatOptions, clusters_for, paired_test
@@ -148,7 +148,7 @@ def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: Sta
     chosen = metric or ("f1_recall" if data.cdqa else "f1")
     if chosen not in metrics:
         raise LeaderboardError(
-            f"dataset {name!r} ({data.scorer or data.family}) has no {chosen!r} to rank by; choose from {', '.join(metrics)}"
+            unknown_name("metric", chosen, metrics, hint=f" to rank dataset {name!r} ({data.scorer or data.family}) by")
         )
     unit, rows = run_intervals(conn, name, options, data=data)
     human = [r for r in rows if r.human]

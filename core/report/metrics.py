@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.metrics import CATEGORY_CODES, SCORERS, uses_f1_recall
 from qa_inspect.core.query import (
     CATEGORY,
@@ -117,7 +118,7 @@ def slice_table(frame: pl.DataFrame, by: str | None = None) -> pl.DataFrame:
     keys = ["dataset", "family", "scorer", "run"]
     if by is not None:
         if by not in SLICES:
-            raise ValueError(f"cannot slice by {by!r}; choose from {', '.join(SLICES)}")
+            raise ValueError(unknown_name("slice dimension", by, SLICES))
         frame = frame.with_columns(pl.col(by).fill_null("—").alias("value"))
     else:
         frame = frame.with_columns(pl.lit("all").alias("value"))

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
 from .run_settings import RunSettings
@@ -115,10 +115,10 @@ def _check(spec: TableSpec, runs: Sequence[RunSettings]) -> None:
     known = {"run"} | {k for r in runs for k in r.settings}
     for key in (*spec.rows, *([spec.best_over] if spec.best_over else []), *spec.where):
         if key not in known:
-            raise TableError(f"unknown setting {key!r}; the runs have: {', '.join(sorted(known))}")
+            raise TableError(unknown_name("setting", key, sorted(known)))
     if spec.cols is not None and spec.cols not in known and spec.cols not in DIMENSIONS:
-        raise TableError(f"cannot make columns of {spec.cols!r}; choose an item dimension "
-                         f"({', '.join(DIMENSIONS)}) or a setting ({', '.join(sorted(known))})")
+        raise TableError(unknown_name("column", spec.cols, [*DIMENSIONS, *sorted(known)],
+                                      hint=" (an item dimension or a setting of the runs)"))
     for template in spec.cells:
         if not spec.metrics_of(template):
             raise TableError(f"cell {template!r} names no metric; use {', '.join(CELL_METRICS)}")
@@ -370,7 +370,8 @@ def table_axes(conn: sqlite3.Connection, dataset: str) -> tuple[list[str], tuple
 
     row = conn.execute("SELECT id, scorer, family FROM datasets WHERE name = ?", (dataset,)).fetchone()
     if row is None:
-        raise TableError(f"no dataset named {dataset!r}")
+        raise TableError(unknown_name("dataset", dataset, [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")],
+                                      none="none loaded"))
     dims = [d for d in DIMENSIONS
             if conn.execute(f"SELECT COUNT(DISTINCT {d}) FROM items WHERE dataset_id = ?", (row[0],)).fetchone()[0] > 1]
     cells = ("f1_recall (answer_rate)",) if uses_f1_recall(row[1], row[2]) else ("em", "f1")

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from qa_inspect.core import stats
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatsError
 
 __all__ = [
@@ -62,9 +63,9 @@ class StatOptions:
         """Itself, or one `StatsError` line naming the setting no test can use."""
         stats.check_settings(self.seed, self.resamples, self.level)
         if self.unit not in UNITS:
-            raise StatsError(f"unit {self.unit!r}: choose from {', '.join(UNITS)}")
+            raise StatsError(unknown_name("unit", self.unit, UNITS))
         if self.test not in TESTS:
-            raise StatsError(f"test {self.test!r}: choose from {', '.join(TESTS)}")
+            raise StatsError(unknown_name("test", self.test, TESTS))
         if not 0.0 < self.alpha < 1.0:
             raise StatsError(f"alpha {self.alpha}: must be between 0 and 1")
         return self

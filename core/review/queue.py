@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import author_for, sqlite_connection
 
 from .gather import dataset_names, gather_signals
@@ -114,7 +114,7 @@ def review_queue(
 ) -> ReviewQueue:
     """The ranked queue (see the module docstring); `today` fixes "now" (default: today, UTC)."""
     if signal is not None and signal not in SIGNALS:
-        raise QAInspectError(f"unknown signal {signal!r} (expected {', '.join(SIGNALS)})")
+        raise QAInspectError(unknown_name("signal", signal, SIGNALS))
     raw = sqlite_connection(conn)
     who = author_for(raw, author)
     today = today or datetime.now(timezone.utc).date()

@@ -19,10 +19,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qa_inspect.core.errors import unknown_name
+
 __all__ = ["CONFIG_ENV", "UserConfig", "read_user_config", "user_config_path"]
 
 CONFIG_ENV = "QA_INSPECT_CONFIG"
 """A config file to use instead of the one in the user's config folder."""
+_SETTINGS = ("theme", "keymap")
+"""The keys a config file may hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,6 @@ def read_user_config(path: Path | None = None) -> UserConfig:
             keymap[binding_id] = keys
         else:
             problems.append(f"{path}: keymap {binding_id!r} is not a key; ignored")
-    unknown = sorted(set(data) - {"theme", "keymap"})
-    if unknown:
-        problems.append(f"{path}: unknown settings {', '.join(unknown)}; ignored")
+    for key in sorted(set(data) - set(_SETTINGS)):
+        problems.append(f"{path}: {unknown_name('setting', key, _SETTINGS)}; ignored")
     return UserConfig(theme, keymap, problems)

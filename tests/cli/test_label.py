@@ -58,7 +58,7 @@ def test_the_label_set_from_toml_and_new_names(runs: Path) -> None:
     (runs / "qa-inspect.toml").write_text('[labels]\nset = ["tokenisation", "gold-wrong"]\n', encoding="utf-8")
     assert json.loads(label(runs, "list", "--set", "--json").stdout) == ["tokenisation", "gold-wrong"]
     err = error_line(label(runs, "add", RUN, K0, "-l", "paraphrase", code=1))
-    assert "no label named 'paraphrase'" in err and "add it with --new" in err
+    assert "unknown label 'paraphrase' (add it to the project's set with --new)" in err
     label(runs, "add", RUN, K0, "-l", "paraphrase", "--new")
     assert json.loads(label(runs, "list", "--set", "--json").stdout) == ["tokenisation", "gold-wrong", "paraphrase"]
     (runs / "qa-inspect.toml").write_text('[labels]\nset = "x"\n', encoding="utf-8")

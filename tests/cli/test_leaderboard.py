@@ -63,8 +63,8 @@ def test_leaderboard_markdown_and_latex(runs: str) -> None:
 
 def test_leaderboard_errors_are_one_line(runs: str) -> None:
     for args, needle in (
-        (["--dataset", "nope"], "no dataset named 'nope'"),
-        (["--dataset", "cdqa_sample", "--metric", "em"], "no 'em' to rank by"),
+        (["--dataset", "nope"], "unknown dataset 'nope'"),
+        (["--dataset", "cdqa_sample", "--metric", "em"], "unknown metric 'em' to rank dataset 'cdqa_sample'"),
         (["--resamples", "0"], "resamples 0"),
         (["--unit", "sentence"], "unit 'sentence'"),
         (["--json", "--latex"], "choose one of"),
@@ -80,7 +80,7 @@ def test_diff_prints_intervals_p_values_and_settings(runs: str) -> None:
     text = res.stdout
     assert "McNemar p" in text and "95% CI" in text and "p Holm" in text and "MDE ±" in text
     assert "bootstrap over passages (38)" in text and "1,000 resamples, seed 20180" in text
-    overall = next(line for line in text.splitlines() if line.startswith(" overall") and " em " in line)
+    overall = next(line for line in text.splitlines() if line.startswith(" overall") and " EM " in line)
     assert "+13.42" in overall and "[+" in overall and "*" in overall
     md = invoke("diff", runs, "bert-base-chinese", "roberta-wwm-large", "--markdown", "--sort", "p", *FAST).stdout
     assert "| EM | 28 | 8 | 34 | 79 | 0.001* |" in md

@@ -46,7 +46,7 @@ def test_diff_markdown_escapes_model_text_and_keeps_its_layout() -> None:
     text = diff_markdown(_diff(TRICKY, "x|y"))
     assert text.startswith("# a (A) → b (B) on tiny (cmrc): 2 items answered by both of 2 (only A: 0, only B: 0)\n\n## Outcomes\n\n")
     assert "| EM | 1 | 0 | 1 | 0 |\n\n## Per slice\n\n" in text
-    assert f"| tag | {ESCAPED} | 2 | em | 50.00 | 100.00 | +50.00 |" in text
+    assert f"| tag | {ESCAPED} | 2 | EM | 50.00 | 100.00 | +50.00 |" in text
     assert f"| T_1 | {ESCAPED} | x\\|y | 右 | 0.000 | 1.000 | +1.000 |\n" in text
     assert text.endswith(" |\n")
     rows = [ln for ln in table_rows(text) if not ln.startswith("|---")]

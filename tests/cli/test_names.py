@@ -1,4 +1,4 @@
-"""Unknown dataset and run names on the command line: one line listing the loaded names."""
+"""Unknown names on the command line: one line, worded by `core.errors.unknown_name`, listing the known ones."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from qa_inspect.core.report import REPORT_METRICS, SLICES
 from qa_inspect.tui.cli import app
 from tests.helpers import copy_loaded
 
@@ -42,12 +43,22 @@ def error_line(result: Result) -> str:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (("stale list", "--dataset", "nope"), f"no dataset named 'nope' (known: {DATASETS})"),
-        (("stale export", "--dataset", "nope", "-o", "-"), f"no dataset named 'nope' (known: {DATASETS})"),
-        (("stale score", "--run", "nope"), f"no run named 'nope' linked to a dataset (known: {LINKED_RUNS})"),
-        (("export", "--dataset", "nope", "-o", "x.csv"), f"--dataset nope: no such dataset (known: {DATASETS})"),
-        (("export", "--compare", "nope", "-o", "x.csv"), f"--compare nope: no such run (known: {LINKED_RUNS})"),
-        (("slices save", "x", "--run", "nope"), f"--run nope: no such run (known: {LINKED_RUNS})"),
+        (("stale list", "--dataset", "nope"), f"unknown dataset 'nope'; known: {DATASETS}"),
+        (("stale export", "--dataset", "nope", "-o", "-"), f"unknown dataset 'nope'; known: {DATASETS}"),
+        (("stale score", "--run", "nope"), f"unknown run 'nope' linked to a dataset; known: {LINKED_RUNS}"),
+        (("export", "--dataset", "nope", "-o", "x.csv"), f"--dataset: unknown dataset 'nope'; known: {DATASETS}"),
+        (("export", "--compare", "nope", "-o", "x.csv"), f"--compare: unknown run 'nope'; known: {LINKED_RUNS}"),
+        (("slices save", "x", "--run", "nope"), f"--run: unknown run 'nope'; known: {LINKED_RUNS}"),
+        (("slices save", "x", "--run", "qwen-7b-chta"),
+         f"--run: unknown run 'qwen-7b-chta'; known: {LINKED_RUNS} (did you mean 'qwen-7b-chat'?)"),
+        (("slices delete", "nope"), "unknown slice 'nope'; known: none saved"),
+        (("export", "--slice", "nope", "-o", "x.csv"), "unknown slice 'nope'; known: none saved"),
+        (("report", "--by", "colour"), "--by: unknown slice dimension 'colour'; known: " + ", ".join(SLICES)),
+        (("label add", "bert-base-chinse", "DEV_1_QUERY_0", "--label", "paraphrase"),
+         f"unknown run 'bert-base-chinse' linked to a dataset; known: {LINKED_RUNS} (did you mean 'bert-base-chinese'?)"),
+        (("slices find", "bert-base-chinese", "roberta-wwm-large", "--metric", "bleu"),
+         "--metric: unknown metric 'bleu'; known: " + ", ".join(REPORT_METRICS)),
+        (("leaderboard", "--dataset", "nope"), f"unknown dataset 'nope'; known: {DATASETS}"),
     ],
 )
 def test_unknown_names_list_the_loaded_ones(runs: Path, args: tuple[str, ...], line: str) -> None:
@@ -63,6 +74,6 @@ def test_flags_of_a_dataset_no_longer_loaded_can_still_be_listed_and_exported(ru
     assert patch["dataset"] == "cdqa_sample" and patch["proposed_answer"] == "7号线"
     # a new release needs the dataset itself
     result = run(runs, "stale export", "--format", "dataset", "--dataset", "cdqa_sample", "-o", "x.json", code=1)
-    assert error_line(result) == "qa-inspect: no dataset named 'cdqa_sample' (known: cmrc2018_dev_sample)"
+    assert error_line(result) == "qa-inspect: unknown dataset 'cdqa_sample'; known: cmrc2018_dev_sample"
     result = run(runs, "stale list", "--dataset", "cdqa", code=1)  # no flag names it either
-    assert error_line(result) == "qa-inspect: no dataset named 'cdqa' (known: cmrc2018_dev_sample)"
+    assert error_line(result) == "qa-inspect: unknown dataset 'cdqa'; known: cmrc2018_dev_sample"

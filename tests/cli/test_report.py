@@ -60,7 +60,7 @@ def test_report_by_one_dimension(runs: Path, tmp_path: Path) -> None:
     res = invoke("report", str(runs), "--db", str(tmp_path / "qa.db"), "--by", "tag,colour")
     assert res.exit_code == 1
     assert res.stderr.strip() == (
-        "qa-inspect: --by: unknown slice colour; choose from split, tag, answer_type, answerable, question_type,"
+        "qa-inspect: --by: unknown slice dimension 'colour'; known: split, tag, answer_type, answerable, question_type,"
         " gold_length, passage_length, answer_position, gold_count, gold_agreement, cross_sentence,"
         " question_overlap, error_category, label")
 

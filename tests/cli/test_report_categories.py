@@ -48,7 +48,7 @@ def test_report_by_error_category_is_each_runs_distribution(loaded: tuple[Path, 
         assert mine.get("exact", {"errors": 0})["errors"] == 0
     assert {r["value"] for r in rows if r["run"] == "glm-6b"} >= {"refused", "verbose-contains-gold", "wrong"}
     text = invoke("report", str(runs), "--db", str(db), "--by", "error_category")
-    assert text.exit_code == 0 and "boundary-long" in text.stdout and "item_share" in text.stdout
+    assert text.exit_code == 0 and "boundary-long" in text.stdout and "item share" in text.stdout and "error category" in text.stdout
 
 
 def test_report_by_question_type_and_features(loaded: tuple[Path, Path]) -> None:

@@ -88,7 +88,7 @@ def test_score_unknown_scorer_is_one_line(sample_runs: Path) -> None:
                  str(sample_runs / "cmrc2018/runs/bert-base-chinese.json"), "--scorer", "bleu")
     assert res.exit_code == 1
     assert res.stdout == ""
-    assert res.stderr.strip() == "qa-inspect: unknown scorer 'bleu'; choose from cmrc2018-official, squad-v1.1, squad-v2, cdqa-f1-recall"
+    assert res.stderr.strip() == "qa-inspect: --scorer: unknown scorer 'bleu'; known: cmrc2018-official, squad-v1.1, squad-v2, cdqa-f1-recall"
 
 
 def test_score_file_errors_are_one_line(sample_runs: Path, tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_verify_by_number_and_errors(runs: Path) -> None:
         result = cli(runs, "stale", "verify", HONG_Q, *args, code=1)
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     bad = cli(runs, "stale", "queue", "--signal", "moon", code=1)
-    assert "choose from consensus, age, refusal, proposal" in bad.stderr
+    assert "--signal: unknown signal 'moon'; known: consensus, age, refusal, proposal" in bad.stderr
 
 
 def test_report_freshness(runs: Path) -> None:

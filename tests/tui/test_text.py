@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from textual.content import Content
 
+from qa_inspect.core.visible import PLACEHOLDERS
+from qa_inspect.core.visible import visible as core_visible
 from qa_inspect.core.query import Filter
 from qa_inspect.tui.text import bar, cell_text, clean, count_cells, truncate
 from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
@@ -143,3 +145,9 @@ def test_count_cells_fit_the_largest_count_with_separators() -> None:
     assert count_cells([1_000_000, 556_051, 12], 6) == len("1,000,000")
     assert count_cells([153_461], 5) == len("153,461")  # the facet panel cut this to "153,46"
     assert count_cells([], 6) == 6 and count_cells([3, -1], 4) == 4
+
+
+def test_the_tui_cleans_with_the_same_table() -> None:
+    for ch in [chr(cp) for cp in PLACEHOLDERS]:
+        if ch not in "\n\r\t":
+            assert clean(ch) == core_visible(ch), repr(ch)

@@ -75,7 +75,7 @@ COMMANDS: dict[str, Command] = {
                      "columns of slices or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON."),
     "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
                                 "scores to a file; the format follows the extension."),
-    "slices": Command("slices", "Saved slices: named item filters stored in the database."),
+    "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
     "release": Command("release", "Compare two releases of a dataset: items, golds, open stale flags, each run's "

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import DeltaTest, RunDiff, SliceDelta, diff_runs
+from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, p_value, plural, signed
 from rich.table import Table
 from rich.text import Text
 
@@ -31,10 +33,7 @@ from .stat_options import (
     SeedOpt,
     TestOpt,
     UnitOpt,
-    ci,
-    pvalue,
     settings_line,
-    signed,
     stat_options,
 )
 
@@ -68,7 +67,7 @@ def diff_cmd(
     if top < 0:
         raise fail(f"--top {top}: must be 0 or more")
     if sort not in _SORTS:
-        raise fail(f"--sort {sort}: choose from {', '.join(_SORTS)}")
+        raise fail("--sort: " + unknown_name("sort", sort, _SORTS))
     with loaded_db(runs_dir, db) as conn:
         options = None if no_stats else stat_options(seed, resamples, unit, test)
         within = load_slice(conn, slice_name) if slice_name else None
@@ -84,20 +83,13 @@ def diff_cmd(
 _SORTS = ("slice", "delta", "p")
 
 
-def _num(v: float | None, places: int = 2) -> str:
-    """A metric to `places` decimals, — when missing."""
-    return "—" if v is None else f"{v:.{places}f}"
-
-
-_signed = signed
-
 
 def _headline(d: RunDiff, slice_name: str | None) -> str:
     """Which runs, which dataset, and how many items the numbers rest on."""
     where = f" in slice {slice_name!r}" if slice_name else ""
     return (
-        f"{d.run_a} (A) → {d.run_b} (B) on {d.dataset}{where} ({d.scorer or d.family}): {d.common} items answered"
-        f" by both of {d.items} (only A: {d.only_a}, only B: {d.only_b})"
+        f"{d.run_a} (A) → {d.run_b} (B) on {d.dataset}{where} ({d.scorer or d.family}): {count(d.common)} items answered"
+        f" by both of {count(d.items)} (only A: {count(d.only_a)}, only B: {count(d.only_b)})"
     )
 
 
@@ -129,9 +121,9 @@ def _slice_rows(d: RunDiff, sort: str = "slice") -> tuple[list[str], list[list[s
         head += (["tested on", "tested Δ"] if cdqa else []) + [f"{sig.options.level:.0%} CI", "p", "p Holm", "MDE ±"]
     rows = []
     for s in _ordered(d, sort):
-        row = [s.dimension, s.value, str(s.items), s.metric, _num(s.a), _num(s.b), _signed(s.delta)]
+        row = [dimension_name(s.dimension), s.value, count(s.items), dimension_name(s.metric), number(s.a, 2), number(s.b, 2), signed(s.delta)]
         if cdqa:
-            row += [str(s.n_a), str(s.n_b)]
+            row += [count(s.n_a), count(s.n_b)]
         if sig is not None:
             t = sig.test(s.dimension, s.value, s.metric)
             row += _test_cells(t, cdqa, sig.options.alpha)
@@ -141,14 +133,14 @@ def _slice_rows(d: RunDiff, sort: str = "slice") -> tuple[list[str], list[list[s
 
 def _test_cells(t: DeltaTest | None, cdqa: bool, alpha: float) -> list[str]:
     """CI, p (marked * when significant overall), Holm p (marked for slices) and MDE of one test."""
-    lead = [str(t.n) if t else "—", _signed(t.delta) if t else "—"] if cdqa else []
+    lead = [count(t.n) if t else MISSING, signed(t.delta) if t else MISSING] if cdqa else []
     if t is None:
-        return lead + ["—"] * 4
+        return lead + [MISSING] * 4
     primary = t.primary
     return lead + [
-        ci(t.low, t.high), pvalue(t.p, mark=primary and t.significant(alpha)),
-        "—" if primary else pvalue(t.p_holm, mark=t.significant(alpha)),
-        "—" if t.mde is None else f"{t.mde:.2f}",
+        interval(t.low, t.high, sign=True), p_value(t.p, mark=primary and t.significant(alpha)),
+        MISSING if primary else p_value(t.p_holm, mark=t.significant(alpha)),
+        number(t.mde, 2),
     ]
 
 
@@ -177,7 +169,7 @@ def _change_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the largest-changes table."""
     head = ["key", "question", "A prediction", "B prediction", "A", "B", "Δ"]
     rows = [
-        [c.key, c.question, c.prediction_a, c.prediction_b, _num(c.score_a, 3), _num(c.score_b, 3), _signed(c.delta, 3)]
+        [c.key, c.question, c.prediction_a, c.prediction_b, number(c.score_a, 3), number(c.score_b, 3), signed(c.delta, 3)]
         for c in d.changes
     ]
     return head, rows
@@ -192,10 +184,10 @@ def _outcome_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     head = _OUTCOME_HEAD + (["McNemar p"] if sig else [])
     rows = []
     for o in d.outcomes:
-        row = [o.label, str(o.fixed), str(o.broken), str(o.both_wrong), str(o.both_right)]
+        row = [o.label, count(o.fixed), count(o.broken), count(o.both_wrong), count(o.both_right)]
         if sig is not None:
             p = sig.outcomes.get(o.criterion)
-            row.append(pvalue(p, mark=p is not None and p < sig.options.alpha))
+            row.append(p_value(p, mark=p is not None and p < sig.options.alpha))
         rows.append(row)
     return head, rows
 
@@ -208,7 +200,7 @@ def _category_title(d: RunDiff) -> str:
 def _category_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the per-category table."""
     return ["error category", "fixed (A's errors)", "broken (B's errors)"], [
-        [c.category, str(c.fixed), str(c.broken)] for c in d.categories
+        [c.category, count(c.fixed), count(c.broken)] for c in d.categories
     ]
 
 
@@ -218,7 +210,7 @@ def category_sentence(d: RunDiff, most: int = 3) -> str | None:
     if not top:
         return None
     return "B " + "; ".join(
-        f"fixes {c.fixed} {c.category} error{'' if c.fixed == 1 else 's'}, breaks {c.broken}" for c in top) + "."
+        f"fixes {plural(c.fixed, c.category + ' error')}, breaks {count(c.broken)}" for c in top) + "."
 
 
 def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, changes: bool = True) -> None:

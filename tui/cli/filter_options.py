@@ -1,18 +1,26 @@
-"""The item-filter options `export` and `slices save` share, and `build_filter` that turns them into a `Filter`."""
+"""The item-filter options `export` and `slices save` share, written once: `filter_options` puts
+them on a command in place of its `filters: FilterArgs` parameter, and `build_filter` turns them into
+a `Filter`. A new filter option is one `FilterArgs` field and one line in `FILTER_OPTIONS`."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sqlite3
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Annotated, Any, TypeVar
 
 import typer
-from qa_inspect.core.errors import UnknownNameError
+from qa_inspect.core.errors import UnknownNameError, unknown_name
 from qa_inspect.core.query import SORTS, Filter
 from qa_inspect.core.store import require_dataset, require_run
 
 from .common import fail
 
 __all__ = [
+    "FILTER_OPTIONS",
+    "ORDER_OPTIONS",
     "CompareOpt",
     "DatasetOpt",
     "DescOpt",
@@ -27,7 +35,9 @@ __all__ = [
     "StaleOpt",
     "TagOpt",
     "TypeOpt",
+    "FilterArgs",
     "build_filter",
+    "filter_options",
 ]
 
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name.", show_default=False)]
@@ -71,7 +81,7 @@ def _check_ranges(em: int | None, f1_min: float | None, f1_max: float | None, so
         if v is not None and not 0.0 <= v <= 1.0:
             raise fail(f"{opt} {v}: must be between 0 and 1")
     if sort is not None and sort not in SORTS:
-        raise fail(f"--sort {sort}: choose from {', '.join(SORTS)}")
+        raise fail("--sort: " + unknown_name("sort", sort, SORTS))
 
 
 def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None, compare: str | None) -> None:
@@ -85,40 +95,83 @@ def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None,
             else:
                 require_run(conn, name)
         except UnknownNameError as exc:
-            raise fail(f"{opt} {name}: no such {kind} (known: {', '.join(exc.known) or 'none loaded'})") from None
+            raise fail(f"{opt}: {exc}") from None
 
 
-def build_filter(
-    conn: sqlite3.Connection,
-    base: Filter,
-    *,
-    dataset: str | None = None,
-    run: str | None = None,
-    compare: str | None = None,
-    split: list[str] | None = None,
-    tag: list[str] | None = None,
-    answer_type: list[str] | None = None,
-    refused: bool | None = None,
-    em: int | None = None,
-    f1_min: float | None = None,
-    f1_max: float | None = None,
-    search: str | None = None,
-    stale: bool | None = None,
-    sort: str | None = None,
-    descending: bool = False,
-) -> Filter:
+@dataclass(frozen=True, slots=True)
+class FilterArgs:
+    """The filter options as given on the command line (None: not given)."""
+
+    dataset: str | None = None
+    run: str | None = None
+    compare: str | None = None
+    split: list[str] | None = None
+    tag: list[str] | None = None
+    answer_type: list[str] | None = None
+    refused: bool | None = None
+    em: int | None = None
+    f1_min: float | None = None
+    f1_max: float | None = None
+    search: str | None = None
+    stale: bool | None = None
+    sort: str | None = None
+    descending: bool = False
+
+
+FILTER_OPTIONS: dict[str, Any] = {
+    "dataset": DatasetOpt, "run": RunOpt, "compare": CompareOpt, "split": SplitOpt, "tag": TagOpt,
+    "answer_type": TypeOpt, "refused": RefusedOpt, "em": EmOpt, "f1_min": F1MinOpt, "f1_max": F1MaxOpt,
+    "search": SearchOpt, "stale": StaleOpt,
+}
+"""The options that choose items (`FilterArgs` field → its Typer option), in `--help` order."""
+ORDER_OPTIONS: dict[str, Any] = {"sort": SortOpt, "descending": DescOpt}
+"""The options that order them (a command that lists items takes these too)."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def filter_options(*, order: bool = False) -> Callable[[F], F]:
+    """A decorator: the command's `filters: FilterArgs` parameter becomes the filter options (and
+    `--sort`/`--desc` with `order=True`) in `--help`; the command receives them as one `FilterArgs`."""
+    options = {**FILTER_OPTIONS, **(ORDER_OPTIONS if order else {})}
+
+    def wrap(func: F) -> F:
+        sig = inspect.signature(func, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for p in sig.parameters.values():
+            if p.name != "filters":
+                params.append(p)
+                continue
+            params += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=opt,
+                                         default=False if name == "descending" else None)
+                       for name, opt in options.items()]
+
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in options if name in kwargs}
+            filters = kwargs.pop("filters", None) or FilterArgs(**given)  # a Python caller may pass one
+            return func(*args, filters=filters, **kwargs)
+
+        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command  # type: ignore[return-value]
+
+    return wrap
+
+
+def build_filter(conn: sqlite3.Connection, base: Filter, args: FilterArgs) -> Filter:
     """`base` (a slice, or no restriction) with every option given on the command line replacing
     that field; names are checked against the database so a typo is an error, not an empty list."""
-    _check_ranges(em, f1_min, f1_max, sort)
-    _check_names(conn, dataset, run, compare)
+    _check_ranges(args.em, args.f1_min, args.f1_max, args.sort)
+    _check_names(conn, args.dataset, args.run, args.compare)
+    renamed = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
     changes: dict[str, object] = {}
-    for field, value in (
-        ("dataset", dataset), ("run", run), ("compare", compare), ("splits", _values(split)),
-        ("tags", _values(tag)), ("answer_types", _values(answer_type)), ("refused", refused), ("em", em),
-        ("f1_min", f1_min), ("f1_max", f1_max), ("search", search), ("stale", stale), ("sort", sort),
-    ):
-        if value is not None:
-            changes[field] = value
-    if descending:
+    for field in fields(FilterArgs):
+        value = getattr(args, field.name)
+        if field.name in renamed:
+            value = _values(value)
+        if value is not None and field.name != "descending":
+            changes[renamed.get(field.name, field.name)] = value
+    if args.descending:
         changes["descending"] = True
     return base.with_(**changes)

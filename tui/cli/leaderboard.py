@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, plural, signed
 from rich.table import Table
 from rich.text import Text
 
@@ -17,9 +18,7 @@ from .stat_options import (
     SeedOpt,
     TestOpt,
     UnitOpt,
-    ci,
     settings_line,
-    signed,
     stat_options,
 )
 
@@ -69,17 +68,15 @@ def leaderboard_cmd(
 
 
 def _label(metric: str) -> str:
-    from qa_inspect.core.report import METRIC_LABELS
-
-    return METRIC_LABELS.get(metric, metric)
+    return dimension_name(metric)
 
 
 def _value(m: MetricCI | None, places: int = 2) -> str:
-    return "—" if m is None or m.value is None else f"{m.value:.{places}f}"
+    return number(None if m is None else m.value, places)
 
 
 def _interval(m: MetricCI | None, places: int = 2) -> str:
-    return "—" if m is None else ci(m.low, m.high, places, sign=False)
+    return MISSING if m is None else interval(m.low, m.high, places)
 
 
 def _headline(b: Leaderboard) -> str:
@@ -87,9 +84,9 @@ def _headline(b: Leaderboard) -> str:
     base = "the items both answered" if b.metric == "f1_recall" else (
         "the items both responded to" if b.metric == "answer_rate" else "every item (missing = 0)")
     return (
-        f"{b.dataset} ({b.scorer or b.family}): {b.items:,} items, ranked by {_label(b.metric)}. "
+        f"{b.dataset} ({b.scorer or b.family}): {plural(b.items, 'item')}, ranked by {_label(b.metric)}. "
         f"{settings_line(b.options, b.unit, b.units)}. Pairs compared on {base},"
-        f" Holm-corrected over {pairs} pair{'' if pairs == 1 else 's'}."
+        f" Holm-corrected over {plural(pairs, 'pair')}."
     )
 
 
@@ -112,10 +109,10 @@ def _rows(b: Leaderboard, places: int = 2, *, combined: bool = False) -> tuple[l
     rows = []
     for r in b.rows:
         rank = b.rank(r.run)
-        row = ["—" if rank is None else str(rank), short(r.run, 40), f"{r.predicted:,}"]
+        row = [MISSING if rank is None else str(rank), short(r.run, 40), count(r.predicted)]
         for m in b.metrics:
-            value, interval = _value(r.metrics.get(m), places), _interval(r.metrics.get(m), places)
-            row += [value if interval == "—" else f"{value} {interval}"] if combined else [value, interval]
+            value, ci = _value(r.metrics.get(m), places), _interval(r.metrics.get(m), places)
+            row += [value if ci == MISSING else f"{value} {ci}"] if combined else [value, ci]
         row.append(_standing(b, r.run, r.human))
         rows.append(row)
     return head, rows

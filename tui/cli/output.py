@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from qa_inspect.core.load import LOW_COVERAGE, LoadSummary
+from qa_inspect.tui.present import MISSING, count, percent, plural
 from qa_inspect.tui.text import escape_terminal
 from rich.console import Console
 from rich.segment import Segment
@@ -71,7 +72,7 @@ def _status(status: str) -> Text:
 
 def _encoding(enc: str | None) -> Text:
     """The encoding a file was read with; anything but UTF-8 stands out."""
-    return Text(enc or "—", style="" if enc in (None, "utf-8") else "yellow")
+    return Text(enc or MISSING, style="" if enc in (None, "utf-8") else "yellow")
 
 
 def _datasets_table(s: LoadSummary) -> Table:
@@ -83,7 +84,7 @@ def _datasets_table(s: LoadSummary) -> Table:
         t.add_column(col, justify="right" if col in ("items", "golds") else "left", overflow="fold")
     for d in s.datasets:
         enc = (_encoding(d.encoding),) if show_enc else ()
-        t.add_row(Text(d.name), Text(d.path), d.format, Text(d.scorer or "—"), f"{d.items:,}", f"{d.golds:,}", *enc,
+        t.add_row(Text(d.name), Text(d.path), d.format, Text(d.scorer or MISSING), count(d.items), count(d.golds), *enc,
                   _status(d.status))
     return t
 
@@ -100,8 +101,8 @@ def _runs_table(s: LoadSummary) -> Table:
     for r in s.runs:
         enc = (_encoding(r.encoding),) if show_enc else ()
         t.add_row(
-            Text(r.name), Text(r.path), Text(r.dataset or "—"), Text(r.method or "—"), f"{r.predictions:,}",
-            Text(f"{r.unmatched:,}", style="yellow" if r.unmatched else ""),
+            Text(r.name), Text(r.path), Text(r.dataset or MISSING), Text(r.method or MISSING), count(r.predictions),
+            Text(count(r.unmatched), style="yellow" if r.unmatched else ""),
             _percent(r.run_coverage, warn_below=LOW_COVERAGE * 100), _percent(r.coverage), *enc, _status(r.status),
         )
     return t
@@ -110,9 +111,9 @@ def _runs_table(s: LoadSummary) -> Table:
 def _percent(value: float | None, warn_below: float | None = None) -> Text:
     """A coverage in percent; under `warn_below` it stands out."""
     if value is None:
-        return Text("—")
+        return Text(MISSING)
     low = warn_below is not None and value < warn_below
-    return Text(f"{value:.1f}%", style="yellow" if low else "")
+    return Text(percent(value), style="yellow" if low else "")
 
 
 def _skipped_table(s: LoadSummary) -> Table:
@@ -143,7 +144,7 @@ def print_load_summary(console: Console, s: LoadSummary) -> None:
     console.print(
         Text(
             f"{len(s.datasets)} datasets, {len(s.runs)} runs, "
-            f"{sum(d.items for d in s.datasets):,} items, {sum(r.predictions for r in s.runs):,} predictions"
+            f"{plural(sum(d.items for d in s.datasets), 'item')}, {plural(sum(r.predictions for r in s.runs), 'prediction')}"
             f"{changed}. Database: {s.db}",
             style="bold",
         )

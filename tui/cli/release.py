@@ -14,6 +14,7 @@ import typer
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import markdown_table
 from qa_inspect.core.report import ReleaseDiff, release_diff
+from qa_inspect.tui.present import count, number, plural, signed
 from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
@@ -85,19 +86,19 @@ def diff_cmd(
 
 
 def _pct(v: float | None) -> str:
-    return "—" if v is None else f"{v:.2f}"
+    return number(v, 2)
 
 
 def _signed(v: float | None) -> str:
-    return "—" if v is None else f"{v:+.2f}"
+    return signed(v, 2)
 
 
 def _headline(d: ReleaseDiff) -> list[str]:
     where = f" (dataset {d.dataset})" if d.dataset else ""
     return [
-        f"{d.old_path} ({d.old_format}, {d.old_items:,} items) → {d.new_path} ({d.new_format}, {d.new_items:,} items){where}",
-        f"{len(d.added):,} added, {len(d.removed):,} removed, {len(d.gold_changes):,} with golds changed"
-        + (f"; {d.paired_by_question:,} paired by question (their key changed)" if d.paired_by_question else ""),
+        f"{d.old_path} ({d.old_format}, {plural(d.old_items, 'item')}) → {d.new_path} ({d.new_format}, {plural(d.new_items, 'item')}){where}",
+        f"{count(len(d.added))} added, {count(len(d.removed))} removed, {count(len(d.gold_changes))} with golds changed"
+        + (f"; {count(d.paired_by_question)} paired by question (their key changed)" if d.paired_by_question else ""),
     ]
 
 

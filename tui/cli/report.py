@@ -7,8 +7,10 @@ from typing import Annotated, Any
 
 import polars as pl
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import load_slice, markdown_table
 from qa_inspect.core.report import SLICES, report, slice_report
+from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, plural, share
 from rich.table import Table
 from rich.text import Text
 
@@ -48,7 +50,7 @@ def report_cmd(
     dims = [d.strip() for d in by.split(",") if d.strip()]
     bad = [d for d in dims if d not in SLICES]
     if bad:
-        raise fail(f"--by: unknown slice {', '.join(bad)}; choose from {', '.join(SLICES)}")
+        raise fail("--by: " + unknown_name("slice dimension", bad[0], SLICES))
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
         if ci:
@@ -82,7 +84,7 @@ def intervals_table(frame: pl.DataFrame, seed: int, resamples: int) -> Table:
     from qa_inspect.core.report import METRIC_LABELS, REPORT_METRICS
 
     rows = frame.filter(pl.col("slice") == "overall")
-    t = Table(title=f"95% intervals, {resamples:,} bootstrap resamples, seed {seed}", title_justify="left",
+    t = Table(title=f"95% intervals, {count(resamples)} bootstrap resamples, seed {seed}", title_justify="left",
               show_edge=False)
     for col in ("dataset", "run", "by"):
         t.add_column(col)
@@ -90,10 +92,10 @@ def intervals_table(frame: pl.DataFrame, seed: int, resamples: int) -> Table:
     for m in shown:
         t.add_column(METRIC_LABELS[m], justify="right")
     for r in rows.iter_rows(named=True):
-        cells = [Text(short(r["dataset"], 30)), Text(short(r["run"], 30)), Text(r["ci_unit"] or "—")]
+        cells = [Text(short(r["dataset"], 30)), Text(short(r["run"], 30)), Text(r["ci_unit"] or MISSING)]
         for m in shown:
             value, low, high = r[m], r[f"{m}_low"], r[f"{m}_high"]
-            cells.append(Text("—" if value is None or low is None else f"{value:.2f} [{low:.2f}, {high:.2f}]"))
+            cells.append(Text(MISSING if value is None or low is None else f"{number(value, 2)} {interval(low, high)}"))
         t.add_row(*cells)
     return t
 
@@ -116,9 +118,9 @@ def freshness_table(rows: list[Any]) -> Table:
     for col in ("dataset", "by", "value", "golds", "≤30 d", "≤90 d", "≤365 d", "never", "stale open"):
         t.add_column(col, justify="right" if col not in ("dataset", "by", "value") else "left")
     for r in rows:
-        shares = [f"{r.share(d):.0%}" if r.share(d) is not None else "–" for d in (30, 90, 365)]
-        t.add_row(Text(short(r.dataset, 30)), Text(r.dimension), Text(clean(r.value or "")), Text(str(r.golds)),
-                  *(Text(s) for s in shares), Text(str(r.never_verified)), Text(str(r.stale_open)))
+        shares = [share(r.share(d)) for d in (30, 90, 365)]
+        t.add_row(Text(short(r.dataset, 30)), Text(dimension_name(r.dimension)), Text(clean(r.value or "")), Text(count(r.golds)),
+                  *(Text(s) for s in shares), Text(count(r.never_verified)), Text(count(r.stale_open)))
     return t
 
 
@@ -132,11 +134,11 @@ def partial_notes(frame: pl.DataFrame) -> list[str]:
     for r in frame.filter(pl.col("slice") == "overall").iter_rows(named=True):
         if r["predicted"] >= r["items"]:
             continue
-        head = f"{clean(r['run'])} answers {r['predicted']:,} of {r['items']:,} items of {clean(r['dataset'])}: "
+        head = f"{clean(r['run'])} answers {count(r['predicted'])} of {plural(r['items'], 'item')} of {clean(r['dataset'])}: "
         if r["answer_rate_over_dataset"] is not None:
-            notes.append(head + f"answer rate over all items {r['answer_rate_over_dataset']:.2f}")
+            notes.append(head + f"answer rate over all items {number(r['answer_rate_over_dataset'], 2)}")
         elif r["em_over_run"] is not None:
-            notes.append(head + f"over the items it answered EM {r['em_over_run']:.2f} F1 {r['f1_over_run']:.2f}")
+            notes.append(head + f"over the items it answered EM {number(r['em_over_run'], 2)} F1 {number(r['f1_over_run'], 2)}")
     return notes
 
 
@@ -150,16 +152,25 @@ def _cols(frame: pl.DataFrame, *, text: bool = False) -> list[str]:
 def report_markdown(frame: pl.DataFrame) -> str:
     """The report as one Markdown table (`core.query.markdown_table`), metrics to 3 places."""
     cols = _cols(frame)
-    rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row] for row in frame.select(cols).iter_rows()]
+    rows = [[number(v, 3) if isinstance(v, float) else v for v in row] for row in frame.select(cols).iter_rows()]
     return markdown_table(cols, rows)
 
 
 def report_table(frame: pl.DataFrame) -> Table:
-    """The report as a Rich table, metrics to 2 places, — for a missing value."""
+    """The report as a Rich table for people: metrics to 2 places, — for a missing value, columns and
+    slice dimensions by their human names (`tui.present.dimension_name`; CSV, JSON and Markdown keep
+    the column names tools read)."""
     cols = _cols(frame, text=True)
     t = Table(show_edge=False)
     for c in cols:
-        t.add_column(c, justify="right" if frame[c].dtype.is_numeric() else "left")
-    for row in frame.select(cols).iter_rows():
-        t.add_row(*[Text(f"{v:.2f}" if isinstance(v, float) else ("—" if v is None else str(v))) for v in row])
+        t.add_column(dimension_name(c), justify="right" if frame[c].dtype.is_numeric() else "left")
+    for row in frame.select(cols).iter_rows(named=True):
+        t.add_row(*[Text(_cell(c, v)) for c, v in row.items()])
     return t
+
+
+def _cell(column: str, value: object) -> str:
+    """One cell of the terminal report."""
+    if isinstance(value, float) or value is None:
+        return number(value, 2)
+    return dimension_name(str(value)) if column == "slice" else str(value)

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.formats import Kind, Skip, read_source
 from qa_inspect.core.load import ScoredFile, no_cycle_collection, score_run
 from qa_inspect.core.metrics import SCORERS, clear_score_caches
 from qa_inspect.core.model import Dataset, Run
+from qa_inspect.tui.present import MISSING, number, percent
 
 from .common import JsonOpt, app, fail, out, print_json
 
@@ -57,7 +58,7 @@ def score_cmd(
 ) -> None:
     """Score one prediction file against one dataset file, as the official scorers do."""
     if scorer is not None and scorer not in SCORERS:
-        raise fail(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
+        raise fail("--scorer: " + unknown_name("scorer", scorer, SCORERS))
     with no_cycle_collection():  # the dataset, run and scores are freed on leaving `_summary`, before it ends
         summary = _summary(dataset, predictions, scorer, items, null_odds, na_prob_thresh)
         clear_score_caches()  # every distinct answer's segments, else walked by the exit's cycle collections
@@ -68,8 +69,8 @@ def score_cmd(
 
     out.print(_summary_table(summary, f"{dataset.name} × {predictions.name} ({summary['scorer']})"))
     link = summary.get("link") or {}
-    out.print(Text(f"matched by {link.get('method') or '—'}: {link.get('run_coverage', 0):.1f}% of the run, "
-                   f"{link.get('coverage', 0):.1f}% of the dataset", style="dim"))
+    out.print(Text(f"matched by {link.get('method') or MISSING}: {percent(link.get('run_coverage', 0))} of the run, "
+                   f"{percent(link.get('coverage', 0))} of the dataset", style="dim"))
     for warning in link.get("warnings", []):
         out.print(Text("warning: ", style="bold yellow") + Text(warning))
     if summary["unmatched"]:
@@ -139,4 +140,4 @@ def _fmt(v: object) -> str:
     """Numbers with 3 decimals (CMRC's official precision); a key a slice lacks is blank."""
     if v is None:
         return ""
-    return f"{v:.3f}" if isinstance(v, float) else str(v)
+    return number(v, 3) if isinstance(v, float) else str(v)

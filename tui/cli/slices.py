@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import (
     Filter,
     delete_slice,
@@ -17,27 +18,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .common import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json
-from .filter_options import (
-    CompareOpt,
-    DatasetOpt,
-    EmOpt,
-    F1MaxOpt,
-    F1MinOpt,
-    RefusedOpt,
-    RunOpt,
-    SearchOpt,
-    SplitOpt,
-    StaleOpt,
-    TagOpt,
-    TypeOpt,
-    build_filter,
-)
+from .filter_options import FilterArgs, build_filter, filter_options
 
 __all__ = ["slices_app", "slices_delete_cmd", "slices_list_cmd", "slices_save_cmd"]
 
 
 slices_app = typer.Typer(
-    help="Saved slices: named item filters stored in the database.",
+    help="Saved slices: named item filters stored in the database; `slices find`, the slice finder.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -68,32 +55,18 @@ def slices_list_cmd(runs_dir: RunsDir, db: DbOpt = None, as_json: JsonOpt = Fals
 
 
 @slices_app.command("save")
+@filter_options()
 def slices_save_cmd(
     runs_dir: RunsDir,
     name: Annotated[str, typer.Argument(help="Name of the slice.", show_default=False)],
-    dataset: DatasetOpt = None,
-    run: RunOpt = None,
-    compare: CompareOpt = None,
-    split: SplitOpt = None,
-    tag: TagOpt = None,
-    answer_type: TypeOpt = None,
-    refused: RefusedOpt = None,
-    em: EmOpt = None,
-    f1_min: F1MinOpt = None,
-    f1_max: F1MaxOpt = None,
-    search: SearchOpt = None,
-    stale: StaleOpt = None,
+    filters: FilterArgs = FilterArgs(),
     force: Annotated[bool, typer.Option("--force", help="Replace a slice of the same name.")] = False,
     author: Annotated[str | None, typer.Option("--author", help="Who saves it (default: login name).")] = None,
     db: DbOpt = None,
 ) -> None:
     """Save the filter given by the options under NAME."""
     with loaded_db(runs_dir, db) as conn:
-        f = build_filter(
-            conn, Filter(), dataset=dataset, run=run, compare=compare, split=split, tag=tag,
-            answer_type=answer_type, refused=refused, em=em, f1_min=f1_min, f1_max=f1_max, search=search,
-            stale=stale,
-        )
+        f = build_filter(conn, Filter(), filters)
         s = save_slice(conn, name, f, author, overwrite=force)
     out.print(Text(f"saved slice {s.name!r}: {describe(s.filter)}"))
 
@@ -107,8 +80,7 @@ def slices_delete_cmd(
     """Delete a saved slice."""
     with loaded_db(runs_dir, db) as conn:
         if not delete_slice(conn, name):
-            names = [s.name for s in list_slices(conn)]
-            raise fail(f"no slice named {name!r} (slices: {', '.join(names) or 'none saved'})")
+            raise fail(unknown_name("slice", name, [s.name for s in list_slices(conn)], none="none saved"))
     out.print(Text(f"deleted slice {name!r}"))
 
 

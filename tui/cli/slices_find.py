@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from qa_inspect.tui.present import SLICE_FINDER, count, dimension_name, interval, p_value, plural, signed
 from rich.table import Table
 from rich.text import Text
 
@@ -16,10 +17,7 @@ from .stat_options import (
     SeedOpt,
     TestOpt,
     UnitOpt,
-    ci,
-    pvalue,
     settings_line,
-    signed,
     stat_options,
 )
 
@@ -42,13 +40,13 @@ def find_cmd(
     unit: UnitOpt = "auto",
     test: TestOpt = "bootstrap",
 ) -> None:
-    """Every item facet value (split, tag, type, question type, gold length …) of the items both runs answer,
-    tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
-    from qa_inspect.core.errors import QAInspectError
-    from qa_inspect.core.report import find_slices
+    """The slice finder: every item facet value (split, tag, type, question type, gold length …) of the
+    items both runs answer, tested for B − A and Holm-adjusted over all of them: where B really differs from A."""
+    from qa_inspect.core.errors import QAInspectError, unknown_name
+    from qa_inspect.core.report import REPORT_METRICS, find_slices
 
-    if metric is not None and metric not in ("em", "f1", "f1_recall", "answer_rate"):
-        raise fail(f"--metric: unknown metric {metric!r}; choose em, f1, f1_recall or answer_rate")
+    if metric is not None and metric not in REPORT_METRICS:
+        raise fail("--metric: " + unknown_name("metric", metric, REPORT_METRICS))
     options = stat_options(seed, resamples, unit, test)
     with loaded_db(runs_dir, db) as conn:
         try:
@@ -63,8 +61,8 @@ def find_cmd(
         print_json(data)
         return
     out.print(Text(
-        f"{short(run_b, 40)} − {short(run_a, 40)} on {finding.metric}: {finding.common:,} common items, "
-        f"{finding.tested} slices tested (Holm over all), {finding.skipped} under {min_items} items skipped. "
+        f"{SLICE_FINDER.capitalize()}: {short(run_b, 40)} − {short(run_a, 40)} on {dimension_name(finding.metric)}: {plural(finding.common, 'common item')}, "
+        f"{plural(finding.tested, 'slice')} tested (Holm over all), {count(finding.skipped)} under {plural(min_items, 'item')} skipped. "
         f"{settings_line(options, finding.unit, finding.units)}.", style="bold"))
     t = Table(show_edge=False)
     for name, justify in (("facet", "left"), ("value", "left"), ("items", "right"), ("Δ", "right"),
@@ -72,9 +70,9 @@ def find_cmd(
         t.add_column(name, justify=justify)  # type: ignore[arg-type]
     for s in finding.slices[:top]:
         sig = s.test.significant(options.alpha)
-        t.add_row(Text(s.label), Text(short(s.value, 30)), Text(f"{s.test.n:,}"),
-                  Text(signed(s.test.delta), style="bold" if sig else ""), Text(ci(s.test.low, s.test.high)),
-                  Text(pvalue(s.test.p)), Text(pvalue(s.test.p_holm, mark=sig), style="bold" if sig else ""))
+        t.add_row(Text(s.label), Text(short(s.value, 30)), Text(count(s.test.n)),
+                  Text(signed(s.test.delta), style="bold" if sig else ""), Text(interval(s.test.low, s.test.high, sign=True)),
+                  Text(p_value(s.test.p)), Text(p_value(s.test.p_holm, mark=sig), style="bold" if sig else ""))
     out.print(t)
-    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {finding.tested} slices; item facets only"
+    out.print(Text(f"* = Holm-adjusted p below {options.alpha:g} over all {plural(finding.tested, 'slice')}; item facets only"
                    " (slicing by A's own answers would select on its outcome).", style="dim"))

@@ -15,6 +15,7 @@ import typer
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.store import known_names, require_dataset, run_names
+from qa_inspect.tui.present import count, number, plural
 from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
@@ -154,7 +155,7 @@ def _flagged_golds(
     if idx is not None:
         if ref is None or not 0 <= idx < len(ref.golds):
             n = len(ref.golds) if ref else 0
-            raise fail(f"item {key} has {n} gold answer{'s' if n != 1 else ''}; gold {idx + 1} is out of range")
+            raise fail(f"item {key} has {plural(n, 'gold answer')}; gold {idx + 1} is out of range")
         text = ref.golds[idx][1]
     if text is not None:
         flagged = [f for f in flagged if f.gold_text == text]
@@ -264,8 +265,8 @@ def _flags_summary(flags: list[F.Flag]) -> str:
     """`N stale golds (a open, b resolved, …)`, and how many have conflicting proposals."""
     counts = {s: sum(1 for f in flags if f.status == s) for s in ("open", "resolved", "orphaned")}
     conflicts = sum(1 for f in flags if f.conflict)
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    return (f"{len(flags)} stale gold{'s' if len(flags) != 1 else ''} ({summary})"
+    summary = ", ".join(f"{count(n)} {s}" for s, n in counts.items() if n)
+    return (f"{plural(len(flags), 'stale gold')} ({summary})"
             + (f"; {conflicts} with conflicting proposals" if conflicts else ""))
 
 
@@ -398,7 +399,7 @@ def _inside_runs(runs_dir: Path, output: Path) -> None:
 
 def _print_dataset_report(r: F.DatasetExport) -> None:
     """What a release changed, and what it could not apply."""
-    line(f"wrote {r.output}: {r.dataset} ({r.format}) with {r.replaced} answer{'s' if r.replaced != 1 else ''}"
+    line(f"wrote {r.output}: {r.dataset} ({r.format}) with {plural(r.replaced, 'answer')}"
          f" replaced, {r.removed} removed")
     for c in r.conflicts:
         proposals = ", ".join(f"'{clean(p)}'" for p in c["proposals"])
@@ -476,15 +477,13 @@ def score_cmd(
                       for m in ("items", "em", "f1", "f1_recall", "answer_rate")])
     out.print(t)
     dropped = sum(r.items_dropped for r in results)
-    line(f"stale golds excluded: items left without a gold are dropped ({dropped} item-run pairs); "
+    line(f"stale golds excluded: items left without a gold are dropped ({plural(dropped, 'item-run pair')}); "
          "others re-scored against the golds left")
 
 
 def _num(v: Any) -> str:
     """A metric cell: floats to 2 places, — when missing."""
-    if v is None:
-        return "—"
-    return f"{v:.2f}" if isinstance(v, float) else str(v)
+    return number(v, 2) if isinstance(v, float) or v is None else str(v)
 
 
 def _register_review() -> None:

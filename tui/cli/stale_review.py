@@ -11,9 +11,10 @@ from typing import Annotated, Any
 
 import typer
 from qa_inspect.core import flags as F
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.load import load_manifest
 from qa_inspect.core.review import SIGNALS, ReviewQueue, review_queue
+from qa_inspect.tui.present import number
 from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
@@ -85,7 +86,7 @@ def queue_cmd(
 ) -> None:
     """Golds most likely gone stale first, each with its score and the reasons in words."""
     if signal is not None and signal not in SIGNALS:
-        raise fail(f"--signal {signal}: choose from {', '.join(SIGNALS)}")
+        raise fail("--signal: " + unknown_name("signal", signal, SIGNALS))
     with loaded_db(runs_dir, db) as conn:
         try:
             queue = review_queue(conn, dataset=dataset, tag=tag, answer_type=answer_type, signal=signal,
@@ -110,7 +111,7 @@ def _print_queue(queue: ReviewQueue) -> None:
             t.add_column(col, overflow="fold" if col == "reasons" else "ellipsis")
         for rank, e in enumerate(queue.entries, 1):
             s = e.scored.signals
-            t.add_row(Text(str(rank)), Text(f"{e.scored.score:.2f}"), Text(short(s.dataset, 20)),
+            t.add_row(Text(str(rank)), Text(number(e.scored.score, 2)), Text(short(s.dataset, 20)),
                       Text(short(s.item_key, 20)), Text(short(s.question, 30)), Text(short(s.gold_text, 20)),
                       Text(e.status), Text(clean(e.scored.because)))
         out.print(t)

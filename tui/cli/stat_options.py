@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from qa_inspect.tui.present import count, share
 
 if TYPE_CHECKING:
     from qa_inspect.core.report import StatOptions
@@ -20,10 +21,7 @@ __all__ = [
     "SeedOpt",
     "TestOpt",
     "UnitOpt",
-    "ci",
-    "pvalue",
     "settings_line",
-    "signed",
     "stat_options",
 ]
 
@@ -53,27 +51,6 @@ def settings_line(options: StatOptions, unit: str, units: int) -> str:
     over = "passages" if unit == "passage" else "items"
     test = "paired bootstrap" if options.test == "bootstrap" else "approximate randomisation"
     return (
-        f"{options.level:.0%} CIs by bootstrap over {over} ({units:,}), p two-sided by {test};"
-        f" {options.resamples:,} resamples, seed {options.seed}"
+        f"{share(options.level)} CIs by bootstrap over {over} ({count(units)}), p two-sided by {test};"
+        f" {count(options.resamples)} resamples, seed {options.seed}"
     )
-
-
-def signed(v: float | None, places: int = 2) -> str:
-    """A change with its sign (+0.50), — when missing."""
-    return "—" if v is None else f"{v:+.{places}f}"
-
-
-def ci(low: float | None, high: float | None, places: int = 2, *, sign: bool = True) -> str:
-    """An interval as [low, high] (signed for changes), — when missing."""
-    if low is None or high is None:
-        return "—"
-    fmt = (lambda v: signed(v, places)) if sign else (lambda v: f"{v:.{places}f}")
-    return f"[{fmt(low)}, {fmt(high)}]"
-
-
-def pvalue(p: float | None, *, mark: bool = False) -> str:
-    """A p-value to 3 places (<0.001 below that), with * when `mark`; — when not tested."""
-    if p is None:
-        return "—"
-    text = "<0.001" if p < 0.001 else f"{p:.3f}"
-    return text + ("*" if mark else "")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from qa_inspect.tui.present import count
 from rich.table import Table
 from rich.text import Text
 
@@ -81,7 +82,7 @@ def _note(t: PaperTable) -> str:
     if t.spec.best_over:
         parts.append(f"[x] = the {t.spec.best_over} of the best run")
     if t.spec.ci:
-        parts.append(f"[low, high] = 95% item-bootstrap interval ({t.spec.resamples:,} resamples, seed {t.spec.seed})")
+        parts.append(f"[low, high] = 95% item-bootstrap interval ({count(t.spec.resamples)} resamples, seed {t.spec.seed})")
     return "; ".join(parts) + "."
 
 

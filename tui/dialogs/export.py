@@ -21,6 +21,7 @@ from textual.widgets import Input, Label, Static
 from qa_inspect.core.query import FORMATS, ExportError, export_format
 
 from ..base import BaseModal
+from ..present import plural
 from ..text import clean
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\s]+")
@@ -68,7 +69,7 @@ class ExportDialog(BaseModal):
         """Why the last export to `default` failed: the dialog comes back with the path kept."""
 
     def compose(self) -> ComposeResult:
-        count = "the items" if self.items is None else f"{self.items:,} item{'s' if self.items != 1 else ''}"
+        count = "the items" if self.items is None else plural(self.items, "item")
         with Vertical(id="export", classes="dialog"):
             yield Label(Content("Export the item list"), classes="dialog-title")
             yield Static(Content.assemble(

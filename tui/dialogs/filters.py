@@ -25,6 +25,7 @@ from qa_inspect.core.query import Filter
 from qa_inspect.core.store import known_names, run_names
 
 from ..base import BaseModal
+from ..present import count, noun
 from ..text import clean
 
 DIMS = (("split", "splits", "Split"), ("tag", "tags", "Tag"), ("answer_type", "answer_types", "Answer type"))
@@ -181,7 +182,8 @@ class FilterScreen(BaseModal):
 
     def on_draft_counted(self, message: DraftCounted) -> None:
         self.query_one("#f-count", Static).update(
-            Content.assemble(("→ ", "$foreground-muted"), (f"{message.total:,}", "bold $accent"), (" items", "$foreground-muted"))
+            Content.assemble(("→ ", "$foreground-muted"), (count(message.total), "bold $accent"),
+                             (" " + noun(message.total, "item"), "$foreground-muted"))
         )
 
     # -- the draft ---------------------------------------------------------------------------

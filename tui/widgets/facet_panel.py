@@ -45,6 +45,7 @@ from qa_inspect.core.query import (
 )
 
 from ..base import WorkerErrors
+from ..present import count, noun, percent
 from ..text import BLOCKS, clean, count_cells, truncate
 
 DEBOUNCE = 0.3
@@ -131,10 +132,10 @@ def value_cells(name: str, r: FacetRow, chosen: set[str], largest: int, widths: 
                                     and str(int(r.value)) in chosen)
     label = Text.assemble((" ● " if on else "   ", colours.accent),
                           (truncate(clean(r.label), widths.value), "bold" if on else ("dim" if r.filter is None else "")))
-    cells = [label, Text(f"{r.items:,}", justify="right")]
+    cells = [label, Text(count(r.items), justify="right")]
     if widths.errors:
-        cells.append(Text("" if r.error_rate is None else f"{r.error_rate:.0f}%", justify="right"))
-        cells.append(Text("" if r.error_share is None else f"{r.error_share:.0f}%", justify="right", style="dim"))
+        cells.append(Text("" if r.error_rate is None else percent(r.error_rate, 0), justify="right"))
+        cells.append(Text("" if r.error_share is None else percent(r.error_share, 0), justify="right", style="dim"))
     cells.append(Text.assemble("  ", split_bar(r.items, r.errors, largest, widths.bar, colours.ok, colours.bad)))
     return cells
 
@@ -336,9 +337,9 @@ class FacetPanel(WorkerErrors, Vertical):
         parts: list[tuple[str, str]] = [("Facets", "bold")]
         if self.tables:
             total, errors = self.totals
-            parts += [("  ", ""), (f"{total:,}", "bold $accent"), (" items", "$foreground-muted")]
+            parts += [("  ", ""), (count(total), "bold $accent"), (" " + noun(total, "item"), "$foreground-muted")]
             if errors is not None:
-                parts += [("  ", ""), (f"{errors:,}", "bold $error"), (" errors", "$foreground-muted")]
+                parts += [("  ", ""), (count(errors), "bold $error"), (" " + noun(errors, "error"), "$foreground-muted")]
         if updating or not self.tables:
             parts.append(("  counting…", "italic $foreground-muted"))
         self.query_one("#facet-title", Static).update(Content.assemble(*parts))

@@ -7,6 +7,7 @@ from textual.widgets import Static
 
 from qa_inspect.core.query import FACETS, Filter
 
+from ..present import plural
 from ..text import clean, truncate
 
 
@@ -45,7 +46,7 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         out.append((d.label if d is not None else name, ",".join(values)))
     keys = getattr(f, "keys", None)  # a listed set of items (the release diff's golds changed)
     if keys is not None:
-        out.append(("only", f"{len(keys):,} listed item{'s' if len(keys) != 1 else ''}"))
+        out.append(("only", plural(len(keys), "listed item")))
     outcome = getattr(f, "outcome", None)
     if outcome:
         t = getattr(f, "outcome_threshold", None)

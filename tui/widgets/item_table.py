@@ -19,6 +19,7 @@ from textual.widgets import DataTable
 
 from qa_inspect.core.query import ItemRow
 
+from ..present import MISSING, signed
 from ..text import cell_text, clean, number, truncate, truncate_middle
 
 WINDOW = 120
@@ -353,9 +354,9 @@ def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
         return number(r.compare_f1 if r.compare_f1 is not None else r.compare_f1_recall, 1, percent=True)
     if key == "delta":
         if r.delta is None:
-            return Text("—", style="dim", justify="right")
+            return Text(MISSING, style="dim", justify="right")
         d = 100 * r.delta
         if abs(d) < 1e-9:
             return Text("0", justify="right", style="dim")
-        return Text(f"{d:+.1f}", justify="right", style=palette["good"] if d > 0 else palette["bad"])
+        return Text(signed(d, 1), justify="right", style=palette["good"] if d > 0 else palette["bad"])
     return Text("")

@@ -16,9 +16,10 @@ from qa_inspect.core.report import DatasetOverview, RunOverview, SliceStat
 if TYPE_CHECKING:  # numpy (the intervals' module) is imported when intervals are first computed
     from qa_inspect.core.report import Leaderboard
 
+from ..present import count, dimension_name
+from ..present import number as number_text
+from ..present import share as present_share
 from ..text import bar, cell_text, clean, count_cells, number
-
-DIM_LABELS = {"all": "all items", "split": "split", "tag": "tag", "answer_type": "type", "answerable": "answer"}
 
 
 def _pct(value: float | None, style: str = "") -> Text:
@@ -85,7 +86,7 @@ class RunsTable(DataTable[Text]):
         m = None if row is None or board is None else row.metrics.get(board.metric)
         if m is None or m.low is None or m.high is None:
             return [Text("…" if self.pending and not human else "", justify="right", style="dim"), Text("")]
-        ci = Text(f"±{(m.high - m.low) / 2:.1f}", justify="right", style="dim")
+        ci = Text("±" + number_text((m.high - m.low) / 2), justify="right", style="dim")
         if human or board is None:
             return [ci, Text("")]
         if board.rank(row.run) == 1:
@@ -129,9 +130,9 @@ class RunsTable(DataTable[Text]):
         style = "italic dim" if human else ""
         return [
             cell_text(r.name, width, style=style or "bold"),
-            Text(f"{r.predictions:,}", justify="right", style=style),
+            Text(count(r.predictions), justify="right", style=style),
             _pct(m1, style), _pct(m2, style or "bold"),
-            Text(f"{o.errors:,}", justify="right", style=style),
+            Text(count(o.errors), justify="right", style=style),
             *self._interval_cells(r.name, human),
             Text(bar(None if main is None else main / 100, 12), style="dim" if human else _bar_style(self)),
         ]
@@ -190,7 +191,7 @@ class SlicesTable(DataTable[Text]):
         if run is None:
             for dim in ds.dimensions:
                 for value, n in ds.slice_items[dim]:
-                    self.add_row(self._label(dim, value), Text(f"{n:,}", justify="right"), *[Text("")] * 6)
+                    self.add_row(self._label(dim, value), Text(count(n), justify="right"), *[Text("")] * 6)
                     self.refs.append(RowRef(ds.name, None, dim, value))
             return
         human = run is ds.human
@@ -204,7 +205,7 @@ class SlicesTable(DataTable[Text]):
     def _label(self, dim: str, value: str | None) -> Text:
         if dim == "all":
             return Text("all items", style="bold")
-        return Text.assemble((DIM_LABELS[dim] + " ", "dim"), (clean(value) if value is not None else "(none)", ""))
+        return Text.assemble((dimension_name(dim) + " ", "dim"), (clean(value) if value is not None else "(none)", ""))
 
     def _cells(self, s: SliceStat) -> list[Text]:
         m1, m2 = (s.f1_recall, s.answer_rate) if self.cdqa else (s.em, s.f1)
@@ -215,10 +216,10 @@ class SlicesTable(DataTable[Text]):
         primary = _bar_style(self)
         warn = self.app.current_theme.warning or "yellow"
         return [
-            label, Text(f"{s.items:,}", justify="right"), _pct(m1), _pct(m2, "bold"),
+            label, Text(count(s.items), justify="right"), _pct(m1), _pct(m2, "bold"),
             Text(bar(None if main is None else main / 100, 8), style=primary),
-            Text(f"{s.errors:,}", justify="right"),
-            Text("" if share is None else f"{100 * share:.0f}%", justify="right"),
+            Text(count(s.errors), justify="right"),
+            Text("" if share is None else present_share(share), justify="right"),
             Text(bar(share, 9), style=warn),
         ]
 

@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from qa_inspect.core.query import SliceMetrics
 
+from ..present import count, noun, number, percent
 
 def metric_parts(m: SliceMetrics | None, prefix: str = "") -> list[tuple[str, str]]:
     """EM/F1 (official counting: missing predictions count 0) or F1-recall/answer rate."""
@@ -16,13 +17,13 @@ def metric_parts(m: SliceMetrics | None, prefix: str = "") -> list[tuple[str, st
         return []
     out: list[tuple[str, str]] = []
     if m.em is not None:
-        out += [(f"{prefix}EM ", "$foreground-muted"), (f"{m.em:.1f}", "bold"), ("  ", ""),
-                (f"{prefix}F1 ", "$foreground-muted"), (f"{m.f1 or 0:.1f}", "bold")]
+        out += [(f"{prefix}EM ", "$foreground-muted"), (number(m.em), "bold"), ("  ", ""),
+                (f"{prefix}F1 ", "$foreground-muted"), (number(m.f1), "bold")]
     if m.f1_recall is not None:
         if out:
             out.append(("  ", ""))
-        out += [(f"{prefix}F1-recall ", "$foreground-muted"), (f"{m.f1_recall:.1f}", "bold"), ("  ", ""),
-                ("answered ", "$foreground-muted"), (f"{m.answer_rate or 0:.1f}%", "bold")]
+        out += [(f"{prefix}F1-recall ", "$foreground-muted"), (number(m.f1_recall), "bold"), ("  ", ""),
+                ("answered ", "$foreground-muted"), (percent(m.answer_rate), "bold")]
     return out
 
 
@@ -50,12 +51,13 @@ class StatusLine(Static):
         if total is None:
             parts.append(("counting…", "$foreground-muted"))
         else:
-            parts.append((f"{total:,}", "bold $accent"))
+            parts.append((count(total), "bold $accent"))
             if all_items is not None and all_items != total:
-                parts.append((f" of {all_items:,}", "$foreground-muted"))
-            parts.append((" items", "$foreground-muted"))
+                parts.append((f" of {count(all_items)}", "$foreground-muted"))
+            parts.append((" " + noun(total if all_items is None or all_items == total else all_items, "item"),
+                          "$foreground-muted"))
         if position is not None and total:
-            parts.append((f"  #{position + 1:,}", "$foreground-muted"))
+            parts.append((f"  #{count(position + 1)}", "$foreground-muted"))
         parts += notice
         a = metric_parts(metrics, "A " if compare else "")
         if a:

@@ -203,7 +203,7 @@ def test_squad_export_replaces_or_removes_and_round_trips(env: Env, tmp_path: Pa
 def test_dataset_export_refuses_to_overwrite_its_source(env: Env) -> None:
     with pytest.raises(F.FlagError, match="source file itself"):
         F.export_dataset(env.conn, env.runs, CDQA, env.runs / CDQA_FILE)
-    with pytest.raises(UnknownNameError, match="no dataset named"):
+    with pytest.raises(UnknownNameError, match="unknown dataset"):
         F.export_dataset(env.conn, env.runs, "nope", env.root / "x.json")
 
 

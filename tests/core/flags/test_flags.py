@@ -104,7 +104,7 @@ def test_resolve_item_by_key_question_and_rewritten_question(env: Env) -> None:
     assert F.resolve_item(env.conn, "DEV_4_QUERY_0").dataset == CMRC
     with pytest.raises(F.FlagError, match="no item 'DEV_4_QUERY_0' in dataset 'cdqa_sample'"):
         F.resolve_item(env.conn, "DEV_4_QUERY_0", CDQA)
-    with pytest.raises(UnknownNameError, match="no dataset named 'x'"):
+    with pytest.raises(UnknownNameError, match="unknown dataset 'x'"):
         F.resolve_item(env.conn, "DEV_4_QUERY_0", "x")
 
 

@@ -78,11 +78,11 @@ def test_notes(env: Env) -> None:
 
 
 def test_unknown_names_are_one_line_with_close_names(env: Env) -> None:
-    with pytest.raises(L.LabelError, match=r"no run named 'bert-base-chinse'.*did you mean 'bert-base-chinese'"):
+    with pytest.raises(L.LabelError, match=r"unknown run 'bert-base-chinse'.*did you mean 'bert-base-chinese'"):
         L.add_labels(env.conn, "bert-base-chinse", [K0], ["format"])
     with pytest.raises(L.LabelError, match=r"no item 'DEV_1010_QUERY_X'.*did you mean"):
         L.add_labels(env.conn, RUN, ["DEV_1010_QUERY_X"], ["format"])
-    with pytest.raises(L.LabelError, match=r"no label named 'paraphase'.*did you mean 'paraphrase'"):
+    with pytest.raises(L.LabelError, match=r"unknown label 'paraphase'.*did you mean 'paraphrase'"):
         L.add_labels(env.conn, RUN, [K0], ["paraphase"])
     with pytest.raises(L.LabelError, match="non-empty name"):
         L.add_to_set(env.conn, "a,b")

@@ -312,7 +312,7 @@ def test_link_preferred_by_manifest() -> None:
     assert (link.dataset, link.matched, link.unmatched) == ("trial", 0, ["DEV_0", "DEV_1"])
     assert link.reason.startswith("named in qa-inspect.toml")
     missing = link_run(make_run("DEV_0"), indexes, prefer="cdqa")
-    assert missing.dataset is None and "'cdqa', which is not loaded" in missing.reason
+    assert missing.dataset is None and "unknown dataset 'cdqa'; known: " in missing.reason
 
 
 def test_index_from_rows_matches_from_dataset() -> None:

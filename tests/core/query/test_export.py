@@ -177,10 +177,10 @@ def test_cli_export(runs_dir: Path, tmp_path: Path) -> None:
 def test_cli_export_errors(runs_dir: Path, tmp_path: Path) -> None:
     for args, needle in (
         (["-o", str(tmp_path / "x.xlsx")], "unknown export format '.xlsx'"),
-        (["--slice", "nope", "-o", str(tmp_path / "x.csv")], "no slice named 'nope'"),
-        (["--run", "nope", "-o", str(tmp_path / "x.csv")], "--run nope: no such run"),
+        (["--slice", "nope", "-o", str(tmp_path / "x.csv")], "unknown slice 'nope'"),
+        (["--run", "nope", "-o", str(tmp_path / "x.csv")], "--run: unknown run 'nope'"),
         (["--f1-min", "3", "-o", str(tmp_path / "x.csv")], "--f1-min 3.0: must be between 0 and 1"),
-        (["--sort", "colour", "-o", str(tmp_path / "x.csv")], "--sort colour"),
+        (["--sort", "colour", "-o", str(tmp_path / "x.csv")], "--sort: unknown sort 'colour'"),
     ):
         r = runner.invoke(app, ["export", str(runs_dir), *args])
         assert r.exit_code == 1, r.output

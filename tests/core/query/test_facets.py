@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from qa_inspect.core.query import (
     facets,
     question_word,
 )
-from qa_inspect.core.metrics import QUESTION_TYPES, question_type
+from qa_inspect.core.metrics import GOLD_LENGTHS, QUESTION_TYPES, gold_length, question_type
 from qa_inspect.core.store import open_db
 
 from tests.paths import FIXTURES
@@ -109,23 +110,35 @@ def test_length_facets_equal_direct_sql(conn, f: Filter) -> None:
         want["no prediction"] = missing
     assert {r.value: r.items for r in facet_table(conn, f, "pred_len").rows} == want
 
+    # gold length: `core.metrics.gold_length` of each item's current golds (one binning, in units)
+    golds: dict[int, list[str]] = {}
+    for item_id, text in conn.execute(
+        "SELECT i.id, g.text FROM items i LEFT JOIN golds g ON g.item_id = i.id AND g.superseded = 0"
+        " WHERE i.dataset_id = ? ORDER BY i.id, g.idx", (ds,)
+    ):
+        golds.setdefault(item_id, []).extend([text] if text is not None else [])
     want = {}
-    first_gold = (
-        "SELECT COUNT(*) FROM items i JOIN golds g ON g.item_id = i.id AND g.superseded = 0"
-        " AND g.idx = (SELECT MIN(idx) FROM golds h WHERE h.item_id = i.id AND h.superseded = 0)"
-        " WHERE i.dataset_id = ? AND length(g.text) BETWEEN ? AND ?"
-    )
-    for lo, hi, label in bounds:
-        n = conn.execute(first_gold, (ds, lo, hi)).fetchone()[0]
-        if n:
-            want[label] = n
+    for texts in golds.values():
+        label = gold_length(texts) or "no gold"
+        want[label] = want.get(label, 0) + 1
     assert {r.value: r.items for r in facet_table(conn, f, "gold_len").rows} == want
 
 
 def test_gold_length_uses_the_current_gold(conn) -> None:
-    # The rewritten CDQA item: 云帆X9 is superseded by 云帆X10 (5 characters → "5–8").
+    # The rewritten CDQA item: 云帆X9 is superseded by 云帆X10 (云, 帆, X10: 3 units → "3-5").
     t = facet_table(conn, Filter(dataset="cdqa_tiny", search="旗舰手机"), "gold_len")
-    assert [(r.value, r.items) for r in t.rows] == [("5–8", 1)]
+    assert [(r.value, r.items) for r in t.rows] == [("3-5", 1)]
+
+
+def test_gold_length_is_one_binning_in_facet_detail_and_export(conn) -> None:
+    """The facet's counts, the item details' feature and the exported column agree item for item."""
+    for f in (Filter(dataset="tiny"), Filter(dataset="cdqa_tiny")):
+        facet = {r.value: r.items for r in facet_table(conn, f, "gold_len").rows}
+        exported = Counter(v or "no gold" for v in query.item_table(conn, f)["gold_length"].to_list())
+        shown = Counter((query.item_detail(conn, i).features.get("gold_length") or "no gold")
+                        for i in query.item_ids(conn, f))
+        assert facet == dict(exported) == dict(shown)
+    assert set(facet) <= {"no gold", *GOLD_LENGTHS}
 
 
 @pytest.mark.parametrize("dataset", ["tiny", "cdqa_tiny"])

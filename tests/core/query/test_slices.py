@@ -90,7 +90,7 @@ def test_names_and_overwrite(conn) -> None:
     for bad in ("", "   ", "a\nb", "x" * 101):
         with pytest.raises(SliceError):
             save_slice(conn, bad, Filter())
-    with pytest.raises(SliceError, match=r"no slice named 'y' \(slices: 'x'\)"):
+    with pytest.raises(SliceError, match=r"unknown slice 'y'; known: x$"):
         load_slice(conn, "y")
 
 
@@ -158,18 +158,18 @@ def test_cli_slices(runs_dir: Path) -> None:
     r = runner.invoke(app, ["slices", "delete", str(runs_dir), "a-wrong"])
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["slices", "delete", str(runs_dir), "a-wrong"])
-    assert r.exit_code == 1 and "no slice named" in r.stderr
+    assert r.exit_code == 1 and "unknown slice 'a-wrong'" in r.stderr
 
 
 def test_cli_report_unknown_slice_is_one_line(runs_dir: Path) -> None:
     r = runner.invoke(app, ["report", str(runs_dir), "--slice", "nope"])
     assert r.exit_code == 1
-    assert r.stderr.strip() == "qa-inspect: no slice named 'nope' (slices: none saved)"
+    assert r.stderr.strip() == "qa-inspect: unknown slice 'nope'; known: none saved"
 
 
 def test_cli_save_checks_names(runs_dir: Path) -> None:
     r = runner.invoke(app, ["slices", "save", str(runs_dir), "x", "--run", "run-z"])
-    assert r.exit_code == 1 and "--run run-z: no such run" in r.stderr
+    assert r.exit_code == 1 and "--run: unknown run 'run-z'" in r.stderr
     r = runner.invoke(app, ["slices", "save", str(runs_dir), "x", "--em", "2"])
     assert r.exit_code == 1 and "--em 2" in r.stderr
 

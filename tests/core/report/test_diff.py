@@ -174,7 +174,7 @@ def test_within_restricts_items(conn) -> None:
 def test_refusals(conn) -> None:
     with pytest.raises(DiffError, match="different datasets"):
         diff_runs(conn, "run-a", "llm-y")
-    with pytest.raises(UnknownNameError, match="no run named 'nope'"):
+    with pytest.raises(UnknownNameError, match="unknown run 'nope'"):
         diff_runs(conn, "run-a", "nope")
     with pytest.raises(DiffError, match="itself"):
         diff_runs(conn, "run-a", "run-a")
@@ -218,9 +218,9 @@ def test_cli_diff_tables_and_markdown(runs_dir: Path) -> None:
 def test_cli_diff_errors_are_one_line(runs_dir: Path) -> None:
     for args, needle in (
         (["run-a", "llm-x"], "different datasets"),
-        (["run-a", "missing"], "no run named"),
+        (["run-a", "missing"], "unknown run 'missing'"),
         (["run-a", "run-b", "--f1-threshold", "1.5"], "between 0 and 1"),
-        (["run-a", "run-b", "--slice", "nope"], "no slice named"),
+        (["run-a", "run-b", "--slice", "nope"], "unknown slice 'nope'"),
     ):
         r = runner.invoke(app, ["diff", str(runs_dir), *args])
         assert r.exit_code == 1, r.output

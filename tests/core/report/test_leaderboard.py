@@ -96,7 +96,7 @@ def test_ranking_by_another_metric_and_cdqa(conn) -> None:
 
 
 def test_leaderboard_refusals_and_json(conn) -> None:
-    with pytest.raises(LeaderboardError, match="no 'em' to rank by"):
+    with pytest.raises(LeaderboardError, match="unknown metric 'em' to rank"):
         leaderboard(conn, "cdqa_sample", metric="em", options=FAST)
     with pytest.raises(UnknownNameError):
         leaderboard(conn, "nope", options=FAST)

@@ -139,7 +139,7 @@ def test_by_and_runs_select(conn: sqlite3.Connection) -> None:
     assert set(only["slice"].to_list()) == {"overall", "tag"}
     assert set(only["run"].to_list()) <= {"glm-6b", HUMAN}
     assert "glm-6b" in only["run"].to_list()
-    with pytest.raises(ValueError, match="cannot slice by"):
+    with pytest.raises(ValueError, match="unknown slice dimension 'colour'"):
         slice_table(item_frame(conn), "colour")
 
 

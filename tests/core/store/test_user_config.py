@@ -27,7 +27,7 @@ def test_a_missing_file_is_no_settings_and_a_bad_one_says_why(tmp_path: Path) ->
     config = read_user_config(odd)
     assert config.theme is None and config.keymap == {"c.d": "x"}
     assert [p.split(": ", 1)[1] for p in config.problems] == [
-        "'theme' is not text; ignored", "keymap 'a.b' is not a key; ignored", "unknown settings colour; ignored"]
+        "'theme' is not text; ignored", "keymap 'a.b' is not a key; ignored", "unknown setting 'colour'; known: theme, keymap; ignored"]
 
 
 def test_the_path_follows_xdg_and_the_override(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
