@@ -153,21 +153,28 @@ def consensus(
     superseded, partial) that MIN_AGREEING runs give; None when there is none (module doc)."""
     golds = golds or ItemGolds()
     groups: dict[tuple[str, str], list[RunAnswer]] = {}
+    regrouped: dict[str, tuple[str | None, str | None]] = {}
     for a in answers:
         kind = _kind(a, scorer, golds)
         key = normalise(a.text, scorer, question) if kind is not None else ""
-        if kind is not None and key:
+        if kind is None or not key:
+            continue
+        if kind == Relation.DIFFERENT.value:
+            if key not in regrouped:
+                regrouped[key] = _regrouped(kind, key, scorer, golds)
+            kind = regrouped[key][0]
+        if kind is not None:
             groups.setdefault((kind, key), []).append(a)
-    best: dict[str, tuple[str, list[RunAnswer], str | None]] = {}
+    best: dict[str, tuple[str, list[RunAnswer]]] = {}
     for (kind, key), members in sorted(groups.items(), key=lambda kv: (-sum(a.weight for a in kv[1]),
                                                                        -len(kv[1]), kv[0])):
-        final, replaced = _regrouped(kind, key, scorer, golds)
-        if final is not None and len(members) >= MIN_AGREEING:
-            best.setdefault(final, (key, members, replaced))
+        if len(members) >= MIN_AGREEING:
+            best.setdefault(kind, (key, members))
     found = next((k for k in _GROUPED if k in best), None)
     if found is None:
         return None
-    key, members, replaced = best[found]
+    key, members = best[found]
+    replaced = regrouped.get(key, (None, None))[1]
     answer = min((a.text.strip() for a in members), key=lambda t: (len(t), t))
     if found == Relation.SUPERSEDED.value and replaced is None:
         eq = relation(answer, golds.scored, scorer=scorer, superseded=golds.superseded)
