@@ -1,21 +1,11 @@
 """The signals of one gold and the one score that ranks the review queue. Pure (no I/O).
 
 The score is a sum of points, each from one signal, so every rank can be explained. `POINTS`
-and `TAG_POINTS` are the one table of them (docs/guide/review-queue.md prints it):
-
-| signal | points |
-|---|---|
-| consensus: runs agree on one answer that is not the gold (relation `different`) | `5 × weighted share` of the runs (0–5) |
-| evidence age: months since the evidence's date | `1.5 × min(months / 24, 1)` (0–1.5; no date: 0) |
-| change tag | fast-changing 1.5, slow-changing 0.75, never-changing 0, none 0.5 |
-| refusals: runs that refuse | `1 × weighted share` of the runs (0–1) |
-| open proposals by other annotators | 2 when there is one |
-| verification: days since last verified | never 1, else `min(days / 365, 1)` |
-| cut: runs give the same part of the gold (relation `partial`) | 0: a note only |
-| replaced: runs still give the answer the dataset replaced (relation `superseded`) | 0, and the gold comes after every other open gold (`LAST`) |
+and `TAG_POINTS` hold the weights and `SIGNAL_TABLE` says what each signal is; `points_table()`
+prints them as the Markdown table of docs/guide/review-queue.md (a test keeps the two equal).
 
 A gold with nothing but a tag thus stays below any gold that most runs answer differently, and
-runs repeating an answer the dataset already replaced never put its gold first.
+runs repeating an answer the dataset already replaced never put its gold first (`LAST`).
 """
 
 from __future__ import annotations
@@ -26,15 +16,31 @@ from datetime import date
 from .consensus import Consensus, RunAnswer
 from .dates import EvidenceDate, months_between
 
-__all__ = ["LAST", "POINTS", "TAG_POINTS", "Scored", "Signals", "score_signals"]
+__all__ = ["LAST", "POINTS", "SIGNAL_TABLE", "TAG_POINTS", "Scored", "Signals", "points_table", "score_signals"]
 
 POINTS = {"consensus": 5.0, "age": 1.5, "refusal": 1.0, "proposal": 2.0, "verified": 1.0, "cut": 0.0, "replaced": 0.0}
-"""The most points each signal can give (see the table in the module docstring)."""
+"""The most points each signal can give (`SIGNAL_TABLE` says how)."""
 LAST = frozenset({"replaced"})
 """Signals that put their gold after every open gold without them, whatever its points."""
 TAG_POINTS = {"fast-changing": 1.5, "slow-changing": 0.75, "never-changing": 0.0, None: 0.5}
 AGE_FULL_MONTHS = 24
 VERIFIED_FULL_DAYS = 365
+SIGNAL_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("consensus", "runs agree on one answer that is not the gold (each run's relation `different`)",
+     f"{POINTS['consensus']:g} × the runs' weighted share (at least 2 runs)"),
+    ("age", "months since the date in the evidence URL, text or metadata",
+     f"{POINTS['age']:g} × min(months / 24, 1); no date: 0"),
+    ("tag", "change tag", ", ".join(f"{t or 'none'} {v:g}" for t, v in TAG_POINTS.items())),
+    ("refusal", "runs that refuse", f"{POINTS['refusal']:g} × their weighted share"),
+    ("proposal", "open proposals by other annotators", f"{POINTS['proposal']:g} when there is one"),
+    ("verified", "days since last verified", f"never: {POINTS['verified']:g}, else "
+     f"{POINTS['verified']:g} × min(days / 365, 1)"),
+    ("cut", "runs give the same part of the gold (relation `partial`, 郝 for 郝鹏): a note",
+     f"{POINTS['cut']:g}"),
+    ("replaced", "runs still give the answer the dataset replaced (relation `superseded`)",
+     f"{POINTS['replaced']:g}, and the gold comes after every open gold without it"),
+)
+"""(signal, what it is, its points): the rows of `points_table`."""
 _TAG_WORDS = {"fast-changing": "fast-changing", "slow-changing": "slow-changing", "never-changing": "never-changing"}
 
 
@@ -75,6 +81,12 @@ class Scored:
     def because(self) -> str:
         """The reasons on one line: "4 of 5 runs answer 62届; evidence from 2023-10 (25 months); fast-changing"."""
         return "; ".join(self.reasons)
+
+
+def points_table() -> str:
+    """`SIGNAL_TABLE` as Markdown (what docs/guide/review-queue.md prints)."""
+    rows = [f"| `{name}` | {what} | {points} |" for name, what, points in SIGNAL_TABLE]
+    return "\n".join(["| signal | what | points |", "|---|---|---|", *rows])
 
 
 def _consensus(s: Signals, kind: str) -> tuple[float, str | None]:
