@@ -163,6 +163,7 @@ def wide_folds_needed(a: str, b: str) -> list[str]:
     return [name for name in WIDE_FOLDS if _wide(a, name) != _wide(b, name)]
 
 
+@lru_cache(maxsize=65_536)
 def alternatives(gold: str) -> tuple[str, ...]:
     """The `/`-separated parts of a gold ("100多/100余项" → 100多, 100余项); () when it has none."""
     parts = [p.strip() for p in nfkc(gold).split("/")]
