@@ -16,7 +16,8 @@
   the one that ranks), else `superseded` (the runs still give an answer the dataset replaced),
   else `partial` (the runs cut the gold the same way, "郝" for 郝鹏). Same, format and alias
   answers never group. A group's normalised answer is asked too: "答案是同程音乐生活节。" is the
-  replaced 同程音乐生活节 once the filler is gone.
+  replaced 同程音乐生活节 once the filler is gone. A partial answer that holds the gold
+  ("答案是蓉江新区。") is the gold said at length, no cut.
 """
 
 from __future__ import annotations
@@ -130,20 +131,23 @@ def _kind(a: RunAnswer, scorer: str | None, golds: ItemGolds) -> str | None:
         rel = Relation.DIFFERENT.value if a.score is None or a.score < DISAGREE_BELOW else Relation.SAME.value
     if rel == Relation.DIFFERENT.value and a.score is not None and a.score >= DISAGREE_BELOW:
         return None  # most of the gold is there
+    if rel == Relation.PARTIAL.value and golds.scored and relation(a.text, golds.scored, scorer=scorer).contains:
+        return None  # the gold said at length ("答案是蓉江新区。"): a right answer, no cut
     return rel if rel in _GROUPED else None
 
 
 def _regrouped(kind: str, key: str, scorer: str | None, golds: ItemGolds) -> tuple[str | None, str | None]:
-    """A different group whose normalised answer is a gold, alias, replaced gold or part of a
-    gold is that instead; returns (kind or None to drop it, the replaced gold)."""
-    if kind != Relation.DIFFERENT.value or not (golds.scored or golds.superseded):
+    """What a different group's normalised answer is: a gold, alias, replaced gold or part of a
+    gold instead (the stored relation saw the fillers). Returns (kind or None to drop the group,
+    the replaced gold)."""
+    if not (golds.scored or golds.superseded):
         return kind, None
     eq = relation(key, golds.scored, scorer=scorer, superseded=golds.superseded, aliases=golds.aliases)
     if eq.relation == Relation.SUPERSEDED:
         return eq.relation.value, eq.text
     if eq.relation == Relation.DIFFERENT:
         return kind, None
-    return (eq.relation.value if eq.relation == Relation.PARTIAL else None), None
+    return (eq.relation.value if eq.relation == Relation.PARTIAL and not eq.contains else None), None
 
 
 def consensus(
@@ -153,16 +157,16 @@ def consensus(
     superseded, partial) that MIN_AGREEING runs give; None when there is none (module doc)."""
     golds = golds or ItemGolds()
     groups: dict[tuple[str, str], list[RunAnswer]] = {}
-    regrouped: dict[str, tuple[str | None, str | None]] = {}
+    regrouped: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     for a in answers:
         kind = _kind(a, scorer, golds)
         key = normalise(a.text, scorer, question) if kind is not None else ""
         if kind is None or not key:
             continue
         if kind == Relation.DIFFERENT.value:
-            if key not in regrouped:
-                regrouped[key] = _regrouped(kind, key, scorer, golds)
-            kind = regrouped[key][0]
+            if (kind, key) not in regrouped:
+                regrouped[kind, key] = _regrouped(kind, key, scorer, golds)
+            kind = regrouped[kind, key][0]
         if kind is not None:
             groups.setdefault((kind, key), []).append(a)
     best: dict[str, tuple[str, list[RunAnswer]]] = {}
@@ -174,7 +178,7 @@ def consensus(
     if found is None:
         return None
     key, members = best[found]
-    replaced = regrouped.get(key, (None, None))[1]
+    replaced = regrouped.get((Relation.DIFFERENT.value, key), (None, None))[1]
     answer = min((a.text.strip() for a in members), key=lambda t: (len(t), t))
     if found == Relation.SUPERSEDED.value and replaced is None:
         eq = relation(answer, golds.scored, scorer=scorer, superseded=golds.superseded)

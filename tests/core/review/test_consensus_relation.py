@@ -48,6 +48,13 @@ def test_a_same_cut_is_a_note_never_a_consensus() -> None:
     assert scored.points["consensus"] == 0 and not scored.last
 
 
+def test_the_gold_said_at_length_is_no_cut() -> None:
+    golds = ItemGolds(("蓉江新区",))
+    answers = _answers(["答案是蓉江新区。", "答案是蓉江新区。"], golds)
+    assert answers[0].relation == "partial"
+    assert consensus(answers, CDQA_F1_RECALL, "赣州市的哪一个新区最近积极推进晚稻的收割工作？", golds) is None
+
+
 def test_a_new_answer_beats_a_replaced_one_on_the_same_item() -> None:
     c = consensus(_answers(["草莓音乐节", "草莓音乐节", "同程音乐生活节", "同程音乐生活节", "同程音乐生活节"]),
                   CDQA_F1_RECALL, Q, GOLDS)
