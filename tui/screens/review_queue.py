@@ -343,7 +343,8 @@ class ReviewQueueScreen(BaseScreen):
             return
         entry = self.entry
         s = entry.scored.signals if entry is not None else None
-        message.data.proposed = s.consensus.answer if s is not None and s.consensus is not None else ""
+        c = s.consensus if s is not None else None  # only a new answer is proposed, never a replaced one or a cut
+        message.data.proposed = c.answer if c is not None and c.kind == "different" else ""
         message.data.evidence = (s.evidence or "") if s is not None else ""
         form = StaleForm(message.data)
 
