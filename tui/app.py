@@ -259,8 +259,9 @@ class QAInspectApp(App[None]):
             self.push_screen(PaperTableScreen(dataset))
 
     def action_review_queue(self) -> None:
-        if not isinstance(self.screen, ReviewQueueScreen):
-            self.push_screen(ReviewQueueScreen())
+        if not isinstance(self.screen, ReviewQueueScreen):  # scoped by the browser it is opened from
+            scope = self.screen.filter if isinstance(self.screen, BrowserScreen) else None
+            self.push_screen(ReviewQueueScreen(scope=scope))
 
     def action_load_log(self) -> None:
         if not isinstance(self.screen, LoadLogScreen):

@@ -1,7 +1,7 @@
 """Item features and error categories for rows stored without them.
 
-A database written before they existed (schema 7) holds NULL in `items.question_type` and
-`predictions.error_category`; so do rows an interrupted backfill did not reach (ingest writes
+A database written before they existed (schema 7; schema 12 for `predictions.relation`) holds
+NULL in `items.question_type`, `predictions.error_category` or `predictions.relation`; so do rows an interrupted backfill did not reach (ingest writes
 every row with them). Each load ends by filling them (`fill_missing`), in steps that are
 committed, so a killed backfill resumes; once nothing is missing, settings `analysis_filled` says
 so and later loads look no further.
@@ -14,7 +14,7 @@ import sqlite3
 from qa_inspect.core.store import get_setting, set_setting
 
 from .features import FEATURE_COLUMNS, feature_values, item_contexts
-from .ingest import Steps, scorable_golds, transaction
+from .ingest import Steps, scorable_golds, superseded_golds, transaction
 from .score_pool import score_rows
 
 __all__ = ["FILLED", "STEP", "fill_missing"]
@@ -45,7 +45,8 @@ FILLED = "analysis_filled"
 """Settings key: "1" once no item lacks its features and no prediction its category."""
 # Served by the (dataset_id, question_type) index and the covering (run_id, item_id, …) one.
 _ITEM_MISSING = "SELECT 1 FROM items WHERE dataset_id = ? AND question_type IS NULL LIMIT 1"
-_PREDICTION_MISSING = "SELECT 1 FROM predictions WHERE run_id = ? AND error_category IS NULL LIMIT 1"
+_PREDICTION_MISSING = ("SELECT 1 FROM predictions WHERE run_id = ? AND (error_category IS NULL OR relation IS NULL)"
+                       " LIMIT 1")
 
 
 def _fill_features(conn: sqlite3.Connection, dataset_id: int, step: int) -> int:
@@ -68,22 +69,23 @@ def _fill_features(conn: sqlite3.Connection, dataset_id: int, step: int) -> int:
 
 
 def _fill_categories(conn: sqlite3.Connection, run_id: int, dataset_id: int, step: int) -> int:
-    """Re-score the run's predictions that lack a category (the scores come out as stored)."""
+    """Re-score the run's predictions that lack a category or a relation (the scores come out as stored)."""
     rows = conn.execute(
         "SELECT p.id, p.item_id, p.text, COALESCE(r.scorer, d.scorer) FROM predictions p JOIN runs r ON r.id = p.run_id"
-        " JOIN datasets d ON d.id = r.dataset_id WHERE p.run_id = ? AND p.error_category IS NULL",
+        " JOIN datasets d ON d.id = r.dataset_id WHERE p.run_id = ? AND (p.error_category IS NULL OR p.relation IS NULL)",
         (run_id,),
     ).fetchall()
     golds = scorable_golds(conn, dataset_id)
     contexts = item_contexts(conn, dataset_id)
+    replaced = superseded_golds(conn, dataset_id)
     with transaction(conn):
         steps = Steps(conn, step)
         for chunk in steps.chunks(rows):
-            scores = score_rows([(scorer, text, _golds(golds, item_id), contexts.get(item_id))
+            scores = score_rows([(scorer, text, _golds(golds, item_id), contexts.get(item_id), replaced.get(item_id, ()))
                                  for _, item_id, text, scorer in chunk])
             conn.executemany(
-                "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=?, error_category=?"
-                " WHERE id=?",
+                "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=?, error_category=?,"
+                " relation=? WHERE id=?",
                 [(*score, row[0]) for score, row in zip(scores, chunk)],
             )
     return len(rows)

@@ -39,6 +39,7 @@ __all__ = [
     "record_file",
     "rescore_dataset",
     "scorable_golds",
+    "superseded_golds",
     "transaction",
     "write_dataset",
 ]
@@ -344,6 +345,18 @@ def _drop_gone_items(conn: sqlite3.Connection, dataset_id: int, gone: list[int])
     )
 
 
+def superseded_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple[str, ...]]:
+    """item id → its superseded gold texts (the answers the dataset replaced), for the stored
+    relation (`score_pool`); read through the partial index `golds_superseded`."""
+    out: dict[int, tuple[str, ...]] = {}
+    for item_id, text in conn.execute(
+        "SELECT g.item_id, g.text FROM golds g INDEXED BY golds_superseded JOIN items i ON i.id = g.item_id"
+        " WHERE g.superseded = 1 AND i.dataset_id = ? ORDER BY g.item_id, g.idx", (dataset_id,)
+    ):
+        out[item_id] = (*out.get(item_id, ()), text)
+    return out
+
+
 def scorable_golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, tuple[list[str], list[int]]]:
     """item id → (gold texts that count, their `golds.idx`), superseded golds left out.
 
@@ -378,6 +391,7 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
         golds, contexts = scorable_golds(conn, dataset_id), item_contexts(conn, dataset_id)
     else:
         golds, contexts = _golds_and_contexts(conn, json.dumps(only))
+    superseded = superseded_golds(conn, dataset_id)
     where, params = ("", ()) if only is None else (" AND p.item_id IN (SELECT value FROM json_each(?))",
                                                    (json.dumps(only),))
     rows = conn.execute(
@@ -385,9 +399,11 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
         " JOIN runs r ON r.id = p.run_id JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ?" + where,
         (dataset_id, *params),
     ).fetchall()
-    scores = score_rows([(scorer, text, golds.get(item_id), contexts.get(item_id)) for _, item_id, text, scorer in rows])
+    scores = score_rows([(scorer, text, golds.get(item_id), contexts.get(item_id), superseded.get(item_id, ()))
+                         for _, item_id, text, scorer in rows])
     conn.executemany(
-        "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=?, error_category=? WHERE id=?",
+        "UPDATE predictions SET scorer=?, em=?, f1=?, refused=?, f1_recall=?, best_gold=?, error_category=?, relation=?"
+        " WHERE id=?",
         [(*score, row[0]) for score, row in zip(scores, rows)],
     )
     return len(rows)

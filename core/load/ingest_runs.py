@@ -17,10 +17,10 @@ from typing import Any
 from qa_inspect.core.model import Prediction, Run
 
 from .features import Context, item_contexts
-from .ingest import Steps, json_text, scorable_golds
+from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
-from .score_pool import Golds, ScoreMemo, score_rows
+from .score_pool import Golds, ScoreMemo, Superseded, score_rows
 from .search_index import next_id, unindex_predictions
 
 __all__ = ["RunCache", "RunWrite", "dataset_index_db", "item_lookup", "write_run"]
@@ -69,6 +69,8 @@ class RunCache:
     golds: dict[int, dict[int, Golds]] = field(default_factory=dict)
     contexts: dict[int, dict[int, Context]] = field(default_factory=dict)
     """Per dataset, what the error categories need of each item (read once, on first use)."""
+    superseded: dict[int, dict[int, Superseded]] = field(default_factory=dict)
+    """Per dataset, each item's superseded golds (for the stored relation; read on first use)."""
     memo: ScoreMemo = field(default_factory=dict)
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
@@ -85,6 +87,13 @@ class RunCache:
         self.keys.clear()
         self.golds.clear()
         self.contexts.clear()
+        self.superseded.clear()
+
+    def superseded_of(self, conn: sqlite3.Connection, dataset_id: int) -> dict[int, Superseded]:
+        """The dataset's superseded golds by item id (read once)."""
+        if dataset_id not in self.superseded:
+            self.superseded[dataset_id] = superseded_golds(conn, dataset_id)
+        return self.superseded[dataset_id]
 
     def for_dataset(
         self, conn: sqlite3.Connection, dataset_id: int
@@ -111,7 +120,7 @@ def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
 
 _INSERT_PREDICTION = (
     "INSERT INTO predictions (id, run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
-    " refused, f1_recall, best_gold, error_category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " refused, f1_recall, best_gold, error_category, relation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -137,8 +146,9 @@ def write_run(
         scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
         by_key, by_q, golds, contexts = cache.for_dataset(conn, dataset_id)
         matched = _match(run, by_key, by_q, result)
-        scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id)) for item_id, p in matched],
-                            cache.memo)
+        replaced = cache.superseded_of(conn, dataset_id)
+        scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
+                             for item_id, p in matched], cache.memo)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)

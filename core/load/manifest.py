@@ -12,6 +12,8 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     family = "cmrc"                        # cmrc | squad | cdqa (default: guessed by the reader)
     format = "squad"                       # a reader FORMAT: skip sniffing
     scorer = "squad-v2"                    # default: by what the data is (see core.metrics.registry)
+    dynamic = true                         # its answers can go stale: in the review queue (CDQA-style
+                                           # change tags say so without it)
 
     [[run]]
     path = "bert/eval_predictions.json"    # required
@@ -59,7 +61,7 @@ __all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
 
 
 _KEYS: dict[str, frozenset[str]] = {
-    "dataset": frozenset({"path", "name", "split", "family", "format", "scorer"}),
+    "dataset": frozenset({"path", "name", "split", "family", "format", "scorer", "dynamic"}),
     "run": frozenset({"path", "name", "model", "dataset", "format", "id_prefix", "id_suffix", "date", "settings"}),
     "link": frozenset({"runs", "dataset"}),
 }
@@ -87,6 +89,8 @@ class ManifestEntry:
     """When the run was made (`[[run]] date = "2024-05-01"`, ISO), for weighting newer runs."""
     settings: Mapping[str, Any] | None = None
     """`[[run]] settings = {...}`: what the run was (prompt, shots …), as declared."""
+    dynamic: bool = False
+    """`[[dataset]] dynamic = true`: its answers can go stale (the review queue covers it)."""
 
     def hints(self) -> dict[str, Any]:
         """The `hints` for `core.formats.read_source`."""
@@ -132,6 +136,10 @@ class Manifest:
     def run_dates(self) -> dict[str, date]:
         """Run path relative to the root (posix) → its `[[run]] date`, for the runs that give one."""
         return {self._rel(e.path): date.fromisoformat(e.date) for e in self.runs if e.date}
+
+    def dynamic_datasets(self) -> frozenset[str]:
+        """Names and paths (relative, posix) of the `[[dataset]]`s declared `dynamic = true`."""
+        return frozenset(x for e in self.datasets if e.dynamic for x in (e.name, self._rel(e.path)) if x)
 
     def ignores(self, path: Path) -> bool:
         rel = self._rel(path)
@@ -268,6 +276,14 @@ def _tables(path: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]
     return tables
 
 
+def _flag(path: Path, table: dict[str, Any], key: str, where: str) -> bool:
+    """A true/false key (absent: false)."""
+    value = table.get(key, False)
+    if not isinstance(value, bool):
+        raise FormatError(str(path), "expected true or false", f"{where}, {key}")
+    return value
+
+
 def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
     value = table.get(key)
     if value is None:
@@ -284,10 +300,13 @@ def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, 
     if isinstance(table.get("date"), date):  # an unquoted TOML date
         table = {**table, "date": table["date"].isoformat()}
     values: dict[str, Any] = {
-        key: _text(path, table, key, where, required=key == "path") for key in _KEYS[kind] if key != "settings"
+        key: _text(path, table, key, where, required=key == "path")
+        for key in _KEYS[kind] if key not in ("settings", "dynamic")
     }
     if kind == "run":
         values["settings"] = _declared(path, table, where)
+    else:
+        values["dynamic"] = _flag(path, table, "dynamic", where)
     target = root / str(values.pop("path"))
     if not _inside(target, root):
         raise FormatError(str(path), f"{target} is outside the runs folder (paths are relative to it)", f"{where}, path")

@@ -3,7 +3,9 @@ scored once, and a large batch of distinct ones split with a second process when
 
 The columns end with the error category (`core.metrics.error_category`, from the score just
 computed and the item's `features.Context`): `exact` for full credit under EM without further
-work, the category function only for the other predictions (about 25 µs each).
+work, the category function only for the other predictions (about 25 µs each); then the answer's
+relation to the golds (`core.metrics.relation`: `same` for full credit under EM, else asked with
+the item's superseded golds; accepted aliases are a judgement of the journal, not stored here).
 
 Scoring is pure (`core.metrics`), so a second process gives exactly the numbers this process would;
 the conformance tests hold both. It is a fresh interpreter (never a fork: the TUI loads from a thread).
@@ -18,17 +20,20 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from qa_inspect.core.metrics import CDQA_F1_RECALL, ScoreRow, error_category, score_prediction
+from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, error_category, relation, score_prediction
 
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "score_one", "score_rows", "serve"]
+__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "Superseded", "answer_relation", "score_one", "score_rows",
+           "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
 """An item's scorable gold texts and their `golds.idx`."""
 Scores = tuple[Any, ...]
-"""(scorer, em, f1, refused, f1_recall, best_gold, error_category): the stored score columns."""
-ScoreKey = tuple[str, str, tuple[str, ...], tuple[int, ...], Context | None]
+"""(scorer, em, f1, refused, f1_recall, best_gold, error_category, relation): the stored score columns."""
+Superseded = tuple[str, ...]
+"""An item's superseded gold texts (for the `superseded` relation)."""
+ScoreKey = tuple[str, str, tuple[str, ...], tuple[int, ...], Context | None, Superseded]
 ScoreMemo = dict[ScoreKey, Scores]
 
 POOL_MIN = 40_000
@@ -47,37 +52,51 @@ def category(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, contex
                           gold_spans=spans, score=row).code
 
 
-def score_one(scorer: str, text: str, golds: Golds | None, context: Context | None = None) -> Scores:
+def answer_relation(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, superseded: Superseded) -> str:
+    """The stored relation of a scored prediction to its item's golds (`core.metrics.relation`)."""
+    if row.em == 1:
+        return Relation.SAME.value  # EM is equality after the scorer's normalisation
+    return relation(text, texts, scorer=scorer, superseded=superseded).relation.value
+
+
+def score_one(
+    scorer: str, text: str, golds: Golds | None, context: Context | None = None, superseded: Superseded = ()
+) -> Scores:
     texts, idxs = golds or ((), ())
     row = score_prediction(scorer, text, texts)
     best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
     refused = None if row.refused is None else int(row.refused)
-    return (scorer, row.em, row.f1, refused, row.f1_recall, best, category(scorer, text, texts, row, context))
+    return (scorer, row.em, row.f1, refused, row.f1_recall, best, category(scorer, text, texts, row, context),
+            answer_relation(scorer, text, texts, row, superseded))
 
 
-def _score_many(todo: Sequence[tuple[str, str, Golds | None, Context | None]]) -> list[Scores]:
-    return [score_one(scorer, text, golds, context) for scorer, text, golds, context in todo]
+Todo = tuple[str, str, Golds | None, Context | None, Superseded]
+
+
+def _score_many(todo: Sequence[Todo]) -> list[Scores]:
+    return [score_one(*row) for row in todo]
 
 
 def score_rows(
-    rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None]],
+    rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None, Superseded]],
     memo: ScoreMemo | None = None,
 ) -> list[Scores]:
-    """Score columns for `(scorer, text, golds, item context)` rows, in order. `memo` (shared by
-    the runs of one load) holds those already scored; what is left is scored here, or half of it
-    in a worker. Items quoting the same passage with the same golds share their results."""
+    """Score columns for `(scorer, text, golds, item context, superseded golds)` rows, in order.
+    `memo` (shared by the runs of one load) holds those already scored; what is left is scored
+    here, or half of it in a worker. Items quoting the same passage with the same golds share
+    their results."""
     memo = {} if memo is None else memo
     out: list[Any] = []
     missing: list[tuple[int, Any]] = []
-    todo: dict[ScoreKey, tuple[str, str, Golds, Context | None]] = {}
-    for scorer, text, golds, context in rows:
+    todo: dict[ScoreKey, Todo] = {}
+    for scorer, text, golds, context, superseded in rows:
         texts, idxs = golds or ((), ())
-        key = (scorer, text, tuple(texts), tuple(idxs), context)  # tuple() of a tuple is that tuple
+        key = (scorer, text, tuple(texts), tuple(idxs), context, superseded)  # tuple() of a tuple is that tuple
         found = memo.get(key)
         if found is None:
             missing.append((len(out), key))
             if key not in todo:
-                todo[key] = (scorer, text, (key[2], key[3]), context)
+                todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
         out.append(found)
     if todo:
         scored = dict(zip(todo, _score_split(list(todo.values()))))
@@ -89,7 +108,7 @@ def score_rows(
     return out
 
 
-def _score_split(todo: list[tuple[str, str, Golds, Context | None]]) -> list[Scores]:
+def _score_split(todo: list[Todo]) -> list[Scores]:
     """Score `todo`; a large batch is halved between this process and a second one (started as
     `python -c`, so no caller's main module is imported again; pickles through its pipes)."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:

@@ -9,11 +9,13 @@
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
 - `categories`: why a prediction is wrong, one error category each (`CATEGORIES` is the table);
   `question_features`: question type, length/position buckets, cross-sentence reasoning;
-  `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way".
+  `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way";
+  `equivalence`: how an answer relates to the golds (same, format, alias, superseded, partial,
+  different), the one judgement categories, the review queue and adjudication ask.
 
-Importing this package is cheap: jieba loads on first use, and NLTK never does.
+Importing this package is cheap: jieba, OpenCC and cn2an load on first use, and NLTK never does.
 
-May import: nothing of the project (the standard library and jieba only).
+May import: nothing of the project (the standard library, jieba, opencc and cn2an only).
 """
 
 from __future__ import annotations
@@ -30,6 +32,12 @@ __all__ = [
     "PASSAGE_LENGTHS",
     "Category",
     "CategoryDef",
+    "Equivalence",
+    "RELATIONS",
+    "Relation",
+    "relation",
+    "scorer_form",
+    "wide_form",
     "QUESTION_TYPES",
     "QuestionFeatures",
     "error_category",
@@ -63,6 +71,14 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         CATEGORY_CODES,
         CategoryDef,
         error_category,
+    )
+    from .equivalence import (
+        Equivalence,
+        relation,
+        Relation,
+        RELATIONS,
+        scorer_form,
+        wide_form,
     )
     from .human import (
         aggregate_human,

@@ -11,15 +11,15 @@ golds, the passage (None when there is none) and the scorer; the first rule that
 | `empty` | all | is empty once the scorer normalises it (`""`, `"。"`, `"the"`) |
 | `false-abstain` | span | is empty on an answerable question under `squad-v2`, where "no answer" is an answer |
 | `false-answer` | span | answers a question that has no answer |
-| `format-only` | all | is a gold written differently (width, 中文数字, spacing, end punctuation, case), scored less |
+| `format-only` | all | is a gold written differently (`equivalence.relation` same/format: width, case, 中文数字, 繁/简, 第, measure words, spacing, end punctuation), scored less |
 | `not-in-passage` | span | does not occur in the passage: generated, not extracted |
 | `boundary-long` | span | contains the gold and more |
 | `boundary-short` | span | lies inside the gold |
 | `boundary-shifted` | span | overlaps the gold, neither containing the other |
 | `wrong-span-same-sentence` | span | is another span of the sentence that holds the gold |
 | `wrong-span-other-sentence` | span | is a span of another sentence |
-| `verbose-contains-gold` | LLM | contains the gold inside a longer answer |
-| `partial` | LLM | is a part of a gold, or shares most of it (the scorer's F1 or F1-recall > 0.5) |
+| `verbose-contains-gold` | LLM | contains the gold inside a longer answer (`equivalence.relation` partial, containing) |
+| `partial` | LLM | is a part of a gold (`equivalence.relation` partial), or shares most of it (F1 or F1-recall > 0.5) |
 | `wrong` | LLM | shares nothing or little (≤ 0.5) with any gold |
 
 Span rules apply when the scorer is a span scorer (`cmrc2018-official`, `squad-v1.1`,
@@ -44,8 +44,9 @@ from qa_inspect.core.errors import unknown_name
 from . import cdqa, cmrc, squad
 from .registry import CDQA_F1_RECALL, CMRC_OFFICIAL, SCORERS, SQUAD_V2, SQUAD_V11, ScoreRow, score_prediction
 from .segment import prepared
+from .equivalence import Equivalence, Relation, glued, relation, remainder, wide_folds_needed, wide_form
 from .sentences import sentence_of, split_sentences
-from .textnorm import content_units, folds_needed, has_cjk, nfkc, plain, strip_ends
+from .textnorm import content_units, folds_needed, has_cjk, plain, strip_ends
 
 __all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "error_category"]
 
@@ -64,7 +65,7 @@ CATEGORIES: tuple[CategoryDef, ...] = (
     CategoryDef("empty", "all", "empty once the scorer normalises it"),
     CategoryDef("false-abstain", "span", "no answer to an answerable question (squad-v2)"),
     CategoryDef("false-answer", "span", "an answer to a question that has none"),
-    CategoryDef("format-only", "all", "the gold written differently (width, 中文数字, spacing, punctuation, case)"),
+    CategoryDef("format-only", "all", "the gold written differently (width, 中文数字, 繁/简, 第, measure word, punctuation, case)"),
     CategoryDef("not-in-passage", "span", "not a span of the passage: generated, not extracted"),
     CategoryDef("boundary-long", "span", "contains the gold and more"),
     CategoryDef("boundary-short", "span", "inside the gold"),
@@ -166,18 +167,28 @@ def error_category(
     if _blank(prediction, scorer):
         code = "false-abstain" if scorer == SQUAD_V2 else "empty"
         return Category(code, f"no answer ({_blank_words(prediction)}) to an answerable question")
-    for k in order:
-        if plain(golds[k]) and plain(golds[k]) == plain(prediction):
-            folds = ", ".join(folds_needed(prediction, golds[k])) or "Unicode forms"
-            return Category("format-only", f"{_gold_name(golds, k)} written differently ({folds}); "
-                            f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
+    eq = relation(prediction, [golds[k] for k in order], scorer=scorer)  # best gold first
+    k = order[eq.index] if eq.index is not None else None
+    if k is not None and eq.relation in (Relation.SAME, Relation.FORMAT):
+        return Category("format-only", f"{_gold_name(golds, k)} written differently ({_folds(prediction, eq)}); "
+                        f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
     if passage and passage.strip() and scorer != CDQA_F1_RECALL:
         spans = list(gold_spans or ())
         many = len(set(golds)) > 1
         located = [_Gold(k, golds[k], spans[k] if k < len(spans) else None, f"gold {k + 1}" if many else "the gold")
                    for k in order]
         return _span_category(prediction, passage, located)
-    return _llm_category(prediction, golds, scorer, order)
+    return _llm_category(prediction, golds, scorer, order, eq)
+
+
+def _folds(prediction: str, eq: Equivalence) -> str:
+    """The folds that make the prediction the gold, in words (for the format-only reason)."""
+    if eq.alternative is not None:
+        return f"one of its / alternatives, {eq.alternative}"
+    gold = eq.text or ""
+    if plain(gold) == plain(prediction):
+        return ", ".join(folds_needed(prediction, gold)) or "Unicode forms"
+    return ", ".join(wide_folds_needed(prediction, gold)) or "Unicode forms"
 
 
 def _cdqa_exact(prediction: str, golds: Sequence[str]) -> bool:
@@ -198,22 +209,26 @@ def _unanswerable(prediction: str, scorer: str) -> Category:
     return Category("false-answer", "an answer to a question that has no answer")
 
 
-def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: list[int]) -> Category:
-    """verbose-contains-gold, partial or wrong: an answer judged as text, not as a span."""
+def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: list[int], eq: Equivalence) -> Category:
+    """verbose-contains-gold, partial or wrong: an answer judged as text, not as a span (`eq`:
+    its relation to the golds, best gold first)."""
     cjk = has_cjk(prediction) or any(has_cjk(g) for g in golds)
-    for k in order:
-        rest = _rest(prediction, golds[k])
-        if rest is not None:
-            return Category("verbose-contains-gold", f"contains {_gold_name(golds, k)} plus "
-                            f"{_amount(rest, cjk)} of other text; scored "
-                            f"{_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
-    for k in order:
-        rest = _rest(golds[k], prediction)
-        if rest is not None:
-            return Category("partial", f"a part of {_gold_name(golds, k)}, {_amount(rest, cjk)} missing; "
-                            f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
-    k = order[0] if order else None
-    value = _gold_score(scorer, prediction, golds[k]) if k is not None else 0.0
+    if eq.relation == Relation.PARTIAL and eq.index is not None:
+        j = order[eq.index]
+        part = eq.alternative or golds[j]
+        outer, inner = (prediction, part) if eq.contains else (part, prediction)
+        rest = remainder(outer, inner)
+        if rest is None:  # a part only once both are widely normalised
+            rest = wide_form(outer).replace(wide_form(inner), " ", 1)
+        scored = _scored(scorer, _gold_score(scorer, prediction, golds[j]))
+        if eq.contains:
+            return Category("verbose-contains-gold", f"contains {_gold_name(golds, j)} plus "
+                            f"{_amount(rest, cjk)} of other text; scored {scored}", j)
+        return Category("partial", f"a part of {_gold_name(golds, j)}, {_amount(rest, cjk)} missing; scored {scored}", j)
+    if not order:
+        return Category("wrong", "shares nothing with any gold")
+    k = order[0]
+    value = _gold_score(scorer, prediction, golds[k])
     if value > 0.5:
         return Category("partial", f"shares most words with {_gold_name(golds, k)}: scored {_scored(scorer, value)}", k)
     if value > 0:
@@ -222,37 +237,15 @@ def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: lis
     return Category("wrong", "shares nothing with any gold")
 
 
-def _fold(text: str) -> str:
-    """Width and case folded, spacing collapsed (words stay countable, unlike `plain`)."""
-    return " ".join(nfkc(text).casefold().split())
-
-
-def _rest(outer: str, inner: str) -> str | None:
-    """What `outer` says besides `inner`, when it contains `inner` written the same way and at
-    word edges ("300" is not in "30,000", "Fran" not in "France"; 绍兴 is in 绍兴市)."""
-    o, i = plain(outer), plain(inner)
-    if not i or i not in o or o == i:
-        return None
-    for fold in (_fold, plain):  # `_fold` keeps spaces, so that English words can be counted
-        o, i = fold(outer), fold(inner)
-        at = o.find(i) if i else -1
-        while at >= 0:
-            end = at + len(i)
-            if not _glued(o[at - 1 : at], o[at : at + 1]) and not _glued(o[end - 1 : end], o[end : end + 1]):
-                return o[:at] + " " + o[end:]
-            at = o.find(i, at + 1)
-    return None
-
-
 # --- span runs: where the prediction sits in the passage relative to the gold ------------------
 
 Span = tuple[int, int]
-_WORD_CHAR = re.compile(r"[^\W_]")
+_WORD_CHAR = re.compile(r"[^\W_]")  # as `equivalence.glued`
 _WORDS = re.compile(r"[^\W_]+")
 
 
 class _Gold(NamedTuple):
-    index: int
+    gold_index: int
     text: str
     span: Span | None
     name: str
@@ -270,14 +263,9 @@ def _amount(text: str, cjk: bool) -> str:
 
 def _whole_word(passage: str, start: int, end: int) -> bool:
     """No letter or digit glued to either end of a Latin-script occurrence ('Norman' in 'Normans')."""
-    return not _glued(passage[start - 1 : start], passage[start : start + 1]) and not _glued(
+    return not glued(passage[start - 1 : start], passage[start : start + 1]) and not glued(
         passage[end - 1 : end], passage[end : end + 1]
     )
-
-
-def _glued(a: str, b: str) -> bool:
-    """Two adjacent chars of one Latin-script word (letters or digits, no CJK)."""
-    return bool(a and b and _WORD_CHAR.match(a) and _WORD_CHAR.match(b) and not has_cjk(a + b))
 
 
 def _occurrences(passage: str, text: str, limit: int = 64) -> list[Span]:
@@ -360,7 +348,7 @@ def _not_in_passage(prediction: str, golds: list[_Gold]) -> Category:
             note = f"; it is a part of {g.name}"
             break
     return Category("not-in-passage", f"does not occur in the passage (generated, not extracted){note}",
-                    golds[0].index if golds else None)
+                    golds[0].gold_index if golds else None)
 
 
 def _boundary(passage: str, p: Span, g: Span, gold: _Gold, cjk: bool) -> Category:
@@ -370,35 +358,35 @@ def _boundary(passage: str, p: Span, g: Span, gold: _Gold, cjk: bool) -> Categor
         cjk = not (_whole_word(passage, ps, pe) and _whole_word(passage, gs, ge))
     if (ps, pe) == (gs, ge):
         return Category("boundary-shifted", f"the passage span of {gold.name}, but {gold.name} is "
-                        "written differently from the passage there", gold.index)
+                        "written differently from the passage there", gold.gold_index)
     if ps <= gs and pe >= ge:
         parts = [f"{_amount(passage[ps:gs], cjk)} before" if ps < gs else "",
                  f"{_amount(passage[ge:pe], cjk)} after" if pe > ge else ""]
         return Category("boundary-long", f"contains {gold.name} plus {' and '.join(x for x in parts if x)} it",
-                        gold.index)
+                        gold.gold_index)
     if ps >= gs and pe <= ge:
         parts = [f"{_amount(passage[gs:ps], cjk)} at its start" if ps > gs else "",
                  f"{_amount(passage[pe:ge], cjk)} at its end" if pe < ge else ""]
         return Category("boundary-short", f"inside {gold.name}, missing {' and '.join(x for x in parts if x)}",
-                        gold.index)
+                        gold.gold_index)
     if ps < gs:
         how = (f"starts {_amount(passage[ps:gs], cjk)} before it and stops {_amount(passage[pe:ge], cjk)} "
                "short of its end")
     else:
         how = f"starts {_amount(passage[gs:ps], cjk)} into it and runs {_amount(passage[ge:pe], cjk)} past its end"
-    return Category("boundary-shifted", f"overlaps {gold.name}: {how}", gold.index)
+    return Category("boundary-shifted", f"overlaps {gold.name}: {how}", gold.gold_index)
 
 
 def _text_relation(prediction: str, gold: _Gold, cjk: bool) -> Category | None:
     """Containment by text when the spans do not meet (the gold's text found elsewhere, or a
     gold that is not a passage span at all)."""
     where = "where the passage repeats it" if gold.span is not None else "by its text"
-    rest = _rest(prediction, gold.text)
+    rest = remainder(prediction, gold.text)
     if rest is not None:
-        return Category("boundary-long", f"contains {gold.name} ({where}) plus {_amount(rest, cjk)}", gold.index)
-    rest = _rest(gold.text, prediction)
+        return Category("boundary-long", f"contains {gold.name} ({where}) plus {_amount(rest, cjk)}", gold.gold_index)
+    rest = remainder(gold.text, prediction)
     if rest is not None:
-        return Category("boundary-short", f"inside {gold.name} ({where}), missing {_amount(rest, cjk)}", gold.index)
+        return Category("boundary-short", f"inside {gold.name} ({where}), missing {_amount(rest, cjk)}", gold.gold_index)
     return None
 
 
@@ -418,9 +406,9 @@ def _sentence_category(
         gap = (f"{_amount(passage[p[1]:o[0]], cjk)} before it" if p[1] <= o[0]
                else f"{_amount(passage[o[1]:p[0]], cjk)} after it")
         return Category("wrong-span-same-sentence", f"another span of sentence {gold_sents[0] + 1} of {total}, "
-                        f"which holds {g.name}: {gap}", g.index)
+                        f"which holds {g.name}: {gap}", g.gold_index)
     return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                    f"{g.name} is in sentence {gold_sents[0] + 1}", g.index)
+                    f"{g.name} is in sentence {gold_sents[0] + 1}", g.gold_index)
 
 
 def _sentence_by_words(passage: str, p: Span, g: _Gold, total: int) -> Category:
@@ -430,10 +418,10 @@ def _sentence_by_words(passage: str, p: Span, g: _Gold, total: int) -> Category:
     pred_sents = sentence_of(passage, *p)
     if not shared or max(shared) == 0:
         return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                        f"{g.name} is not in the passage and shares no words with it", g.index)
+                        f"{g.name} is not in the passage and shares no words with it", g.gold_index)
     near = shared.index(max(shared))
     if near in pred_sents:
         return Category("wrong-span-same-sentence", f"another span of sentence {near + 1} of {total}, the one "
-                        f"closest to {g.name} (which is not a passage span)", g.index)
+                        f"closest to {g.name} (which is not a passage span)", g.gold_index)
     return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                    f"{g.name} is not a passage span, its words are in sentence {near + 1}", g.index)
+                    f"{g.name} is not a passage span, its words are in sentence {near + 1}", g.gold_index)

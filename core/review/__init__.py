@@ -4,10 +4,10 @@ Holds, each module importing only those listed before it:
 
 - `dates`: a date read from an item's evidence URL, text or metadata, with where it came from;
 - `consensus`: the scorer's normalisation, runs weighted toward newer ones, the one answer most
-  runs give that is not the gold; `score`: the signals of one gold and the documented score that
+  runs give that is not the gold (asking `core.metrics.relation`: new, replaced, or a cut); `score`: the signals of one gold and the documented score that
   combines them (with its reasons in words). These three are pure (no I/O).
-- `verified`: when each gold was last verified (`verify` journal entries); `gather`: the signals
-  of every gold of a dataset read from the database; `queue`: the ranked queue, its filters and
+- `verified`: when each gold was last verified (`verify` journal entries); `gather`: which
+  datasets can go stale, and the signals of every gold of one read from the database; `queue`: the ranked queue, its filters and
   the reviewer's progress. (The freshness summary is a report: `core.report`.)
 
 May import: `core.store`, `core.flags`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
@@ -20,19 +20,24 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "CHANGE_TAGS",
     "DISAGREE_BELOW",
     "FRESH_DAYS",
     "HALF_LIFE_DAYS",
+    "LAST",
     "MIN_AGREEING",
     "POINTS",
     "SIGNALS",
+    "SIGNAL_TABLE",
     "TAG_POINTS",
     "Consensus",
     "EvidenceDate",
+    "ItemGolds",
     "Progress",
     "QueueEntry",
     "ReviewQueue",
     "RunAnswer",
+    "Scope",
     "Scored",
     "Signals",
     "consensus",
@@ -43,10 +48,12 @@ __all__ = [
     "months_between",
     "normalise",
     "parse_date",
+    "points_table",
     "review_queue",
     "run_dates",
     "run_weights",
     "score_signals",
+    "stale_datasets",
     "ts_date",
 ]
 
@@ -56,6 +63,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         consensus,
         DISAGREE_BELOW,
         HALF_LIFE_DAYS,
+        ItemGolds,
         MIN_AGREEING,
         normalise,
         run_weights,
@@ -68,9 +76,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         parse_date,
     )
     from .gather import (
+        CHANGE_TAGS,
         dataset_names,
         gather_signals,
         run_dates,
+        stale_datasets,
     )
     from .queue import (
         FRESH_DAYS,
@@ -78,11 +88,15 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         QueueEntry,
         review_queue,
         ReviewQueue,
+        Scope,
         SIGNALS,
     )
     from .score import (
+        LAST,
         POINTS,
+        points_table,
         score_signals,
+        SIGNAL_TABLE,
         Scored,
         Signals,
         TAG_POINTS,

@@ -1,5 +1,12 @@
 """Every scored gold of a dataset with its signals, read from the database (the I/O half of the queue).
 
+Which datasets can go stale (`stale_datasets`): those whose items carry a change tag (CDQA's
+知识动态性分类: fast-, slow-, never-changing), and those the manifest declares `dynamic = true`
+(passed in by name or path). A static extractive dev set (CMRC, SQuAD) cannot: no queue there.
+
+Each run's answer comes with its stored relation to the golds (`predictions.relation`); the
+item's superseded golds, and accepted aliases when given, go to the consensus with it.
+
 Run dates (for weighting newer runs): a `date` given for the run (the manifest's `[[run]] date =`,
 passed in by name or path), else its file's modification time as loaded (`files.mtime_ns`).
 """
@@ -8,28 +15,36 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
 from qa_inspect.core.flags import Target, current_flags
 from qa_inspect.core.store import require_dataset, sqlite_connection
 
-from .consensus import RunAnswer, consensus, run_weights
+from .consensus import ItemGolds, RunAnswer, consensus, run_weights
 from .dates import evidence_date
 from .score import Signals
 from .verified import last_verified, ts_date
 
-__all__ = ["dataset_names", "gather_signals", "run_dates"]
+__all__ = ["CHANGE_TAGS", "dataset_names", "gather_signals", "run_dates", "stale_datasets"]
+
+CHANGE_TAGS = ("fast-changing", "slow-changing", "never-changing")
+"""Item tags that say how fast an answer changes: a dataset with them can go stale."""
 
 _ITEMS_SQL = """
-SELECT i.id, i.key, i.question, i.tag, i.answer_type, i.meta, g.text
-FROM items i JOIN golds g ON g.item_id = i.id AND g.superseded = 0
+SELECT i.id, i.key, i.question, i.tag, i.answer_type, i.split, i.meta, g.text, g.superseded
+FROM items i JOIN golds g ON g.item_id = i.id
 WHERE i.dataset_id = ? ORDER BY i.id, g.idx
 """
 _PREDICTIONS_SQL = """
-SELECT p.item_id, r.name, p.text, COALESCE(p.f1_recall, p.f1), COALESCE(p.refused, 0)
+SELECT p.item_id, r.name, p.text, COALESCE(p.f1_recall, p.f1), COALESCE(p.refused, 0), p.relation
 FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.dataset_id = ? ORDER BY r.name
+"""
+_TAGGED_SQL = f"""
+SELECT d.name, d.path, EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id
+                               AND i.tag IN ({", ".join("?" * len(CHANGE_TAGS))}))
+FROM datasets d WHERE EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id) ORDER BY d.name
 """
 
 
@@ -38,6 +53,21 @@ def dataset_names(conn: Any) -> list[str]:
     rows = sqlite_connection(conn).execute(
         "SELECT name FROM datasets d WHERE EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id) ORDER BY name")
     return [r[0] for r in rows]
+
+
+def stale_datasets(conn: Any, dynamic: Collection[str] = ()) -> tuple[list[tuple[str, str]], list[str]]:
+    """(datasets that can go stale with why: "change tags" or "dynamic = true", the others), by
+    name; `dynamic`: names or paths declared `dynamic = true` in the manifest."""
+    covered: list[tuple[str, str]] = []
+    static: list[str] = []
+    for name, path, tagged in sqlite_connection(conn).execute(_TAGGED_SQL, CHANGE_TAGS):
+        if tagged:
+            covered.append((name, "change tags"))
+        elif name in dynamic or path in dynamic:
+            covered.append((name, "dynamic = true"))
+        else:
+            static.append(name)
+    return covered, static
 
 
 def run_dates(conn: Any, dataset_id: int, given: Mapping[str, date] | None = None) -> dict[str, tuple[date | None, str]]:
@@ -63,9 +93,20 @@ def _scorer(conn: sqlite3.Connection, dataset_id: int) -> str:
 
 def _answers(conn: sqlite3.Connection, dataset_id: int, weights: dict[str, float]) -> dict[int, list[RunAnswer]]:
     out: dict[int, list[RunAnswer]] = {}
-    for item_id, run, text, score, refused in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
+    for item_id, run, text, score, refused, rel in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
         out.setdefault(item_id, []).append(
-            RunAnswer(run, text or "", None if refused else score, bool(refused), weights.get(run, 1.0)))
+            RunAnswer(run, text or "", None if refused else score, bool(refused), weights.get(run, 1.0), rel))
+    return out
+
+
+def _items(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[tuple[Any, ...], list[str], list[str]]]:
+    """Per item: (id, key, question, tag, answer type, split, meta), its scored and its superseded golds."""
+    out: list[tuple[tuple[Any, ...], list[str], list[str]]] = []
+    for *item, gold, superseded in conn.execute(_ITEMS_SQL, (dataset_id,)):
+        if not out or out[-1][0][0] != item[0]:
+            out.append((tuple(item), [], []))
+        _, scored, replaced = out[-1]
+        (replaced if superseded else scored).append(gold)
     return out
 
 
@@ -78,10 +119,12 @@ def _meta(raw: str | None) -> dict[str, Any]:
 
 
 def gather_signals(
-    conn: Any, dataset: str, *, author: str, given_dates: Mapping[str, date] | None = None
+    conn: Any, dataset: str, *, author: str, given_dates: Mapping[str, date] | None = None,
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Signals]:
     """Signals of every scored gold of `dataset`, in dataset order. `author` is the reviewer:
-    open proposals by anyone else are a signal."""
+    open proposals by anyone else are a signal. `aliases`: item key → accepted aliases (none
+    by default; `core.flags.current_aliases(conn, dataset)` gives them)."""
     raw = sqlite_connection(conn)
     dataset_id = require_dataset(raw, dataset)
     scorer = _scorer(raw, dataset_id)
@@ -90,18 +133,21 @@ def gather_signals(
     flags = {f.target: f for f in current_flags(raw, dataset, include_resolved=False)}
     verified = last_verified(raw, dataset)
     out: list[Signals] = []
-    for item_id, key, question, tag, answer_type, meta_raw, gold in raw.execute(_ITEMS_SQL, (dataset_id,)):
+    for (item_id, key, question, tag, answer_type, split, meta_raw), scored, replaced in _items(raw, dataset_id):
         meta = _meta(meta_raw)
         evidence = meta.get("evidence_url") if isinstance(meta.get("evidence_url"), str) else None
         runs = tuple(answers.get(item_id, ()))
-        target = Target(dataset, key, gold)
-        seen, flag = verified.get(target), flags.get(target)
-        proposals = tuple((p.author, p.proposed) for p in flag.proposals if p.author != author) if flag else ()
-        out.append(Signals(
-            dataset=dataset, item_key=key, gold_text=gold, question=question, tag=tag, answer_type=answer_type,
-            evidence=evidence, evidence_date=evidence_date(evidence, meta, [("the question", question)]),
-            answers=runs, consensus=consensus(runs, scorer, question), proposals=proposals,
-            last_verified=ts_date(seen) if seen else None,
-            marked=flag is not None and any(p.author == author for p in flag.proposals),
-        ))
+        golds = ItemGolds(tuple(scored), tuple(replaced), tuple((aliases or {}).get(key, ())))
+        agreed = consensus(runs, scorer, question, golds)
+        when = evidence_date(evidence, meta, [("the question", question)])
+        for gold in scored:
+            target = Target(dataset, key, gold)
+            seen, flag = verified.get(target), flags.get(target)
+            proposals = tuple((p.author, p.proposed) for p in flag.proposals if p.author != author) if flag else ()
+            out.append(Signals(
+                dataset=dataset, item_key=key, gold_text=gold, question=question, tag=tag, answer_type=answer_type,
+                evidence=evidence, evidence_date=when, answers=runs, consensus=agreed, proposals=proposals,
+                last_verified=ts_date(seen) if seen else None,
+                marked=flag is not None and any(p.author == author for p in flag.proposals), split=split,
+            ))
     return out

@@ -1,13 +1,20 @@
 """The review queue: golds ranked by their score (see `score`), filtered, with the reviewer's progress.
 
+It covers the datasets that can go stale (`gather.stale_datasets`: change tags, or `dynamic =
+true` in the manifest) and says which (`ReviewQueue.datasets`, `left_out`, `header`). Scoped
+like the browser it was opened from: one dataset, and the item filter's tags, answer types,
+splits and search text (`Scope`).
+
 A gold is *reviewed* when the reviewer has marked it stale (an open proposal of theirs), or anyone
 verified it within `fresh_days` (default 90). Reviewed golds are left out unless asked for, and
-then come after every unreviewed one. Ties keep dataset order, so the queue is deterministic.
+then come after every unreviewed one. Among open golds, those with a `score.LAST` signal (runs
+still giving the replaced answer) come after the rest. Ties keep dataset order, so the queue is
+deterministic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
@@ -15,10 +22,10 @@ from typing import Any
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import author_for, sqlite_connection
 
-from .gather import dataset_names, gather_signals
+from .gather import gather_signals, stale_datasets
 from .score import Scored, score_signals
 
-__all__ = ["FRESH_DAYS", "SIGNALS", "Progress", "QueueEntry", "ReviewQueue", "review_queue"]
+__all__ = ["FRESH_DAYS", "SIGNALS", "Progress", "QueueEntry", "ReviewQueue", "Scope", "review_queue"]
 
 FRESH_DAYS = 90
 SIGNALS = ("consensus", "age", "refusal", "proposal")
@@ -40,14 +47,16 @@ class QueueEntry:
             "tag": s.tag, "answer_type": s.answer_type, "score": self.scored.score, "points": self.scored.points,
             "reasons": list(self.scored.reasons), "status": self.status,
             "consensus": None if c is None else {"answer": c.answer, "key": c.key, "runs": list(c.runs),
-                                                 "count": c.count, "total": c.total, "share": round(c.share, 4)},
+                                                 "count": c.count, "total": c.total, "share": round(c.share, 4),
+                                                 "kind": c.kind, "replaced": c.replaced},
+            "last": self.scored.last,
             "evidence": s.evidence, "evidence_date": None if s.evidence_date is None else {
                 "date": s.evidence_date.label, "precision": s.evidence_date.precision,
                 "source": s.evidence_date.source, "text": s.evidence_date.raw},
             "last_verified": s.last_verified.isoformat() if s.last_verified else None,
             "proposals": [{"author": a, "proposed": p} for a, p in s.proposals],
             "answers": [{"run": a.run, "text": a.text, "score": a.score, "refused": a.refused,
-                         "weight": round(a.weight, 4)} for a in s.answers],
+                         "weight": round(a.weight, 4), "relation": a.relation} for a in s.answers],
         }
 
 
@@ -68,6 +77,25 @@ class Progress:
         return f"{self.reviewed} of {self.total} reviewed, {self.marked} marked stale, {self.verified} verified"
 
 
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which golds the queue holds: the browser's item filter, in the fields that apply to golds
+    (() = no restriction). Values are OR-ed within a field, fields AND-ed, as in the browser."""
+
+    dataset: str | None = None
+    tags: tuple[str, ...] = ()
+    answer_types: tuple[str, ...] = ()
+    splits: tuple[str, ...] = ()
+    search: str = ""
+    """Text in the question or the gold (case-insensitive)."""
+
+    def describe(self) -> list[str]:
+        """"tag fast-changing", "answer type person", … (what the header shows)."""
+        out = [f"{name} {', '.join(values)}" for name, values in
+               (("tag", self.tags), ("answer type", self.answer_types), ("split", self.splits)) if values]
+        return out + ([f"search {self.search}"] if self.search else [])
+
+
 @dataclass(slots=True)
 class ReviewQueue:
     """The ranked entries (reviewed ones last, or left out) and the progress over the whole filtered queue."""
@@ -76,6 +104,21 @@ class ReviewQueue:
     progress: Progress = field(default_factory=lambda: Progress(0, 0, 0))
     author: str = ""
     today: date | None = None
+    datasets: tuple[tuple[str, str], ...] = ()
+    """The datasets covered, each with why it can go stale ("change tags", "dynamic = true")."""
+    left_out: tuple[str, ...] = ()
+    """Loaded datasets that cannot go stale (no change tags, not declared dynamic): not covered."""
+    scope: Scope = field(default_factory=Scope)
+
+    def header(self) -> str:
+        """"Review queue over CDQA_v1 (change tags); left out (cannot go stale): cmrc2018_dev; filter: tag fast-changing"."""
+        over = ", ".join(f"{name} ({why})" for name, why in self.datasets) or "no dataset that can go stale"
+        parts = [f"Review queue over {over}"]
+        if self.left_out:
+            parts.append(f"left out (cannot go stale): {', '.join(self.left_out)}")
+        if self.scope.describe():
+            parts.append(f"filter: {'; '.join(self.scope.describe())}")
+        return "; ".join(parts)
 
 
 def _status(scored: Scored, today: date, fresh_days: int) -> str:
@@ -87,49 +130,80 @@ def _status(scored: Scored, today: date, fresh_days: int) -> str:
     return "open"
 
 
-def _keep(scored: Scored, tag: str | None, answer_type: str | None, signal: str | None) -> bool:
+def _keep(scored: Scored, scope: Scope, signal: str | None) -> bool:
     s = scored.signals
-    if tag is not None and s.tag != tag:
-        return False
-    if answer_type is not None and s.answer_type != answer_type:
-        return False
+    for values, value in ((scope.tags, s.tag), (scope.answer_types, s.answer_type), (scope.splits, s.split)):
+        if values and value not in values:
+            return False
+    if scope.search:
+        needle = scope.search.casefold()
+        if needle not in s.question.casefold() and needle not in s.gold_text.casefold():
+            return False
     if signal == "age":
         return s.evidence_date is not None
     return signal is None or scored.points.get(signal, 0.0) > 0
+
+
+def _values(value: str | Collection[str] | None) -> tuple[str, ...]:
+    """One value or several (the browser's filter holds tuples; () = any)."""
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _covered(raw: Any, dataset: str | None, dynamic: Collection[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The datasets to rank (one when named) and the loaded ones left out as static."""
+    covered, static = stale_datasets(raw, dynamic)
+    if dataset is None:
+        return covered, static
+    if dataset in static:
+        raise QAInspectError(f"dataset {dataset} cannot go stale: its items have no change tags and "
+                             "qa-inspect.toml does not declare it `dynamic = true`")
+    return [c for c in covered if c[0] == dataset] or [(dataset, "named")], []
 
 
 def review_queue(
     conn: Any,
     *,
     dataset: str | None = None,
-    tag: str | None = None,
-    answer_type: str | None = None,
+    tag: str | Collection[str] | None = None,
+    answer_type: str | Collection[str] | None = None,
+    split: str | Collection[str] | None = None,
+    search: str = "",
     signal: str | None = None,
     author: str | None = None,
     today: date | None = None,
     given_dates: Mapping[str, date] | None = None,
+    dynamic: Collection[str] = (),
+    aliases: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
     include_reviewed: bool = False,
     fresh_days: int = FRESH_DAYS,
     limit: int | None = None,
 ) -> ReviewQueue:
-    """The ranked queue (see the module docstring); `today` fixes "now" (default: today, UTC)."""
+    """The ranked queue (see the module docstring); `today` fixes "now" (default: today, UTC).
+    `dynamic`: dataset names or paths the manifest declares `dynamic = true`; `aliases`: dataset
+    → item key → accepted aliases (none by default). A named dataset that cannot go stale is an
+    error (QAInspectError)."""
     if signal is not None and signal not in SIGNALS:
         raise QAInspectError(unknown_name("signal", signal, SIGNALS))
     raw = sqlite_connection(conn)
     who = author_for(raw, author)
     today = today or datetime.now(timezone.utc).date()
-    names = [dataset] if dataset is not None else dataset_names(raw)
-    ranked: list[tuple[int, float, int, QueueEntry]] = []
-    for name in names:
-        for signals in gather_signals(raw, name, author=who, given_dates=given_dates):
+    scope = Scope(dataset, _values(tag), _values(answer_type), _values(split), search.strip())
+    covered, left_out = _covered(raw, dataset, dynamic)
+    ranked: list[tuple[bool, bool, float, int, QueueEntry]] = []
+    for name, _ in covered:
+        for signals in gather_signals(raw, name, author=who, given_dates=given_dates,
+                                      aliases=(aliases or {}).get(name)):
             scored = score_signals(signals, today)
-            if _keep(scored, tag, answer_type, signal):
+            if _keep(scored, scope, signal):
                 entry = QueueEntry(scored, _status(scored, today, fresh_days))
-                ranked.append((entry.status != "open", -scored.score, len(ranked), entry))
-    ranked.sort(key=lambda t: t[:3])
-    entries = [t[3] for t in ranked]
+                ranked.append((entry.status != "open", scored.last, -scored.score, len(ranked), entry))
+    ranked.sort(key=lambda t: t[:4])
+    entries = [t[4] for t in ranked]
     progress = Progress(len(entries), sum(e.status == "marked" for e in entries),
                         sum(e.status == "verified" for e in entries))
     if not include_reviewed:
         entries = [e for e in entries if e.status == "open"]
-    return ReviewQueue(entries[:limit] if limit is not None else entries, progress, who, today)
+    return ReviewQueue(entries[:limit] if limit is not None else entries, progress, who, today,
+                       tuple(covered), tuple(left_out), scope)

@@ -278,6 +278,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (pair_id, delta, item_id)
     ) WITHOUT ROWID;
     """,
+    # 11 → 12: how each prediction relates to its item's golds (`core.metrics.relation`: same,
+    # format, superseded, partial, different; a judgement beside the official scores, which never
+    # change), computed with the scores at ingest. NULL = not computed yet: a database of an older
+    # version gets it on its next load (`core.load.backfill`). The superseded golds of a dataset
+    # are read by a partial index (few items have one).
+    """
+    ALTER TABLE predictions ADD COLUMN relation TEXT;
+    CREATE INDEX IF NOT EXISTS golds_superseded ON golds(item_id) WHERE superseded = 1;
+    DELETE FROM settings WHERE key = 'analysis_filled';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

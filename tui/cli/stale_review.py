@@ -1,7 +1,8 @@
 """`qa-inspect stale verify` and `stale queue` (the review queue).
 
 `stale.py` registers the two commands on `stale_app` (this module imports nothing of it, so there
-is no import circle). The queue's score and reasons come from `qa_inspect.core.review`.
+is no import circle). The queue's score, reasons and header (which datasets it covers) come from
+`qa_inspect.core.review`; its item options are the browser's (`filter_options`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import typer
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.load import load_manifest
+from qa_inspect.core.query import Filter
 from qa_inspect.core.review import SIGNALS, ReviewQueue, review_queue
 from qa_inspect.tui.present import number
 from qa_inspect.tui.text import clean
@@ -20,8 +22,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .common import DbOpt, JsonOpt, RunsDir, fail, line, loaded_db, out, print_json, say, short
+from .filter_options import SearchOpt, SplitOpt, TagOpt, TypeOpt, build_filter
 
-__all__ = ["manifest_dates", "queue_cmd", "verify_cmd"]
+__all__ = ["manifest_dates", "manifest_dynamic", "queue_cmd", "verify_cmd"]
 
 ItemArg = Annotated[
     str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
@@ -36,6 +39,12 @@ def manifest_dates(runs_dir: Path) -> dict[str, Any]:
     """Run path → `[[run]] date` from the runs folder's manifest (none → {})."""
     manifest = load_manifest(runs_dir)
     return manifest.run_dates() if manifest is not None else {}
+
+
+def manifest_dynamic(runs_dir: Path) -> frozenset[str]:
+    """Names and paths of the datasets the manifest declares `dynamic = true` (none → empty)."""
+    manifest = load_manifest(runs_dir)
+    return manifest.dynamic_datasets() if manifest is not None else frozenset()
 
 
 def _verify_targets(ref: F.ItemRef, gold: str | None) -> list[F.Target]:
@@ -75,8 +84,10 @@ def verify_cmd(
 def queue_cmd(
     runs_dir: RunsDir,
     dataset: DatasetOpt = None,
-    tag: Annotated[str | None, typer.Option("--tag", help="Only this change tag (fast-changing, slow-changing, never-changing).")] = None,
-    answer_type: Annotated[str | None, typer.Option("--answer-type", help="Only this answer type (person, group, …).")] = None,
+    tag: TagOpt = None,
+    answer_type: TypeOpt = None,
+    split: SplitOpt = None,
+    search: SearchOpt = None,
     signal: Annotated[str | None, typer.Option("--signal", help=f"Only golds with this signal: {', '.join(SIGNALS)}.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most N golds.", min=1)] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Also golds already reviewed (marked by you, or verified within 90 days), last.")] = False,
@@ -84,18 +95,25 @@ def queue_cmd(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Golds most likely gone stale first, each with its score and the reasons in words."""
+    """Golds most likely gone stale first, each with its score and the reasons in words; over the
+    datasets that can go stale (change tags, or `dynamic = true` in qa-inspect.toml)."""
     if signal is not None and signal not in SIGNALS:
         raise fail("--signal: " + unknown_name("signal", signal, SIGNALS))
     with loaded_db(runs_dir, db) as conn:
+        scope = build_filter(conn, Filter(), dataset=dataset, tag=tag, answer_type=answer_type, split=split,
+                             search=search)
         try:
-            queue = review_queue(conn, dataset=dataset, tag=tag, answer_type=answer_type, signal=signal,
-                                 author=author, given_dates=manifest_dates(runs_dir), include_reviewed=show_all,
-                                 limit=limit)
+            queue = review_queue(conn, dataset=scope.dataset, tag=scope.tags, answer_type=scope.answer_types,
+                                 split=scope.splits, search=scope.search, signal=signal, author=author,
+                                 given_dates=manifest_dates(runs_dir), dynamic=manifest_dynamic(runs_dir),
+                                 include_reviewed=show_all, limit=limit)
         except QAInspectError as exc:
             raise fail(str(exc)) from None
     if as_json:
         print_json({"author": queue.author, "today": queue.today.isoformat() if queue.today else None,
+                    "header": queue.header(),
+                    "datasets": [{"name": n, "why": why} for n, why in queue.datasets],
+                    "left_out": list(queue.left_out),
                     "progress": {"total": queue.progress.total, "reviewed": queue.progress.reviewed,
                                  "marked": queue.progress.marked, "verified": queue.progress.verified,
                                  "line": queue.progress.describe()},
@@ -105,6 +123,7 @@ def queue_cmd(
 
 
 def _print_queue(queue: ReviewQueue) -> None:
+    line(clean(queue.header()))
     if queue.entries:
         t = Table(show_edge=False)
         for col in ("#", "score", "dataset", "item", "question", "gold", "status", "reasons"):

@@ -33,8 +33,9 @@ from textual.widgets import Header, Static
 
 from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
-from qa_inspect.core.load import load_manifest
-from qa_inspect.core.review import SIGNALS, TAG_POINTS, QueueEntry, ReviewQueue, review_queue
+from qa_inspect.core.load import Manifest, load_manifest
+from qa_inspect.core.query import Filter
+from qa_inspect.core.review import SIGNALS, TAG_POINTS, QueueEntry, ReviewQueue, review_queue, stale_datasets
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
@@ -121,6 +122,7 @@ class ReviewQueueScreen(BaseScreen):
 
     HELP_TITLE = "Review queue"
     DEFAULT_CSS = """
+    ReviewQueueScreen #rq-header { height: auto; padding: 0 1; }
     ReviewQueueScreen #rq-progress { height: 1; padding: 0 1; color: $foreground-muted; }
     ReviewQueueScreen #rq-body { padding: 0 1; }
     """
@@ -144,10 +146,13 @@ class ReviewQueueScreen(BaseScreen):
         Binding("escape", "app.pop_screen", "Back", id="review-queue.back", tooltip="Back to the previous screen"),
     ]
 
-    def __init__(self, *, today: date | None = None) -> None:
+    def __init__(self, *, today: date | None = None, scope: Filter | None = None) -> None:
         super().__init__()
         self.today = today
         """"Now" for ages and the recently-verified window (None: today; tests fix it)."""
+        self.scope = scope or Filter()
+        """The browser's filter the queue was opened from: its dataset (when it can go stale),
+        tags, answer types, splits and search text scope the queue."""
         self.queue: ReviewQueue | None = None
         self.pos = 0
         self.filters: dict[str, str | None] = dict.fromkeys(FILTERS)
@@ -158,6 +163,7 @@ class ReviewQueueScreen(BaseScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(id="rq-header")
         yield Static(id="rq-progress")
         with VerticalScroll(id="rq-scroll"):
             yield Static(Text("loading…", style="dim"), id="rq-body")
@@ -172,13 +178,23 @@ class ReviewQueueScreen(BaseScreen):
         return q.entries[self.pos] if q is not None and 0 <= self.pos < len(q.entries) else None
 
     # -- reads ------------------------------------------------------------------------------
-    def _dates(self) -> dict[str, date]:
+    def _manifest(self) -> Manifest | None:
         runs_dir = self.qa_app.runs_dir
         try:
-            manifest = load_manifest(Path(runs_dir)) if runs_dir is not None else None
+            return load_manifest(Path(runs_dir)) if runs_dir is not None else None
         except QAInspectError:
-            return {}  # the load already said what is wrong with it
-        return manifest.run_dates() if manifest is not None else {}
+            return None  # the load already said what is wrong with it
+
+    def _queue(self, conn: Any) -> ReviewQueue:
+        """The queue in the browser's scope; a dataset that cannot go stale widens it to all that can."""
+        manifest = self._manifest()
+        dynamic = manifest.dynamic_datasets() if manifest is not None else frozenset()
+        covered = {name for name, _ in stale_datasets(conn, dynamic)[0]}
+        s = self.scope
+        return review_queue(conn, dataset=s.dataset if s.dataset in covered else None,
+                            tag=self.filters["tag"] or s.tags, answer_type=self.filters["answer_type"] or s.answer_types,
+                            split=s.splits, search=s.search, signal=self.filters["signal"], today=self.today,
+                            given_dates=manifest.run_dates() if manifest is not None else {}, dynamic=dynamic)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue")
     def load(self, focus: flags.Target | None = None) -> None:
@@ -189,8 +205,7 @@ class ReviewQueueScreen(BaseScreen):
                     focus = flags.Target(*json.loads(saved)) if saved else None
                 except (ValueError, TypeError):
                     focus = None
-            queue = review_queue(conn, tag=self.filters["tag"], answer_type=self.filters["answer_type"],
-                                 signal=self.filters["signal"], today=self.today, given_dates=self._dates())
+            queue = self._queue(conn)
         self.post_message(QueueLoaded(queue, focus))
 
     def on_queue_loaded(self, message: QueueLoaded) -> None:
@@ -210,6 +225,7 @@ class ReviewQueueScreen(BaseScreen):
             return
         filters = [f"{k.replace('_', ' ')}={v}" for k, v in self.filters.items() if v]
         progress = q.progress.describe() + (f" · filter: {', '.join(filters)}" if filters else "")
+        self.query_one("#rq-header", Static).update(Text(clean(q.header()), style="bold"))
         self.query_one("#rq-progress", Static).update(Text(clean(progress)))
         body = self.query_one("#rq-body", Static)
         entry = self.entry
@@ -327,7 +343,8 @@ class ReviewQueueScreen(BaseScreen):
             return
         entry = self.entry
         s = entry.scored.signals if entry is not None else None
-        message.data.proposed = s.consensus.answer if s is not None and s.consensus is not None else ""
+        c = s.consensus if s is not None else None  # only a new answer is proposed, never a replaced one or a cut
+        message.data.proposed = c.answer if c is not None and c.kind == "different" else ""
         message.data.evidence = (s.evidence or "") if s is not None else ""
         form = StaleForm(message.data)
 

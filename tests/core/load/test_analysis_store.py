@@ -43,8 +43,9 @@ def test_categories_of_sample_predictions(env: Env) -> None:
         "SELECT p.error_category, COUNT(*) FROM predictions p JOIN runs r ON r.id = p.run_id"
         " WHERE r.name = 'bert-base-chinese' GROUP BY 1"
     ).fetchall())
-    assert counts == {"exact": 87, "boundary-long": 25, "boundary-short": 15, "wrong-span-same-sentence": 14,
-                      "wrong-span-other-sentence": 8, "format-only": 1}
+    # format-only: WANIBOOKS, and (a 第 or a measure word dropped: `core.metrics.equivalence`) 三, 三十 for 第三, 三十条
+    assert counts == {"exact": 87, "boundary-long": 25, "boundary-short": 13, "wrong-span-same-sentence": 14,
+                      "wrong-span-other-sentence": 8, "format-only": 3}
 
 
 def test_item_features_are_those_of_the_pure_function(env: Env) -> None:

@@ -142,12 +142,14 @@ def test_scores_from_a_worker_process_are_the_same(monkeypatch: pytest.MonkeyPat
 
     golds = (("泽鹿", "泽鹿和水鹿"), (0, 2))
     ctx = ("有泽鹿和水鹿。还有鹿。", ((1, 3), (1, 6)), False)
-    rows = [("cmrc2018-official", text, golds, ctx) for text in ("泽鹿", "水鹿", "泽鹿和", "鹿", "The answer", "")] * 3
-    rows += [("squad-v1.1", "the Normans", (("Normans", "the Normans"), (0, 1)), None),
-             ("cmrc2018-official", "x", None, None)]
+    rows = [("cmrc2018-official", text, golds, ctx, ("水鹿",))
+            for text in ("泽鹿", "水鹿", "泽鹿和", "鹿", "The answer", "")] * 3
+    rows += [("squad-v1.1", "the Normans", (("Normans", "the Normans"), (0, 1)), None, ()),
+             ("cmrc2018-official", "x", None, None, ())]
     alone = score_pool.score_rows(rows)
-    assert [s[-1] for s in alone[:6]] == ["exact", "boundary-short", "boundary-long", "boundary-short",
-                                         "not-in-passage", "empty"]
+    assert [s[6] for s in alone[:6]] == ["exact", "boundary-short", "boundary-long", "boundary-short",
+                                        "not-in-passage", "empty"]
+    assert [s[7] for s in alone[:6]] == ["same", "superseded", "partial", "partial", "different", "different"]
     monkeypatch.setattr(score_pool, "POOL_MIN", 1)
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
     memo: score_pool.ScoreMemo = {}
