@@ -238,10 +238,12 @@ class Keys:
 
 def add_repeat_warning(doc: Document, meta: dict[str, Any], *, skip_root: bool = False) -> None:
     """Every repeated JSON key of the file as one line of `meta["warnings"]` (`_repeats`): the
-    last value is kept, as JSON parsers do, but never without a word."""
+    last value is kept, as JSON parsers do, but never without a word; and a table's notes (a
+    byte-order mark removed from a CSV line)."""
     said = repeat_warning(doc, skip_root=skip_root)
-    if said is not None:
-        meta.setdefault("warnings", []).append(said)
+    notes = ([] if said is None else [said]) + doc.notes + (doc.table.notes if doc.table is not None else [])
+    if notes:
+        meta.setdefault("warnings", []).extend(notes)
 
 
 def dataset_name(doc: Document, hints: Mapping[str, Any]) -> str:

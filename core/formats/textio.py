@@ -233,6 +233,8 @@ class Document:
     """Set (and `value`/`lines` None) when the file is a zip archive."""
     table: Table | None = None
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
+    notes: list[str] = field(default_factory=list)
+    """What parsing changed that a user should know (a BOM removed from a JSONL line): warnings."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -374,9 +376,9 @@ def parse(path: Path, text: str, encoding: str) -> Document:
     except json.JSONDecodeError as exc:
         first = next((ln for ln in text.split("\n") if ln.strip()), "").removeprefix("\ufeff")
         if exc.msg == "Extra data" and _is_value(first):
-            return Document(path, encoding, lines=_parse_jsonl(path, text))
+            return _jsonl_document(path, encoding, text)
         if path.suffix.lower() in JSONL_SUFFIXES:
-            return Document(path, encoding, lines=_parse_jsonl(path, text))
+            return _jsonl_document(path, encoding, text)
         raise FormatError(
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
@@ -384,6 +386,16 @@ def parse(path: Path, text: str, encoding: str) -> Document:
         line = 1 + next(i for i, ln in enumerate(text.split("\n")) if ln.strip())
         return Document(path, encoding, lines=[(line, value)])
     return Document(path, encoding, value=value)
+
+
+def _jsonl_document(path: Path, encoding: str, text: str) -> Document:
+    """A JSONL document; a BOM found at the start of a line (files joined with `cat`) is noted."""
+    doc = Document(path, encoding, lines=_parse_jsonl(path, text))
+    boms = [n for n, line in enumerate(text.split("\n"), start=1) if line.startswith("\ufeff")] if "\ufeff" in text else []
+    if boms:
+        more = f" (and {len(boms) - 1:,} more)" if len(boms) > 1 else ""
+        doc.notes.append(f"line {boms[0]}{more}: a byte-order mark (U+FEFF) at the start of the line was removed")
+    return doc
 
 
 def _is_value(line: str) -> bool:
