@@ -15,6 +15,8 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from qa_inspect.core.visible import PLACEHOLDERS, json_visible, visible
+
 __all__ = [
     "BLOCKS",
     "ELLIPSIS",
@@ -30,14 +32,7 @@ __all__ = [
     "truncate_middle",
 ]
 
-_C0 = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
-_PLACEHOLDERS: dict[int, str] = {**_C0, 0x7F: "\u2421"}  # ␡
-for _cp in range(0x80, 0xA0):  # C1 controls (CSI 0x9B among them)
-    _PLACEHOLDERS[_cp] = "\ufffd"
-for _cp in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C):
-    _PLACEHOLDERS[_cp] = "\ufffd"  # bidi controls would reorder the rest of the line
-_PLACEHOLDERS[0x2028] = "\u23ce"  # line / paragraph separators break rows
-_PLACEHOLDERS[0x2029] = "\u23ce"
+_PLACEHOLDERS = PLACEHOLDERS  # the one rule (core.visible), shared with the CSV and Markdown writers
 
 _INLINE = dict(_PLACEHOLDERS)
 _INLINE[0x0A] = "\u23ce"  # ⏎ newline shown as a symbol in one-line cells
@@ -51,15 +46,6 @@ _BLOCK[0x0D] = " "
 
 _INLINE_TABLE = str.maketrans(_INLINE)
 _BLOCK_TABLE = str.maketrans(_BLOCK)
-
-_TERMINAL = dict(_PLACEHOLDERS)
-del _TERMINAL[0x0A]  # line breaks and tabs are layout, not a threat
-del _TERMINAL[0x09]
-_TERMINAL_TABLE = str.maketrans(_TERMINAL)
-
-_JSON_ESCAPED = str.maketrans({cp: f"\\u{cp:04x}" for cp in _PLACEHOLDERS if cp >= 0x7F})
-"""Characters `json.dumps(ensure_ascii=False)` leaves raw that a terminal acts on (DEL, C1 such as
-CSI U+009B, bidi overrides such as U+202E, line separators): written as \\u escapes instead."""
 
 ELLIPSIS = "…"
 
@@ -78,14 +64,14 @@ def clean(s: str | None, *, multiline: bool = False) -> str:
 def escape_terminal(s: str) -> str:
     """Every character a terminal would act on (C0 but newline and tab, DEL, C1, bidi overrides,
     line separators) as its visible placeholder: the one step all CLI output goes through."""
-    return s.translate(_TERMINAL_TABLE)
+    return visible(s)
 
 
 def escape_json(text: str) -> str:
     """JSON text (from `json.dumps(..., ensure_ascii=False)`) with DEL, C1 and bidi controls as
     `\\uXXXX` escapes: still the same JSON value, but nothing a terminal acts on. C0 controls are
     escaped by `json.dumps` itself."""
-    return text.translate(_JSON_ESCAPED)
+    return json_visible(text)
 
 
 def truncate(s: str, width: int) -> str:

@@ -86,6 +86,7 @@ __all__ = [
     "labels_sql",
     "export_format",
     "export_items",
+    "csv_frame",
     "facet_table",
     "facet_tables",
     "get_slice",
@@ -169,6 +170,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     )
     from .export import (
         export_format,
+        csv_frame,
         export_items,
         ExportError,
         FORMATS,

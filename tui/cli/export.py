@@ -65,6 +65,8 @@ def export_cmd(
     descending: DescOpt = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    raw_cells: Annotated[bool, typer.Option(
+        "--raw-cells", help="CSV: write cells that start like a formula (= + - @) as they are, without the leading '.")] = False,
 ) -> None:
     """Write an item list (a saved slice and/or filter options) with its golds and scores to a file;
     the format follows the extension. Options given with --slice replace the slice's own."""
@@ -79,7 +81,7 @@ def export_cmd(
             refused=refused, em=em, f1_min=f1_min, f1_max=f1_max, search=search, stale=stale, sort=sort,
             descending=descending,
         )
-        rows = export_items(conn, f, output, fmt=fmt)
+        rows = export_items(conn, f, output, fmt=fmt, raw_cells=raw_cells)
     if as_json:
         print_json({"path": str(output), "format": fmt, "rows": rows, "filter": f.to_dict()})
     else:
