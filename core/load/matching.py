@@ -138,7 +138,7 @@ def link_run(
         reason = f"named in {preferred_by}; {_summary(named, total)}"
         method = f"{named.method}, manifest" if preferred_by == MANIFEST_NAME else named.method
         return replace(named, reason=reason, method=method,
-                       warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
+                       warnings=_coverage_warnings(named, indexes[prefer], where, named_by=preferred_by))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
         by_affix = _link_by_affix(run, indexes, where)
@@ -166,14 +166,16 @@ def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:
 
 
 def _coverage_warnings(
-    link: LinkResult, index: DatasetIndex, where: str, *, named_in_manifest: bool = False
+    link: LinkResult, index: DatasetIndex, where: str, *, named_by: str | None = None
 ) -> tuple[str, ...]:
-    """Few of the run's predictions name an item of its dataset: say how few, and a likely fix."""
+    """Few of the run's predictions name an item of its dataset: say how few, and a likely fix.
+    `named_by`: who chose the dataset (the manifest, the command line), said only when it is the
+    manifest (`score` has none)."""
     if link.total == 0 or link.run_coverage >= LOW_COVERAGE:
         return ()
-    if named_in_manifest and link.matched == 0:
-        text = (f"{MANIFEST_NAME} links it to {link.dataset!r}, but none of its {link.total} predictions "
-                "names an item of it (by id or question)")
+    if named_by is not None and link.matched == 0:
+        chosen = f"{MANIFEST_NAME} links it to {link.dataset!r}, but " if named_by == MANIFEST_NAME else ""
+        text = f"{chosen}none of its {link.total} predictions names an item of {link.dataset!r} (by id or question)"
     else:
         text = (f"only {link.matched} of its {link.total} predictions ({link.run_coverage:.1%}) name an item of "
                 f"{link.dataset!r}; the rest are not scored. Is this the dataset it answers?")

@@ -91,6 +91,11 @@ def _summary(dataset: Path, predictions: Path, scorer: str | None, items: Path |
         summary = scored.summary()
     except ValueError as exc:  # e.g. answered ids without a no-answer probability
         raise fail(f"{null_odds or predictions}: {exc}") from None
+    link = summary.get("link") or {}
+    if run.predictions and not link.get("run_coverage"):  # scoring nothing is not a score of 0.000
+        sample = ", ".join(summary.get("unmatched_sample", [])[:3])
+        raise fail(f"{predictions}: none of its {len(run.predictions):,} predictions names an item of {dataset}"
+                   f" (by id or question; e.g. {sample}): nothing to score")
     if items is not None:
         _write_items(scored, items)
     return summary
