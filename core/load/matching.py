@@ -21,7 +21,7 @@ from .manifest import MANIFEST_NAME
 
 __all__ = [
     "LOW_COVERAGE", "MIN_QUESTION_CHARS", "DatasetIndex", "LinkResult", "PositionMatch", "affix_hint", "find_affix",
-    "link_run",
+    "link_run", "split_warning",
     "match_by_position", "match_in_prompts",
 ]
 
@@ -137,8 +137,9 @@ def link_run(
         named = measure(prefer)
         reason = f"named in {preferred_by}; {_summary(named, total)}"
         method = f"{named.method}, manifest" if preferred_by == MANIFEST_NAME else named.method
-        return replace(named, reason=reason, method=method,
-                       warnings=_coverage_warnings(named, indexes[prefer], where, named_by=preferred_by))
+        split = split_warning(run, named, indexes)
+        return replace(named, reason=reason, method=method, warnings=split or _coverage_warnings(
+            named, indexes[prefer], where, named_by=preferred_by))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
         by_affix = _link_by_affix(run, indexes, where)
@@ -152,8 +153,34 @@ def link_run(
     warnings = [_tie_warning(best, rivals, where)] if rivals else []
     if any((r.matched, r.coverage) == (best.matched, best.coverage) for r in rivals):
         reason += f"; tie with {', '.join(repr(r.dataset) for r in rivals)}: first in sorted order chosen"
-    warnings += _coverage_warnings(best, indexes[best.dataset or ""], where)
+    warnings += split_warning(run, best, indexes) or _coverage_warnings(best, indexes[best.dataset or ""], where)
     return replace(best, reason=reason, warnings=tuple(warnings))
+
+
+def split_warning(run: Run, link: LinkResult, indexes: Mapping[str, DatasetIndex]) -> tuple[str, ...]:
+    """The run leaves predictions unscored that other datasets' items would take (a dataset split
+    into several files): say how many, which files take them, and what would join them. Said
+    however many the run scores (the coverage warning fires only below `LOW_COVERAGE`); when
+    said, it replaces that warning, which would only ask whether this is the right dataset.
+    (One run scored against several dataset files, `[[run]] dataset = [...]`, is not supported
+    yet: the advice is the fix that works today.)"""
+    if not link.unmatched or link.dataset is None:
+        return ()
+    left = set(link.unmatched)
+    loose = [p for p in run.predictions if p.ref in left]
+    takers: list[tuple[int, str]] = []
+    for name, index in indexes.items():
+        if name == link.dataset:
+            continue
+        taken = sum(1 for p in loose if index.match(p) is not None)
+        if taken:
+            takers.append((taken, name))
+    if not takers:
+        return ()
+    takers.sort(key=lambda t: (-t[0], t[1]))
+    which = ", ".join(f"{n:,} of them are items of {name!r}" for n, name in takers)
+    return (f"{len(link.unmatched):,} predictions match no item of {link.dataset!r}; {which} — split dataset? "
+            "join its files into one to score them all",)
 
 
 def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:
