@@ -114,6 +114,7 @@ __all__ = [
     "select",
     "selected",
     "slice_exists",
+    "unknown_values",
     "targets_for_filter",
     "write_frame",
     "load_preferences",
@@ -237,6 +238,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         SavedSlice,
         slice_exists,
         SliceError,
+        unknown_values,
     )
     from .sql import (
         answered_sql,
