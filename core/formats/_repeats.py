@@ -57,7 +57,10 @@ def kept_text(value: Any) -> str:
 
 def roots(doc: Document) -> Iterator[tuple[str, Any]]:
     """The parsed values of a document with the place each starts at: the JSON value (""), each
-    JSONL line ("line N"), each archive member parsed so far ("member NAME")."""
+    JSONL line ("line N"), each archive member parsed so far ("member NAME"). None when the
+    parse saw no repeated key (`Document.repeats`): a big file is not walked for nothing."""
+    if not doc.repeats:
+        return
     if doc.lines is not None:
         yield from ((f"line {number}", value) for number, value in doc.lines)
     elif doc.value is not None:

@@ -31,6 +31,7 @@ import hashlib
 import io
 import json
 import math
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,10 +96,15 @@ class JSONObject(dict):  # type: ignore[type-arg]
     duplicates: list[str]
 
 
+_REPEATS = threading.local()
+"""Whether the parse running on this thread met a repeated key (`Document.repeats`)."""
+
+
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
+    _REPEATS.seen = True
     seen: set[str] = set()
     repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
     out = JSONObject(obj)
@@ -235,6 +241,8 @@ class Document:
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
     notes: list[str] = field(default_factory=list)
     """What parsing changed that a user should know (a BOM removed from a JSONL line): warnings."""
+    repeats: bool = True
+    """False when `parse` saw no object repeat a key, so nothing needs looking for (`_repeats`)."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -371,6 +379,13 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
 
 def parse(path: Path, text: str, encoding: str) -> Document:
     """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule)."""
+    _REPEATS.seen = False
+    doc = _parse(path, text, encoding)
+    doc.repeats = _REPEATS.seen
+    return doc
+
+
+def _parse(path: Path, text: str, encoding: str) -> Document:
     try:
         value = loads(text)
     except json.JSONDecodeError as exc:

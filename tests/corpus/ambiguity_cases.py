@@ -86,6 +86,14 @@ _add("repeat-records-id", "repeated keys",
 _add("repeat-records-meta", "repeated keys",
      {"bad.jsonl": jl({"id": "Q1", "prediction": "fox"}, b'{"id": "Q2", "prediction": "dog", "m": {"t": 1, "t": 2}}')},
      "warning", "line 2.m (id 'Q2')", "key 't' repeated")
+_add("repeat-inspect-eval-member", "repeated keys",
+     {"logs/run.eval": lambda: S.eval_zip({
+         "header.json": js(S.inspect_header()),
+         "samples/Q1_epoch_1.json": _twice(js(S.inspect_sample()), '"target": ', '"target": "nothing"')})},
+     "warning", "member samples/Q1_epoch_1.json (id 'Q1')", "key 'target' repeated", "('quick brown fox')")
+_add("repeat-inspect-json-log", "repeated keys",
+     {"logs/run.json": _twice(js(S.inspect_header(samples=[S.inspect_sample()])), '"model": ', '"model": "x"')},
+     "warning", "eval", "key 'model' repeated")
 _add("repeat-map-kept-value", "repeated keys", {"dup.json": b'{"Q1": "first", "Q2": "b", "Q1": "last"}'},
      "warning", "1 duplicate id; the last of each was kept", "'Q1': 'last'")
 
