@@ -258,3 +258,15 @@ def test_score_never_speaks_of_a_manifest(tmp_path: Path) -> None:
     res = invoke("score", str(dataset), str(run))
     assert res.exit_code == 0 and "qa-inspect.toml" not in res.output
     assert "only 1 of its 6 predictions (16.7%) name an item of 'dev'" in res.output
+
+
+def test_score_says_what_reading_said(tmp_path: Path) -> None:
+    """A repeated key is never silent, in `score` as in `load`: the warning names file, record and key."""
+    dataset, run = _pair(tmp_path, {})
+    run.write_text('{"A1": "dog", "A1": "fox"}', encoding="utf-8")
+    res = invoke("score", str(dataset), str(run), "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["overall"]["exact_match"] == 100.0
+    assert summary["warnings"] == [f"{run}: 1 duplicate id; the last of each was kept (e.g. 'A1': 'fox')"]
+    assert f"warning: {run}: 1 duplicate id" in invoke("score", str(dataset), str(run)).output

@@ -70,7 +70,7 @@ def score_cmd(
     link = summary.get("link") or {}
     out.print(Text(f"matched by {link.get('method') or '—'}: {link.get('run_coverage', 0):.1f}% of the run, "
                    f"{link.get('coverage', 0):.1f}% of the dataset", style="dim"))
-    for warning in link.get("warnings", []):
+    for warning in [*summary.get("warnings", []), *link.get("warnings", [])]:
         out.print(Text("warning: ", style="bold yellow") + Text(warning))
     if summary["unmatched"]:
         out.print(
@@ -98,7 +98,8 @@ def _summary(dataset: Path, predictions: Path, scorer: str | None, items: Path |
                    f" (by id or question; e.g. {sample}): nothing to score")
     if items is not None:
         _write_items(scored, items)
-    return summary
+    said = [f"{path}: {w}" for path, src in ((dataset, ds), (predictions, run)) for w in src.meta.get("warnings", ())]
+    return {**summary, "warnings": said}  # what reading said (repeated keys, BOMs), as `load` says it
 
 
 def _read_probabilities(path: Path) -> dict[str, float]:
