@@ -140,10 +140,15 @@ def _unknown(kind: str, values: list[str], known: list[str]) -> str:
 
 
 def _parse(name: str, data: str) -> Filter:
+    from qa_inspect.core.formats import find_repeats, loads  # the readers' JSON, only when a slice is read
+
     try:
         raw = json.loads(data, parse_constant=_no_constant)
         if not isinstance(raw, dict):
             raise TypeError("not an object")
+        repeat = next(find_repeats("", loads(data)), None)  # the one rule for a repeated key
+        if repeat is not None:
+            raise ValueError(f"{repeat.describe()}: which one was meant?")
         return Filter.from_dict(raw)
     except (ValueError, TypeError) as exc:
         raise SliceError(f"slice {name!r}: stored filter cannot be read ({exc})") from None

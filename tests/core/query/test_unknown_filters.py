@@ -74,3 +74,13 @@ def test_an_unknown_run_or_split_selects_nothing_never_every_item(conn: sqlite3.
         assert unknown_values(conn, f)
         assert count(conn, f) == 0, f
     assert unknown_values(conn, Filter(run="run-a", splits=("dev",), compare="run-b")) == []
+
+
+def test_a_stored_slice_repeating_a_key_is_not_guessed(conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT INTO slices (name, filter, created_at, author) VALUES (?, ?, '2024-01-01', 'x')",
+                 ("twice", '{"run": "run-a", "splits": ["dev"], "splits": ["test"]}'))
+    with pytest.raises(SliceError) as err:
+        load_slice(conn, "twice")
+    assert str(err.value) == ("slice 'twice': stored filter cannot be read (top level: key 'splits' repeated, "
+                              "the last value kept: which one was meant?)")
+    assert [s.error for s in list_slices(conn)] == [str(err.value)]
