@@ -16,7 +16,7 @@ changelog, the label export, `report --csv/--markdown`) go through here.
 
 from __future__ import annotations
 
-__all__ = ["FORMULA_STARTS", "PLACEHOLDERS", "csv_cell", "json_line", "json_visible", "neutral_formula", "visible"]
+__all__ = ["FORMULA_PATTERN", "FORMULA_STARTS", "PLACEHOLDERS", "VISIBLE", "csv_cell", "json_line", "json_visible", "neutral_formula", "visible"]
 
 PLACEHOLDERS: dict[int, str] = {i: chr(0x2400 + i) for i in range(0x20)}  # ␀ … ␟ (␛ for ESC)
 PLACEHOLDERS[0x7F] = "\u2421"  # ␡
@@ -27,8 +27,9 @@ for _cp in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x06
 PLACEHOLDERS[0x2028] = "\u23ce"  # line / paragraph separators break rows
 PLACEHOLDERS[0x2029] = "\u23ce"
 
-_VISIBLE = {cp: shown for cp, shown in PLACEHOLDERS.items() if cp not in (0x0A, 0x09)}
-_VISIBLE_TABLE = str.maketrans(_VISIBLE)
+VISIBLE: dict[str, str] = {chr(cp): shown for cp, shown in PLACEHOLDERS.items() if cp not in (0x0A, 0x09)}
+"""Character → placeholder as `visible` maps them (for writers that apply the table column-wise)."""
+_VISIBLE_TABLE = str.maketrans(VISIBLE)
 
 _JSON_ESCAPED = str.maketrans({cp: f"\\u{cp:04x}" for cp in PLACEHOLDERS if cp >= 0x7F})
 """Characters `json.dumps(ensure_ascii=False)` leaves raw that a terminal acts on (DEL, C1 such as
@@ -36,6 +37,8 @@ CSI U+009B, bidi controls such as U+202E, line separators): written as \\u escap
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP)."""
+FORMULA_PATTERN = "^[" + "".join("\\" + c if c in "-\\]^" else c for c in FORMULA_STARTS) + "]"
+"""A regular expression matching text that starts with one of `FORMULA_STARTS` (column-wise writers)."""
 
 
 def visible(text: str) -> str:

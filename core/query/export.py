@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
-from qa_inspect.core.visible import csv_cell, visible
+from qa_inspect.core.visible import FORMULA_PATTERN, VISIBLE, visible
 
 from .filters import Filter
 from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
@@ -221,9 +221,10 @@ def csv_frame(frame: pl.DataFrame, *, raw_cells: bool = False) -> pl.DataFrame:
 
     flat = _flat(frame)
     texts = [c for c, t in flat.schema.items() if t == pl.Utf8]
-    return flat.with_columns(
-        pl.col(c).map_elements(lambda v: csv_cell(v, raw=raw_cells), return_dtype=pl.Utf8) for c in texts
-    )
+    shown = {c: pl.col(c).str.replace_many(list(VISIBLE), list(VISIBLE.values())) for c in texts}  # `csv_cell`
+    if not raw_cells:
+        shown = {c: pl.when(e.str.contains(FORMULA_PATTERN)).then(pl.lit("'") + e).otherwise(e) for c, e in shown.items()}
+    return flat.with_columns(e.alias(c) for c, e in shown.items())
 
 
 def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None, *, raw_cells: bool = False) -> None:

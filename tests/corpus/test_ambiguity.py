@@ -136,3 +136,33 @@ def test_label_notes_leave_the_label_export_escaped_and_unchanged(tmp_path: Path
     text = out.read_text(encoding="utf-8")
     assert not _UNSAFE.search(text.replace("\n", ""))
     assert [json.loads(line).get("note") for line in text.splitlines()] == [note]
+
+
+def test_report_csv_and_markdown_keep_hostile_slice_values_inert(tmp_path: Path) -> None:
+    """`report --csv/--markdown`: a tag written by a dataset is data too."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    tag = HOSTILE_TEXT["formula-equals"] + HOSTILE_TEXT["esc"]
+    record = {"id": "T1", "question": "What jumps?", "context": CONTEXT, "answers": ["quick brown fox"], "tag": tag}
+    (runs / "tagged.jsonl").write_bytes(js(record) + b"\n")
+    (runs / "run.json").write_bytes(js({"T1": "quick brown fox"}))
+    db = str(tmp_path / "qa.db")
+    res = invoke("report", str(runs), "--db", db, "--by", "tag", "--csv")
+    assert res.exit_code == 0, res.output
+    cells = [c for row in csv.reader(io.StringIO(res.stdout)) for c in row]
+    assert not any(c.startswith(FORMULA_STARTS) or _UNSAFE.search(c) for c in cells), cells
+    assert any(c.startswith("'=HYPERLINK") and "␛[31m" in c for c in cells)
+    res = invoke("report", str(runs), "--db", db, "--by", "tag", "--markdown")
+    assert res.exit_code == 0 and "␛[31m" in res.stdout and not _UNSAFE.search(res.stdout.replace("\n", ""))
+
+
+def test_the_stale_changelog_shows_control_characters_as_the_terminal_does(tmp_path: Path) -> None:
+    runs, db = _hostile_folder(tmp_path)
+    res = invoke("stale", "mark", str(runs), "H6", "--dataset", "dev", "--gold", "1", "--author", "corpus",
+                 "--reason", HOSTILE_TEXT["bidi-override"], "--db", db)
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "CHANGELOG.md"
+    res = invoke("stale", "export", str(runs), "--format", "changelog", "-o", str(out), "--db", db)
+    assert res.exit_code == 0, res.output
+    text = out.read_text(encoding="utf-8")
+    assert "red ␛[31mtext␛[0m" in text and not _UNSAFE.search(text.replace("\n", ""))
