@@ -137,7 +137,7 @@ def link_run(
         named = measure(prefer)
         reason = f"named in {preferred_by}; {_summary(named, total)}"
         method = f"{named.method}, manifest" if preferred_by == MANIFEST_NAME else named.method
-        split = split_warning(run, named, indexes)
+        split = split_warning(run, named, indexes, where)
         return replace(named, reason=reason, method=method, warnings=split or _coverage_warnings(
             named, indexes[prefer], where, named_by=preferred_by))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
@@ -153,17 +153,16 @@ def link_run(
     warnings = [_tie_warning(best, rivals, where)] if rivals else []
     if any((r.matched, r.coverage) == (best.matched, best.coverage) for r in rivals):
         reason += f"; tie with {', '.join(repr(r.dataset) for r in rivals)}: first in sorted order chosen"
-    warnings += split_warning(run, best, indexes) or _coverage_warnings(best, indexes[best.dataset or ""], where)
+    warnings += split_warning(run, best, indexes, where) or _coverage_warnings(best, indexes[best.dataset or ""], where)
     return replace(best, reason=reason, warnings=tuple(warnings))
 
 
-def split_warning(run: Run, link: LinkResult, indexes: Mapping[str, DatasetIndex]) -> tuple[str, ...]:
+def split_warning(run: Run, link: LinkResult, indexes: Mapping[str, DatasetIndex], where: str) -> tuple[str, ...]:
     """The run leaves predictions unscored that other datasets' items would take (a dataset split
     into several files): say how many, which files take them, and what would join them. Said
     however many the run scores (the coverage warning fires only below `LOW_COVERAGE`); when
-    said, it replaces that warning, which would only ask whether this is the right dataset.
-    (One run scored against several dataset files, `[[run]] dataset = [...]`, is not supported
-    yet: the advice is the fix that works today.)"""
+    said, it replaces that warning, which would only ask whether this is the right dataset; it
+    gives the manifest lines that score the run against each file (`linking.run_parts`)."""
     if not link.unmatched or link.dataset is None:
         return ()
     left = set(link.unmatched)
@@ -179,8 +178,9 @@ def split_warning(run: Run, link: LinkResult, indexes: Mapping[str, DatasetIndex
         return ()
     takers.sort(key=lambda t: (-t[0], t[1]))
     which = ", ".join(f"{n:,} of them are items of {name!r}" for n, name in takers)
+    names = ", ".join(f'"{name}"' for name in (link.dataset, *(name for _, name in takers)))
     return (f"{len(link.unmatched):,} predictions match no item of {link.dataset!r}; {which} — split dataset? "
-            "join its files into one to score them all",)
+            f'[[run]] path = "{where}", dataset = [{names}] in {MANIFEST_NAME} scores it against each',)
 
 
 def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:

@@ -28,12 +28,12 @@ def report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummar
                 summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
                 summary.warnings.extend(dataset_warnings(rel, json.loads(row[6]) if row[6] else {}))
         elif kind == "run":
-            row = conn.execute(
+            rows = conn.execute(
                 "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"
-                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
+                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ? ORDER BY r.id",
                 (rel,),
-            ).fetchone()
-            if row:
+            ).fetchall()  # one run per file, or one per dataset file it was declared against
+            for row in rows:
                 link = (json.loads(row[7]) if row[7] else {}).get("link", {})
                 report = RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6],
                                    link.get("coverage"), link.get("run_coverage"), link.get("method", ""),

@@ -21,7 +21,8 @@ def test_the_larger_half_is_chosen_and_the_other_half_named() -> None:
     link = link_run(_run(range(10570)), indexes)
     assert link.dataset == "d1" and link.run_coverage > LOW_COVERAGE  # no coverage warning would fire
     assert link.warnings == ("4,961 predictions match no item of 'd1'; 4,961 of them are items of 'd2' — split "
-                             "dataset? join its files into one to score them all",)
+                             'dataset? [[run]] path = "r.json", dataset = ["d1", "d2"] in qa-inspect.toml scores it '
+                             "against each",)
 
 
 def test_three_files_are_named_by_how_many_they_take_and_replace_the_coverage_warning() -> None:
