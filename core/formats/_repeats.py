@@ -65,7 +65,7 @@ def roots(doc: Document) -> Iterator[tuple[str, Any]]:
         yield from ((f"line {number}", value) for number, value in doc.lines)
     elif doc.value is not None:
         yield "", doc.value
-    elif doc.archive is not None:
+    elif doc.archive is not None and doc.archive.repeats:
         yield from ((f"member {name}", value) for name, value in doc.archive._parsed.items())
 
 

@@ -197,6 +197,8 @@ class Archive:
     data: bytes
     names: list[str]
     _parsed: dict[str, Any] = field(default_factory=dict)
+    repeats: bool = False
+    """Whether a member parsed so far repeats a key in some object (`_repeats` looks only then)."""
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
@@ -213,7 +215,9 @@ class Archive:
                 raise FormatError(str(self.path), f"cannot unpack member ({exc})", name) from None
             try:
                 text = raw.decode("utf-8").removeprefix("\ufeff")
+                _REPEATS.seen = False
                 self._parsed[name] = loads(text)
+                self.repeats = self.repeats or _REPEATS.seen
             except UnicodeDecodeError:
                 raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
             except json.JSONDecodeError as exc:
