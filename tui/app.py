@@ -23,10 +23,12 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from qa_inspect.core.query import ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences
+from qa_inspect.core.query import (
+    ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences, unknown_values,
+)
 from qa_inspect.core.load import build_search_index
 from qa_inspect.core.store import pending_rows
-from qa_inspect.core.store import known_names, read_user_config
+from qa_inspect.core.store import read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
@@ -166,12 +168,11 @@ class QAInspectApp(App[None]):
     def restore_preferences(self) -> None:
         with self.db.connect() as conn:
             prefs = load_preferences(conn)
-            f = prefs.filter
-            gone = f is not None and (
-                any(r and r not in known_names(conn, "run") for r in (f.run, f.compare))
-                or (f.dataset is not None and f.dataset not in known_names(conn, "dataset")))
-            if gone:
-                prefs = replace(prefs, filter=None)  # its run or dataset is gone: start on the overview
+            problems = unknown_values(conn, prefs.filter) if prefs.filter is not None else []
+            if problems:  # its run, dataset or split is gone: start on the overview, and say why
+                prefs = replace(prefs, filter=None)
+                self.call_from_thread(self.notify, "last filter not restored: " + "; ".join(problems),
+                                      title="Filter", severity="warning", timeout=8)
         self.post_message(PreferencesLoaded(prefs))
 
     def on_preferences_loaded(self, message: PreferencesLoaded) -> None:

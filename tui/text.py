@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Iterable
 from typing import Any
 
-from qa_inspect.core.visible import PLACEHOLDERS
+from qa_inspect.core.visible import PLACEHOLDERS, json_visible, visible
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -49,15 +49,6 @@ _BLOCK[0x0D] = " "
 _INLINE_TABLE = str.maketrans(_INLINE)
 _BLOCK_TABLE = str.maketrans(_BLOCK)
 
-_TERMINAL = dict(_PLACEHOLDERS)
-del _TERMINAL[0x0A]  # line breaks and tabs are layout, not a threat
-del _TERMINAL[0x09]
-_TERMINAL_TABLE = str.maketrans(_TERMINAL)
-
-_JSON_ESCAPED = str.maketrans({cp: f"\\u{cp:04x}" for cp in _PLACEHOLDERS if cp >= 0x7F})
-"""Characters `json.dumps(ensure_ascii=False)` leaves raw that a terminal acts on (DEL, C1 such as
-CSI U+009B, bidi overrides such as U+202E, line separators): written as \\u escapes instead."""
-
 ELLIPSIS = "…"
 
 
@@ -75,14 +66,14 @@ def clean(s: str | None, *, multiline: bool = False) -> str:
 def escape_terminal(s: str) -> str:
     """Every character a terminal would act on (C0 but newline and tab, DEL, C1, bidi overrides,
     line separators) as its visible placeholder: the one step all CLI output goes through."""
-    return s.translate(_TERMINAL_TABLE)
+    return visible(s)
 
 
 def escape_json(text: str) -> str:
     """JSON text (from `json.dumps(..., ensure_ascii=False)`) with DEL, C1 and bidi controls as
     `\\uXXXX` escapes: still the same JSON value, but nothing a terminal acts on. C0 controls are
     escaped by `json.dumps` itself."""
-    return text.translate(_JSON_ESCAPED)
+    return json_visible(text)
 
 
 def truncate(s: str, width: int) -> str:

@@ -17,9 +17,9 @@ Both read back with `core.stale_import.import_file`.
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
+from qa_inspect.core.visible import json_line
 from qa_inspect.core.store import sqlite_connection
 
 from .current import current_flags
@@ -63,7 +63,7 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
 def _write_jsonl(out: TextIO, records: list[dict[str, Any]]) -> int:
     """One JSON object per line, non-ASCII kept as is; returns the number of lines."""
     for rec in records:
-        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        out.write(json_line(rec))  # C1 and bidi controls escaped: the same value, safe to view
     return len(records)
 
 

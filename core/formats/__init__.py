@@ -44,6 +44,7 @@ from typing import Any, Literal, NamedTuple
 from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.model import Dataset, Run
 
+from ._repeats import Repeat, find_repeats, repeat_warning
 from ._stream import STREAM_MIN_BYTES, DatasetStream, NotStreamable, open_stream
 from .prompts import normalise_text
 from .tables import Table
@@ -273,4 +274,7 @@ __all__ = [
     "side_owners",
     "side_reason",
     "stream_dataset",
+    "Repeat",
+    "find_repeats",
+    "repeat_warning",
 ]

@@ -12,6 +12,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.keys import question_key, split_from_id, split_from_name
 from qa_inspect.core.model import Dataset, Family, Gold, Item, Prediction, Run
 
+from ._repeats import repeat_warning
 from .textio import Document, number_text, shown, type_name
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "answer_text",
     "build_dataset",
     "build_run",
+    "add_repeat_warning",
     "clean_id",
     "dataset_name",
     "describe",
@@ -234,6 +236,16 @@ class Keys:
         return key
 
 
+def add_repeat_warning(doc: Document, meta: dict[str, Any], *, skip_root: bool = False) -> None:
+    """Every repeated JSON key of the file as one line of `meta["warnings"]` (`_repeats`): the
+    last value is kept, as JSON parsers do, but never without a word; and a table's notes (a
+    byte-order mark removed from a CSV line)."""
+    said = repeat_warning(doc, skip_root=skip_root)
+    notes = ([] if said is None else [said]) + doc.notes + (doc.table.notes if doc.table is not None else [])
+    if notes:
+        meta.setdefault("warnings", []).extend(notes)
+
+
 def dataset_name(doc: Document, hints: Mapping[str, Any]) -> str:
     return str(hints.get("name") or doc.path.stem)
 
@@ -266,6 +278,7 @@ def build_dataset(
     counts the questions keyed `#2`, `#3`, ... (when there are any)."""
     if keys.repeats:
         meta["repeated_questions"] = keys.repeats
+    add_repeat_warning(doc, meta)
     return Dataset(
         name=dataset_name(doc, hints),
         path=str(doc.path),
@@ -287,9 +300,13 @@ def build_run(
     *,
     display: Callable[[Path], str | None] | None = None,
     extra_paths: list[str] | None = None,
+    root_repeats_said: bool = False,
 ) -> Run:
     """A reader's Run, named by the `name` hint, else by `display(path)` (the framework's own
-    layout, when the reader has one), else by the file stem."""
+    layout, when the reader has one), else by the file stem. `root_repeats_said`: the reader
+    reports the keys its top-level object repeats itself (a prediction map counts ids)."""
+    meta = {} if meta is None else meta
+    add_repeat_warning(doc, meta, skip_root=root_repeats_said)
     return Run(
         name=str(hints.get("name") or (display(doc.path) if display is not None else None) or doc.path.stem),
         path=str(doc.path),
@@ -297,6 +314,6 @@ def build_run(
         predictions=predictions,
         model=model,
         encoding=doc.encoding,
-        meta={} if meta is None else meta,
+        meta=meta,
         extra_paths=[] if extra_paths is None else extra_paths,
     )

@@ -1,7 +1,8 @@
 """Prediction maps `{id: text}`: HF `eval_predictions.json` / `predict_predictions.json` /
 `test_predictions.json`, CMRC 2018 submissions.
 
-- Numbers become text as written (`1.50` → "1.50").
+- Numbers become text as written (`1.50` → "1.50"); a `[text, null]` pair (or `[text, score]`)
+  is its text; `[null, null]` is an error naming the key.
 - An id given twice (a repeated key, or keys equal once stripped) keeps its last value, as JSON
   parsers do, and the run's warnings say how many were dropped: never silently.
 - A `{prefix}nbest_predictions.json` beside `{prefix}predictions.json` is read with it: its
@@ -127,8 +128,14 @@ def sniff(doc: Document) -> bool:
     value = doc.value
     if not isinstance(value, dict) or not value:
         return False
-    strings = sum(isinstance(v, str) for v in value.values())
+    strings = sum(isinstance(v, str) or _is_pair(v) for v in value.values())
     return strings >= 1 and strings * 2 >= len(value)
+
+
+def _is_pair(value: Any) -> bool:
+    """`[text, null]`, `[text, score]` or `[null, null]`: a submission's answer pair."""
+    return (isinstance(value, list) and len(value) == 2 and (value[0] is None or isinstance(value[0], str))
+            and not isinstance(value[1], (str, list, dict)))
 
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
@@ -140,21 +147,23 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     collided: list[str] = []
     for number, (raw_key, value) in enumerate(doc.value.items(), start=1):
         ref = raw_key.strip()
-        text = value if type(value) is str else number_text(value)  # the common case without a call
+        text = value if type(value) is str else _value_text(value)  # the common case without a call
         if text is None:
-            raise FormatError(str(doc.path), f"value is {type_name(value)}, expected the predicted text", _key(raw_key))
+            what = "[null, null] (no text in the pair)" if _is_pair(value) else type_name(value)
+            raise FormatError(str(doc.path), f"value is {what}, expected the predicted text", _key(raw_key))
         if not ref:
             raise FormatError(str(doc.path), "empty id (a blank key)", _key(raw_key))
         if ref in by_ref:
             collided.append(ref)
         by_ref[ref] = Prediction(ref, "id", text, None, [], {}, number)  # positional: a million of these
-    run = build_run(doc, hints, FORMAT, list(by_ref.values()), hints.get("model"))
+    run = build_run(doc, hints, FORMAT, list(by_ref.values()), hints.get("model"), root_repeats_said=True)
     repeats = [k.strip() for k in duplicate_keys(doc.value)] + collided
     if repeats:
         many = "s" if len(repeats) > 1 else ""
-        run.meta["warnings"] = [
-            f"{len(repeats):,} duplicate id{many}; the last of each was kept (e.g. {shown(repeats[0])})"
-        ]
+        kept = by_ref[repeats[0]].text
+        run.meta.setdefault("warnings", []).insert(0, (
+            f"{len(repeats):,} duplicate id{many}; the last of each was kept (e.g. {shown(repeats[0])}: {shown(kept, 40)})"
+        ))
     nbest = nbest_path(doc.path)
     if nbest is not None and nbest.is_file():
         _attach_nbest(run, nbest)
@@ -162,6 +171,14 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     if odds is not None and odds.is_file():
         _attach_null_odds(run, odds)
     return run
+
+
+def _value_text(value: Any) -> str | None:
+    """A prediction as text: a number as written, or the text of a `[text, null]` pair (some
+    submission writers store `[answer, null]` or `[answer, score]`: the text is the answer)."""
+    if _is_pair(value) and value[0] is not None:
+        return str(value[0])
+    return number_text(value)
 
 
 def _key(raw_key: str) -> str:

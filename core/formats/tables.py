@@ -29,12 +29,15 @@ __all__ = [
     "ARROW_STREAM_MAGIC",
     "CSV_SUFFIXES",
     "PARQUET_MAGIC",
+    "SUBMISSION_IDS",
+    "SUBMISSION_TEXTS",
     "Table",
     "TableKind",
     "cell_value",
     "csv_problem",
     "csv_table",
     "open_binary",
+    "submission_columns",
     "table_kind",
 ]
 
@@ -74,6 +77,9 @@ class Table:
     columns: list[str]
     problem: str | None = None
     """Why a CSV could not be read as a table (it then has no columns and no rows)."""
+    notes: list[str] = field(default_factory=list)
+    """What reading changed that a user should know (a BOM stripped from a line), one line each:
+    the reader's run or dataset carries them as warnings."""
     _load: Callable[[], Rows] | None = field(default=None, repr=False)
     _rows: Rows | None = field(default=None, repr=False)
 
@@ -166,18 +172,45 @@ def csv_table(path: Path, text: str) -> Table:
     if len(text) > csv.field_size_limit():
         csv.field_size_limit(len(text))  # a cell may be as long as the file (an LLM's long answer)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    boms: list[int] = []
     try:
         header = next(reader, [])
-        columns = [name.strip() for name in header]
+        columns = submission_columns([name.strip() for name in header])
         rows: Rows = []
         start = reader.line_num + 1
         for cells in reader:
+            if cells and cells[0].startswith("\ufeff"):  # files joined with `cat`: the BOM would join the id
+                cells[0] = cells[0].lstrip("\ufeff")
+                boms.append(start)
             if any(cell.strip() for cell in cells):
                 rows.append((start, {c: cells[i] if i < len(cells) else None for i, c in enumerate(columns) if c}))
             start = reader.line_num + 1
     except csv.Error as exc:
         return Table(path, "csv", [], problem=f"not readable as CSV at line {reader.line_num}: {exc}")
-    return Table(path, "csv", [c for c in columns if c], _rows=rows)
+    table = Table(path, "csv", [c for c in columns if c], _rows=rows)
+    if boms:
+        more = f" (and {len(boms) - 1:,} more line{'s' if len(boms) > 2 else ''})" if len(boms) > 1 else ""
+        table.notes.append(f"line {boms[0]}{more}: a byte-order mark (U+FEFF) at the start of the line was removed")
+    return table
+
+
+SUBMISSION_IDS = frozenset({"id", "qid", "question_id", "questionid", "query_id", "uuid", "example_id"})
+SUBMISSION_TEXTS = frozenset({"predicted", "prediction", "predictions", "answer", "answers", "text", "pred",
+                              "prediction_text", "predicted_answer", "answer_text"})
+"""The two-column submission CSVs people hand in (Kaggle / CS224n `Id,Predicted` and its
+variants `id,prediction`, `qid,answer`, `question_id,text`, ...), names compared case-blind."""
+
+
+def submission_columns(columns: list[str]) -> list[str]:
+    """A two-column submission header as the prediction-table columns it means (`id`,
+    `prediction`); any other header as it is. Renaming is all it takes: such a file scores
+    exactly as the same file with the header written `id,prediction`."""
+    if len(columns) != 2:
+        return columns
+    first, second = (c.lower() for c in columns)
+    if first in SUBMISSION_IDS and second in SUBMISSION_TEXTS:
+        return ["id", "prediction"]
+    return columns
 
 
 def csv_problem(path: Path, problem: str) -> Table:

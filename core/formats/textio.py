@@ -31,6 +31,7 @@ import hashlib
 import io
 import json
 import math
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,10 +96,15 @@ class JSONObject(dict):  # type: ignore[type-arg]
     duplicates: list[str]
 
 
+_REPEATS = threading.local()
+"""Whether the parse running on this thread met a repeated key (`Document.repeats`)."""
+
+
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
+    _REPEATS.seen = True
     seen: set[str] = set()
     repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
     out = JSONObject(obj)
@@ -191,6 +197,8 @@ class Archive:
     data: bytes
     names: list[str]
     _parsed: dict[str, Any] = field(default_factory=dict)
+    repeats: bool = False
+    """Whether a member parsed so far repeats a key in some object (`_repeats` looks only then)."""
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
@@ -207,7 +215,9 @@ class Archive:
                 raise FormatError(str(self.path), f"cannot unpack member ({exc})", name) from None
             try:
                 text = raw.decode("utf-8").removeprefix("\ufeff")
+                _REPEATS.seen = False
                 self._parsed[name] = loads(text)
+                self.repeats = self.repeats or _REPEATS.seen
             except UnicodeDecodeError:
                 raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
             except json.JSONDecodeError as exc:
@@ -233,6 +243,10 @@ class Document:
     """Set (and `value`/`lines` None) when the file is a zip archive."""
     table: Table | None = None
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
+    notes: list[str] = field(default_factory=list)
+    """What parsing changed that a user should know (a BOM removed from a JSONL line): warnings."""
+    repeats: bool = True
+    """False when `parse` saw no object repeat a key, so nothing needs looking for (`_repeats`)."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -369,14 +383,21 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
 
 def parse(path: Path, text: str, encoding: str) -> Document:
     """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule)."""
+    _REPEATS.seen = False
+    doc = _parse(path, text, encoding)
+    doc.repeats = _REPEATS.seen
+    return doc
+
+
+def _parse(path: Path, text: str, encoding: str) -> Document:
     try:
         value = loads(text)
     except json.JSONDecodeError as exc:
         first = next((ln for ln in text.split("\n") if ln.strip()), "").removeprefix("\ufeff")
         if exc.msg == "Extra data" and _is_value(first):
-            return Document(path, encoding, lines=_parse_jsonl(path, text))
+            return _jsonl_document(path, encoding, text)
         if path.suffix.lower() in JSONL_SUFFIXES:
-            return Document(path, encoding, lines=_parse_jsonl(path, text))
+            return _jsonl_document(path, encoding, text)
         raise FormatError(
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
@@ -384,6 +405,16 @@ def parse(path: Path, text: str, encoding: str) -> Document:
         line = 1 + next(i for i, ln in enumerate(text.split("\n")) if ln.strip())
         return Document(path, encoding, lines=[(line, value)])
     return Document(path, encoding, value=value)
+
+
+def _jsonl_document(path: Path, encoding: str, text: str) -> Document:
+    """A JSONL document; a BOM found at the start of a line (files joined with `cat`) is noted."""
+    doc = Document(path, encoding, lines=_parse_jsonl(path, text))
+    boms = [n for n, line in enumerate(text.split("\n"), start=1) if line.startswith("\ufeff")] if "\ufeff" in text else []
+    if boms:
+        more = f" (and {len(boms) - 1:,} more)" if len(boms) > 1 else ""
+        doc.notes.append(f"line {boms[0]}{more}: a byte-order mark (U+FEFF) at the start of the line was removed")
+    return doc
 
 
 def _is_value(line: str) -> bool:

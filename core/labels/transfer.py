@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from qa_inspect.core.visible import json_line
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.flags import Target, insert_entry, normalise_ts
 from qa_inspect.core.store import BusyCallback, bind_journal, sqlite_connection, write_transaction
@@ -50,7 +51,7 @@ def export_labels(conn: Any, out: TextIO, run: str | None = None) -> int:
     """Write the label journal as JSONL to `out`; returns the number of lines."""
     records = label_records(conn, run)
     for rec in records:
-        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        out.write(json_line(rec))  # C1 and bidi controls escaped: the same value, safe to view
     return len(records)
 
 

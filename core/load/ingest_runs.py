@@ -135,7 +135,8 @@ def write_run(
     *,
     resume_key: str = "",
 ) -> RunWrite:
-    """Replace this file's run rows; predictions naming unknown items are counted, the rest stored.
+    """Replace this file's run rows (a later part of a run declared against several dataset files,
+    `meta["part"]` > 0, replaces only its own); predictions naming unknown items are counted, the rest stored.
     With `steps` of a size the run is staged and committed in steps (see the module docstring)."""
     cache = cache or RunCache()
     result = RunWrite()
@@ -158,14 +159,15 @@ def write_run(
         meta["duplicate_refs"] = result.duplicates[:20]
     values = (run.format, dataset_id, run.model, scorer, run.encoding, len(matched), len(result.unmatched),
               link_reason)
+    part = (" AND name = ?", (run.name,)) if run.meta.get("part") else ("", ())  # a later part keeps the first
     if steps is None or steps.size is None:
-        _delete_runs(conn, "path = ?", (rel_path,))
+        _delete_runs(conn, "path = ?" + part[0], (rel_path, *part[1]))
         run_id = _insert_run(conn, run.name, rel_path, values, meta)
         _insert_predictions(conn, run_id, matched, scores, set(), Steps(conn))
     else:
         run_id, done = _staged_run(conn, run.name, rel_path, values, {**meta, "loading": resume_key})
         _insert_predictions(conn, run_id, matched, scores, done, steps)
-        _delete_runs(conn, "path = ? AND id != ?", (rel_path, run_id))
+        _delete_runs(conn, "path = ? AND id != ?" + part[0], (rel_path, run_id, *part[1]))
         conn.execute("UPDATE runs SET name = ?, meta = ? WHERE id = ?", (run.name, json_text(meta), run_id))
     result.predictions = len(matched)
     return result

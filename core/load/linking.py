@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -33,7 +33,7 @@ from .matching import (
 
 __all__ = [
     "POSITION_AGREEMENT", "DatasetRows", "MemoryRows", "StoredRows", "dataset_indexes", "link_in_memory",
-    "link_stored_run",
+    "link_stored_run", "run_parts",
 ]
 
 SourceRow = tuple[str, str, "str | None", int]
@@ -279,3 +279,25 @@ def _position_agreement(run: Run, rows: list[tuple[str, str, str | None, int]], 
 def dataset_indexes(conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
     """Link candidates built from stored rows, so unchanged datasets are not re-read."""
     return {name: dataset_index_db(conn, ds_id) for ds_id, name in conn.execute("SELECT id, name FROM datasets").fetchall()}
+
+
+def run_parts(run: Run, targets: Sequence[str], indexes: Mapping[str, DatasetIndex]) -> list[tuple[Run, str | None]]:
+    """A run and the dataset it is declared to go with (None: guess); a run declared against
+    several dataset files (`[[run]] dataset = ["D1", "D2"]`, a dataset split into files) as one
+    run per file, named `run (D2)`, each holding the predictions that name an item of that file
+    (the first file that has the item takes it; predictions naming none stay with the first file,
+    where they count as unmatched). `meta["part"]` numbers the parts: the store replaces a file's
+    runs when it writes part 0 and adds the others beside it."""
+    if len(targets) < 2:
+        return [(run, targets[0] if targets else None)]
+    buckets: dict[str, list[Any]] = {name: [] for name in targets}
+    for prediction in run.predictions:
+        hit = next((n for n in targets if n in indexes and indexes[n].match(prediction) is not None), targets[0])
+        buckets[hit].append(prediction)
+    parts: list[tuple[Run, str | None]] = []
+    for number, name in enumerate(targets):
+        meta = {**run.meta, "part": number, "part_of": run.name}
+        if number:
+            meta.pop("warnings", None)  # what reading said is said once, with the first part
+        parts.append((replace(run, name=f"{run.name} ({name})", predictions=buckets[name], meta=meta), name))
+    return parts

@@ -44,13 +44,13 @@ from .ingest import (
 )
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
-from .linking import link_stored_run
+from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .relpaths import rel as _rel
 from .relpaths import relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
-from .stored import bind_datasets, report_stored, unique_name
+from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
@@ -371,6 +371,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )
+            lp.summary.warnings.extend(dataset_warnings(cand.rel, ds.meta))
 
 
 def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
@@ -430,9 +431,10 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     conn = lp.conn
     indexes = lp.cache.indexes(conn)
     total = len(parsed)
-    for i, (cand, run) in enumerate(taken(parsed)):
-        lp.progress(i, total, f"scoring {cand.rel}")
-        target = lp.manifest.dataset_for(cand.path) if lp.manifest else None
+    declared = lp.manifest.datasets_for if lp.manifest else (lambda _path: ())  # several: one run per file
+    parts = ((c, part, to) for c, r in taken(parsed) for part, to in run_parts(r, declared(c.path), indexes))
+    for i, (cand, run, target) in enumerate(parts):
+        lp.progress(min(i, total - 1), total, f"scoring {cand.rel}")
         link = link_stored_run(conn, run, indexes, target, cand.rel)
         link = replace(link, warnings=(*run.meta.pop("warnings", ()), *link.warnings))  # the reader's first
         if link.dataset is None:

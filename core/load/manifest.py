@@ -19,7 +19,9 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     path = "bert/eval_predictions.json"    # required
     name = "bert-base"                     # default: see run_display_name
     model = "bert-base-chinese"
-    dataset = "cmrc-dev"                   # link to this dataset instead of guessing
+    dataset = "cmrc-dev"                   # link to this dataset instead of guessing; a list
+                                           # (["dev-1", "dev-2"]) for a dataset split into files:
+                                           # one run per file, each with the predictions of its items
     format = "prediction-map"
     id_suffix = "-high-conf"               # stripped from prediction ids before linking (also id_prefix)
     date = "2024-05-01"                    # when the run was made (default: its file time); newer runs
@@ -79,6 +81,9 @@ class ManifestEntry:
     family: str | None = None
     model: str | None = None
     dataset: str | None = None
+    also: tuple[str, ...] = ()
+    """`[[run]] dataset = ["D1", "D2", …]`: the datasets after the first (`dataset`), for a dataset
+    split into several files."""
     format: str | None = None
     scorer: str | None = None
     """The dataset's scorer, chosen by the user (`[[dataset]] scorer =`)."""
@@ -144,6 +149,15 @@ class Manifest:
     def ignores(self, path: Path) -> bool:
         rel = self._rel(path)
         return any(fnmatch.fnmatch(rel, pattern) for pattern in self.ignore)
+
+    def datasets_for(self, run_path: Path) -> tuple[str, ...]:
+        """Every dataset a run is declared to go with: its `dataset = [...]` list, else the one of
+        `dataset_for` (none: empty)."""
+        entry = self.entry_for(run_path)
+        if entry is not None and entry.kind == "run" and entry.dataset is not None and entry.also:
+            return (entry.dataset, *entry.also)
+        one = self.dataset_for(run_path)
+        return () if one is None else (one,)
 
     def dataset_for(self, run_path: Path) -> str | None:
         """The dataset a run is declared to go with: its own `dataset =`, else the first `[[link]]`."""
@@ -295,14 +309,31 @@ def _text(path: Path, table: dict[str, Any], key: str, where: str, *, required: 
     return value.strip()
 
 
+def _names(path: Path, value: list[Any], where: str) -> list[str]:
+    """A `dataset = [...]` list: non-empty names, none twice, at least one."""
+    if not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise FormatError(str(path), "expected a dataset name or a non-empty list of them", where)
+    names = [v.strip() for v in value]
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise FormatError(str(path), f"dataset {twice!r} named twice", where)
+    return names
+
+
 def _entry(path: Path, root: Path, kind: Literal["dataset", "run"], index: int, table: dict[str, Any]) -> ManifestEntry:
     where = f"[[{kind}]] #{index}"
     if isinstance(table.get("date"), date):  # an unquoted TOML date
         table = {**table, "date": table["date"].isoformat()}
+    also: tuple[str, ...] = ()
+    if kind == "run" and isinstance(table.get("dataset"), list):
+        first, *rest = _names(path, table["dataset"], f"{where}, dataset")
+        table, also = {**table, "dataset": first}, tuple(rest)
     values: dict[str, Any] = {
         key: _text(path, table, key, where, required=key == "path")
         for key in _KEYS[kind] if key not in ("settings", "dynamic")
     }
+    if also:
+        values["also"] = also
     if kind == "run":
         values["settings"] = _declared(path, table, where)
     else:

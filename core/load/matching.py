@@ -22,7 +22,7 @@ from .manifest import MANIFEST_NAME
 
 __all__ = [
     "LOW_COVERAGE", "MIN_QUESTION_CHARS", "DatasetIndex", "LinkResult", "PositionMatch", "affix_hint", "find_affix",
-    "link_run",
+    "link_run", "split_warning",
     "match_by_position", "match_in_prompts",
 ]
 
@@ -137,8 +137,9 @@ def link_run(
         named = measure(prefer)
         reason = f"named in {preferred_by}; {_summary(named, total)}"
         method = f"{named.method}, manifest" if preferred_by == MANIFEST_NAME else named.method
-        return replace(named, reason=reason, method=method,
-                       warnings=_coverage_warnings(named, indexes[prefer], where, named_in_manifest=True))
+        split = split_warning(run, named, indexes, where)
+        return replace(named, reason=reason, method=method, warnings=split or _coverage_warnings(
+            named, indexes[prefer], where, named_by=preferred_by))
     results = sorted((measure(name) for name in indexes), key=lambda r: (-r.matched, -r.coverage, r.dataset))
     if not results or results[0].matched == 0:
         by_affix = _link_by_affix(run, indexes, where)
@@ -152,8 +153,34 @@ def link_run(
     warnings = [_tie_warning(best, rivals, where)] if rivals else []
     if any((r.matched, r.coverage) == (best.matched, best.coverage) for r in rivals):
         reason += f"; tie with {', '.join(repr(r.dataset) for r in rivals)}: first in sorted order chosen"
-    warnings += _coverage_warnings(best, indexes[best.dataset or ""], where)
+    warnings += split_warning(run, best, indexes, where) or _coverage_warnings(best, indexes[best.dataset or ""], where)
     return replace(best, reason=reason, warnings=tuple(warnings))
+
+
+def split_warning(run: Run, link: LinkResult, indexes: Mapping[str, DatasetIndex], where: str) -> tuple[str, ...]:
+    """The run leaves predictions unscored that other datasets' items would take (a dataset split
+    into several files): say how many, which files take them, and what would join them. Said
+    however many the run scores (the coverage warning fires only below `LOW_COVERAGE`); when
+    said, it replaces that warning, which would only ask whether this is the right dataset; it
+    gives the manifest lines that score the run against each file (`linking.run_parts`)."""
+    if not link.unmatched or link.dataset is None:
+        return ()
+    left = set(link.unmatched)
+    loose = [p for p in run.predictions if p.ref in left]
+    takers: list[tuple[int, str]] = []
+    for name, index in indexes.items():
+        if name == link.dataset:
+            continue
+        taken = sum(1 for p in loose if index.match(p) is not None)
+        if taken:
+            takers.append((taken, name))
+    if not takers:
+        return ()
+    takers.sort(key=lambda t: (-t[0], t[1]))
+    which = ", ".join(f"{n:,} of them are items of {name!r}" for n, name in takers)
+    names = ", ".join(f'"{name}"' for name in (link.dataset, *(name for _, name in takers)))
+    return (f"{len(link.unmatched):,} predictions match no item of {link.dataset!r}; {which} — split dataset? "
+            f'[[run]] path = "{where}", dataset = [{names}] in {MANIFEST_NAME} scores it against each',)
 
 
 def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:
@@ -166,14 +193,16 @@ def _tie_warning(best: LinkResult, rivals: list[LinkResult], where: str) -> str:
 
 
 def _coverage_warnings(
-    link: LinkResult, index: DatasetIndex, where: str, *, named_in_manifest: bool = False
+    link: LinkResult, index: DatasetIndex, where: str, *, named_by: str | None = None
 ) -> tuple[str, ...]:
-    """Few of the run's predictions name an item of its dataset: say how few, and a likely fix."""
+    """Few of the run's predictions name an item of its dataset: say how few, and a likely fix.
+    `named_by`: who chose the dataset (the manifest, the command line), said only when it is the
+    manifest (`score` has none)."""
     if link.total == 0 or link.run_coverage >= LOW_COVERAGE:
         return ()
-    if named_in_manifest and link.matched == 0:
-        text = (f"{MANIFEST_NAME} links it to {link.dataset!r}, but none of its {link.total} predictions "
-                "names an item of it (by id or question)")
+    if named_by is not None and link.matched == 0:
+        chosen = f"{MANIFEST_NAME} links it to {link.dataset!r}, but " if named_by == MANIFEST_NAME else ""
+        text = f"{chosen}none of its {link.total} predictions names an item of {link.dataset!r} (by id or question)"
     else:
         text = (f"only {link.matched} of its {link.total} predictions ({link.run_coverage:.1%}) name an item of "
                 f"{link.dataset!r}; the rest are not scored. Is this the dataset it answers?")

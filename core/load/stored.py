@@ -12,7 +12,7 @@ from qa_inspect.core.store import bind_journal, journal_bindings
 from .ingest import transaction
 from .summary import DatasetReport, LoadSummary, RunReport
 
-__all__ = ["bind_datasets", "report_stored", "unique_name"]
+__all__ = ["bind_datasets", "dataset_warnings", "report_stored", "unique_name"]
 
 
 def report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummary, status: str) -> None:
@@ -22,17 +22,18 @@ def report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummar
         kind = kind_row[0] if kind_row else None
         if kind == "dataset":
             row = conn.execute(
-                "SELECT name, format, item_count, gold_count, encoding, scorer FROM datasets WHERE path = ?", (rel,)
+                "SELECT name, format, item_count, gold_count, encoding, scorer, meta FROM datasets WHERE path = ?", (rel,)
             ).fetchone()
             if row:
                 summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
+                summary.warnings.extend(dataset_warnings(rel, json.loads(row[6]) if row[6] else {}))
         elif kind == "run":
-            row = conn.execute(
+            rows = conn.execute(
                 "SELECT r.name, r.format, d.name, r.prediction_count, r.unmatched_count, r.link_reason, r.encoding,"
-                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ?",
+                " r.meta FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id WHERE r.path = ? ORDER BY r.id",
                 (rel,),
-            ).fetchone()
-            if row:
+            ).fetchall()  # one run per file, or one per dataset file it was declared against
+            for row in rows:
                 link = (json.loads(row[7]) if row[7] else {}).get("link", {})
                 report = RunReport(row[0], rel, row[1], row[2], row[3], row[4], status, row[5] or "", row[6],
                                    link.get("coverage"), link.get("run_coverage"), link.get("method", ""),
@@ -43,6 +44,13 @@ def report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummar
             summary.skipped.append({"path": rel, "reason": f"side file of {kind_row[1]}, read with it"})
         elif kind == "skipped" and status == "unchanged":
             summary.skipped.append({"path": rel, "reason": kind_row[2] or "not QA data"})
+
+
+def dataset_warnings(rel: str, meta: dict[str, object]) -> list[dict[str, str]]:
+    """What a dataset's reader said (`meta["warnings"]`: repeated keys, ...), as load warnings;
+    kept in the dataset's stored meta so every later load says it again until the file changes."""
+    said = meta.get("warnings")
+    return [{"path": rel, "message": f"{rel}: {w}"} for w in said] if isinstance(said, list) else []
 
 
 def unique_name(conn: sqlite3.Connection, table: str, name: str, rel: str) -> str:

@@ -86,6 +86,7 @@ __all__ = [
     "labels_sql",
     "export_format",
     "export_items",
+    "csv_frame",
     "facet_table",
     "facet_tables",
     "get_slice",
@@ -113,6 +114,7 @@ __all__ = [
     "select",
     "selected",
     "slice_exists",
+    "unknown_values",
     "targets_for_filter",
     "write_frame",
     "load_preferences",
@@ -169,6 +171,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     )
     from .export import (
         export_format,
+        csv_frame,
         export_items,
         ExportError,
         FORMATS,
@@ -235,6 +238,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         SavedSlice,
         slice_exists,
         SliceError,
+        unknown_values,
     )
     from .sql import (
         answered_sql,

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
-from qa_inspect.core.visible import visible
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
+from qa_inspect.core.visible import FORMULA_PATTERN, VISIBLE, one_line, visible
 
 from .filters import Filter
 from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
@@ -37,6 +37,7 @@ __all__ = [
     "GOLD_SEPARATOR",
     "OPTIONAL",
     "ExportError",
+    "csv_frame",
     "export_format",
     "export_items",
     "item_table",
@@ -193,7 +194,7 @@ def markdown_cell(value: object) -> str:
     else:
         text = f"{round(value, FLOAT_PLACES)}" if isinstance(value, float) else str(value)
     text = text.replace("|", "\\|").replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
-    return visible(text)
+    return one_line(text)
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
@@ -209,9 +210,24 @@ def _markdown(frame: pl.DataFrame) -> str:
     return markdown_table(flat.columns, flat.iter_rows())
 
 
-def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None:
+def csv_frame(frame: pl.DataFrame, *, raw_cells: bool = False) -> pl.DataFrame:
+    """`frame` as it goes into a CSV file: lists joined, every text cell through `core.visible.csv_cell`
+    (control and bidi characters visible; a cell a spreadsheet would run as a formula, such as a
+    model's `=HYPERLINK(…)`, kept as text with a leading `'` unless `raw_cells`)."""
+    import polars as pl
+
+    flat = _flat(frame)
+    texts = [c for c, t in flat.schema.items() if t == pl.Utf8]
+    shown = {c: pl.col(c).str.replace_many(list(VISIBLE), list(VISIBLE.values())) for c in texts}  # `csv_cell`
+    if not raw_cells:
+        shown = {c: pl.when(e.str.contains(FORMULA_PATTERN)).then(pl.lit("'") + e).otherwise(e) for c, e in shown.items()}
+    return flat.with_columns(e.alias(c) for c, e in shown.items())
+
+
+def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None, *, raw_cells: bool = False) -> None:
     """Write `frame` to `path` in `fmt` (default: from the extension), replacing the file
-    atomically so a failed export never leaves half a file."""
+    atomically so a failed export never leaves half a file. CSV and Markdown cells show control
+    characters as the terminal does; CSV cells never start a formula unless `raw_cells`."""
     import polars as pl  # only an export needs polars: the app starts without it
 
     path = Path(path)
@@ -221,7 +237,7 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         if fmt == "csv":
-            _flat(frame).write_csv(tmp, float_precision=FLOAT_PLACES)  # as a Markdown cell: 4 places
+            csv_frame(frame, raw_cells=raw_cells).write_csv(tmp, float_precision=FLOAT_PLACES)  # as Markdown: 4 places
         elif fmt == "jsonl":
             frame.write_ndjson(tmp)
         elif fmt == "parquet":
@@ -238,12 +254,15 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None) -> None
             tmp.unlink()
 
 
-def export_items(conn: sqlite3.Connection, f: Filter, path: Path | str, *, fmt: str | None = None) -> int:
+def export_items(
+    conn: sqlite3.Connection, f: Filter, path: Path | str, *, fmt: str | None = None, raw_cells: bool = False
+) -> int:
     """Write the items of `f` to `path` (format from its extension unless `fmt` is given: csv,
-    jsonl, parquet, markdown); returns the number of rows. Raises `ExportError` (one line)."""
+    jsonl, parquet, markdown); returns the number of rows. Raises `ExportError` (one line).
+    `raw_cells`: CSV cells that start like a formula are written as they are (see `csv_frame`)."""
     path = Path(path)
     fmt = fmt or export_format(path)
     frame = item_table(conn, f)
-    write_frame(frame, path, fmt)
+    write_frame(frame, path, fmt, raw_cells=raw_cells)
     return frame.height
 

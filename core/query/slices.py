@@ -30,6 +30,7 @@ __all__ = [
     "load_slice",
     "save_slice",
     "slice_exists",
+    "unknown_values",
 ]
 
 MAX_NAME = 100
@@ -46,8 +47,9 @@ class SavedSlice:
     created_at: str
     author: str | None
     error: str | None = None
-    """Why the stored filter cannot be used (edited by hand, or from a future version); its
-    `filter` is then empty. Listing never fails on one bad slice; opening it says why."""
+    """Why the stored filter cannot be used (edited by hand, or from a future version: its
+    `filter` is then empty; or it names a dataset, run or split not loaded: it selects nothing).
+    Listing never fails on one bad slice; opening it says why."""
 
 
 def _check_name(name: str) -> str:
@@ -72,6 +74,9 @@ def save_slice(
     """Store `f` under `name` (stripped). A taken name raises `SliceError` unless `overwrite`
     (then the filter, time and author are replaced)."""
     name = _check_name(name)
+    problems = unknown_values(conn, f)
+    if problems:
+        raise SliceError(f"slice {name!r} not saved: {'; '.join(problems)}")
     author = author or default_author()
     data = json.dumps(f.to_dict(), ensure_ascii=False, sort_keys=True)
     if overwrite:
@@ -95,11 +100,55 @@ def save_slice(
     return SavedSlice(name=name, filter=f, created_at=row[0], author=author)
 
 
+def unknown_values(conn: sqlite3.Connection, f: Filter) -> list[str]:
+    """What `f` names that the database does not hold (a dataset, run or compare run not loaded, a
+    split no item of its dataset has), one phrase each with the known values: such a filter
+    selects nothing (`core.query.sql` never widens it to every item), and saving one is refused."""
+    problems: list[str] = []
+    datasets = [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")]
+    runs = [r[0] for r in conn.execute("SELECT name FROM runs ORDER BY name")]
+    for kind, value, known in (("dataset", f.dataset, datasets), ("run", f.run, runs), ("run", f.compare, runs)):
+        if value is not None and value not in known:
+            problems.append(_unknown(kind, [value], known))
+    if f.splits:
+        known_splits = _splits(conn, f)
+        missing = [s for s in f.splits if s not in known_splits]
+        if missing:
+            problems.append(_unknown("split", missing, known_splits))
+    return problems
+
+
+def _splits(conn: sqlite3.Connection, f: Filter) -> list[str]:
+    """The splits of the filter's dataset (its run's, else the named one's), else of every item."""
+    row = None
+    if f.run is not None:
+        row = conn.execute("SELECT dataset_id FROM runs WHERE name = ?", (f.run,)).fetchone()
+    if row is None and f.dataset is not None:
+        row = conn.execute("SELECT id FROM datasets WHERE name = ?", (f.dataset,)).fetchone()
+    if row is not None:
+        rows = conn.execute("SELECT DISTINCT split FROM items WHERE dataset_id = ? AND split IS NOT NULL"
+                            " ORDER BY split", (row[0],))
+    else:
+        rows = conn.execute("SELECT DISTINCT split FROM items WHERE split IS NOT NULL ORDER BY split")
+    return [r[0] for r in rows]
+
+
+def _unknown(kind: str, values: list[str], known: list[str]) -> str:
+    many = "s" if len(values) > 1 else ""
+    shown = ", ".join(repr(v) for v in known[:12]) + (", …" if len(known) > 12 else "") if known else "none"
+    return f"unknown {kind}{many} {', '.join(repr(v) for v in values)} (known: {shown})"
+
+
 def _parse(name: str, data: str) -> Filter:
+    from qa_inspect.core.formats import find_repeats, loads  # the readers' JSON, only when a slice is read
+
     try:
         raw = json.loads(data, parse_constant=_no_constant)
         if not isinstance(raw, dict):
             raise TypeError("not an object")
+        repeat = next(find_repeats("", loads(data)), None)  # the one rule for a repeated key
+        if repeat is not None:
+            raise ValueError(f"{repeat.describe()}: which one was meant?")
         return Filter.from_dict(raw)
     except (ValueError, TypeError) as exc:
         raise SliceError(f"slice {name!r}: stored filter cannot be read ({exc})") from None
@@ -112,9 +161,12 @@ def _no_constant(name: str) -> Any:
 def list_slices(conn: sqlite3.Connection) -> list[SavedSlice]:
     """Every saved slice, by name; one whose stored filter cannot be read is listed with `error`."""
     out = []
-    for n, data, ts, author in conn.execute("SELECT name, filter, created_at, author FROM slices ORDER BY name"):
+    for n, data, ts, author in conn.execute("SELECT name, filter, created_at, author FROM slices ORDER BY name").fetchall():
         try:
-            out.append(SavedSlice(name=n, filter=_parse(n, data), created_at=ts, author=author))
+            f = _parse(n, data)
+            problems = unknown_values(conn, f)
+            error = f"slice {n!r} selects nothing: {'; '.join(problems)}" if problems else None
+            out.append(SavedSlice(name=n, filter=f, created_at=ts, author=author, error=error))
         except SliceError as exc:
             out.append(SavedSlice(name=n, filter=Filter(), created_at=ts, author=author, error=str(exc)))
     return out
@@ -132,12 +184,20 @@ def get_slice(conn: sqlite3.Connection, name: str) -> SavedSlice:
     if row is None:
         names = [r[0] for r in conn.execute("SELECT name FROM slices ORDER BY name")]
         raise SliceError(unknown_name("slice", name.strip(), names, none="none saved"))
-    return SavedSlice(name=row[0], filter=_parse(row[0], row[1]), created_at=row[2], author=row[3])
+    f = _parse(row[0], row[1])
+    problems = unknown_values(conn, f)
+    error = f"slice {row[0]!r} selects nothing: {'; '.join(problems)}" if problems else None
+    return SavedSlice(name=row[0], filter=f, created_at=row[2], author=row[3], error=error)
 
 
 def load_slice(conn: sqlite3.Connection, name: str) -> Filter:
-    """The filter saved under `name`; `SliceError` (naming the saved ones) when there is none."""
-    return get_slice(conn, name).filter
+    """The filter saved under `name`; `SliceError` (naming the saved ones) when there is none, and
+    when it names a dataset, run or split the database does not hold (it would select nothing:
+    better one line saying why than an empty result, and never every item)."""
+    saved = get_slice(conn, name)
+    if saved.error is not None:
+        raise SliceError(saved.error)
+    return saved.filter
 
 
 def delete_slice(conn: sqlite3.Connection, name: str) -> bool:

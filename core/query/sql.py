@@ -275,6 +275,8 @@ def run_ids(conn: Any, f: Filter) -> tuple[int | None, int | None, int | None]:
         row = conn.execute("SELECT id, dataset_id FROM runs WHERE name = ?", (f.run,)).fetchone()
         if row:
             run, ds = row
+        else:
+            return -1, None, None  # a run not loaded selects nothing, never every item
     if ds is None and f.dataset:
         row = conn.execute("SELECT id FROM datasets WHERE name = ?", (f.dataset,)).fetchone()
         ds = row[0] if row else -1

@@ -61,6 +61,7 @@ __all__ = [
     "migrate",
     "open_db",
     "open_placed",
+    "open_read_only",
     "place_db",
     "require_dataset",
     "require_run",
@@ -113,6 +114,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         merge_shipped,
         Merged,
         open_placed,
+        open_read_only,
         OVERLAY_KEY,
         seed_overlay,
     )

@@ -26,7 +26,7 @@ from .paths import Placement
 from .schema import SCHEMA_VERSION, OpenDb, open_db
 from .transaction import BusyCallback, sqlite_connection, write_transaction
 
-__all__ = ["OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "seed_overlay"]
+__all__ = ["OVERLAY_KEY", "Merged", "merge_shipped", "open_placed", "open_read_only", "seed_overlay"]
 
 OVERLAY_KEY = "overlay:shipped"
 """Settings key of the overlay: JSON {path, stamp, slices} of the shipped database at the last merge."""
@@ -106,6 +106,25 @@ def _publish(tmp: Path, dest: Path) -> None:
     except OSError:  # a file system without hard links
         if not dest.exists():
             os.replace(tmp, dest)
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that reads `path` and writes nothing, not even a WAL or shared-memory file
+    beside it: what the read-only commands fall back on when the database cannot be opened for
+    writing (a full disk cannot take the WAL a normal open creates). A database of an older schema
+    version cannot be read so (the queries expect the current tables): a `StoreError` says so."""
+    conn = _open_shipped(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute("PRAGMA query_only = ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(f"{path}: cannot read the database ({exc})") from None
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"{path}: schema version {version}, not {SCHEMA_VERSION}: it cannot be read without"
+                         " being upgraded, which needs space to write")
+    return conn
 
 
 def _open_shipped(path: Path) -> sqlite3.Connection:

@@ -233,3 +233,40 @@ def test_score_a_partly_tagged_dataset(tmp_path: Path) -> None:
     summary = json.loads(res.stdout)
     assert summary["scorer"] == "squad-v1.1" and summary["overall"] == {"exact_match": 50.0, "f1": 50.0}
     assert set(summary["by_tag"]) == {"fast"}
+
+
+def _pair(tmp_path: Path, predictions: dict[str, str]) -> tuple[Path, Path]:
+    dataset = tmp_path / "dev.json"
+    dataset.write_text(json.dumps({"data": [{"title": "t", "paragraphs": [{"context": "The fox", "qas": [
+        {"id": "A1", "question": "What?", "answers": [{"text": "fox", "answer_start": 4}]}]}]}]}), encoding="utf-8")
+    run = tmp_path / "p.json"
+    run.write_text(json.dumps(predictions), encoding="utf-8")
+    return dataset, run
+
+
+def test_score_of_a_run_matching_nothing_is_one_error_line_not_zero(tmp_path: Path) -> None:
+    dataset, run = _pair(tmp_path, {"X1": "fox", "X2": "dog"})
+    res = invoke("score", str(dataset), str(run))
+    assert res.exit_code == 1
+    assert res.output.strip().splitlines() == [
+        f"qa-inspect: {run}: none of its 2 predictions names an item of {dataset} (by id or question; e.g. X1, X2):"
+        " nothing to score"]
+
+
+def test_score_never_speaks_of_a_manifest(tmp_path: Path) -> None:
+    dataset, run = _pair(tmp_path, {"A1": "fox", **{f"X{i}": "dog" for i in range(5)}})
+    res = invoke("score", str(dataset), str(run))
+    assert res.exit_code == 0 and "qa-inspect.toml" not in res.output
+    assert "only 1 of its 6 predictions (16.7%) name an item of 'dev'" in res.output
+
+
+def test_score_says_what_reading_said(tmp_path: Path) -> None:
+    """A repeated key is never silent, in `score` as in `load`: the warning names file, record and key."""
+    dataset, run = _pair(tmp_path, {})
+    run.write_text('{"A1": "dog", "A1": "fox"}', encoding="utf-8")
+    res = invoke("score", str(dataset), str(run), "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["overall"]["exact_match"] == 100.0
+    assert summary["warnings"] == [f"{run}: 1 duplicate id; the last of each was kept (e.g. 'A1': 'fox')"]
+    assert f"warning: {run}: 1 duplicate id" in invoke("score", str(dataset), str(run)).output

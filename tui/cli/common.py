@@ -287,16 +287,23 @@ def _bring_up_to_date(runs_dir: Path, db: Path | None) -> Path:
 
 
 @contextmanager
-def loaded_db(runs_dir: Path, db: Path | None) -> Iterator[sqlite3.Connection]:
+def loaded_db(runs_dir: Path, db: Path | None, *, read_only: bool = False) -> Iterator[sqlite3.Connection]:
     """Load what changed (see `_bring_up_to_date`), then a connection to the database; core user
-    errors become one line."""
-    from qa_inspect.core.store import open_db
+    errors become one line. `read_only`: a command that only reads (`stale list`, `stale export`)
+    works on a database it cannot open for writing (a full disk has no room for the WAL a normal
+    open creates) through a connection that writes nothing (`core.store.open_read_only`)."""
+    from qa_inspect.core.store import open_db, open_read_only
 
     path = _bring_up_to_date(runs_dir, db)
     try:
         conn = open_db(path).conn
     except QAInspectError as exc:
-        raise fail(str(exc)) from None
+        if not read_only or not path.is_file():
+            raise fail(str(exc)) from None
+        try:
+            conn = open_read_only(path)
+        except QAInspectError as second:
+            raise fail(str(second)) from None
     try:
         yield conn
     except QAInspectError as exc:

@@ -38,6 +38,8 @@ def export_cmd(
     filters: FilterArgs = FilterArgs(),
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    raw_cells: Annotated[bool, typer.Option(
+        "--raw-cells", help="CSV: write cells that start like a formula (= + - @) as they are, without the leading '.")] = False,
 ) -> None:
     """Write an item list (a saved slice and/or filter options) with its golds and scores to a file;
     the format follows the extension. Options given with --slice replace the slice's own."""
@@ -48,7 +50,7 @@ def export_cmd(
     with loaded_db(runs_dir, db) as conn:
         base = load_slice(conn, slice_name) if slice_name else Filter()
         f = build_filter(conn, base, filters)
-        rows = export_items(conn, f, output, fmt=fmt)
+        rows = export_items(conn, f, output, fmt=fmt, raw_cells=raw_cells)
     if as_json:
         print_json({"path": str(output), "format": fmt, "rows": rows, "filter": f.to_dict()})
     else:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 from qa_inspect.core.errors import unknown_name
-from qa_inspect.core.query import load_slice, markdown_table
+from qa_inspect.core.query import csv_frame, load_slice, markdown_table
 from qa_inspect.core.report import SLICES, report, slice_report
 from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, plural, share
 from rich.table import Table
@@ -58,7 +58,7 @@ def report_cmd(
     if as_json:
         print_json(frame.to_dicts())
     elif csv:
-        write_text(frame.write_csv())
+        write_text(csv_frame(frame).write_csv())  # model text never runs as a spreadsheet formula
     elif markdown:
         write_text(report_markdown(frame))
     else:

@@ -71,7 +71,7 @@ def score_cmd(
     link = summary.get("link") or {}
     out.print(Text(f"matched by {link.get('method') or MISSING}: {percent(link.get('run_coverage', 0))} of the run, "
                    f"{percent(link.get('coverage', 0))} of the dataset", style="dim"))
-    for warning in link.get("warnings", []):
+    for warning in [*summary.get("warnings", []), *link.get("warnings", [])]:
         out.print(Text("warning: ", style="bold yellow") + Text(warning))
     if summary["unmatched"]:
         out.print(
@@ -92,9 +92,15 @@ def _summary(dataset: Path, predictions: Path, scorer: str | None, items: Path |
         summary = scored.summary()
     except ValueError as exc:  # e.g. answered ids without a no-answer probability
         raise fail(f"{null_odds or predictions}: {exc}") from None
+    link = summary.get("link") or {}
+    if run.predictions and not link.get("run_coverage"):  # scoring nothing is not a score of 0.000
+        sample = ", ".join(summary.get("unmatched_sample", [])[:3])
+        raise fail(f"{predictions}: none of its {len(run.predictions):,} predictions names an item of {dataset}"
+                   f" (by id or question; e.g. {sample}): nothing to score")
     if items is not None:
         _write_items(scored, items)
-    return summary
+    said = [f"{path}: {w}" for path, src in ((dataset, ds), (predictions, run)) for w in src.meta.get("warnings", ())]
+    return {**summary, "warnings": said}  # what reading said (repeated keys, BOMs), as `load` says it
 
 
 def _read_probabilities(path: Path) -> dict[str, float]:

@@ -222,7 +222,7 @@ def list_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Current stale flags (open, resolved: gold text gone from the data, orphaned: dataset not loaded)."""
-    with loaded_db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db, read_only=True) as conn:  # works on a full disk too
         _check_dataset(conn, dataset, journal_ok=True)
         if show_all:
             entries = F.journal(conn, dataset=dataset)
@@ -313,7 +313,7 @@ def export_cmd(
         raise fail("give the file to write with -o FILE")
     if fmt == "dataset" and str(output) == "-":
         raise fail("--format dataset writes a file; give -o FILE")
-    with loaded_db(runs_dir, db) as conn:
+    with loaded_db(runs_dir, db, read_only=True) as conn:
         _check_dataset(conn, dataset, journal_ok=fmt != "dataset")
         if fmt == "dataset":
             _export_dataset(conn, runs_dir, dataset, output, as_json)

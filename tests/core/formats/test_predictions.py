@@ -80,14 +80,14 @@ def test_map_list_value_names_the_key(tmp_path: Path) -> None:
 def test_map_duplicate_after_strip_keeps_the_last_and_says_so(tmp_path: Path) -> None:
     run = run_of(write(tmp_path, "predictions.json", '{"DEV_0": "a", " DEV_0": "b"}'))
     assert [(p.ref, p.text) for p in run.predictions] == [("DEV_0", "b")]
-    assert run.meta["warnings"] == ["1 duplicate id; the last of each was kept (e.g. 'DEV_0')"]
+    assert run.meta["warnings"] == ["1 duplicate id; the last of each was kept (e.g. 'DEV_0': 'b')"]
 
 
 def test_map_repeated_keys_are_counted_not_silently_kept(tmp_path: Path) -> None:
     text = '{"A": "1", "B": "2", "A": "3", "C": "4", "B": "5", "A": "6"}'
     run = run_of(write(tmp_path, "predictions.json", text))
     assert [(p.ref, p.text) for p in run.predictions] == [("A", "6"), ("B", "5"), ("C", "4")]
-    assert run.meta["warnings"] == ["3 duplicate ids; the last of each was kept (e.g. 'A')"]
+    assert run.meta["warnings"] == ["3 duplicate ids; the last of each was kept (e.g. 'A': '6')"]
 
 
 def test_map_without_repeats_has_no_warnings(tmp_path: Path) -> None:

@@ -275,7 +275,8 @@ def test_link_by_id_picks_best_coverage() -> None:
     indexes = {"dev": DatasetIndex.from_dataset(DEV), "trial": DatasetIndex.from_dataset(TRIAL)}
     link = link_run(make_run("DEV_0", "DEV_1", "TRIAL_0", "X"), indexes)
     assert link == LinkResult("dev", 2, ["TRIAL_0", "X"], 0.5, link.reason, "id", link.warnings)
-    assert link.run_coverage == 0.5 and link.warnings == ()  # half the run: not "low" (< 50%)
+    assert link.run_coverage == 0.5  # half the run: not "low" (< 50%), but TRIAL_0 is an item of 'trial':
+    assert link.warnings[0].startswith("2 predictions match no item of 'dev'; 1 of them are items of 'trial'")
     assert link.reason == "best match by id; 2/4 predictions matched, covering 50.0% of 'dev'"
 
 
