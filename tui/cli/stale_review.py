@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .common import DbOpt, JsonOpt, RunsDir, fail, line, loaded_db, out, print_json, say, short
-from .filter_options import SearchOpt, SplitOpt, TagOpt, TypeOpt, build_filter
+from .filter_options import FilterArgs, SearchOpt, SplitOpt, TagOpt, TypeOpt, build_filter
 
 __all__ = ["manifest_dates", "manifest_dynamic", "queue_cmd", "verify_cmd"]
 
@@ -100,8 +100,8 @@ def queue_cmd(
     if signal is not None and signal not in SIGNALS:
         raise fail("--signal: " + unknown_name("signal", signal, SIGNALS))
     with loaded_db(runs_dir, db) as conn:
-        scope = build_filter(conn, Filter(), dataset=dataset, tag=tag, answer_type=answer_type, split=split,
-                             search=search)
+        scope = build_filter(conn, Filter(), FilterArgs(dataset=dataset, tag=tag, answer_type=answer_type, split=split,
+                                                       search=search))
         try:
             queue = review_queue(conn, dataset=scope.dataset, tag=scope.tags, answer_type=scope.answer_types,
                                  split=scope.splits, search=scope.search, signal=signal, author=author,
