@@ -70,4 +70,4 @@ def test_the_browser_filter_options_scope_the_queue(tmp_path: Path) -> None:
     assert [e["gold"] for e in q["queue"]] == ["吴思远", "曹雪芹"]
     assert q["header"].endswith("filter: tag fast-changing, never-changing; answer type person")
     assert [e["gold"] for e in json.loads(_cli(folder, "--json", "--search", "马拉松").stdout)["queue"]] == ["吴思远"]
-    assert "--dataset nope: no such dataset" in _cli(folder, "--dataset", "nope", code=1).output
+    assert "--dataset: unknown dataset 'nope'" in _cli(folder, "--dataset", "nope", code=1).output
