@@ -56,6 +56,7 @@ __all__ = [
     "accept_answer",
     "add_alias",
     "alias_list",
+    "alias_records",
     "append",
     "author_for",
     "bulk_mark",
@@ -66,6 +67,7 @@ __all__ = [
     "default_author",
     "describe_group",
     "dump_json",
+    "export_aliases",
     "export_dataset",
     "export_journal",
     "export_patch",
@@ -158,6 +160,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ImportResult,
     )
     from .patch import (
+        alias_records,
+        export_aliases,
         export_journal,
         export_patch,
         JOURNAL_KIND,

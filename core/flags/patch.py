@@ -25,11 +25,14 @@ from typing import Any, TextIO
 
 from qa_inspect.core.store import sqlite_connection
 
-from .aliases import ALIAS_KIND, alias_list
+from .aliases import ALIAS_ACTIONS, ALIAS_KIND, alias_list
 from .current import current_flags
 from .journal import journal
 
-__all__ = ["JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records"]
+__all__ = [
+    "JOURNAL_KIND", "PATCH_KIND", "alias_records", "export_aliases", "export_journal", "export_patch", "journal_records",
+    "patch_records",
+]
 
 
 PATCH_KIND = "stale-flag"
@@ -104,3 +107,15 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
 def export_journal(conn: Any, out: TextIO, dataset: str | None = None) -> int:
     """Write every journal entry (oldest first) as JSONL; returns the number of lines."""
     return _write_jsonl(out, journal_records(conn, dataset))
+
+
+def alias_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any]]:
+    """The alias part of the journal (`alias`, `unalias` and the undos that cancel them), as
+    `journal_records` writes it: what `alias export` shares and `import_file` reads back."""
+    return [r for r in journal_records(conn, dataset)
+            if r["action"] in ALIAS_ACTIONS or r["meta"].get("undoes") in ALIAS_ACTIONS]
+
+
+def export_aliases(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+    """Write the alias entries of the journal (oldest first) as JSONL; returns the number of lines."""
+    return _write_jsonl(out, alias_records(conn, dataset))
