@@ -100,12 +100,13 @@ def alias_list(conn: Any, dataset: str | None = None, *, item_key: str | None = 
 
 
 def current_aliases(conn: Any, dataset: str | None = None) -> dict[str, tuple[str, ...]]:
-    """Item key → the texts accepted as aliases of that item now, in the order accepted.
+    """Item key → the texts accepted as aliases of that item now, in the order accepted; only items
+    that are loaded (an orphaned alias feeds nothing).
 
     What scorers and the equivalence relation take as extra golds. With `dataset` None, the items
     of every dataset (keys of different datasets are merged: pass a dataset where they may clash)."""
     out: dict[str, list[str]] = {}
-    for a in alias_list(conn, dataset):
+    for a in (a for a in alias_list(conn, dataset) if a.status == "open"):
         texts = out.setdefault(a.item_key, [])
         if a.text not in texts:
             texts.append(a.text)

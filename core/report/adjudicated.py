@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from qa_inspect.core.flags import current_aliases
@@ -27,7 +28,13 @@ from qa_inspect.core.store import require_dataset, require_run
 
 from .run_stats import _RUN_COLUMNS, _RUN_SQL, DatasetItems, _numbers, dataset_items
 
-__all__ = ["ADJUDICATED", "AdjudicatedRun", "adjudicated_items", "adjudicated_scores", "adjudicated_summary"]
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "ADJUDICATED", "AdjudicatedRun", "adjudicate_frame", "adjudicate_item_frame", "adjudicated_items",
+    "adjudicated_scores", "adjudicated_summary",
+]
 
 ADJUDICATED = "adjudicated"
 """The label every number that counts aliases carries; the others are "official"."""
@@ -167,3 +174,68 @@ def adjudicated_summary(conn: sqlite3.Connection, runs: list[str] | None = None)
             out += [AdjudicatedRun(dataset, run, data.scorer, m, _headline(m, official), _headline(m, after), _OVER[m],
                                    aliased, moved) for m in metrics]
     return out
+
+
+def _run_rescored(conn: sqlite3.Connection, run: str) -> tuple[str | None, dict[int, tuple[float, float, float, float]]]:
+    """(the run's dataset, item id → adjudicated (em, f1, refused, f1_recall)) of its rescored items."""
+    ref = require_run(conn, run)
+    if ref.dataset_id is None:
+        return None, {}
+    aliases = current_aliases(conn, ref.dataset)
+    if not aliases:
+        return ref.dataset, {}
+    return ref.dataset, _rescored(conn, ref.id, ref.dataset_id, _scorer(conn, ref.dataset_id, ref.scorer), aliases)
+
+
+def _put(frame: pl.DataFrame, mask: pl.Expr, values: pl.Expr, column: str) -> pl.Expr:
+    import polars as pl
+
+    return pl.when(mask).then(values).otherwise(pl.col(column)).cast(frame.schema[column]).alias(column)
+
+
+def adjudicate_frame(conn: sqlite3.Connection, frame: pl.DataFrame, runs: Mapping[str, str]) -> pl.DataFrame:
+    """A frame with one row per item (`item_id`) and each run's scores in columns `em_<side>`,
+    `f1_<side>`, `refused_<side>`, `f1_recall_<side>` (diff's common frame; `runs`: side → run name),
+    with the rescored items' adjudicated values put in."""
+    import polars as pl
+
+    for side, run in runs.items():
+        _, rescored = _run_rescored(conn, run)
+        if not rescored:
+            continue
+        ids = pl.col("item_id")
+        mask = ids.is_in(list(rescored))
+        cols = []
+        for k, col in enumerate(("em", "f1", "refused", "f1_recall")):
+            mapping = {i: v[k] for i, v in rescored.items()}
+            values = ids.replace_strict(mapping, default=None, return_dtype=pl.Float64)
+            name = f"{col}_{side}"
+            if name in frame.columns:  # a column the scorer fills (the other family's stay empty)
+                cols.append(_put(frame, mask & pl.col(name).is_not_null(), values, name))
+        frame = frame.with_columns(cols)
+    return frame
+
+
+def adjudicate_item_frame(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.DataFrame:
+    """`core.report.item_frame` (one row per run × item) with every run's rescored items adjudicated."""
+    import polars as pl
+
+    runs = [r for r in frame.get_column("run").unique().to_list() if r is not None]
+    for run in runs:
+        dataset, rescored = _run_rescored(conn, run) if run in _linked_runs(conn) else (None, {})
+        if not rescored:
+            continue
+        keys = dict(conn.execute("SELECT id, key FROM items WHERE id IN (%s)" % ", ".join("?" * len(rescored)),
+                                 list(rescored)))
+        mask = (pl.col("run") == run) & (pl.col("dataset") == dataset) & pl.col("predicted")
+        cols = []
+        for k, col in enumerate(("em", "f1", "refused", "f1_recall")):
+            mapping = {keys[i]: v[k] for i, v in rescored.items()}
+            values = pl.col("item_key").replace_strict(mapping, default=None, return_dtype=pl.Float64)
+            cols.append(_put(frame, mask & pl.col("item_key").is_in(list(mapping)) & pl.col(col).is_not_null(), values, col))
+        frame = frame.with_columns(cols)
+    return frame
+
+
+def _linked_runs(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id IS NOT NULL")}
