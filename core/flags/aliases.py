@@ -22,7 +22,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from qa_inspect.core.errors import UnknownNameError
-from qa_inspect.core.store import BusyCallback, author_for, require_run, sqlite_connection, write_transaction
+from qa_inspect.core.store import (
+    BusyCallback,
+    author_for,
+    require_run,
+    sqlite_connection,
+    write_transaction,
+)
 
 from .journal import Entry, FlagError, Target, _iso_ms, _now, insert_entry
 from .targets import _gold_rows
@@ -121,7 +127,7 @@ def _stamp(conn: sqlite3.Connection, t: Target) -> str:
         " AND action IN ('alias', 'unalias')", (t.dataset, t.item_key, t.gold_text)).fetchone()
     if not row or not row[0] or row[0] < now:
         return now
-    return _iso_ms(datetime.fromisoformat(row[0].replace("Z", "+00:00")) + timedelta(milliseconds=1))
+    return _iso_ms(datetime.fromisoformat(row[0]) + timedelta(milliseconds=1))
 
 
 def _on(conn: sqlite3.Connection, t: Target) -> bool:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -225,8 +225,8 @@ def adjudicate_item_frame(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.D
         dataset, rescored = _run_rescored(conn, run) if run in _linked_runs(conn) else (None, {})
         if not rescored:
             continue
-        keys = dict(conn.execute("SELECT id, key FROM items WHERE id IN (%s)" % ", ".join("?" * len(rescored)),
-                                 list(rescored)))
+        marks = ", ".join("?" * len(rescored))
+        keys = dict(conn.execute(f"SELECT id, key FROM items WHERE id IN ({marks})", list(rescored)))
         mask = (pl.col("run") == run) & (pl.col("dataset") == dataset) & pl.col("predicted")
         cols = []
         for k, col in enumerate(("em", "f1", "refused", "f1_recall")):

@@ -27,20 +27,20 @@ def runs(loaded_template: Path, tmp_path: Path) -> Path:
     return copy_loaded(loaded_template, tmp_path)
 
 
-def cli(runs: Path, *args: str, code: int = 0, db: Path | None = None):  # noqa: ANN201
+def cli(runs: Path, *args: str, code: int = 0, db: Path | None = None):
     head = 2 if args[0] in ("alias", "stale") else 1  # RUNS_DIR after the command (and sub-command)
     result = invoke(*args[:head], str(runs), *args[head:], "--db", str(db or runs.parent / "qa.db"))
     assert result.exit_code == code, (result.output, result.stderr)
     return result
 
 
-def one_line(result) -> str:  # noqa: ANN001
+def one_line(result) -> str:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     return lines[0]
 
 
-def report_json(runs: Path, *extra: str, db: Path | None = None):  # noqa: ANN201
+def report_json(runs: Path, *extra: str, db: Path | None = None):
     return json.loads(cli(runs, "report", "--by", "split", "--json", *extra, db=db).stdout)
 
 

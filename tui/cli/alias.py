@@ -19,7 +19,20 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonLinesOut, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+from .common import (
+    DbOpt,
+    JsonLinesOut,
+    JsonOpt,
+    RunsDir,
+    app,
+    fail,
+    line,
+    loaded_db,
+    out,
+    print_json,
+    say,
+    short,
+)
 
 __all__ = ["add_cmd", "alias_app", "export_cmd", "import_cmd", "list_cmd", "remove_cmd"]
 

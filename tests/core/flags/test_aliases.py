@@ -100,7 +100,7 @@ def test_a_same_named_other_file_does_not_get_them(env: Env) -> None:
     assert F.current_aliases(env.conn, DS) == {}
 
 
-def _other(loaded_template: Path, tmp_path: Path, name: str):  # noqa: ANN202
+def _other(loaded_template: Path, tmp_path: Path, name: str):
     runs = copy_loaded(loaded_template, tmp_path / name)
     return open_db(runs.parent / "qa.db").conn
 
