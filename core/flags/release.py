@@ -280,9 +280,12 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
     else:
         assert whole_style is not None
         out_text = dump_json(doc.value, whole_style) + ("\n" if whole_style.newline_at_end else "")
-    payload = out_text.encode(encoding)
-    if bom:
-        payload = b"\xef\xbb\xbf" + payload
+    _write_file(out_path, (b"\xef\xbb\xbf" if bom else b"") + out_text.encode(encoding))
+    return report
+
+
+def _write_file(out_path: Path, payload: bytes) -> None:
+    """Write through a temporary file, so a failed write leaves no half release behind."""
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
     try:
@@ -291,7 +294,6 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise QAInspectError(f"{out_path}: cannot write ({exc.strerror or exc})") from None
-    return report
 
 
 def _apply_aliases(fmt: str, record: dict[str, Any], context: str | None, texts: tuple[str, ...],

@@ -292,8 +292,7 @@ def diff_runs(
     `aggregate_in_sql` (without `stats`): the numbers from SQL aggregates (`diff_sql`), no common
     item read into Python (a million in under 2 s, not 8–12 s); counts and changes are the same,
     score means equal to the last bits shown but summed in another order (the screen's choice;
-    the CLI keeps the frame's sums, so its JSON is stable from release to release). `adjudicated`:
-    on the scores with accepted aliases counted as golds (`core.report.adjudicated`)."""
+    the CLI keeps the frame's sums, so its JSON is stable from release to release); `adjudicated`: see RunDiff."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -346,8 +345,7 @@ def diff_runs(
         run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric="f1_recall" if cdqa else "f1",
         threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
         predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
-        adjudicated=adjudicated,
-    )
+        adjudicated=adjudicated)
     diff.slices = _slice_deltas(frame, cdqa)
     diff.categories = _category_changes(frame, criteria[0][1])
     diff.changes = _changes(frame, top)
