@@ -95,6 +95,7 @@ __all__ = [
     "adjudicated_scores",
     "adjudicated_summary",
     "leaderboard",
+    "overview_adjudicated",
     "overview",
     "warm_overview",
     "overview_excluding_stale",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         adjudicated_scores,
         adjudicated_summary,
         AdjudicatedRun,
+        overview_adjudicated,
     )
     from .chart import (
         chart_svg,

@@ -31,9 +31,11 @@ from .run_stats import _RUN_COLUMNS, _RUN_SQL, DatasetItems, _numbers, dataset_i
 if TYPE_CHECKING:
     import polars as pl
 
+    from .overview import DatasetOverview
+
 __all__ = [
     "ADJUDICATED", "AdjudicatedRun", "adjudicate_frame", "adjudicate_item_frame", "adjudicated_items",
-    "adjudicated_scores", "adjudicated_summary",
+    "adjudicated_scores", "adjudicated_summary", "overview_adjudicated",
 ]
 
 ADJUDICATED = "adjudicated"
@@ -239,3 +241,19 @@ def adjudicate_item_frame(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.D
 
 def _linked_runs(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM runs WHERE dataset_id IS NOT NULL")}
+
+
+def overview_adjudicated(conn: sqlite3.Connection, datasets: list[DatasetOverview], *, slices: bool = True
+                         ) -> list[DatasetOverview]:
+    """`datasets` (`core.report.overview`) with every run's numbers, overall and per slice,
+    from adjudicated scores: the app's adjudicated metrics mode. The human estimate stays as it is;
+    the structure (runs, slice values, order) is kept, as in stale-excluded mode (whose re-aggregation
+    over an item frame this reuses)."""
+    import polars as pl
+
+    from .metrics import item_frame
+    from .stale_overview import overview_excluding_stale
+
+    frame = adjudicate_item_frame(conn, item_frame(conn, None, human=True))
+    frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("stale_golds"), pl.lit(ADJUDICATED).alias("mode"))
+    return overview_excluding_stale(conn, datasets, slices=slices, frame=frame)

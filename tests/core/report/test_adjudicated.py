@@ -109,3 +109,20 @@ def test_aliases_only_raise_span_scores(picks: list[int], env: Env) -> None:
         assert (adj.runs[run]["f1"] >= scores["f1"]).all() and (adj.runs[run]["em"] >= scores["em"]).all()
     for _ in picks:
         F.undo(env.conn, "ann")
+
+
+def test_the_overview_in_adjudicated_mode_moves_only_what_aliases_move(env: Env) -> None:
+    from qa_inspect.core.report import overview, overview_adjudicated
+
+    official = overview(env.conn)
+    assert overview_adjudicated(env.conn, official) == overview_adjudicated(env.conn, overview(env.conn))
+    F.accept_answer(env.conn, RUN, K0, author="ann")
+    adj = {(ds.name, r.name): r for ds in overview_adjudicated(env.conn, overview(env.conn)) for r in ds.runs}
+    before = {(ds.name, r.name): r for ds in official for r in ds.runs}
+    assert before == {(ds.name, r.name): r for ds in overview(env.conn) for r in ds.runs}  # official unchanged
+    summary = {(r.dataset, r.run, r.metric): r.adjudicated for r in adjudicated_summary(env.conn)}
+    for (ds, run), r in adj.items():
+        for metric in ("em", "f1", "f1_recall", "answer_rate"):
+            value = getattr(r.overall, metric, None)
+            if value is not None and (ds, run, metric) in summary:
+                assert value == pytest.approx(summary[ds, run, metric])
