@@ -68,7 +68,7 @@ def _item_ids(conn: sqlite3.Connection, dataset_id: int) -> np.ndarray:
                        dtype=np.int64)
 
 
-def _apply(scores: dict[str, np.ndarray], item_ids: np.ndarray, rescored: dict[int, tuple[float, ...]]) -> dict[str, np.ndarray]:
+def _apply(scores: dict[str, np.ndarray], item_ids: np.ndarray, rescored: Mapping[int, tuple[float, ...]]) -> dict[str, np.ndarray]:
     """Copies of `scores` with the rescored items' values put in (official arrays stay untouched)."""
     out = {k: v.copy() for k, v in scores.items()}
     if not rescored:

@@ -11,7 +11,7 @@ when several datasets are loaded).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO, cast
 
 import typer
 from qa_inspect.core import flags as F
@@ -137,15 +137,15 @@ def export_cmd(
         raise fail("give the file to write with -o FILE")
     to_stdout = str(output) == "-"
     with loaded_db(runs_dir, db) as conn:
-        try:
-            fh = JsonLinesOut() if to_stdout else output.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise fail(f"{output}: cannot write ({exc.strerror})") from None
-        try:
-            n = F.export_aliases(conn, fh, dataset)
-        finally:
-            if not to_stdout:
-                fh.close()
+        if to_stdout:  # JSON lines with control characters escaped: a TextIO as far as core writes to it
+            n = F.export_aliases(conn, cast(TextIO, JsonLinesOut()), dataset)
+        else:
+            try:
+                fh = output.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise fail(f"{output}: cannot write ({exc.strerror})") from None
+            with fh:
+                n = F.export_aliases(conn, fh, dataset)
     message = f"wrote {n} {'line' if n == 1 else 'lines'} (alias journal) to {'stdout' if to_stdout else output}"
     if as_json and not to_stdout:
         print_json({"output": str(output), "lines": n})
