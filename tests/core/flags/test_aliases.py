@@ -55,6 +55,11 @@ def test_refusals_name_what_is_wrong(env: Env) -> None:
         F.add_alias(env.conn, DS, K0, "  ")
     with pytest.raises(F.FlagError, match="answers dataset"):
         F.add_alias(env.conn, DS, K0, "x", run="glm-6b")
+    blank = env.conn.execute(
+        "SELECT i.key FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id"
+        " WHERE r.name = 'bidaf-baseline' AND trim(p.text) = '' LIMIT 1").fetchone()[0]
+    with pytest.raises(F.FlagError, match="gave no answer"):
+        F.accept_answer(env.conn, "bidaf-baseline", blank)
     with pytest.raises(F.FlagError, match="not an accepted alias"):
         F.remove_alias(env.conn, DS, K0, "x")
     assert F.journal(env.conn) == []
