@@ -6,6 +6,8 @@ Holds, each module importing only those listed before it:
 - `state`: how the deciding mark and the open proposals of a gold are derived;
 - `targets`: finding the item and the golds to flag;
 - `current`: the golds flagged stale now (`Flag`, `current_flags`, `flags_for_item`);
+- `aliases`: answers accepted as correct for an item (`add_alias`, `remove_alias`, `accept_answer`,
+  `current_aliases`, `alias_list`): `alias`/`unalias` entries of the same journal;
 - `actions`: mark/unmark/verify, one gold or many; `undo`: per-author undo/redo of whole actions;
 - `patch`: the patch and the journal as JSONL; `changelog`: the patch as Markdown release notes;
   `json_layout` + `release`: the dataset's own file with the proposals applied; `merge`: a patch,
@@ -26,14 +28,20 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "ALIAS_ACTIONS",
+    "ALIAS_COLUMNS",
+    "ALIAS_ENTRIES_SQL",
+    "ALIAS_KIND",
     "AUTHOR_ENV",
     "CHANGELOG_COLUMNS",
+    "CURRENT_ALIASES_SQL",
     "CURRENT_FLAGS_SQL",
     "DATASET_FORMATS",
     "FLAG_ENTRIES_SQL",
     "JOURNAL_KIND",
     "PATCH_KIND",
     "STALE_GOLDS_SQL",
+    "Alias",
     "BusyCallback",
     "DatasetExport",
     "Entry",
@@ -45,15 +53,21 @@ __all__ = [
     "Proposal",
     "Target",
     "UndoState",
+    "accept_answer",
+    "add_alias",
+    "alias_list",
+    "alias_records",
     "append",
     "author_for",
     "bulk_mark",
     "bulk_unmark",
     "changelog",
+    "current_aliases",
     "current_flags",
     "default_author",
     "describe_group",
     "dump_json",
+    "export_aliases",
     "export_dataset",
     "export_journal",
     "export_patch",
@@ -70,6 +84,7 @@ __all__ = [
     "normalise_ts",
     "patch_records",
     "redo",
+    "remove_alias",
     "resolve_item",
     "set_default_author",
     "set_setting",
@@ -101,7 +116,20 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         unmark,
         verify,
     )
+    from .aliases import (
+        accept_answer,
+        add_alias,
+        Alias,
+        ALIAS_ACTIONS,
+        ALIAS_ENTRIES_SQL,
+        ALIAS_KIND,
+        alias_list,
+        CURRENT_ALIASES_SQL,
+        current_aliases,
+        remove_alias,
+    )
     from .changelog import (
+        ALIAS_COLUMNS,
         changelog,
         CHANGELOG_COLUMNS,
     )
@@ -132,6 +160,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ImportResult,
     )
     from .patch import (
+        alias_records,
+        export_aliases,
         export_journal,
         export_patch,
         JOURNAL_KIND,

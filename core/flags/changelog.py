@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from .aliases import Alias
 from .current import Flag
 
-__all__ = ["CHANGELOG_COLUMNS", "changelog"]
+__all__ = ["ALIAS_COLUMNS", "CHANGELOG_COLUMNS", "changelog"]
 
 CHANGELOG_COLUMNS = ("item", "question", "old gold", "proposed gold", "reason", "evidence", "by", "when", "status")
+ALIAS_COLUMNS = ("item", "question", "accepted answer", "from run", "note", "by", "when", "status")
 TableWriter = Callable[[Sequence[object], Iterable[Sequence[object]]], str]
 
 _TAG_ORDER = ("fast-changing", "slow-changing", "never-changing")
@@ -42,11 +44,26 @@ def _rows(flags: Sequence[Flag]) -> list[tuple[object, ...]]:
     return rows
 
 
-def changelog(flags: Sequence[Flag], table: TableWriter, *, title: str = "Changelog") -> str:
-    """Markdown: a heading, one line of counts, then per dataset and tag a table (`CHANGELOG_COLUMNS`)."""
+def _alias_part(aliases: Sequence[Alias], table: TableWriter) -> list[str]:
+    """Per dataset, the answers accepted as extra golds (`ALIAS_COLUMNS`); nothing when there are none."""
+    if not aliases:
+        return []
+    parts = ["", "## Accepted aliases (extra gold answers)", ""]
+    for dataset in sorted({a.dataset for a in aliases}):
+        rows = [(a.item_key, a.question, a.text, a.run, a.note, a.author, a.ts[:16].replace("T", " "), a.status)
+                for a in aliases if a.dataset == dataset]
+        parts += [f"### {' '.join(dataset.split())} ({len(rows)})", "", table(ALIAS_COLUMNS, rows)]
+    return parts
+
+
+def changelog(
+    flags: Sequence[Flag], table: TableWriter, *, title: str = "Changelog", aliases: Sequence[Alias] = (),
+) -> str:
+    """Markdown: a heading, one line of counts, then per dataset and tag a table (`CHANGELOG_COLUMNS`),
+    and last the accepted aliases (`aliases`, from `alias_list`) per dataset (`ALIAS_COLUMNS`)."""
     parts = [f"# {title}", ""]
     if not flags:
-        return "\n".join(parts + ["No stale golds are flagged.", ""])
+        return "\n".join(parts + ["No stale golds are flagged.", *_alias_part(aliases, table), ""])
     items = len({(f.dataset, f.item_key) for f in flags})
     parts += [f"{len(flags)} stale gold{'s' if len(flags) != 1 else ''} on {items} item{'s' if items != 1 else ''}"
               f" with the answers annotators propose instead.", ""]
@@ -59,4 +76,4 @@ def changelog(flags: Sequence[Flag], table: TableWriter, *, title: str = "Change
         for tag in sorted(groups[dataset], key=_tag_rank):
             group = groups[dataset][tag]
             parts += [f"### {tag} ({len(group)})", "", table(CHANGELOG_COLUMNS, _rows(group))]
-    return "\n".join(parts)
+    return "\n".join(parts + _alias_part(aliases, table))

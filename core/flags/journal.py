@@ -87,6 +87,8 @@ class Entry:
         }
         if self.label is not None:
             out.update(run=self.run, label=self.label)
+        elif self.run is not None:  # an alias entry: the run whose answer was accepted
+            out["run"] = self.run
         return out
 
 

@@ -25,6 +25,7 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
+from .aliases import ALIAS_ENTRIES_SQL, ALIAS_KIND
 from .current import Flag, current_flags
 from .journal import Entry, Target, _now, insert_entry, normalise_ts
 
@@ -74,6 +75,8 @@ class _Incoming:
     meta: dict[str, Any]
     fingerprint: str | None = None
     """Of the dataset the entry was written against (exports since schema 6 carry it)."""
+    run: str | None = None
+    """An alias entry's provenance: the run whose answer was accepted."""
 
 
 def _text(path: Path, rec: dict[str, Any], name: str, where: str, *, required: bool = False) -> str | None:
@@ -105,7 +108,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         raise FormatError(str(path), "not a JSON object", where)
     if "action" in rec:  # a journal entry
         action = rec.get("action")
-        if action not in ("mark", "unmark", "undo", "verify") or rec.get("label") is not None:
+        if action not in ("mark", "unmark", "undo", "verify", "alias", "unalias") or rec.get("label") is not None:
             hint = "; a label entry: import it with `qa-inspect label import`" if "label" in rec else ""
             raise FormatError(str(path), f"unknown action {action!r}{hint}", where)
         uid = _text(path, rec, "uid", where, required=True) or ""
@@ -120,8 +123,10 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
                           _text(path, rec, "gold_text", where, required=True) or ""),
             reason=_text(path, rec, "reason", where), proposed=_text(path, rec, "proposed", where),
             evidence=_text(path, rec, "evidence", where), ref_uid=_text(path, rec, "ref_uid", where), meta=dict(meta),
-            fingerprint=_text(path, rec, "dataset_fingerprint", where),
+            fingerprint=_text(path, rec, "dataset_fingerprint", where), run=_text(path, rec, "run", where),
         )
+    if rec.get("kind") == ALIAS_KIND:  # an alias line of the patch
+        return _alias_line(path, rec, where, now)
     if "old_answer" in rec:  # a patch line
         target = Target(_text(path, rec, "dataset", where, required=True) or "",
                         _text(path, rec, "item_key", where, required=True) or "",
@@ -139,6 +144,18 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
                          proposed=proposed, evidence=evidence, ref_uid=None, meta={},
                          fingerprint=_text(path, rec, "dataset_fingerprint", where))
     raise FormatError(str(path), "neither a patch line ('old_answer') nor a journal entry ('action')", where)
+
+
+def _alias_line(path: Path, rec: dict[str, Any], where: str, now: str) -> _Incoming:
+    """An accepted alias as the patch lists it (`core.flags.patch`): an `alias` journal entry."""
+    target = Target(_text(path, rec, "dataset", where, required=True) or "",
+                    _text(path, rec, "item_key", where, required=True) or "",
+                    _text(path, rec, "alias", where, required=True) or "")
+    uid = _text(path, rec, "uid", where, required=True) or ""
+    return _Incoming(uid=uid, ts=_ts(path, rec.get("time"), where) or now, author=_text(path, rec, "author", where) or "unknown",
+                     action="alias", target=target, reason=_text(path, rec, "note", where), proposed=None, evidence=None,
+                     ref_uid=None, meta={}, fingerprint=_text(path, rec, "dataset_fingerprint", where),
+                     run=_text(path, rec, "run", where))
 
 
 def _read_import(path: Path, now: str) -> tuple[str, list[_Incoming]]:
@@ -174,10 +191,11 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
     try:
         columns = {row[1] for row in src.execute("PRAGMA table_info(annotations)")}
         fp = "a.dataset_fp" if "dataset_fp" in columns else "NULL"
+        run = "a.run" if "run" in columns else "NULL"
         flags_only = " WHERE a.label IS NULL" if "label" in columns else ""  # labels: `core.labels`
         rows = src.execute(
             "SELECT a.uid, a.ts, a.author, a.action, a.dataset, a.item_key, a.gold_text, a.reason, a.proposed,"
-            f" a.evidence, r.uid, a.meta, a.id, {fp} FROM annotations a LEFT JOIN annotations r ON r.id = a.ref"
+            f" a.evidence, r.uid, a.meta, a.id, {fp}, {run} FROM annotations a LEFT JOIN annotations r ON r.id = a.ref"
             f"{flags_only} ORDER BY a.id"
         ).fetchall()
     except sqlite3.Error as exc:
@@ -185,7 +203,7 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
     finally:
         src.close()
     out = []
-    for uid, ts, author, action, ds, key, gold, reason, proposed, evidence, ref_uid, meta, rowid, fingerprint in rows:
+    for uid, ts, author, action, ds, key, gold, reason, proposed, evidence, ref_uid, meta, rowid, fingerprint, run in rows:
         try:
             decoded = json.loads(meta) if meta else {}
         except ValueError:
@@ -194,7 +212,7 @@ def _read_database(path: Path, now: str) -> list[_Incoming]:
             uid = hashlib.sha256(f"{path.resolve()}#{rowid}#{ts}".encode()).hexdigest()[:32]
         out.append(_Incoming(uid, ts or now, author, action, Target(ds, key, gold), reason, proposed, evidence,
                              ref_uid or (decoded.get("ref_uid") if isinstance(decoded, dict) else None),
-                             decoded if isinstance(decoded, dict) else {}, fingerprint))
+                             decoded if isinstance(decoded, dict) else {}, fingerprint, run))
     return out
 
 
@@ -223,8 +241,10 @@ SELECT a.id, a.dataset, a.item_key, a.gold_text,
 FROM annotations a
 LEFT JOIN datasets d ON d.name = a.dataset
 LEFT JOIN items i ON i.dataset_id = d.id AND i.key = a.item_key
-WHERE a.id IN ({ids}) AND NOT EXISTS (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.text = a.gold_text)
+WHERE a.id IN ({ids}) AND CASE WHEN {alias} THEN i.id IS NULL
+    ELSE NOT EXISTS (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.text = a.gold_text) END
 """
+"""Added entries naming what is not here: a gold of a loaded item (an alias names only the item)."""
 
 
 def _unknown(c: sqlite3.Connection, added: list[Entry]) -> dict[int, str]:
@@ -233,7 +253,7 @@ def _unknown(c: sqlite3.Connection, added: list[Entry]) -> dict[int, str]:
     ids = [e.id for e in added]
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        for rowid, ds, key, gold, why in c.execute(_UNKNOWN_SQL.format(ids=", ".join("?" * len(chunk))), chunk):
+        for rowid, ds, key, gold, why in c.execute(_UNKNOWN_SQL.format(ids=", ".join("?" * len(chunk)), alias=ALIAS_ENTRIES_SQL), chunk):
             if ds.endswith(AMBIGUOUS_SUFFIX):
                 ds, why = ds.removesuffix(AMBIGUOUS_SUFFIX), "its content matches several loaded datasets"
             out[rowid] = f"{ds} {key} '{gold}': {why}"
@@ -271,7 +291,7 @@ def import_file(
                 meta["ref_uid"] = inc.ref_uid
             e = insert_entry(c, inc.action, inc.target, inc.author, reason=inc.reason, proposed=inc.proposed,
                              evidence=inc.evidence, ref=ref, meta=meta, uid=inc.uid, ts=inc.ts,
-                             fingerprint=inc.fingerprint)
+                             fingerprint=inc.fingerprint, columns={"run": inc.run} if inc.run else None)
             local[inc.uid] = e.id
             added.append(e)
         _link_waiting_undos(c)

@@ -7,10 +7,13 @@
   (0-based position in the dataset's answer list, null once resolved), `proposed_answer`,
   `reason`, `evidence`, `author`, `time`, `tags` ({tag, answer_type, split}), `uid` (of the
   journal entry), `status` (open/resolved/orphaned), `conflict`.
+  After the flags, one line per accepted alias (`kind` "accepted-alias"; `core.flags.aliases`):
+  `dataset`, `dataset_fingerprint`, `item_key`, `question`, `alias` (an extra gold answer of the
+  item), `run` (whose answer it was), `note`, `author`, `time`, `uid`, `status` (open/orphaned).
 - **Journal** (`export_journal`): every journal entry, one JSON line each (`kind` "journal",
   `uid`, `ts`, `author`, `action`, `dataset`, `dataset_fingerprint`, `item_key`, `gold_text`, `reason`, `proposed`,
-  `evidence`, `ref_uid` (the entry an undo cancels), `meta`). It carries unmarks and undos, which
-  a patch cannot.
+  `evidence`, `ref_uid` (the entry an undo cancels), `meta`; `run` on alias entries). It carries
+  unmarks and undos, which a patch cannot.
 
 Both read back with `core.stale_import.import_file`.
 """
@@ -22,10 +25,14 @@ from typing import Any, TextIO
 from qa_inspect.core.visible import json_line
 from qa_inspect.core.store import sqlite_connection
 
+from .aliases import ALIAS_ACTIONS, ALIAS_KIND, alias_list
 from .current import current_flags
 from .journal import journal
 
-__all__ = ["JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records"]
+__all__ = [
+    "JOURNAL_KIND", "PATCH_KIND", "alias_records", "export_aliases", "export_journal", "export_patch", "journal_records",
+    "patch_records",
+]
 
 
 PATCH_KIND = "stale-flag"
@@ -57,6 +64,13 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
                 "status": f.status,
                 "conflict": f.conflict,
             })
+    for a in alias_list(conn, dataset):
+        if include_resolved or a.status == "open":
+            out.append({
+                "kind": ALIAS_KIND, "dataset": a.dataset, "dataset_fingerprint": fingerprints.get(a.uid),
+                "item_key": a.item_key, "question": a.question, "alias": a.text, "run": a.run, "note": a.note,
+                "author": a.author, "time": a.ts, "uid": a.uid, "status": a.status,
+            })
     return out
 
 
@@ -85,6 +99,7 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
             "gold_text": e.gold_text, "reason": e.reason, "proposed": e.proposed, "evidence": e.evidence,
             "ref_uid": uids.get(e.ref) if e.ref is not None else e.meta.get("ref_uid"),
             "meta": e.meta,
+            **({"run": e.run} if e.run is not None else {}),
         })
     return out
 
@@ -92,3 +107,15 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
 def export_journal(conn: Any, out: TextIO, dataset: str | None = None) -> int:
     """Write every journal entry (oldest first) as JSONL; returns the number of lines."""
     return _write_jsonl(out, journal_records(conn, dataset))
+
+
+def alias_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any]]:
+    """The alias part of the journal (`alias`, `unalias` and the undos that cancel them), as
+    `journal_records` writes it: what `alias export` shares and `import_file` reads back."""
+    return [r for r in journal_records(conn, dataset)
+            if r["action"] in ALIAS_ACTIONS or r["meta"].get("undoes") in ALIAS_ACTIONS]
+
+
+def export_aliases(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+    """Write the alias entries of the journal (oldest first) as JSONL; returns the number of lines."""
+    return _write_jsonl(out, alias_records(conn, dataset))

@@ -7,6 +7,10 @@ nearest the old start, -1 when absent) or removed when there is no proposal. Eve
 written back as it was read: key order, number literals (`39764.0`), indentation and separators,
 `\\u` escaping, BOM and encoding; JSONL lines that do not change are copied verbatim. Where a
 gold has several proposals, the latest one is applied and the conflict is reported.
+
+Accepted aliases (`core.flags.aliases`) are written as extra golds of their item, after its own
+answers (SQuAD-style: `{"text", "answer_start"}` located in the context; lists of plain answers: the
+text). CDQA v1 records hold one answer: their aliases are reported as not applied.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from qa_inspect.core.formats import (
 from qa_inspect.core.model import Dataset
 from qa_inspect.core.store import known_names, sqlite_connection
 
+from .aliases import current_aliases
 from .current import Flag, current_flags
 from .journal import FlagError
 from .json_layout import JsonStyle, dump_json
@@ -54,12 +59,14 @@ class DatasetExport:
     """Golds with several proposals: which one was applied."""
     emptied: list[str] = field(default_factory=list)
     """Items left with no answer."""
+    aliases_added: int = 0
+    """Accepted aliases written as extra golds."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset, "format": self.format, "source": self.source, "output": self.output,
             "replaced": self.replaced, "removed": self.removed, "not_applied": self.not_applied,
-            "conflicts": self.conflicts, "emptied": self.emptied,
+            "conflicts": self.conflicts, "emptied": self.emptied, "aliases_added": self.aliases_added,
         }
 
 
@@ -154,6 +161,31 @@ def _apply_span(record: dict[str, Any], context: str | None, changes: dict[str, 
     return found
 
 
+def _add_aliases(record: dict[str, Any], context: str | None, texts: tuple[str, ...], report: DatasetExport, key: str) -> None:
+    """Append the item's accepted aliases to `record["answers"]` as extra golds, in the answers' own shape."""
+    answers = record.get("answers")
+    if isinstance(answers, dict) and isinstance(answers.get("text"), list):  # HF columns
+        have = {_answer_text(t) for t in answers["text"]}
+        starts = answers.get("answer_start")
+        for text in (t for t in texts if t not in have):
+            answers["text"].append(text)
+            if isinstance(starts, list):
+                starts.append(_locate(context, text, None))
+            report.aliases_added += 1
+        return
+    if answers is None or answers == [] or isinstance(answers, (dict, str)) and not _answer_text(answers):
+        for text in texts:
+            report.not_applied.append({"item_key": key, "alias": text, "why": "the record has no answer list to extend"})
+        return
+    items = list(answers) if isinstance(answers, list) else [answers]
+    have = {_answer_text(a) for a in items}
+    spans = any(isinstance(a, dict) for a in items)
+    for text in (t for t in texts if t not in have):
+        items.append({"text": text, "answer_start": _locate(context, text, None)} if spans else text)
+        report.aliases_added += 1
+    record["answers"] = items
+
+
 def _records(fmt: str, value: Any, doc: Any) -> Iterator[tuple[dict[str, Any], str | None]]:
     """(raw record, its context) in the order the format's reader yields items."""
     if fmt == "squad":
@@ -216,16 +248,21 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
                 "item_key": f.item_key, "old_answer": f.gold_text, "applied": choice,
                 "proposals": sorted({p.proposed for p in f.proposals if p.proposed}),
             })
+    aliases = current_aliases(raw, dataset)
     changed_lines: dict[int, JsonStyle] = {}
     whole_style = None if doc.is_jsonl else JsonStyle.detect(text, doc.value)
     src_lines = text.split("\n") if doc.is_jsonl else []
     for index, (item, (record, context)) in enumerate(zip(parsed.items, records, strict=True)):
-        changes = by_item.pop(item.key, None)
-        if not changes:
+        changes, extra = by_item.pop(item.key, None), aliases.pop(item.key, ())
+        if not changes and not extra:
             continue
         if doc.is_jsonl:
             number, value = doc.lines[index]
             changed_lines[index] = JsonStyle.detect(src_lines[number - 1].rstrip("\r"), value)
+        if extra:
+            _apply_aliases(fmt, record, context, extra, report, item.key)
+        if not changes:
+            continue
         if fmt == "cdqa-v1":
             _apply_cdqa(record, item, changes, report)
         else:
@@ -235,15 +272,20 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
     for key, changes in by_item.items():
         for text in changes:
             report.not_applied.append({"item_key": key, "old_answer": text, "why": "item not found in the source file"})
+    for key, texts in aliases.items():
+        report.not_applied += [{"item_key": key, "alias": t, "why": "item not found in the source file"} for t in texts]
 
     if doc.is_jsonl:
         out_text = _jsonl_text(text, doc, changed_lines)
     else:
         assert whole_style is not None
         out_text = dump_json(doc.value, whole_style) + ("\n" if whole_style.newline_at_end else "")
-    payload = out_text.encode(encoding)
-    if bom:
-        payload = b"\xef\xbb\xbf" + payload
+    _write_file(out_path, (b"\xef\xbb\xbf" if bom else b"") + out_text.encode(encoding))
+    return report
+
+
+def _write_file(out_path: Path, payload: bytes) -> None:
+    """Write through a temporary file, so a failed write leaves no half release behind."""
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
     try:
@@ -252,7 +294,16 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise QAInspectError(f"{out_path}: cannot write ({exc.strerror or exc})") from None
-    return report
+
+
+def _apply_aliases(fmt: str, record: dict[str, Any], context: str | None, texts: tuple[str, ...],
+                   report: DatasetExport, key: str) -> None:
+    """Aliases are applied before the proposals: a stale gold an alias repeats is then rewritten alike."""
+    if fmt == "cdqa-v1":
+        report.not_applied += [{"item_key": key, "alias": t, "why": "CDQA v1 records hold one answer; alias not written"}
+                               for t in texts]
+    else:
+        _add_aliases(record, context, texts, report, key)
 
 
 _NEW_A, _ACCEPT, _REWRITTEN = "p-改写答案", "分类1", "p修改"

@@ -22,6 +22,7 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
+from .aliases import ALIAS_ACTIONS
 from .journal import _ENTRY_COLS, Entry, _entry, _stamp, insert_entry, new_uid, normalise_ts
 from .state import _own_open_marks, _states
 
@@ -55,7 +56,8 @@ def describe_group(entries: Sequence[Entry]) -> str:
         if e.label is not None:
             return f"{action} {e.label!r} on {e.run}/{e.item_key}" if e.label else f"{action} on {e.run}/{e.item_key}"
         return f"{action} {e.dataset}/{e.item_key} {e.gold_text!r}"
-    return f"{action} {len(entries)} {'labels' if entries[0].label is not None else 'golds'}"
+    kind = "labels" if entries[0].label is not None else "aliases" if action in ALIAS_ACTIONS else "golds"
+    return f"{action} {len(entries)} {kind}"
 
 
 @dataclass(slots=True, eq=False)
@@ -170,7 +172,8 @@ def undo(conn: Any, author: str | None = None, *, on_busy: BusyCallback | None =
         group = _group_entries(c, done[-1])
         batch = new_uid() if len(group) > 1 else None
         for e in group:
-            insert_entry(c, "undo", e.target, who, ref=e.id, meta={"batch": batch, "ref_uid": e.uid},
+            undoes = e.action if e.action in ALIAS_ACTIONS else None  # an alias names an item, not a gold
+            insert_entry(c, "undo", e.target, who, ref=e.id, meta={"batch": batch, "ref_uid": e.uid, "undoes": undoes},
                          columns=_extra_columns(c, e.id))
         return group
 

@@ -10,6 +10,7 @@ more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`),
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
+`adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones)
 and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "ADJUDICATED",
     "ALL",
     "ALL_GOLDS",
     "CELL_METRICS",
@@ -43,6 +45,7 @@ __all__ = [
     "SLICES",
     "TESTS",
     "UNITS",
+    "AdjudicatedRun",
     "BrowseInfo",
     "CategoryChange",
     "DatasetOverview",
@@ -88,7 +91,11 @@ __all__ = [
     "item_frame_excluding_stale",
     "latex_escape",
     "latex_table",
+    "adjudicated_items",
+    "adjudicated_scores",
+    "adjudicated_summary",
     "leaderboard",
+    "overview_adjudicated",
     "overview",
     "warm_overview",
     "overview_excluding_stale",
@@ -113,6 +120,14 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .adjudicated import (
+        ADJUDICATED,
+        adjudicated_items,
+        adjudicated_scores,
+        adjudicated_summary,
+        AdjudicatedRun,
+        overview_adjudicated,
+    )
     from .chart import (
         chart_svg,
         PALETTE,

@@ -36,6 +36,7 @@ from qa_inspect.core.query import OUTCOMES, Filter, dimension_columns
 from qa_inspect.core.store import require_run
 
 from . import diff_sql
+from .adjudicated import adjudicate_frame
 from .metrics import DIMENSIONS
 from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
@@ -148,6 +149,7 @@ class RunDiff:
     """Intervals and tests of every slice delta, when `diff_runs` was given `stats`."""
     categories: list[CategoryChange] = field(default_factory=list)
     """Fixed and broken per error category, by the first criterion of `outcomes` (see the module doc)."""
+    adjudicated: bool = False  # on adjudicated scores (accepted aliases as golds, `adjudicated`), not official
 
     @property
     def only_a(self) -> int:
@@ -185,6 +187,8 @@ class RunDiff:
         }
         if self.within is not None:
             out["within"] = self.within.to_dict()
+        if self.adjudicated:  # official JSON stays as it was
+            out["numbers"] = "adjudicated"
         if self.significance is not None:
             out["significance"] = self.significance.to_dict()
         return out
@@ -278,7 +282,7 @@ def diff_runs(
     within: Filter | None = None,
     stats: StatOptions | None = None,
     stop: Callable[[], bool] | None = None,
-    aggregate_in_sql: bool = False,
+    aggregate_in_sql: bool = False, adjudicated: bool = False,
 ) -> RunDiff:
     """Compare run B with run A (see the module doc). `within` restricts the items to those a
     filter selects (e.g. a saved slice); `stats` adds `significance` (left None if `stop`, asked
@@ -288,7 +292,7 @@ def diff_runs(
     `aggregate_in_sql` (without `stats`): the numbers from SQL aggregates (`diff_sql`), no common
     item read into Python (a million in under 2 s, not 8–12 s); counts and changes are the same,
     score means equal to the last bits shown but summed in another order (the screen's choice;
-    the CLI keeps the frame's sums, so its JSON is stable from release to release)."""
+    the CLI keeps the frame's sums, so its JSON is stable from release to release); `adjudicated`: see RunDiff."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -305,7 +309,7 @@ def diff_runs(
         )
     assert a_ds_name is not None and family is not None
 
-    if stats is None and aggregate_in_sql:  # no common item read into Python
+    if stats is None and aggregate_in_sql and not adjudicated:  # no common item read into Python
         return _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
                          threshold=threshold, top=top, within=within)
     params: list[Any] = [a_ds]
@@ -318,6 +322,7 @@ def diff_runs(
         [a_id, b_id, *params],
     ).fetchone()
     frame = common_frame(conn, a_id, b_id, a_ds, within, texts=top > 0)  # no changes listed: no text to read
+    frame = adjudicate_frame(conn, frame, {"a": run_a, "b": run_b}) if adjudicated else frame
 
     if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
         has_em = frame["em_a"].null_count() < frame.height and frame["em_b"].null_count() < frame.height
@@ -340,7 +345,7 @@ def diff_runs(
         run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric="f1_recall" if cdqa else "f1",
         threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
         predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
-    )
+        adjudicated=adjudicated)
     diff.slices = _slice_deltas(frame, cdqa)
     diff.categories = _category_changes(frame, criteria[0][1])
     diff.changes = _changes(frame, top)

@@ -7,6 +7,9 @@ scorers: every dataset question, missing = 0, so the test is about exactly the r
 F1-recall: the items both answered; answer rate: the items both responded to). The p-values are
 Holm-adjusted over all pairs; a run whose adjusted p against the top run is not below α is
 *tied with the best*. The human estimate is shown first, and never ranked or tested.
+
+`adjudicated=True` ranks and tests on the adjudicated scores (accepted aliases counted as golds,
+`core.report.adjudicated`); the board says so (`numbers`), and the human estimate stays official.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from qa_inspect.core import stats
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
+from .adjudicated import ADJUDICATED, adjudicated_items
 from .run_stats import DatasetItems, RunIntervals, dataset_items, metric_values, run_intervals
 from .significance import StatOptions, clusters_for, paired_test
 
@@ -71,6 +75,13 @@ class Leaderboard:
     items: int
     rows: list[RunIntervals] = field(default_factory=list)  # human estimate first, then by rank
     pairs: list[PairCell] = field(default_factory=list)
+    adjudicated: bool = False
+    """Ranked on adjudicated scores (accepted aliases as golds), not the official ones."""
+
+    @property
+    def numbers(self) -> str:
+        """"official" or "adjudicated": which scores every figure of the board is computed from."""
+        return ADJUDICATED if self.adjudicated else "official"
 
     @property
     def ranked(self) -> list[RunIntervals]:
@@ -97,7 +108,7 @@ class Leaderboard:
         return {
             "dataset": self.dataset, "family": self.family, "scorer": self.scorer, "metric": self.metric,
             "metrics": self.metrics, "unit": self.unit, "units": self.units, "items": self.items,
-            "options": self.options.to_dict(),
+            "options": self.options.to_dict(), "numbers": self.numbers,
             "rows": [
                 r.to_dict() | {"rank": self.rank(r.run), "tied_with_best": None if r.human else self.tied_with_best(r.run)}
                 for r in self.rows
@@ -142,8 +153,9 @@ def _pairs(data: DatasetItems, ranked: list[str], metric: str, unit: str, option
     return [PairCell(**{**asdict(c), "p_holm": p}) for c, p in zip(cells, adjusted, strict=True)]
 
 
-def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: StatOptions) -> Leaderboard:
-    data = dataset_items(conn, name)
+def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: StatOptions,
+           adjudicated: bool = False) -> Leaderboard:
+    data = adjudicated_items(conn, name) if adjudicated else dataset_items(conn, name)
     metrics = data.metrics
     chosen = metric or ("f1_recall" if data.cdqa else "f1")
     if chosen not in metrics:
@@ -156,18 +168,20 @@ def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: Sta
     clusters = clusters_for(unit, data.contexts, data.item_ids)
     units = len(data.item_ids) if clusters is None else len(np.unique(clusters))
     board = Leaderboard(name, data.family, data.scorer, chosen, metrics, unit, units, options, len(data.item_ids),
-                        human + ranked)
+                        human + ranked, adjudicated=adjudicated)
     board.pairs = _pairs(data, [r.run for r in ranked], chosen, unit, options)
     return board
 
 
 def leaderboard(
-    conn: sqlite3.Connection, dataset: str | None = None, *, metric: str | None = None, options: StatOptions | None = None
+    conn: sqlite3.Connection, dataset: str | None = None, *, metric: str | None = None, options: StatOptions | None = None,
+    adjudicated: bool = False,
 ) -> list[Leaderboard]:
-    """One leaderboard per dataset with runs (or only `dataset`), datasets by name."""
+    """One leaderboard per dataset with runs (or only `dataset`), datasets by name; `adjudicated`:
+    on the scores with accepted aliases counted as golds."""
     options = (options or StatOptions()).check()
     if dataset is not None:
-        return [_board(conn, dataset, metric, options)]
+        return [_board(conn, dataset, metric, options, adjudicated)]
     names = [r[0] for r in conn.execute(
         "SELECT d.name FROM datasets d WHERE EXISTS (SELECT 1 FROM runs r WHERE r.dataset_id = d.id) ORDER BY d.name"
     )]
@@ -176,7 +190,7 @@ def leaderboard(
     boards = []
     for name in names:
         try:
-            boards.append(_board(conn, name, metric, options))
+            boards.append(_board(conn, name, metric, options, adjudicated))
         except LeaderboardError:
             if len(names) == 1:
                 raise

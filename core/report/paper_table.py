@@ -65,6 +65,8 @@ class TableSpec:
     ci: bool = False
     resamples: int = 1000
     seed: int = 2018
+    adjudicated: bool = False
+    """Cells from adjudicated scores (accepted aliases count as golds, `adjudicated`), not official ones."""
 
     def metrics_of(self, template: str) -> list[str]:
         return [w for w in _WORD.findall(template) if w in CELL_METRICS]
@@ -108,7 +110,8 @@ class PaperTable:
             out_rows.append({"labels": dict(zip(self.spec.rows, labels)), "runs": self.runs.get(i, []), "cells": cells})
         spec = self.spec
         return {"rows": list(spec.rows), "cols": spec.cols, "cells": list(spec.cells), "best_over": spec.best_over,
-                "where": dict(spec.where), "columns": self.columns, "table": out_rows}
+                "where": dict(spec.where), "columns": self.columns, "table": out_rows,
+                **({"numbers": "adjudicated"} if spec.adjudicated else {})}
 
 
 def _check(spec: TableSpec, runs: Sequence[RunSettings]) -> None:
@@ -257,6 +260,10 @@ def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSet
     if not chosen:
         raise TableError("no run matches" + (f" --where {spec.where}" if spec.where else ""))
     frame = item_frame(conn, [r.run for r in chosen], human=spec.human)
+    if spec.adjudicated:
+        from .adjudicated import adjudicate_item_frame
+
+        frame = adjudicate_item_frame(conn, frame)
     if spec.dataset is not None:
         frame = frame.filter(pl.col("dataset") == spec.dataset)
     table = PaperTable(spec, [], [], {}, {})

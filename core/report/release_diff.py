@@ -9,6 +9,10 @@ A run's change splits in two parts that add up to it exactly (sums are kept as f
 score; `rest` = the new score minus that (items added and removed). Figures are over the release's
 items as each scorer counts them: EM/F1 over every item (no prediction adds 0; an added item has
 none), F1-recall over the answered items, answer rate = answered / the run's responses (CDQA).
+
+Accepted aliases of the dataset (`core.flags.alias_list`) are counted too: each is in the new
+release as a gold of its item (`ALIAS_OUTCOMES` "now-gold"), not in it ("not-gold"), or its item is
+gone ("item-removed"). The run scores stay official (aliases are not golds of either release).
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from qa_inspect.core.flags import Flag, current_flags
+from qa_inspect.core.flags import Alias, Flag, alias_list, current_flags
 from qa_inspect.core.metrics import metrics_of, score_prediction
 from qa_inspect.core.model import Dataset
 from qa_inspect.core.query import ItemPair, closest_dataset, gold_set, pair_items, read_release
 from qa_inspect.core.store import require_dataset, sqlite_connection
 
 __all__ = [
+    "ALIAS_OUTCOMES",
     "FLAG_OUTCOMES",
+    "alias_outcomes",
     "FlagOutcome",
     "GoldChange",
     "MetricSplit",
@@ -56,6 +62,10 @@ class GoldChange:
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "question": self.question, "old": self.old, "new": self.new, "paired_by": self.by}
+
+
+ALIAS_OUTCOMES: tuple[str, ...] = ("now-gold", "not-gold", "item-removed")
+"""What a release did with an accepted alias: it is a gold of its item now, it is not, or the item is gone."""
 
 
 @dataclass(slots=True)
@@ -139,9 +149,14 @@ class ReleaseDiff:
     """The loaded dataset the flags and runs come from (None without a database)."""
     flags: list[FlagOutcome] = field(default_factory=list)
     runs: list[RunSplit] = field(default_factory=list)
+    aliases: list[tuple[Alias, str]] = field(default_factory=list)
+    """Each accepted alias of the dataset with its outcome (`ALIAS_OUTCOMES`)."""
 
     def flag_counts(self) -> dict[str, int]:
         return {o: sum(1 for f in self.flags if f.outcome == o) for o in FLAG_OUTCOMES}
+
+    def alias_counts(self) -> dict[str, int]:
+        return {o: sum(1 for _, out in self.aliases if out == o) for o in ALIAS_OUTCOMES}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,11 +165,13 @@ class ReleaseDiff:
             "dataset": self.dataset,
             "counts": {"added": len(self.added), "removed": len(self.removed),
                        "golds_changed": len(self.gold_changes), "paired_by_question": self.paired_by_question,
-                       "flags": self.flag_counts()},
+                       "flags": self.flag_counts(), "aliases": self.alias_counts()},
             "added": self.added, "removed": self.removed,
             "gold_changes": [g.to_dict() for g in self.gold_changes],
             "flags": [f.to_dict() for f in self.flags],
             "runs": [r.to_dict() for r in self.runs],
+            "aliases": [{"item_key": a.item_key, "alias": a.text, "run": a.run, "author": a.author, "outcome": o}
+                        for a, o in self.aliases],
         }
 
 
@@ -196,6 +213,19 @@ def flag_outcomes(flags: Sequence[Flag], pairs: Sequence[ItemPair]) -> list[Flag
         else:
             outcome = "resolved-otherwise"
         out.append(FlagOutcome(f.item_key, f.question, f.gold_text, proposed, outcome, _ordered(pair.new)))
+    return out
+
+
+def alias_outcomes(aliases: Sequence[Alias], pairs: Sequence[ItemPair]) -> list[tuple[Alias, str]]:
+    """What the new release did with each accepted alias (aliases of items of the old release, by key)."""
+    by_key = {p.old.key: p for p in pairs if p.old is not None}
+    out = []
+    for a in aliases:
+        pair = by_key.get(a.item_key)
+        if pair is None or pair.new is None:
+            out.append((a, "item-removed"))
+        else:
+            out.append((a, "now-gold" if a.text in gold_set(pair.new) else "not-gold"))
     return out
 
 
@@ -265,6 +295,7 @@ def release_diff(old_path: Path, new_path: Path, conn: Any = None, *, dataset: s
     require_dataset(conn, name)
     diff.dataset = name
     diff.flags = flag_outcomes(current_flags(conn, name, include_resolved=False), pairs)
+    diff.aliases = alias_outcomes(alias_list(conn, name), pairs)
     diff.runs = [RunSplit(run, scorer, score_split(scorer, pairs, preds))
                  for (run, scorer), preds in _run_predictions(conn, name).items()]
     return diff

@@ -82,6 +82,8 @@ COMMANDS: dict[str, Command] = {
                                   "score."),
     "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
                               "taxonomy)."),
+    "alias": Command("alias", "Accepted aliases (answers correct for an item beside its golds): add, remove, list, "
+                              "export, import."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""

@@ -21,6 +21,7 @@ from .common import (
     SliceOpt,
     app,
     fail,
+    line,
     loaded_db,
     out,
     print_json,
@@ -59,6 +60,8 @@ def diff_cmd(
     test: TestOpt = "bootstrap",
     no_stats: Annotated[bool, typer.Option("--no-stats", help="Counts and deltas only: no intervals or p-values.")] = False,
     sort: Annotated[str, typer.Option("--sort", help="Per-slice rows by: slice, delta (largest first) or p.")] = "slice",
+    adjudicated: Annotated[bool, typer.Option(
+        "--adjudicated", help="Compare adjudicated scores (accepted aliases count as golds); labelled so.")] = False,
 ) -> None:
     """What run B fixed and broke relative to run A, per-slice metric deltas with confidence intervals
     and p-values, and the largest F1 changes, on the items both runs answer."""
@@ -71,13 +74,19 @@ def diff_cmd(
     with loaded_db(runs_dir, db) as conn:
         options = None if no_stats else stat_options(seed, resamples, unit, test)
         within = load_slice(conn, slice_name) if slice_name else None
-        d = diff_runs(conn, run_a, run_b, threshold=threshold, top=top, within=within, stats=options)
+        d = diff_runs(conn, run_a, run_b, threshold=threshold, top=top, within=within, stats=options,
+                      adjudicated=adjudicated)
     if as_json:
         print_json(d.to_dict())
     elif markdown:
-        write_text(diff_markdown(d, slice_name, sort, changes=top > 0))
+        write_text((f"**{ADJUDICATED_NOTE}**\n\n" if adjudicated else "") + diff_markdown(d, slice_name, sort, changes=top > 0))
     else:
+        if adjudicated:
+            line(ADJUDICATED_NOTE)
         _print_diff(d, slice_name, sort, changes=top > 0)
+
+
+ADJUDICATED_NOTE = "ADJUDICATED scores: accepted aliases count as golds (same scorer); not the official numbers"
 
 
 _SORTS = ("slice", "delta", "p")

@@ -47,6 +47,8 @@ def leaderboard_cmd(
     resamples: ResamplesOpt = DEFAULT_RESAMPLES,
     unit: UnitOpt = "auto",
     test: TestOpt = "bootstrap",
+    adjudicated: Annotated[bool, typer.Option(
+        "--adjudicated", help="Rank and test on adjudicated scores (accepted aliases count as golds); labelled so.")] = False,
 ) -> None:
     """Runs of each dataset ranked, every headline metric with its confidence interval, and which
     runs cannot be told apart (paired tests of every pair, Holm-corrected)."""
@@ -55,7 +57,8 @@ def leaderboard_cmd(
     if sum((as_json, markdown, latex)) > 1:
         raise fail("choose one of --json, --markdown, --latex")
     with loaded_db(runs_dir, db) as conn:
-        boards = leaderboard(conn, dataset, metric=metric, options=stat_options(seed, resamples, unit, test))
+        boards = leaderboard(conn, dataset, metric=metric, options=stat_options(seed, resamples, unit, test),
+                             adjudicated=adjudicated)
     if as_json:
         print_json([b.to_dict() for b in boards])
     elif markdown:
@@ -84,7 +87,8 @@ def _headline(b: Leaderboard) -> str:
     base = "the items both answered" if b.metric == "f1_recall" else (
         "the items both responded to" if b.metric == "answer_rate" else "every item (missing = 0)")
     return (
-        f"{b.dataset} ({b.scorer or b.family}): {plural(b.items, 'item')}, ranked by {_label(b.metric)}. "
+        ("ADJUDICATED (accepted aliases count as golds; not the official numbers) — " if b.adjudicated else "")
+        + f"{b.dataset} ({b.scorer or b.family}): {plural(b.items, 'item')}, ranked by {_label(b.metric)}. "
         f"{settings_line(b.options, b.unit, b.units)}. Pairs compared on {base},"
         f" Holm-corrected over {plural(pairs, 'pair')}."
     )

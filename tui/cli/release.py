@@ -120,6 +120,9 @@ def _print(d: ReleaseDiff) -> None:
         for f in d.flags:
             line(f"  {clean(f.item_key)} '{clean(f.gold_text)}' → proposed {', '.join(repr(clean(p)) for p in f.proposed) or '—'}:"
                  f" {_OUTCOME_WORDS[f.outcome]}" + (f" ({' | '.join(clean(g) for g in f.new_golds)})" if f.outcome == "resolved-otherwise" else ""))
+    if d.aliases:
+        counts = d.alias_counts()
+        line(f"accepted aliases: {len(d.aliases)} ({', '.join(f'{n} {o}' for o, n in counts.items() if n)})")
     if d.runs:
         t = Table(title="Runs (percent; change = golds changed + added/removed)", title_justify="left", show_edge=False)
         for col in ("run", "metric", "old", "new", "change", "golds changed", "added/removed"):

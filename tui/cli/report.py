@@ -18,7 +18,7 @@ from ..text import clean
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, short, write_text
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
-__all__ = ["freshness_table", "intervals_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
+__all__ = ["adjudicated_markdown", "adjudicated_table", "freshness_table", "intervals_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
 
 
 @app.command("report")
@@ -39,6 +39,9 @@ def report_cmd(
         "--ci", help="Each run's 95% interval of every headline metric (by passage where questions share one).")] = False,
     seed: SeedOpt = DEFAULT_SEED,
     resamples: ResamplesOpt = DEFAULT_RESAMPLES,
+    adjudicated: Annotated[bool, typer.Option(
+        "--adjudicated", help="Also each run's numbers with accepted aliases counted as golds (labelled adjudicated;"
+        " the official table is unchanged).")] = False,
     freshness: Annotated[
         bool, typer.Option("--freshness", help="Instead: the share of golds verified within 30/90/365 days and "
                                                "open stale flags, per tag and answer type.")
@@ -51,22 +54,63 @@ def report_cmd(
     bad = [d for d in dims if d not in SLICES]
     if bad:
         raise fail("--by: " + unknown_name("slice dimension", bad[0], SLICES))
+    if adjudicated and (csv or slice_name):
+        raise fail("--adjudicated: numbers of whole runs beside the official table; leave out --csv and --slice")
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
         if ci:
             frame = _with_intervals(conn, frame, seed, resamples, bool(slice_name))
+        adj = _adjudicated(conn) if adjudicated else None
     if as_json:
-        print_json(frame.to_dicts())
+        print_json(frame.to_dicts() if adj is None else {"official": frame.to_dicts(), "adjudicated": [a.to_dict() for a in adj]})
     elif csv:
         write_text(csv_frame(frame).write_csv())  # model text never runs as a spreadsheet formula
     elif markdown:
-        write_text(report_markdown(frame))
+        write_text(report_markdown(frame) + ("" if adj is None else "\n" + adjudicated_markdown(adj)))
     else:
         out.print(report_table(frame.drop([c for c in frame.columns if c.endswith(("_low", "_high", "ci_unit"))])))
         for note in partial_notes(frame):
             out.print(Text(note, style="dim"))
         if ci:
             out.print(intervals_table(frame, seed, resamples))
+        if adj is not None:
+            out.print(adjudicated_table(adj))
+
+
+def _adjudicated(conn: Any) -> list[Any]:
+    from qa_inspect.core.report import adjudicated_summary
+
+    return adjudicated_summary(conn)
+
+
+ADJUDICATED_TITLE = "adjudicated: accepted aliases count as golds (same scorer; the numbers above are official)"
+_ADJ_COLUMNS = ("dataset", "run", "metric", "official", "adjudicated", "Δ", "items with aliases", "items moved")
+
+
+def _adj_cells(a: Any) -> list[str]:
+    from qa_inspect.core.report import METRIC_LABELS
+
+    def num(v: float | None, sign: str = "") -> str:
+        return "—" if v is None else f"{v:{sign}.2f}"
+
+    return [a.dataset, a.run, METRIC_LABELS.get(a.metric, a.metric), num(a.official), num(a.adjudicated),
+            num(a.delta, "+"), str(a.aliased_items), str(a.moved_items)]
+
+
+def adjudicated_table(rows: list[Any]) -> Table:
+    """`core.report.adjudicated_summary` rows: official beside adjudicated, per run and metric."""
+    t = Table(title=ADJUDICATED_TITLE, title_justify="left", show_edge=False)
+    for col in _ADJ_COLUMNS:
+        t.add_column(col, justify="left" if col in ("dataset", "run", "metric") else "right")
+    for a in rows:
+        cells = _adj_cells(a)
+        t.add_row(Text(short(cells[0], 30)), Text(short(cells[1], 30)), *(Text(c) for c in cells[2:]))
+    return t
+
+
+def adjudicated_markdown(rows: list[Any]) -> str:
+    """The adjudicated rows as a Markdown table under a heading that says what they are."""
+    return f"**{ADJUDICATED_TITLE}**\n\n" + markdown_table(_ADJ_COLUMNS, [_adj_cells(a) for a in rows])
 
 
 def _with_intervals(conn: Any, frame: pl.DataFrame, seed: int, resamples: int, sliced: bool) -> pl.DataFrame:

@@ -352,7 +352,8 @@ def _export_changelog(conn: sqlite3.Connection, output: Path, dataset: str | Non
     """The patch as Markdown release notes (`core.flags.changelog`); the number of lines written."""
     from qa_inspect.core.query import markdown_table  # the one Markdown-cell rule
 
-    text = F.changelog(F.current_flags(conn, dataset, include_resolved=not open_only), markdown_table)
+    aliases = [a for a in F.alias_list(conn, dataset) if a.status == "open" or not open_only]
+    text = F.changelog(F.current_flags(conn, dataset, include_resolved=not open_only), markdown_table, aliases=aliases)
     if str(output) == "-":
         write_text(text)
     else:

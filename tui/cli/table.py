@@ -13,7 +13,7 @@ from qa_inspect.tui.present import count
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonOpt, MarkdownOpt, RunsDir, app, fail, loaded_db, out, print_json, write_text
+from .common import DbOpt, JsonOpt, MarkdownOpt, RunsDir, app, fail, loaded_db, out, print_json, say, write_text
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
 if TYPE_CHECKING:
@@ -77,8 +77,12 @@ def _terminal(t: PaperTable, places: int) -> None:
     out.print(Text(_note(t), style="dim"))
 
 
+ADJUDICATED_NOTE = "ADJUDICATED: accepted aliases count as golds (same scorer); not the official numbers"
+
+
 def _note(t: PaperTable) -> str:
-    parts = ["bold = best of the column"]
+    parts = [ADJUDICATED_NOTE] if t.spec.adjudicated else []
+    parts.append("bold = best of the column")
     if t.spec.best_over:
         parts.append(f"[x] = the {t.spec.best_over} of the best run")
     if t.spec.ci:
@@ -135,6 +139,8 @@ def table_cmd(
                                                show_default=False)] = None,
     seed: SeedOpt = DEFAULT_SEED,
     resamples: ResamplesOpt = DEFAULT_RESAMPLES,
+    adjudicated: Annotated[bool, typer.Option(
+        "--adjudicated", help="Cells from adjudicated scores (accepted aliases count as golds); labelled so.")] = False,
 ) -> None:
     """A paper's table from many runs: rows of run settings (model, prompt, shots …), columns of slices
     or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON.
@@ -145,6 +151,10 @@ def table_cmd(
     if sum((as_json, markdown, latex, as_csv)) > 1:
         raise fail("choose one of --json, --markdown, --latex, --csv")
     spec = _spec(rows, cols, cell, best_over, where, human, dataset, ci, seed, resamples)
+    if adjudicated:
+        from dataclasses import replace
+
+        spec = replace(spec, adjudicated=True)
     with loaded_db(runs_dir, db) as conn:
         runs = folder_run_settings(conn, Path(runs_dir))
         try:
@@ -158,8 +168,10 @@ def table_cmd(
     elif markdown:
         write_text(_markdown(t, places))
     elif latex:
-        write_text(_latex(t, places))
+        write_text((f"% {ADJUDICATED_NOTE}\n" if adjudicated else "") + _latex(t, places))
     elif as_csv:
+        if adjudicated:
+            say(ADJUDICATED_NOTE)
         write_text(_csv(t, places))
     else:
         _terminal(t, places)

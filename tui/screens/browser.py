@@ -46,6 +46,7 @@ from .browser_delta import BrowserDeltaOrder
 from .browser_layout import BrowserLayout
 from .browser_triage import TriageActions
 from .detail import DetailScreen, TotalLoaded
+from .aliases import ALIAS_BINDINGS, AliasActions
 from .labels import BROWSER_LABEL_BINDINGS, LabelActions
 
 SORT_LABELS = {
@@ -73,7 +74,8 @@ class WindowLoaded(Message):
     cursor: int
 
 
-class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, LabelActions, BrowserStale, TriageActions, BaseScreen):
+class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions, LabelActions, BrowserStale, TriageActions,
+                    BaseScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
@@ -112,6 +114,7 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, LabelActions
                 tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
         *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
         *BROWSER_LABEL_BINDINGS,  # l, 1–9 (screens.labels)
+        *ALIAS_BINDINGS,  # A (screens.aliases)
         Binding("escape", "back", "Back", id="browser.back",
                 tooltip="Back one screen (to where this browser was opened from)"),
     ]

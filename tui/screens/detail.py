@@ -27,6 +27,7 @@ from ..stale import DETAIL_STALE_BINDINGS, DetailStale
 from ..text import clean, copy_text, truncate
 from ..widgets import KeyFooter
 from ..widgets import detail_parts as parts
+from .aliases import ALIAS_BINDINGS, AliasActions
 from .labels import DETAIL_LABEL_BINDINGS, LabelActions, label_line
 
 
@@ -64,7 +65,7 @@ NAV_PAGE = 120
 """Ids fetched around a step past those at hand (as many as the browser's window)."""
 
 
-class DetailScreen(LabelActions, DetailStale, BaseScreen):
+class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
     """One item; everything needed to see why it scored what it scored."""
 
     HELP_TITLE = "Item detail"
@@ -81,6 +82,7 @@ class DetailScreen(LabelActions, DetailStale, BaseScreen):
                 tooltip="Open the item's evidence URL in the browser"),
         *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
         *DETAIL_LABEL_BINDINGS,  # l (screens.labels)
+        *ALIAS_BINDINGS,  # A (screens.aliases)
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
 
