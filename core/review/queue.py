@@ -20,6 +20,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
+from qa_inspect.core.flags import current_aliases
 from qa_inspect.core.store import author_for, sqlite_connection
 
 from .gather import gather_signals, stale_datasets
@@ -182,7 +183,8 @@ def review_queue(
 ) -> ReviewQueue:
     """The ranked queue (see the module docstring); `today` fixes "now" (default: today, UTC).
     `dynamic`: dataset names or paths the manifest declares `dynamic = true`; `aliases`: dataset
-    → item key → accepted aliases (none by default). A named dataset that cannot go stale is an
+    → item key → accepted aliases (default: the journal's, `core.flags.current_aliases`, so an
+    answer someone accepted is never a stale-gold candidate). A named dataset that cannot go stale is an
     error (QAInspectError)."""
     if signal is not None and signal not in SIGNALS:
         raise QAInspectError(unknown_name("signal", signal, SIGNALS))
@@ -193,8 +195,8 @@ def review_queue(
     covered, left_out = _covered(raw, dataset, dynamic)
     ranked: list[tuple[bool, bool, float, int, QueueEntry]] = []
     for name, _ in covered:
-        for signals in gather_signals(raw, name, author=who, given_dates=given_dates,
-                                      aliases=(aliases or {}).get(name)):
+        accepted = current_aliases(raw, name) if aliases is None else aliases.get(name)
+        for signals in gather_signals(raw, name, author=who, given_dates=given_dates, aliases=accepted):
             scored = score_signals(signals, today)
             if _keep(scored, scope, signal):
                 entry = QueueEntry(scored, _status(scored, today, fresh_days))
