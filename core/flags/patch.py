@@ -18,12 +18,15 @@ Both read back with `core.stale_import.import_file`.
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.store import sqlite_connection
 
-from .current import current_flags
+from .current import Proposal, current_flags
 from .journal import journal
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite  # anything with write(str): a file, the CLI's stdout filter
 
 __all__ = ["JOURNAL_KIND", "PATCH_KIND", "export_journal", "export_patch", "journal_records", "patch_records"]
 
@@ -37,8 +40,8 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
     out: list[dict[str, Any]] = []
     fingerprints = dict(sqlite_connection(conn).execute("SELECT uid, dataset_fp FROM annotations"))
     for f in current_flags(conn, dataset, include_resolved=include_resolved):
-        proposals = f.proposals or []
-        for p in proposals or [None]:
+        proposals: list[Proposal] | list[None] = f.proposals or [None]  # no proposal: one line of the flag
+        for p in proposals:
             out.append({
                 "kind": PATCH_KIND,
                 "dataset": f.dataset,
@@ -60,14 +63,14 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
     return out
 
 
-def _write_jsonl(out: TextIO, records: list[dict[str, Any]]) -> int:
+def _write_jsonl(out: SupportsWrite[str], records: list[dict[str, Any]]) -> int:
     """One JSON object per line, non-ASCII kept as is; returns the number of lines."""
     for rec in records:
         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
     return len(records)
 
 
-def export_patch(conn: Any, out: TextIO, dataset: str | None = None, *, include_resolved: bool = True) -> int:
+def export_patch(conn: Any, out: SupportsWrite[str], dataset: str | None = None, *, include_resolved: bool = True) -> int:
     """Write the patch JSONL to `out`; returns the number of lines."""
     return _write_jsonl(out, patch_records(conn, dataset, include_resolved=include_resolved))
 
@@ -89,6 +92,6 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
     return out
 
 
-def export_journal(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+def export_journal(conn: Any, out: SupportsWrite[str], dataset: str | None = None) -> int:
     """Write every journal entry (oldest first) as JSONL; returns the number of lines."""
     return _write_jsonl(out, journal_records(conn, dataset))

@@ -210,13 +210,14 @@ def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: lis
         if rest is not None:
             return Category("partial", f"a part of {_gold_name(golds, k)}, {_amount(rest, cjk)} missing; "
                             f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
-    k = order[0] if order else None
-    value = _gold_score(scorer, prediction, golds[k]) if k is not None else 0.0
-    if value > 0.5:
-        return Category("partial", f"shares most words with {_gold_name(golds, k)}: scored {_scored(scorer, value)}", k)
-    if value > 0:
-        return Category("wrong", f"shares little with any gold: scored {_scored(scorer, value)} "
-                        f"against {_gold_name(golds, k)}", k)
+    if order:
+        k = order[0]
+        value = _gold_score(scorer, prediction, golds[k])
+        if value > 0.5:
+            return Category("partial", f"shares most words with {_gold_name(golds, k)}: scored {_scored(scorer, value)}", k)
+        if value > 0:
+            return Category("wrong", f"shares little with any gold: scored {_scored(scorer, value)} "
+                            f"against {_gold_name(golds, k)}", k)
     return Category("wrong", "shares nothing with any gold")
 
 
@@ -250,7 +251,7 @@ _WORDS = re.compile(r"[^\W_]+")
 
 
 class _Gold(NamedTuple):
-    index: int
+    k: int  # which gold (not `index`: that name is tuple.index)
     text: str
     span: Span | None
     name: str
@@ -358,7 +359,7 @@ def _not_in_passage(prediction: str, golds: list[_Gold]) -> Category:
             note = f"; it is a part of {g.name}"
             break
     return Category("not-in-passage", f"does not occur in the passage (generated, not extracted){note}",
-                    golds[0].index if golds else None)
+                    golds[0].k if golds else None)
 
 
 def _boundary(passage: str, p: Span, g: Span, gold: _Gold, cjk: bool) -> Category:
@@ -368,23 +369,23 @@ def _boundary(passage: str, p: Span, g: Span, gold: _Gold, cjk: bool) -> Categor
         cjk = not (_whole_word(passage, ps, pe) and _whole_word(passage, gs, ge))
     if (ps, pe) == (gs, ge):
         return Category("boundary-shifted", f"the passage span of {gold.name}, but {gold.name} is "
-                        "written differently from the passage there", gold.index)
+                        "written differently from the passage there", gold.k)
     if ps <= gs and pe >= ge:
         parts = [f"{_amount(passage[ps:gs], cjk)} before" if ps < gs else "",
                  f"{_amount(passage[ge:pe], cjk)} after" if pe > ge else ""]
         return Category("boundary-long", f"contains {gold.name} plus {' and '.join(x for x in parts if x)} it",
-                        gold.index)
+                        gold.k)
     if ps >= gs and pe <= ge:
         parts = [f"{_amount(passage[gs:ps], cjk)} at its start" if ps > gs else "",
                  f"{_amount(passage[pe:ge], cjk)} at its end" if pe < ge else ""]
         return Category("boundary-short", f"inside {gold.name}, missing {' and '.join(x for x in parts if x)}",
-                        gold.index)
+                        gold.k)
     if ps < gs:
         how = (f"starts {_amount(passage[ps:gs], cjk)} before it and stops {_amount(passage[pe:ge], cjk)} "
                "short of its end")
     else:
         how = f"starts {_amount(passage[gs:ps], cjk)} into it and runs {_amount(passage[ge:pe], cjk)} past its end"
-    return Category("boundary-shifted", f"overlaps {gold.name}: {how}", gold.index)
+    return Category("boundary-shifted", f"overlaps {gold.name}: {how}", gold.k)
 
 
 def _text_relation(prediction: str, gold: _Gold, cjk: bool) -> Category | None:
@@ -393,10 +394,10 @@ def _text_relation(prediction: str, gold: _Gold, cjk: bool) -> Category | None:
     where = "where the passage repeats it" if gold.span is not None else "by its text"
     rest = _rest(prediction, gold.text)
     if rest is not None:
-        return Category("boundary-long", f"contains {gold.name} ({where}) plus {_amount(rest, cjk)}", gold.index)
+        return Category("boundary-long", f"contains {gold.name} ({where}) plus {_amount(rest, cjk)}", gold.k)
     rest = _rest(gold.text, prediction)
     if rest is not None:
-        return Category("boundary-short", f"inside {gold.name} ({where}), missing {_amount(rest, cjk)}", gold.index)
+        return Category("boundary-short", f"inside {gold.name} ({where}), missing {_amount(rest, cjk)}", gold.k)
     return None
 
 
@@ -416,9 +417,9 @@ def _sentence_category(
         gap = (f"{_amount(passage[p[1]:o[0]], cjk)} before it" if p[1] <= o[0]
                else f"{_amount(passage[o[1]:p[0]], cjk)} after it")
         return Category("wrong-span-same-sentence", f"another span of sentence {gold_sents[0] + 1} of {total}, "
-                        f"which holds {g.name}: {gap}", g.index)
+                        f"which holds {g.name}: {gap}", g.k)
     return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                    f"{g.name} is in sentence {gold_sents[0] + 1}", g.index)
+                    f"{g.name} is in sentence {gold_sents[0] + 1}", g.k)
 
 
 def _sentence_by_words(passage: str, p: Span, g: _Gold, total: int) -> Category:
@@ -428,10 +429,10 @@ def _sentence_by_words(passage: str, p: Span, g: _Gold, total: int) -> Category:
     pred_sents = sentence_of(passage, *p)
     if not shared or max(shared) == 0:
         return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                        f"{g.name} is not in the passage and shares no words with it", g.index)
+                        f"{g.name} is not in the passage and shares no words with it", g.k)
     near = shared.index(max(shared))
     if near in pred_sents:
         return Category("wrong-span-same-sentence", f"another span of sentence {near + 1} of {total}, the one "
-                        f"closest to {g.name} (which is not a passage span)", g.index)
+                        f"closest to {g.name} (which is not a passage span)", g.k)
     return Category("wrong-span-other-sentence", f"a span of sentence {pred_sents[0] + 1} of {total}; "
-                    f"{g.name} is not a passage span, its words are in sentence {near + 1}", g.index)
+                    f"{g.name} is not a passage span, its words are in sentence {near + 1}", g.k)

@@ -172,7 +172,7 @@ class RunDiff:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "run_a": self.run_a, "run_b": self.run_b, "dataset": self.dataset, "family": self.family,
             "scorer": self.scorer,
             "score_metric": self.score_metric, "threshold": self.threshold, "items": self.items,

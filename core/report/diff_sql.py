@@ -275,7 +275,7 @@ def slice_rows(groups: list[Group], constant: dict[str, str], cdqa: bool) -> lis
         elif groups and any(dim in g.labels and g.labels[dim] is not None for g in groups):
             by: dict[str, list[Group]] = {}
             for g in groups:
-                by.setdefault(g.labels[dim] if g.labels[dim] is not None else "—", []).append(g)
+                by.setdefault(label if (label := g.labels[dim]) is not None else "—", []).append(g)
             blocks.append((dim, dict(sorted(by.items()))))
     out: list[dict[str, Any]] = []
     for dim, values in blocks:

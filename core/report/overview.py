@@ -120,7 +120,7 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
         for k, dim in enumerate(DIMENSIONS):
             counts = _rollup([(c[k], (c[_N],)) for c in cells])
             if any(v is not None for v in counts):
-                ds.slice_items[dim] = sorted(((v, n[0]) for v, n in counts.items()), key=_by_count)
+                ds.slice_items[dim] = sorted(((v, int(n[0])) for v, n in counts.items()), key=_by_count)
         groups: dict[int, list[tuple[Any, ...]]] = {}
         for row in rows["runs"]:
             groups.setdefault(row[0], []).append(row[1:])
@@ -176,10 +176,10 @@ def _grouped_rows(conn: Any, ds_id: int, slices: bool, cdqa: bool) -> dict[str, 
     }
 
 
-def _by_count(pair: tuple[str | None, int]) -> tuple[int, int, str]:
+def _by_count(pair: tuple[str | None, int]) -> tuple[int, bool, str]:
     """Biggest slices first; ties by value, the unlabelled (None) last."""
     value, n = pair
-    return (-n, value is None, value or "")  # type: ignore[return-value]
+    return (-n, value is None, value or "")
 
 
 _DIMS = ", ".join(f"i.{d}" for d in DIMENSIONS)

@@ -89,18 +89,21 @@ commands the modules register and the help they give."""
 
 class LazyGroup(TyperGroup):
     """The root command: lists `COMMANDS` without importing them, imports a command's module when
-    that command runs (Polars, SQLite or Textual load only for the commands that use them)."""
+    that command runs (Polars, SQLite or Textual load only for the commands that use them).
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    The overrides take `typer.Context`, what typer passes; TyperGroup declares the click Context it
+    derives from (typer 0.28: its private vendored `typer._click`), hence the ignores."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
         return list(COMMANDS)
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:  # type: ignore[override]
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"{__package__}.{COMMANDS[cmd_name].module}")  # registers its commands on `app`
             self.commands.update(getattr(typer.main.get_command(app), "commands", {}))
         return self.commands.get(cmd_name)
 
-    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         # TyperGroup.format_commands, with each command's summary from the table (no import).
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         rows = [(name, TyperCommand(name, help=c.summary).get_short_help_str(limit)) for name, c in COMMANDS.items()]
