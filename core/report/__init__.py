@@ -90,7 +90,6 @@ __all__ = [
     "latex_table",
     "leaderboard",
     "overview",
-    "warm_overview",
     "overview_excluding_stale",
     "paper_table",
     "pair_significance",
@@ -155,7 +154,6 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         overview,
         RunOverview,
         SliceStat,
-        warm_overview,
     )
     from .paper_table import (
         ALL,

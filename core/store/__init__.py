@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "DIMENSIONS",
+    "ERROR_SQL",
     "FEATURE_COLUMNS",
+    "answered_sql",
+    "OverviewRows",
+    "cached_rows",
+    "data_stamp",
+    "first_rows",
+    "overview_rows",
+    "stored_rows",
     "ITEMS_MARK",
     "MANIFEST_NAME",
     "PREDICTIONS_MARK",
@@ -152,12 +161,23 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         write_transaction,
     )
     from .views import (
+        answered_sql,
         CURRENT_FLAGS_SQL,
         EFFECTIVE_SQL,
+        ERROR_SQL,
         STALE_GOLDS_SQL,
     )
     from .columns import (
+        DIMENSIONS,
         FEATURE_COLUMNS,
+    )
+    from .overview_cache import (
+        OverviewRows,
+        cached_rows,
+        data_stamp,
+        first_rows,
+        overview_rows,
+        stored_rows,
     )
     from .search_marks import (
         index_marks,

@@ -214,35 +214,11 @@ def short(text: str | None, width: int = 40) -> str:
 
 
 def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
-    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader);
-    after a load that changed something, the overview's grouped rows are summed and stored
-    (`core.report.warm_overview`), so the app's first open reads them instead of grouping a
-    million predictions."""
+    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader).
+    The load itself stores the overview's first-paint sums (`core.load.warm_overview`)."""
     from qa_inspect.core.load import load_runs as load
 
-    summary = load(runs_dir, db, **options)
-    if summary.changed:
-        _warm_overview(Path(summary.db))
-    return summary
-
-
-def _warm_overview(db: Path) -> None:
-    """Best effort: a database that cannot be written now is summed at the next open instead."""
-    import sqlite3
-
-    from qa_inspect.core.report import warm_overview
-    from qa_inspect.core.store import open_db
-
-    try:
-        handle = open_db(db)
-    except (QAInspectError, sqlite3.Error):
-        return
-    try:
-        warm_overview(handle.conn)
-    except sqlite3.Error:
-        pass
-    finally:
-        handle.conn.close()
+    return load(runs_dir, db, **options)
 
 
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
