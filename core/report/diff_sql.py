@@ -1,6 +1,6 @@
 """The numbers of a run diff as SQL aggregates, so a million common items are never read into
-Python: `diff_runs` without statistics uses these; with statistics (which need per-item arrays) it
-reads the common-item frame as before.
+Python: the one engine of `diff_runs` (statistics, which resample items, read per-item arrays
+besides: `diff.common_frame`).
 
 One pass over the common items (run A's predictions `p` read from their score index, run B's `pb`
 looked up in theirs, the items joined only when a slice or a filter needs them) sums counts,
@@ -11,8 +11,8 @@ be): the first `top` of those by id are the largest changes, else one ORDER BY â
 them. Only the listed changes' texts are read. Slices of a dimension with one value on every item
 equal overall (read from the dimension's index); others are a GROUP BY of that pass.
 
-Score sums are added in another order than the frame's: means agree to ~1e-12 (the last digits of
-a float in `--json` may differ), counts exactly.
+Score sums are added in SQL's order (`TOTAL`, then `math.fsum` over groups): a mean agrees with
+the per-item mean to ~1e-12; `RunDiff.to_dict` rounds what `--json` prints (`diff.JSON_PLACES`).
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def largest_changes(
         ids = heapq.nsmallest(top, swung)
     else:
         params: list[Any] = [run_b, run_a]
-        sql = (f"SELECT p.item_id" + _from(dataset_id, within, False, conn, params)
+        sql = ("SELECT p.item_id" + _from(dataset_id, within, False, conn, params)
                + f" AND ABS({_DELTA}) > 1e-12 ORDER BY ABS({_DELTA}) DESC, p.item_id LIMIT ?")
         ids = [r[0] for r in conn.execute(sql, [*params, int(top)])]
     if not ids:
