@@ -75,6 +75,8 @@ COMMANDS: dict[str, Command] = {
                      "columns of slices or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON."),
     "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
                                 "scores to a file; the format follows the extension."),
+    "schema": Command("schema", "The database's tables: columns (type, NOT NULL, primary key), indexes and "
+                                "foreign keys."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
