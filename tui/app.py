@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
@@ -89,8 +90,9 @@ class QAInspectApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "qa-inspect"
     COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider, SlicesProvider, StaleCommands}
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
+    # Not annotated: App declares them `ClassVar[...] | None`, which mypy reads as instance variables.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Show every key of every screen"),
         Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
@@ -110,7 +112,7 @@ class QAInspectApp(App[None]):
         runs_dir: Path | None = None,
         *,
         theme: str | None = None,
-        load_notices: list[tuple[str, str]] | None = None,
+        load_notices: list[tuple[SeverityLevel, str]] | None = None,
         remember: bool = True,
     ) -> None:
         super().__init__()
@@ -123,7 +125,7 @@ class QAInspectApp(App[None]):
         self._prefs_version = 0
         self.column_layouts: dict[str, ColumnLayout] = {}
         """Per dataset: the item table's hidden columns and their order (`k` in the browser)."""
-        self.load_notices = list(load_notices or []) + [("warning", p) for p in config.problems]
+        self.load_notices: list[tuple[SeverityLevel, str]] = [*(load_notices or []), *(("warning", p) for p in config.problems)]
         """(severity, message) from the load that opened the app: its warnings and errors."""
         self.db_path = Path(db_path)
         self.runs_dir = runs_dir

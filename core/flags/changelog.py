@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from .aliases import Alias
-from .current import Flag
+from .current import Flag, Proposal
 
 __all__ = ["ALIAS_COLUMNS", "CHANGELOG_COLUMNS", "changelog"]
 
@@ -34,7 +34,8 @@ def _rows(flags: Sequence[Flag]) -> list[tuple[object, ...]]:
     """One row per proposal (a flag without any: one row of its deciding mark)."""
     rows: list[tuple[object, ...]] = []
     for f in flags:
-        for p in f.proposals or [None]:
+        proposals: list[Proposal] | list[None] = f.proposals or [None]
+        for p in proposals:
             proposed = p.proposed if p else f.proposed
             ts = (p.ts if p else f.ts)[:16].replace("T", " ")
             status = f.status + (", conflicting proposals" if f.conflict else "")

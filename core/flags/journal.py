@@ -104,7 +104,11 @@ def _entry(row: Sequence[Any]) -> Entry:
         decoded = json.loads(meta) if meta else {}
     except ValueError:
         decoded = {"raw": meta}
-    return Entry(*row[:12], meta=decoded if isinstance(decoded, dict) else {"raw": decoded}, run=row[13], label=row[14])
+    id_, uid, ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence, ref = row[:12]
+    return Entry(
+        id_, uid, ts, author, action, dataset, item_key, gold_text, reason, proposed, evidence, ref,
+        meta=decoded if isinstance(decoded, dict) else {"raw": decoded}, run=row[13], label=row[14],
+    )
 
 
 def _iso_ms(dt: datetime) -> str:
@@ -239,7 +243,8 @@ def journal(
 ) -> list[Entry]:
     """Stale-flag journal entries, oldest first (every action, undo and import; nothing is ever
     removed). Label entries share the table and are left out (`core.labels` reads them)."""
-    where, params = [FLAG_ENTRIES_SQL], []
+    where = [FLAG_ENTRIES_SQL]
+    params: list[str | int] = []
     for col, value in (("dataset", dataset), ("item_key", item_key), ("author", author)):
         if value is not None:
             where.append(f"{col} = ?")

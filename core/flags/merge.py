@@ -135,7 +135,7 @@ def _parse_line(path: Path, rec: Any, where: str, now: str) -> _Incoming:
         reason, evidence = _text(path, rec, "reason", where), _text(path, rec, "evidence", where)
         author = _text(path, rec, "author", where) or "unknown"
         ts = _ts(path, rec.get("time"), where)
-        uid = _text(path, rec, "uid", where)
+        uid = _text(path, rec, "uid", where) or ""
         if not uid:  # a hand-written patch: a uid from the content, so a second import adds nothing
             basis = json.dumps([target.dataset, target.item_key, target.gold_text, proposed, reason, evidence, author, ts],
                                ensure_ascii=False)

@@ -20,14 +20,18 @@ Both read back with `core.stale_import.import_file`.
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+import json
+from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.visible import json_line
 from qa_inspect.core.store import sqlite_connection
 
 from .aliases import ALIAS_ACTIONS, ALIAS_KIND, alias_list
-from .current import current_flags
+from .current import Proposal, current_flags
 from .journal import journal
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite  # anything with write(str): a file, the CLI's stdout filter
 
 __all__ = [
     "JOURNAL_KIND", "PATCH_KIND", "alias_records", "export_aliases", "export_journal", "export_patch", "journal_records",
@@ -44,8 +48,8 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
     out: list[dict[str, Any]] = []
     fingerprints = dict(sqlite_connection(conn).execute("SELECT uid, dataset_fp FROM annotations"))
     for f in current_flags(conn, dataset, include_resolved=include_resolved):
-        proposals = f.proposals or []
-        for p in proposals or [None]:
+        proposals: list[Proposal] | list[None] = f.proposals or [None]  # no proposal: one line of the flag
+        for p in proposals:
             out.append({
                 "kind": PATCH_KIND,
                 "dataset": f.dataset,
@@ -74,14 +78,14 @@ def patch_records(conn: Any, dataset: str | None = None, *, include_resolved: bo
     return out
 
 
-def _write_jsonl(out: TextIO, records: list[dict[str, Any]]) -> int:
+def _write_jsonl(out: SupportsWrite[str], records: list[dict[str, Any]]) -> int:
     """One JSON object per line, non-ASCII kept as is; returns the number of lines."""
     for rec in records:
         out.write(json_line(rec))  # C1 and bidi controls escaped: the same value, safe to view
     return len(records)
 
 
-def export_patch(conn: Any, out: TextIO, dataset: str | None = None, *, include_resolved: bool = True) -> int:
+def export_patch(conn: Any, out: SupportsWrite[str], dataset: str | None = None, *, include_resolved: bool = True) -> int:
     """Write the patch JSONL to `out`; returns the number of lines."""
     return _write_jsonl(out, patch_records(conn, dataset, include_resolved=include_resolved))
 
@@ -104,7 +108,7 @@ def journal_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any
     return out
 
 
-def export_journal(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+def export_journal(conn: Any, out: SupportsWrite[str], dataset: str | None = None) -> int:
     """Write every journal entry (oldest first) as JSONL; returns the number of lines."""
     return _write_jsonl(out, journal_records(conn, dataset))
 
@@ -116,6 +120,6 @@ def alias_records(conn: Any, dataset: str | None = None) -> list[dict[str, Any]]
             if r["action"] in ALIAS_ACTIONS or r["meta"].get("undoes") in ALIAS_ACTIONS]
 
 
-def export_aliases(conn: Any, out: TextIO, dataset: str | None = None) -> int:
+def export_aliases(conn: Any, out: SupportsWrite[str], dataset: str | None = None) -> int:
     """Write the alias entries of the journal (oldest first) as JSONL; returns the number of lines."""
     return _write_jsonl(out, alias_records(conn, dataset))

@@ -103,9 +103,10 @@ def _apply_span(record: dict[str, Any], context: str | None, changes: dict[str, 
     answers = record.get("answers")
     found: set[str] = set()
     if isinstance(answers, dict) and isinstance(answers.get("text"), list):  # HF columns
-        texts, starts = answers["text"], answers.get("answer_start")
-        has_starts = isinstance(starts, list) and len(starts) == len(texts)
-        new_texts, new_starts = [], []
+        texts, given = answers["text"], answers.get("answer_start")
+        starts: list[Any] | None = given if isinstance(given, list) and len(given) == len(texts) else None
+        new_texts: list[Any] = []
+        new_starts: list[int | None] = []
         for i, t in enumerate(texts):
             text = _answer_text(t)
             if text in changes:
@@ -116,18 +117,18 @@ def _apply_span(record: dict[str, Any], context: str | None, changes: dict[str, 
                     continue
                 report.replaced += 1
                 new_texts.append(new)
-                new_starts.append(_locate(context, new, starts[i] if has_starts else None))
+                new_starts.append(_locate(context, new, starts[i] if starts is not None else None))
             else:
                 new_texts.append(t)
-                new_starts.append(starts[i] if has_starts else None)
+                new_starts.append(starts[i] if starts is not None else None)
         answers["text"] = new_texts
-        if has_starts:
+        if starts is not None:
             answers["answer_start"] = new_starts
         if not new_texts:
             report.emptied.append(key)
         return found
     single = not isinstance(answers, list)
-    items = [answers] if single else list(answers)
+    items = list(answers) if isinstance(answers, list) else [answers]
     out: list[Any] = []
     for a in items:
         text = _answer_text(a)
@@ -256,7 +257,7 @@ def export_dataset(conn: Any, runs_dir: Path, dataset: str, out_path: Path) -> D
         changes, extra = by_item.pop(item.key, None), aliases.pop(item.key, ())
         if not changes and not extra:
             continue
-        if doc.is_jsonl:
+        if doc.lines is not None:  # JSONL
             number, value = doc.lines[index]
             changed_lines[index] = JsonStyle.detect(src_lines[number - 1].rstrip("\r"), value)
         if extra:

@@ -103,8 +103,8 @@ def resolve_item(conn: Any, ident: str, dataset: str | None = None) -> ItemRef:
         if rows:
             keys = [question_key(text)] + [r[2] for r in rows]
             raise FlagError(f"{ident!r} is a repeated question ({', '.join(keys[:5])}); give the item key")
-    where = f" in dataset {dataset!r}" if dataset else ""
-    raise FlagError(f"no item {ident!r}{where} (give an item key or, for items without ids, the question text)")
+    scope_note = f" in dataset {dataset!r}" if dataset else ""
+    raise FlagError(f"no item {ident!r}{scope_note} (give an item key or, for items without ids, the question text)")
 
 
 def targets_for_item(

@@ -135,10 +135,10 @@ def _prediction(doc: Document, where: str, sample: Any) -> tuple[Prediction, int
     ref = clean_id(doc, sample.get("id"), where)
     if ref is None:
         raise FormatError(str(doc.path), "sample has no id", where)
-    epoch = sample.get("epoch") if isinstance(sample.get("epoch"), int) else 1
-    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    epoch = e if isinstance(e := sample.get("epoch"), int) else 1
+    attachments = a if isinstance(a := sample.get("attachments"), dict) else {}
     meta: dict[str, Any] = {"epoch": epoch}
-    metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
+    metadata = m if isinstance(m := sample.get("metadata"), dict) else {}
     input_text = _resolve(prompt_text(sample.get("input")), attachments)
     question = metadata.get("question") if isinstance(metadata.get("question"), str) else None
     if question is None and input_text:
@@ -161,7 +161,7 @@ def _prediction(doc: Document, where: str, sample: Any) -> tuple[Prediction, int
     error = sample.get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         meta["error"] = error["message"]
-    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    output = o if isinstance(o := sample.get("output"), dict) else {}
     text = _completion(output, attachments)
     return Prediction(ref=ref, ref_kind="id", text=text, meta=meta), epoch
 

@@ -335,11 +335,11 @@ def _from_results(path: Path, task: str | None) -> tuple[str | None, dict[str, A
     value = read_document(path).value
     if not isinstance(value, dict):
         raise FormatError(str(path), f"results file is {type_name(value)}, expected an object")
-    config = value.get("config") if isinstance(value.get("config"), dict) else {}
+    config = c if isinstance(c := value.get("config"), dict) else {}
     model = value.get("model_name") if isinstance(value.get("model_name"), str) and value["model_name"] else None
     if model is None:
         model = _model_from_args(config.get("model_args"))
-    configs = value.get("configs") if isinstance(value.get("configs"), dict) else {}
+    configs = cs if isinstance(cs := value.get("configs"), dict) else {}
     if task is None and len(configs) == 1:
         task = next(iter(configs))
     settings: dict[str, Any] = {k: plain(config[k]) for k in _CONFIG_KEYS if config.get(k) is not None}
@@ -352,7 +352,7 @@ def _from_results(path: Path, task: str | None) -> tuple[str | None, dict[str, A
             table = value.get(key)
             if isinstance(table, dict) and task in table:
                 settings[key] = plain(table[task])
-    results = value.get("results") if isinstance(value.get("results"), dict) else {}
+    results = r if isinstance(r := value.get("results"), dict) else {}
     aggregate = results.get(task) if task is not None else None
     return model, settings, plain(aggregate) if isinstance(aggregate, dict) else {}
 

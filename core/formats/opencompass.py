@@ -151,7 +151,7 @@ def sniff(doc: Document) -> bool:
 
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     where = layout(doc.path)
-    shards = [(doc.path, doc)]
+    shards: list[tuple[Path, Document | None]] = [(doc.path, doc)]  # later shards read in turn
     if where is not None and where.shard == 0:
         n = 1
         while (nxt := doc.path.with_name(f"{where.dataset}_{n}.json")).is_file():
@@ -160,8 +160,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     predictions: list[Prediction] = []
     offset = 0
     extra: list[str] = []
-    for number, (path, shard_doc) in enumerate(shards):
-        shard_doc = shard_doc or read_document(path)
+    for number, (path, given) in enumerate(shards):
+        shard_doc = given or read_document(path)
         if shard_doc is not doc:
             extra.append(str(path))
             if not _rows(shard_doc.value):

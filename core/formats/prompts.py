@@ -37,7 +37,9 @@ def message_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts: list[str] = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
         parts += [p for p in content if isinstance(p, str)]
         return "\n".join(parts) if parts else None
     return None

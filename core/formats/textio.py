@@ -87,7 +87,7 @@ def _parse_float(literal: str) -> JSONFloat:
     return value
 
 
-class JSONObject(dict):  # type: ignore[type-arg]
+class JSONObject(dict[str, Any]):
     """A JSON object that repeats keys; `duplicates` holds each repeat in file order (the value
     kept is the last one, as JSON parsers do). Only such objects get this type: a plain object
     is a plain `dict`."""

@@ -16,12 +16,15 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.visible import json_line
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.flags import Target, insert_entry, normalise_ts
 from qa_inspect.core.store import BusyCallback, bind_journal, sqlite_connection, write_transaction
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite  # anything with write(str): a file, the CLI's stdout filter
 
 __all__ = ["LABEL_JOURNAL_KIND", "LabelConflict", "LabelImport", "export_labels", "import_labels", "label_records"]
 
@@ -47,7 +50,7 @@ def label_records(conn: Any, run: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def export_labels(conn: Any, out: TextIO, run: str | None = None) -> int:
+def export_labels(conn: Any, out: SupportsWrite[str], run: str | None = None) -> int:
     """Write the label journal as JSONL to `out`; returns the number of lines."""
     records = label_records(conn, run)
     for rec in records:
@@ -102,7 +105,7 @@ def _parse(path: Path, rec: Any, where: str) -> dict[str, Any]:
         raise FormatError(str(path), "not a label journal entry (kind 'label-journal')", where)
     if rec.get("action") not in _ACTIONS:
         raise FormatError(str(path), f"unknown action {rec.get('action')!r}", where)
-    out = {name: _field(path, rec, name, where, required=name in ("uid", "run", "dataset", "item_key", "label"))
+    out: dict[str, Any] = {name: _field(path, rec, name, where, required=name in ("uid", "run", "dataset", "item_key", "label"))
            for name in ("uid", "author", "run", "dataset", "dataset_fingerprint", "item_key", "label", "source",
                         "note", "ref_uid")}
     try:

@@ -11,8 +11,9 @@ the item features stored where items are written; `backfill`: both filled into r
 without them), `search_index` (the full-text index, filled after the bulk insert:
 `build_search_index`), `linking` (matching against the stored datasets), `loader`
 (`load_runs`: the phases, incremental by size, mtime and SHA-256, resuming an interrupted file),
-`summary` (what a load did, file by file, with the warnings a user should read) and `log` (the
-last load's summary kept in the database, flattened into rows for the app's load log).
+`summary` (what a load did, file by file, with the warnings a user should read), `log` (the
+last load's summary kept in the database, flattened into rows for the app's load log) and `warmup`
+(the load's last step: the overview's first-paint rows stored, `warm_overview`).
 
 May import: `core.store`, `core.formats`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -53,6 +54,7 @@ __all__ = [
     "run_display_name",
     "score_run",
     "walk",
+    "warm_overview",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -69,6 +71,9 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     )
     from .loader import (
         load_runs,
+    )
+    from .warmup import (
+        warm_overview,
     )
     from .log import (
         last_load,

@@ -313,8 +313,8 @@ def match_in_prompts(
         text = normalise_text(prompt)
         # Scan from the end: the first start that begins a question is the last one.
         for at in range(len(text) - width, -1, -1):
-            bucket = buckets.get(text[at : at + width])
-            hit = next((q for norm, q in bucket if text.startswith(norm, at)), None) if bucket else None
+            near = buckets.get(text[at : at + width])
+            hit = next((q for norm, q in near if text.startswith(norm, at)), None) if near else None
             if hit is not None:
                 found[index] = hit
                 break

@@ -269,7 +269,7 @@ class _Writer:
             self.next_item += 1
             if self.keep is not None:
                 self._remember(item_id, key, qkey if question else None, original, scored, idxs)
-                ctx = (self.passages.get(context_id), spans, bool(columns[3]))  # columns[3]: is_impossible
+                ctx = (None if context_id is None else self.passages.get(context_id), spans, bool(columns[3]))  # columns[3]: is_impossible
                 self.item_contexts[item_id] = self.shared.setdefault(ctx, ctx)
         conn.executemany(_INSERT_ITEM, rows)
         conn.executemany(

@@ -105,8 +105,8 @@ def score_prediction(
     if scorer in (SQUAD_V11, SQUAD_V2):
         s = (squad.score_v11 if scorer == SQUAD_V11 else squad.score_v2)(prediction, golds)
         return ScoreRow(scorer=scorer, em=s.em, f1=s.f1, best_gold=s.best_gold)
-    c = cdqa.score(prediction, golds, phrases=refusal_phrases)
-    return ScoreRow(scorer=scorer, refused=c.refused, f1_recall=c.f1_recall, best_gold=c.best_gold)
+    d = cdqa.score(prediction, golds, phrases=refusal_phrases)
+    return ScoreRow(scorer=scorer, refused=d.refused, f1_recall=d.f1_recall, best_gold=d.best_gold)
 
 
 def clear_score_caches() -> None:
@@ -128,8 +128,8 @@ def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[
         raise ValueError(f"{scorer} aggregates whole runs: use aggregate_run")
     if scorer == CMRC_OFFICIAL:  # rows carry em and f1 as cmrc.aggregate reads them; a missing one counts 0
         return cmrc.aggregate(
-            (r if r is None or (r.em is not None and r.f1 is not None)
-             else cmrc.CmrcScore(em=r.em or 0, f1=r.f1 or 0.0, best_gold=r.best_gold) for r in rows),
+            (None if r is None else cmrc.CmrcScore(em=r.em or 0, f1=r.f1 or 0.0, best_gold=r.best_gold)
+             for r in rows),
             total,
         )
     return cdqa.aggregate(

@@ -21,6 +21,8 @@ from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.labels import labels_of_sql
 from qa_inspect.core.store import FEATURE_COLUMNS, pending_marks
 from qa_inspect.core.store import STALE_GOLDS_SQL
+# Defined in the store (the load sums the overview with them too); part of this module's face.
+from qa_inspect.core.store import DIMENSIONS, ERROR_SQL, answered_sql
 
 from qa_inspect.core.metrics import CATEGORY_CODES, GOLD_LENGTHS, PASSAGE_LENGTHS, QUESTION_TYPES
 
@@ -33,9 +35,6 @@ __all__ = [
     "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
 ]
 
-DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
-"""Item labels that slice every report, in display order (`items` columns; fixed names: the only
-way a column name enters SQL). `answerable` is set only where some question has no answer."""
 
 
 def dimension_columns(alias: str = "i") -> str:
@@ -43,12 +42,6 @@ def dimension_columns(alias: str = "i") -> str:
     return ", ".join(f"{alias}.{d} AS {d}" for d in DIMENSIONS)
 
 
-ERROR_SQL = (
-    "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
-    " WHEN COALESCE(p.refused, 0) = 1 THEN 1 ELSE COALESCE(p.f1_recall, 0) < 1 END"
-)
-"""1 when run A's item is an error, else 0: the one definition of an error. An item is an error
-when it has no prediction, or EM 0 (span scorers), or (CDQA, no EM) a refusal or F1-recall < 1."""
 
 
 def error_expr() -> Any:
@@ -69,13 +62,6 @@ STALE_ITEMS_SQL = f"SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s"
 
 DELTA_SQL = "COALESCE(pb.f1, pb.f1_recall, 0) - COALESCE(p.f1, p.f1_recall, 0)"
 """Δ of a compared item: run B's score − run A's (F1, or F1-recall for CDQA), as `qa-inspect diff`."""
-
-
-def answered_sql(alias: str) -> str:
-    """SQL truth of "this prediction answers" (not a refusal; span runs never refuse). `alias` is
-    p or pb; a missing prediction is the caller's to rule out where it matters."""
-    a = {"p": "p", "pb": "pb"}[alias]
-    return f"(COALESCE({a}.refused, 0) = 0)"
 
 
 def right_sql(alias: str, threshold: float | None, params: list[Any]) -> str:

@@ -97,7 +97,6 @@ __all__ = [
     "leaderboard",
     "overview_adjudicated",
     "overview",
-    "warm_overview",
     "overview_excluding_stale",
     "paper_table",
     "pair_significance",
@@ -170,7 +169,6 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         overview,
         RunOverview,
         SliceStat,
-        warm_overview,
     )
     from .paper_table import (
         ALL,

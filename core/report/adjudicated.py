@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .overview import DatasetOverview
 
 __all__ = [
+    "run_rescored",
     "ADJUDICATED", "AdjudicatedRun", "adjudicate_frame", "adjudicate_item_frame", "adjudicated_items",
     "adjudicated_scores", "adjudicated_summary", "overview_adjudicated",
 ]
@@ -178,7 +179,7 @@ def adjudicated_summary(conn: sqlite3.Connection, runs: list[str] | None = None)
     return out
 
 
-def _run_rescored(conn: sqlite3.Connection, run: str) -> tuple[str | None, dict[int, tuple[float, float, float, float]]]:
+def run_rescored(conn: sqlite3.Connection, run: str) -> tuple[str | None, dict[int, tuple[float, float, float, float]]]:
     """(the run's dataset, item id → adjudicated (em, f1, refused, f1_recall)) of its rescored items."""
     ref = require_run(conn, run)
     if ref.dataset_id is None:
@@ -202,7 +203,7 @@ def adjudicate_frame(conn: sqlite3.Connection, frame: pl.DataFrame, runs: Mappin
     import polars as pl
 
     for side, run in runs.items():
-        _, rescored = _run_rescored(conn, run)
+        _, rescored = run_rescored(conn, run)
         if not rescored:
             continue
         ids = pl.col("item_id")
@@ -224,7 +225,7 @@ def adjudicate_item_frame(conn: sqlite3.Connection, frame: pl.DataFrame) -> pl.D
 
     runs = [r for r in frame.get_column("run").unique().to_list() if r is not None]
     for run in runs:
-        dataset, rescored = _run_rescored(conn, run) if run in _linked_runs(conn) else (None, {})
+        dataset, rescored = run_rescored(conn, run) if run in _linked_runs(conn) else (None, {})
         if not rescored:
             continue
         marks = ", ".join("?" * len(rescored))

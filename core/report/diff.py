@@ -14,9 +14,11 @@ is an answer that counts as wrong), so A and B are judged on the same questions:
 - given `StatOptions`, whether each Δ is more than noise (`significance`: intervals, p-values,
   McNemar, Holm over slices, minimum detectable effect).
 
-With `aggregate_in_sql` (the compare screen's counts) the numbers are SQL aggregates (module
-`diff_sql`: a million common items in under 2 s); else, and with statistics, the common-item
-frame that the tests resample (`common_frame`).
+One engine computes them: SQL aggregates (module `diff_sql`: a million common items in under
+2 s, none read into Python). Statistics, which resample items, read the per-item arrays they need
+(`common_frame`, no texts) only when asked for. Float means are sums in SQL's order; `to_dict`
+(what `qa-inspect diff --json` prints) rounds them to `JSON_PLACES`, so the output does not hang on
+the last bits of a summation order.
 
 `cell_filter` turns an outcome cell into a `core.query.Filter` (run = A, compare = B, `outcome`)
 so a UI can open the item browser on exactly the items counted in that cell.
@@ -30,19 +32,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import polars as pl
-from qa_inspect.core.errors import QAInspectError, unknown_name
+from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, dimension_columns
 from qa_inspect.core.store import require_run
 
 from . import diff_sql
-from .adjudicated import adjudicate_frame
+from .adjudicated import adjudicate_frame, run_rescored
 from .metrics import DIMENSIONS
 from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
 
 __all__ = [
     "CRITERIA",
+    "JSON_PLACES",
     "CategoryChange",
     "DiffError",
     "ItemChange",
@@ -60,6 +63,15 @@ class DiffError(QAInspectError):
 
 CRITERIA = ("em", "threshold")
 """How "right" is judged: EM 1, or the F1-style score ≥ threshold (refusals wrong)."""
+
+JSON_PLACES = 9
+"""Decimals of a slice's means (0–100) in `RunDiff.to_dict`: far below anything shown, far above
+the last bits in which two summation orders of the same scores differ (~1e-12)."""
+
+
+def _json_float(v: float | None) -> float | None:
+    """A mean as the JSON output writes it (the one place its rounding is decided)."""
+    return None if v is None else round(v, JSON_PLACES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +92,7 @@ class Outcomes:
 
     def count(self, outcome: str) -> int:
         if outcome not in OUTCOMES:
-            raise ValueError(unknown_name("outcome", outcome, OUTCOMES))
+            raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
         return int(getattr(self, outcome))
 
 
@@ -149,7 +161,8 @@ class RunDiff:
     """Intervals and tests of every slice delta, when `diff_runs` was given `stats`."""
     categories: list[CategoryChange] = field(default_factory=list)
     """Fixed and broken per error category, by the first criterion of `outcomes` (see the module doc)."""
-    adjudicated: bool = False  # on adjudicated scores (accepted aliases as golds, `adjudicated`), not official
+    adjudicated: bool = False
+    """On adjudicated scores (accepted aliases count as golds, `core.report.adjudicated`), not official."""
 
     @property
     def only_a(self) -> int:
@@ -174,24 +187,30 @@ class RunDiff:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "run_a": self.run_a, "run_b": self.run_b, "dataset": self.dataset, "family": self.family,
             "scorer": self.scorer,
             "score_metric": self.score_metric, "threshold": self.threshold, "items": self.items,
             "predicted_a": self.predicted_a, "predicted_b": self.predicted_b, "common": self.common,
             "only_a": self.only_a, "only_b": self.only_b,
             "outcomes": [asdict(o) | {"total": o.total} for o in self.outcomes],
-            "slices": [asdict(s) for s in self.slices],
+            "slices": [_slice_dict(s) for s in self.slices],
             "categories": [asdict(c) for c in self.categories],
             "changes": [asdict(c) for c in self.changes],
         }
-        if self.within is not None:
-            out["within"] = self.within.to_dict()
         if self.adjudicated:  # official JSON stays as it was
             out["numbers"] = "adjudicated"
+        if self.within is not None:
+            out["within"] = self.within.to_dict()
         if self.significance is not None:
             out["significance"] = self.significance.to_dict()
         return out
+
+
+def _slice_dict(s: SliceDelta) -> dict[str, Any]:
+    """A slice delta for JSON: A and B rounded (`_json_float`), Δ the difference of what is shown."""
+    a, b = _json_float(s.a), _json_float(s.b)
+    return asdict(s) | {"a": a, "b": b, "delta": None if a is None or b is None else _json_float(b - a)}
 
 
 def cell_filter(
@@ -207,9 +226,9 @@ def cell_filter(
     outcome cell: `query.count(conn, cell_filter(...))` equals the cell's count in `diff_runs`
     (when `base` restricts nothing beyond the diff's own `within`)."""
     if outcome not in OUTCOMES:
-        raise ValueError(unknown_name("outcome", outcome, OUTCOMES))
+        raise ValueError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
     if criterion not in CRITERIA:
-        raise ValueError(unknown_name("criterion", criterion, CRITERIA))
+        raise ValueError(f"unknown criterion {criterion!r}; choose from {', '.join(CRITERIA)}")
     return (base or Filter()).with_(
         run=run_a,
         compare=run_b,
@@ -260,18 +279,6 @@ def common_frame(
     return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
 
 
-def _right(side: str, threshold: float | None) -> pl.Expr:
-    """Polars twin of `query.right_sql` (the same definition, so cells and counts agree)."""
-    if threshold is None:
-        return pl.col(f"em_{side}").fill_null(0) == 1
-    score = pl.coalesce(pl.col(f"f1_{side}"), pl.col(f"f1_recall_{side}"), pl.lit(0.0))
-    return ~pl.col(f"refused_{side}").fill_null(False) & (score >= threshold)
-
-
-def _score(side: str) -> pl.Expr:
-    return pl.coalesce(pl.col(f"f1_{side}"), pl.col(f"f1_recall_{side}"), pl.lit(0.0))
-
-
 def diff_runs(
     conn: sqlite3.Connection,
     run_a: str,
@@ -282,17 +289,13 @@ def diff_runs(
     within: Filter | None = None,
     stats: StatOptions | None = None,
     stop: Callable[[], bool] | None = None,
-    aggregate_in_sql: bool = False, adjudicated: bool = False,
+    adjudicated: bool = False,
 ) -> RunDiff:
     """Compare run B with run A (see the module doc). `within` restricts the items to those a
     filter selects (e.g. a saved slice); `stats` adds `significance` (left None if `stop`, asked
-    between its tests, says so). Raises `DiffError` for an unknown run, the same run twice, or runs
-    of different datasets.
-
-    `aggregate_in_sql` (without `stats`): the numbers from SQL aggregates (`diff_sql`), no common
-    item read into Python (a million in under 2 s, not 8–12 s); counts and changes are the same,
-    score means equal to the last bits shown but summed in another order (the screen's choice;
-    the CLI keeps the frame's sums, so its JSON is stable from release to release); `adjudicated`: see RunDiff."""
+    between its tests, says so); `adjudicated`: on the scores with accepted aliases counted as golds
+    (the same engine over a copy of the two runs' rows, `diff_sql.adjudicated_rows`). Raises
+    `DiffError` for an unknown run, the same run twice, or runs of different datasets."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -307,49 +310,19 @@ def diff_runs(
             f"runs {run_a!r} ({a_ds_name}) and {run_b!r} ({b_ds_name}) are on different datasets;"
             " diff compares two runs of one dataset"
         )
-    assert a_ds_name is not None and family is not None
-
-    if stats is None and aggregate_in_sql and not adjudicated:  # no common item read into Python
-        return _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
-                         threshold=threshold, top=top, within=within)
-    params: list[Any] = [a_ds]
-    restrict = diff_sql.within_clause(conn, within, params)
-    items, predicted_a, predicted_b = conn.execute(
-        "SELECT COUNT(*),"
-        " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?)),"
-        " SUM(EXISTS (SELECT 1 FROM predictions p WHERE p.item_id = i.id AND p.run_id = ?))"
-        f" FROM items i WHERE i.dataset_id = ?{restrict}",
-        [a_id, b_id, *params],
-    ).fetchone()
-    frame = common_frame(conn, a_id, b_id, a_ds, within, texts=top > 0)  # no changes listed: no text to read
-    frame = adjudicate_frame(conn, frame, {"a": run_a, "b": run_b}) if adjudicated else frame
-
-    if frame.height:  # what the runs were scored with decides (any scorer may score any dataset)
-        has_em = frame["em_a"].null_count() < frame.height and frame["em_b"].null_count() < frame.height
+    assert a_ds_name is not None and family is not None  # a run linked to a dataset has both
+    if adjudicated:
+        runs = {a_id: run_rescored(conn, run_a)[1], b_id: run_rescored(conn, run_b)[1]}
+        with diff_sql.adjudicated_rows(conn, runs) as table:
+            diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
+                             threshold=threshold, top=top, within=within, table=table)
+        diff.adjudicated = True
     else:
-        has_em = not uses_f1_recall(scorer, family)
-    cdqa = not has_em
-    criteria = _criteria(has_em, threshold)
-    outcomes = []
-    for criterion, t, label in criteria:
-        a_right, b_right = _right("a", t), _right("b", t)
-        counts = frame.select(
-            (~a_right & b_right).sum().alias("fixed"),
-            (a_right & ~b_right).sum().alias("broken"),
-            (~a_right & ~b_right).sum().alias("both_wrong"),
-            (a_right & b_right).sum().alias("both_right"),
-        ).row(0, named=True)
-        outcomes.append(Outcomes(criterion, label, t, **{k: int(v or 0) for k, v in counts.items()}))
-
-    diff = RunDiff(
-        run_a=run_a, run_b=run_b, dataset=a_ds_name, family=family, score_metric="f1_recall" if cdqa else "f1",
-        threshold=threshold, items=int(items or 0), predicted_a=int(predicted_a or 0),
-        predicted_b=int(predicted_b or 0), common=frame.height, outcomes=outcomes, within=within, scorer=scorer,
-        adjudicated=adjudicated)
-    diff.slices = _slice_deltas(frame, cdqa)
-    diff.categories = _category_changes(frame, criteria[0][1])
-    diff.changes = _changes(frame, top)
-    if stats is not None:
+        diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
+                         threshold=threshold, top=top, within=within)
+    if stats is not None:  # resampling needs the per-item arrays: read only now, without texts
+        frame = common_frame(conn, a_id, b_id, a_ds, within, texts=False)
+        frame = adjudicate_frame(conn, frame, {"a": run_a, "b": run_b}) if adjudicated else frame
         diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
     return diff
 
@@ -365,16 +338,16 @@ def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, s
 def _sql_diff(
     conn: sqlite3.Connection, a: tuple[str, int], b: tuple[str, int], dataset_id: int, dataset: str,
     family: str, scorer: str | None, *, threshold: float, top: int, within: Filter | None,
+    table: str = "predictions",
 ) -> RunDiff:
-    """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`): the same numbers
-    as the frame's (float sums may differ in the last bits: summed in another order)."""
+    """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`) over `table`'s rows."""
     (run_a, a_id), (run_b, b_id) = a, b
     varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
     has_em = diff_sql.scored_with_em(conn, a_id, b_id)
     for _ in range(2):  # the guess of has_em checked on the common items: read again if wrong
         criteria = _criteria(has_em, threshold)
         groups = diff_sql.common_groups(conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying,
-                                        criterion=criteria[0][0], within=within, changes=top > 0)
+                                        criterion=criteria[0][0], within=within, changes=top > 0, table=table)
         if groups:  # what the runs were scored with decides (any scorer may score any dataset)
             found = sum(g.has_em_a for g in groups) > 0 and sum(g.has_em_b for g in groups) > 0
         else:
@@ -394,7 +367,8 @@ def _sql_diff(
         slices=[SliceDelta(**r) for r in diff_sql.slice_rows(groups, constant, not has_em)],
         categories=[CategoryChange(c, f, n) for c, (f, n) in
                     sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
-        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups)],
+        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups,
+                                                                        table)],
     )
 
 
@@ -409,87 +383,3 @@ def _significance(
         [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
         discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
     )
-
-
-def _metric_exprs(side: str, cdqa: bool) -> list[pl.Expr]:
-    if not cdqa:
-        return [
-            (pl.col(f"em_{side}").fill_null(0).mean() * 100).alias(f"em_{side}"),
-            (pl.col(f"f1_{side}").fill_null(0.0).mean() * 100).alias(f"f1_{side}"),
-        ]
-    answered = ~pl.col(f"refused_{side}").fill_null(False)
-    return [
-        (pl.col(f"f1_recall_{side}").fill_null(0.0).filter(answered).mean() * 100).alias(f"f1_recall_{side}"),
-        (answered.mean() * 100).alias(f"answer_rate_{side}"),
-        answered.sum().alias(f"answered_{side}"),
-    ]
-
-
-def _slice_deltas(frame: pl.DataFrame, cdqa: bool) -> list[SliceDelta]:
-    metrics = ("f1_recall", "answer_rate") if cdqa else ("em", "f1")
-    aggs = [pl.len().alias("items"), *_metric_exprs("a", cdqa), *_metric_exprs("b", cdqa)]
-    out: list[SliceDelta] = []
-    blocks: list[tuple[str, pl.DataFrame]] = [
-        ("overall", frame.with_columns(pl.lit("all").alias("value")))
-    ]
-    for dim in DIMENSIONS:
-        if frame.height and frame[dim].null_count() == frame.height:
-            continue  # the dataset has no such labels
-        blocks.append((dim, frame.with_columns(pl.col(dim).fill_null("—").alias("value"))))
-    for dim, block in blocks:
-        if block.height == 0:
-            continue
-        table = block.group_by("value").agg(aggs).sort("value")
-        for row in table.iter_rows(named=True):
-            for m in metrics:
-                a, b = row[f"{m}_a"], row[f"{m}_b"]
-                if m == "f1_recall":
-                    n_a, n_b = int(row["answered_a"]), int(row["answered_b"])
-                else:
-                    n_a = n_b = int(row["items"])
-                out.append(
-                    SliceDelta(
-                        dimension=dim, value=str(row["value"]), metric=m, items=int(row["items"]),
-                        a=a, b=b, delta=None if a is None or b is None else b - a, n_a=n_a, n_b=n_b,
-                    )
-                )
-    return out
-
-
-def _category_changes(frame: pl.DataFrame, threshold: float | None) -> list[CategoryChange]:
-    """Fixed by A's category, broken by B's (`threshold` None: right = EM 1), categories in the
-    order of `core.metrics.CATEGORIES`; categories with neither are left out."""
-    a_right, b_right = _right("a", threshold), _right("b", threshold)
-    fixed = frame.filter(~a_right & b_right).group_by("category_a").len()
-    broken = frame.filter(a_right & ~b_right).group_by("category_b").len()
-    counts: dict[str, list[int]] = {}
-    for name, n in fixed.iter_rows():
-        counts.setdefault(name or "—", [0, 0])[0] += n
-    for name, n in broken.iter_rows():
-        counts.setdefault(name or "—", [0, 0])[1] += n
-    rank = {c: k for k, c in enumerate(CATEGORY_CODES)}
-    return [CategoryChange(c, f, b) for c, (f, b) in sorted(counts.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))]
-
-
-def _changes(frame: pl.DataFrame, top: int) -> list[ItemChange]:
-    if top <= 0 or frame.height == 0:
-        return []
-    scored = frame.with_columns(
-        pl.when(pl.col("refused_a").fill_null(False)).then(0.0).otherwise(_score("a")).alias("score_a"),
-        pl.when(pl.col("refused_b").fill_null(False)).then(0.0).otherwise(_score("b")).alias("score_b"),
-    ).with_columns((pl.col("score_b") - pl.col("score_a")).alias("delta"))
-    moved = (
-        scored.filter(pl.col("delta").abs() > 1e-12)
-        .with_columns(pl.col("delta").abs().alias("size"))
-        .sort(["size", "item_id"], descending=[True, False])
-        .head(top)
-    )
-    return [
-        ItemChange(
-            item_id=r["item_id"], key=r["key"], question=r["question"],
-            prediction_a=r["prediction_a"], prediction_b=r["prediction_b"],
-            score_a=r["score_a"], score_b=r["score_b"], delta=r["delta"],
-            em_a=r["em_a"], em_b=r["em_b"], refused_a=r["refused_a"], refused_b=r["refused_b"],
-        )
-        for r in moved.iter_rows(named=True)
-    ]

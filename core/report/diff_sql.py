@@ -1,6 +1,6 @@
 """The numbers of a run diff as SQL aggregates, so a million common items are never read into
-Python: `diff_runs` without statistics uses these; with statistics (which need per-item arrays) it
-reads the common-item frame as before.
+Python: the one engine of `diff_runs` (statistics, which resample items, read per-item arrays
+besides: `diff.common_frame`).
 
 One pass over the common items (run A's predictions `p` read from their score index, run B's `pb`
 looked up in theirs, the items joined only when a slice or a filter needs them) sums counts,
@@ -11,8 +11,8 @@ be): the first `top` of those by id are the largest changes, else one ORDER BY �
 them. Only the listed changes' texts are read. Slices of a dimension with one value on every item
 equal overall (read from the dimension's index); others are a GROUP BY of that pass.
 
-Score sums are added in another order than the frame's: means agree to ~1e-12 (the last digits of
-a float in `--json` may differ), counts exactly.
+Score sums are added in SQL's order (`TOTAL`, then `math.fsum` over groups): a mean agrees with
+the per-item mean to ~1e-12; `RunDiff.to_dict` rounds what `--json` prints (`diff.JSON_PLACES`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,15 @@ import heapq
 import math
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from qa_inspect.core.query import DIMENSIONS, Filter, answered_sql, build, right_sql
 
 __all__ = [
+    "ADJUDICATED_TABLE", "adjudicated_rows",
     "Group", "category_counts", "common_groups", "largest_changes", "outcome_counts", "run_counts", "scored_with_em",
     "slice_rows", "varying_dimensions", "within_clause",
 ]
@@ -120,13 +123,41 @@ def run_counts(
     return int(items), int(a), int(b)
 
 
+ADJUDICATED_TABLE = "temp.adjudicated_predictions"
+"""The two compared runs' prediction rows with accepted aliases counted as golds (`adjudicated_rows`)."""
+
+
+@contextmanager
+def adjudicated_rows(
+    conn: sqlite3.Connection, runs: dict[int, dict[int, tuple[float, float, float, float]]],
+) -> Iterator[str]:
+    """A TEMP copy of the given runs' prediction rows with each rescored item's (em, f1, refused,
+    f1_recall) put in, for the one engine to read instead of `predictions`: the table's name. Only
+    this connection sees it; it is dropped on leaving (the official rows are never written)."""
+    conn.execute(f"DROP TABLE IF EXISTS {ADJUDICATED_TABLE}")
+    conn.execute(f"CREATE TABLE {ADJUDICATED_TABLE} AS SELECT * FROM predictions WHERE 0")
+    try:
+        for run_id, rescored in runs.items():
+            conn.execute(f"INSERT INTO {ADJUDICATED_TABLE} SELECT * FROM predictions WHERE run_id = ?", (run_id,))
+            conn.executemany(
+                f"UPDATE {ADJUDICATED_TABLE} SET em = ?, f1 = ?, refused = ?, f1_recall = ? WHERE run_id = ? AND item_id = ?",
+                [(em, f1, refused, f1r, run_id, item) for item, (em, f1, refused, f1r) in rescored.items()],
+            )
+        conn.execute(f"CREATE INDEX temp.adjudicated_predictions_scores ON adjudicated_predictions (run_id, item_id)")
+        yield ADJUDICATED_TABLE
+    finally:
+        conn.execute(f"DROP TABLE IF EXISTS {ADJUDICATED_TABLE}")
+
+
 def _from(dataset_id: int, within: Filter | None, join_items: bool, conn: sqlite3.Connection,
-          params: list[Any]) -> str:
+          params: list[Any], table: str = "predictions") -> str:
     """FROM/WHERE of the common items: A's predictions read in item order from their score index,
-    B's looked up in theirs; the items joined only when needed (appends the parameters)."""
+    B's looked up in theirs; the items joined only when needed (appends the parameters). `table`:
+    where the rows are read (`adjudicated_rows`' copy instead of the official scores)."""
+    hint = " INDEXED BY predictions_scores" if table == "predictions" else ""
     sql = (
-        " FROM predictions p INDEXED BY predictions_scores"
-        " JOIN predictions pb INDEXED BY predictions_scores ON pb.run_id = ? AND pb.item_id = p.item_id"
+        f" FROM {table} p{hint}"
+        f" JOIN {table} pb{hint} ON pb.run_id = ? AND pb.item_id = p.item_id"
     )
     if join_items or within is not None:
         sql += " JOIN items i ON i.id = p.item_id"
@@ -141,6 +172,7 @@ def _from(dataset_id: int, within: Filter | None, join_items: bool, conn: sqlite
 def common_groups(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, *, threshold: float,
     dimensions: list[str], criterion: str, within: Filter | None = None, changes: bool = True,
+    table: str = "predictions",
 ) -> list[Group]:
     """The common items of runs A and B (of `within`'s items) as `Group`s, one per combination of
     `dimensions` values: one pass over A's score index, each item's B looked up in B's, no GROUP
@@ -166,7 +198,7 @@ def common_groups(
     if changes:
         aggs += [f"MAX(ABS({_DELTA}))", f"group_concat(CASE WHEN ABS({_DELTA}) >= 1.0 THEN p.item_id END)"]
     params.extend([run_b, run_a])
-    sql = f"SELECT {', '.join(aggs)}" + _from(dataset_id, within, bool(labels), conn, params)
+    sql = f"SELECT {', '.join(aggs)}" + _from(dataset_id, within, bool(labels), conn, params, table)
     if labels:
         sql += " GROUP BY " + ", ".join(str(k + 1) for k in range(len(labels)))
     return [_group(dict(zip(dimensions, row[:len(labels)], strict=True)), row[len(labels):], criterion, changes)
@@ -202,7 +234,7 @@ _DELTA = f"({_SCORE.format(a='pb')} - {_SCORE.format(a='p')})"
 
 def largest_changes(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, top: int, within: Filter | None = None,
-    groups: list[Group] | None = None,
+    groups: list[Group] | None = None, table: str = "predictions",
 ) -> list[dict[str, Any]]:
     """The `top` common items whose score moved most (|B − A| > 1e-12; ties by item id), with
     their texts. When `groups` hold `top` full swings (|Δ| = 1, the largest any change is) those
@@ -214,15 +246,15 @@ def largest_changes(
         ids = heapq.nsmallest(top, swung)
     else:
         params: list[Any] = [run_b, run_a]
-        sql = (f"SELECT p.item_id" + _from(dataset_id, within, False, conn, params)
+        sql = ("SELECT p.item_id" + _from(dataset_id, within, False, conn, params, table)
                + f" AND ABS({_DELTA}) > 1e-12 ORDER BY ABS({_DELTA}) DESC, p.item_id LIMIT ?")
         ids = [r[0] for r in conn.execute(sql, [*params, int(top)])]
     if not ids:
         return []
     rows = conn.execute(
         "SELECT i.id, i.key, i.question, p.text, pb.text, p.em, pb.em, p.f1, pb.f1, p.f1_recall, pb.f1_recall,"
-        " p.refused, pb.refused FROM items i JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
-        " JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
+        " p.refused, pb.refused FROM items i"
+        f" JOIN {table} p ON p.item_id = i.id AND p.run_id = ? JOIN {table} pb ON pb.item_id = i.id AND pb.run_id = ?"
         f" WHERE i.id IN ({', '.join('?' * len(ids))})",
         [run_a, run_b, *ids],
     ).fetchall()
@@ -275,7 +307,7 @@ def slice_rows(groups: list[Group], constant: dict[str, str], cdqa: bool) -> lis
         elif groups and any(dim in g.labels and g.labels[dim] is not None for g in groups):
             by: dict[str, list[Group]] = {}
             for g in groups:
-                by.setdefault(g.labels[dim] if g.labels[dim] is not None else "—", []).append(g)
+                by.setdefault(label if (label := g.labels[dim]) is not None else "—", []).append(g)
             blocks.append((dim, dict(sorted(by.items()))))
     out: list[dict[str, Any]] = []
     for dim, values in blocks:

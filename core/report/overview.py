@@ -14,9 +14,9 @@ from typing import Any
 
 from qa_inspect.core import query
 from qa_inspect.core.metrics import answer_rate, uses_f1_recall
+from qa_inspect.core.store import cached_rows, first_rows, overview_rows
 
 from .metrics import DIMENSIONS, HUMAN
-from .overview_cache import cached_rows, first_rows
 
 __all__ = [
     "DIMENSIONS",
@@ -27,10 +27,7 @@ __all__ = [
     "SliceStat",
     "browse_info",
     "overview",
-    "warm_overview",
 ]
-
-_ANSWERED = query.answered_sql("p")
 
 
 @dataclass(slots=True)
@@ -114,13 +111,13 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     ).fetchall():
         ds = DatasetOverview(name, family, path, fmt, items, golds, scorer=scorer)
         cdqa = ds.uses_f1_recall
-        rows = cached_rows(conn, ds_id, slices, lambda: _grouped_rows(conn, ds_id, slices, cdqa))
+        rows = cached_rows(conn, ds_id, slices, lambda: overview_rows(conn, ds_id, slices, cdqa))
         cells = rows["cells"]
         ds.items = sum(c[_N] for c in cells)
         for k, dim in enumerate(DIMENSIONS):
             counts = _rollup([(c[k], (c[_N],)) for c in cells])
             if any(v is not None for v in counts):
-                ds.slice_items[dim] = sorted(((v, n[0]) for v, n in counts.items()), key=_by_count)
+                ds.slice_items[dim] = sorted(((v, int(n[0])) for v, n in counts.items()), key=_by_count)
         groups: dict[int, list[tuple[Any, ...]]] = {}
         for row in rows["runs"]:
             groups.setdefault(row[0], []).append(row[1:])
@@ -140,71 +137,14 @@ def overview(conn: Any, *, slices: bool = True) -> list[DatasetOverview]:
     return out
 
 
-def warm_overview(conn: Any) -> int:
-    """Store the overview's first-paint rows (each run's overall sums, no slices) of every dataset
-    whose stored rows are out of date: a load calls it, so the first open after a load paints
-    from them (a second at a million predictions, better spent once by the load). The slices are
-    grouped by the app in the background, once, and stored too. Returns how many it computed."""
-    computed: list[int] = []
-    for ds_id, family, scorer in conn.execute("SELECT id, family, scorer FROM datasets ORDER BY id").fetchall():
-        cdqa = uses_f1_recall(scorer, family)
-
-        def compute(ds_id: int = ds_id, cdqa: bool = cdqa) -> dict[str, list[Any]]:
-            computed.append(ds_id)
-            return _grouped_rows(conn, ds_id, False, cdqa)
-
-        cached_rows(conn, ds_id, False, compute)
-    return len(computed)
-
-
-def _grouped_rows(conn: Any, ds_id: int, slices: bool, cdqa: bool) -> dict[str, list[Any]]:
-    """The dataset's grouped passes: items per dimension cell, each run's sums per cell, the human
-    estimate's sums (not for CDQA), its item count and longest id. Without `slices` one row each
-    (no dimension values, no sort of every prediction: each run's sums are read from its score
-    index) for the first paint; the slices' cell counts then come with the full pass."""
-    keys = conn.execute("SELECT COUNT(*), MAX(LENGTH(key)) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()
-    if not slices:
-        human = [] if cdqa else [r for r in conn.execute(_HUMAN_TOTAL_SQL, (ds_id,)) if r[_N]]
-        return {"cells": [[None] * _N + [keys[0]]], "runs": conn.execute(_RUN_TOTAL_SQL, (ds_id,)).fetchall(),
-                "human": human, "keys": list(keys)}
-    return {
-        "cells": conn.execute(f"SELECT {_DIMS}, COUNT(*) FROM items i WHERE dataset_id = ? GROUP BY {_GROUP}",
-                              (ds_id,)).fetchall(),
-        "runs": conn.execute(_RUN_SQL, (ds_id, ds_id)).fetchall(),
-        "human": [] if cdqa else conn.execute(_HUMAN_SQL, (ds_id,)).fetchall(),
-        "keys": list(keys),
-    }
-
-
-def _by_count(pair: tuple[str | None, int]) -> tuple[int, int, str]:
+def _by_count(pair: tuple[str | None, int]) -> tuple[int, bool, str]:
     """Biggest slices first; ties by value, the unlabelled (None) last."""
     value, n = pair
-    return (-n, value is None, value or "")  # type: ignore[return-value]
+    return (-n, value is None, value or "")
 
 
-_DIMS = ", ".join(f"i.{d}" for d in DIMENSIONS)
 _N = len(DIMENSIONS)
-"""Rows below hold the dimensions first (`_DIMS`, in `DIMENSIONS` order), then the sums."""
-_GROUP = ", ".join(str(k + 1) for k in range(_N))
-_GROUP_AFTER_RUN = ", ".join(str(k + 2) for k in range(_N))
-_RUN_SQL = (
-    f"SELECT p.run_id, {_DIMS}, COUNT(*), SUM(COALESCE(p.em, 0)), SUM(COALESCE(p.f1, 0)),"
-    f" SUM({_ANSWERED}), SUM(CASE WHEN {_ANSWERED} THEN COALESCE(p.f1_recall, 0) ELSE 0 END),"
-    f" SUM({query.ERROR_SQL})"
-    " FROM predictions p JOIN items i ON i.id = p.item_id"
-    " WHERE p.run_id IN (SELECT id FROM runs WHERE dataset_id = ?) AND i.dataset_id = ?"
-    f" GROUP BY 1, {_GROUP_AFTER_RUN}"
-)
-_HUMAN_SQL = (
-    f"SELECT {_DIMS}, COUNT(*), SUM(i.human_em), SUM(i.human_f1), COUNT(*), 0,"
-    f" SUM(i.human_em < 1) FROM items i WHERE i.dataset_id = ? AND i.human_f1 IS NOT NULL GROUP BY {_GROUP}"
-)
-_NO_DIMS = ", ".join("NULL" for _ in DIMENSIONS)
-_RUN_TOTAL_SQL = (  # a run's predictions are all of its dataset's items (linking stores no others)
-    _RUN_SQL.replace(_DIMS, _NO_DIMS).replace(" JOIN items i ON i.id = p.item_id", "")
-    .replace(" AND i.dataset_id = ?", "").replace(f"GROUP BY 1, {_GROUP_AFTER_RUN}", "GROUP BY 1")
-)
-_HUMAN_TOTAL_SQL = _HUMAN_SQL.replace(_DIMS, _NO_DIMS).replace(f" GROUP BY {_GROUP}", "")
+"""Rows (`core.store.overview_rows`) hold the dimensions first, in `DIMENSIONS` order, then the sums."""
 
 
 def _rollup(rows: list[tuple[Any, tuple[Any, ...]]]) -> dict[Any, list[float]]:

@@ -68,7 +68,8 @@ class SliceFinding:
 
 def _facet_columns(conn: sqlite3.Connection, item_ids: pl.Series, run_id: int, names: Sequence[str]) -> pl.DataFrame:
     """Each common item's value of every facet (per-prediction facets: run A's prediction)."""
-    exprs, params = [], []
+    exprs: list[str] = []
+    params: list[Any] = []
     for name in names:
         d = FACETS[name]
         exprs.append(f"CAST(({d.expr}) AS TEXT)")

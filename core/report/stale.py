@@ -154,6 +154,7 @@ def rescore_excluding_stale(conn: Any, run: str) -> StaleRescore:
     raw = sqlite_connection(conn)
     ref = require_run(raw, run, linked=True)
     dataset, family = ref.dataset, ref.family
+    assert dataset is not None and family is not None  # linked=True: a dataset (family NOT NULL) or an error
     metrics = ("items", "predicted", "em", "f1", "answered", "f1_recall", "answer_rate", "errors")
     base = item_frame(raw, [run], human=False)
     excl = item_frame_excluding_stale(raw, [run], human=False)

@@ -7,9 +7,10 @@ the database lives), `overlay` (a user-side database over a read-only shipped on
 for the current flags and stale golds), `names` (dataset/run look-ups with one "unknown name" error),
 `search_marks` (which rows the search index holds), `columns` (column lists both sides name),
 `bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
-than file name).
+than file name), `overview_cache` (the overview's grouped rows, stored until their data changes),
+`schema_description` (tables, columns and indexes read from a database: `describe_schema`).
 
-May import: `core.errors` only. Everything above the store reaches the
+May import: `core.errors` only (and sqlite-utils, in `schema_description`, when asked). Everything above the store reaches the
 database through these names.
 """
 
@@ -20,7 +21,21 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "DIMENSIONS",
+    "ColumnInfo",
+    "IndexInfo",
+    "SchemaInfo",
+    "TableInfo",
+    "describe_schema",
+    "ERROR_SQL",
     "FEATURE_COLUMNS",
+    "answered_sql",
+    "OverviewRows",
+    "cached_rows",
+    "data_stamp",
+    "first_rows",
+    "overview_rows",
+    "stored_rows",
     "ITEMS_MARK",
     "MANIFEST_NAME",
     "PREDICTIONS_MARK",
@@ -154,12 +169,30 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         write_transaction,
     )
     from .views import (
+        answered_sql,
         CURRENT_FLAGS_SQL,
         EFFECTIVE_SQL,
+        ERROR_SQL,
         STALE_GOLDS_SQL,
     )
     from .columns import (
+        DIMENSIONS,
         FEATURE_COLUMNS,
+    )
+    from .schema_description import (
+        ColumnInfo,
+        describe_schema,
+        IndexInfo,
+        SchemaInfo,
+        TableInfo,
+    )
+    from .overview_cache import (
+        OverviewRows,
+        cached_rows,
+        data_stamp,
+        first_rows,
+        overview_rows,
+        stored_rows,
     )
     from .search_marks import (
         index_marks,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["FEATURE_COLUMNS"]
+__all__ = ["DIMENSIONS", "FEATURE_COLUMNS"]
 
 FEATURE_COLUMNS: tuple[str, ...] = (
     "question_type", "gold_length", "passage_length", "answer_position", "gold_count", "gold_agreement",
@@ -10,3 +10,7 @@ FEATURE_COLUMNS: tuple[str, ...] = (
 )
 """The `items` columns holding `QuestionFeatures`, in its field order (`question_type` is never NULL
 once computed: a NULL there marks an item whose features are still to be computed)."""
+
+DIMENSIONS: tuple[str, ...] = ("split", "tag", "answer_type", "answerable")
+"""Item labels that slice every report, in display order (`items` columns; fixed names: the only
+way a column name enters SQL). `answerable` is set only where some question has no answer."""

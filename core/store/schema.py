@@ -246,7 +246,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS predictions_run_f1r ON predictions(run_id, f1_recall, item_id);
     """,
     # 9 → 10: the overview's grouped rows per dataset, under a stamp of the data they sum
-    # (`core.report.overview_cache`; a million items take seconds to group).
+    # (`core.store.overview_cache`; a million items take seconds to group).
     """
     CREATE TABLE IF NOT EXISTS overview_cache (
         dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,

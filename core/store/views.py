@@ -1,12 +1,29 @@
-"""SQL views of the annotation journal that other layers filter on: the current flags, the stale golds.
+"""SQL that other layers filter on: the current flags and the stale golds (views of the annotation
+journal), what an error is and what answering is (rules over a prediction row).
 
-They are plain SQL strings (used as subqueries), so `core.query`, `core.report` and `core.flags`
-share one definition of "what is flagged stale now" without importing each other.
+They are plain SQL strings (used as subqueries), so `core.query`, `core.report`, `core.flags` and
+`core.load` (which sums the overview after a load) share one definition of each without importing
+each other.
 """
 
 from __future__ import annotations
 
-__all__ = ["CURRENT_FLAGS_SQL", "EFFECTIVE_SQL", "STALE_GOLDS_SQL"]
+__all__ = ["CURRENT_FLAGS_SQL", "EFFECTIVE_SQL", "ERROR_SQL", "STALE_GOLDS_SQL", "answered_sql"]
+
+ERROR_SQL = (
+    "CASE WHEN p.id IS NULL THEN 1 WHEN p.em IS NOT NULL THEN p.em = 0"
+    " WHEN COALESCE(p.refused, 0) = 1 THEN 1 ELSE COALESCE(p.f1_recall, 0) < 1 END"
+)
+"""1 when run A's item is an error, else 0: the one definition of an error. An item is an error
+when it has no prediction, or EM 0 (span scorers), or (CDQA, no EM) a refusal or F1-recall < 1."""
+
+
+def answered_sql(alias: str) -> str:
+    """SQL truth of "this prediction answers" (not a refusal; span runs never refuse). `alias` is
+    p or pb; a missing prediction is the caller's to rule out where it matters."""
+    a = {"p": "p", "pb": "pb"}[alias]
+    return f"(COALESCE({a}.refused, 0) = 0)"
+
 
 EFFECTIVE_SQL = "a.action IN ('mark', 'unmark') AND NOT EXISTS (SELECT 1 FROM annotations u WHERE u.action = 'undo' AND u.ref = a.id)"
 

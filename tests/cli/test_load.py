@@ -64,13 +64,56 @@ def test_load_leaves_the_overview_summed(runs: Path, tmp_path: Path) -> None:
     """The overview's grouped rows are stored by the load, so the app's first open reads them."""
     import sqlite3
 
-    from qa_inspect.core.report.overview_cache import stored_rows
+    from qa_inspect.core.store import stored_rows
 
     db = tmp_path / "qa.db"
     assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
     with sqlite3.connect(db) as conn:
         ids = [r[0] for r in conn.execute("SELECT id FROM datasets")]
         assert len(ids) == 2 and all(stored_rows(conn, i, False) is not None for i in ids)  # the first paint's
+
+
+def _contents(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows, sorted, but for what differs between two loads of one folder: when a
+    file was loaded, the last load's time and database path, and so the overview cache's stamp
+    (replaced by whether it is its database's current stamp)."""
+    import sqlite3
+
+    from qa_inspect.core.load import LOG_SETTING
+    from qa_inspect.core.store import data_stamp
+
+    conn = sqlite3.connect(db)
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for table in tables:
+        cursor = conn.execute(f'SELECT * FROM "{table}"')
+        cols = [c[0] for c in cursor.description]
+        rows = []
+        for row in cursor.fetchall():
+            rec = dict(zip(cols, row))
+            if table == "files":
+                rec["loaded_at"] = None
+            if table == "settings" and rec["key"] == LOG_SETTING:
+                log = json.loads(rec["value"])
+                rec["value"] = {k: v for k, v in log["summary"].items() if k != "db"}
+            if table == "overview_cache":
+                rec["stamp"] = rec["stamp"] == data_stamp(conn, rec["dataset_id"])
+            rows.append(tuple(repr(v) for v in rec.values()))
+        out[table] = sorted(rows)
+    conn.close()
+    return out
+
+
+def test_python_and_cli_loads_leave_equal_databases(runs: Path, tmp_path: Path) -> None:
+    """`core.load.load_runs` does everything `qa-inspect load` does: the same tables, rows and
+    stored overview sums."""
+    from qa_inspect.core.load import load_runs
+
+    load_runs(runs, tmp_path / "python.db")
+    assert invoke("load", str(runs), "--db", str(tmp_path / "cli.db")).exit_code == 0
+    python, cli = _contents(tmp_path / "python.db"), _contents(tmp_path / "cli.db")
+    assert python["overview_cache"] and all(r[2] == "True" for r in python["overview_cache"])
+    assert python == cli
 
 
 def test_load_json_errors_shape_and_exit_code(runs: Path, tmp_path: Path) -> None:

@@ -14,3 +14,14 @@ def db(loaded_db: Path, tmp_path: Path) -> Path:
     path = tmp_path / "qa.db"
     shutil.copy(loaded_db, path)
     return path
+
+
+_HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/tui is marked `tui` (`pytest -m "not tui"`: the core and CLI suite).
+    Pytest hands every conftest's hook the whole session's items, so only ours are marked."""
+    for item in items:
+        if _HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.tui)

@@ -75,6 +75,8 @@ COMMANDS: dict[str, Command] = {
                      "columns of slices or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON."),
     "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
                                 "scores to a file; the format follows the extension."),
+    "schema": Command("schema", "The database's tables: columns (type, NOT NULL, primary key), indexes and "
+                                "foreign keys."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
@@ -91,18 +93,21 @@ commands the modules register and the help they give."""
 
 class LazyGroup(TyperGroup):
     """The root command: lists `COMMANDS` without importing them, imports a command's module when
-    that command runs (Polars, SQLite or Textual load only for the commands that use them)."""
+    that command runs (Polars, SQLite or Textual load only for the commands that use them).
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    The overrides take `typer.Context`, what typer passes; TyperGroup declares the click Context it
+    derives from (typer 0.28: its private vendored `typer._click`), hence the ignores."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
         return list(COMMANDS)
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:  # type: ignore[override]
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"{__package__}.{COMMANDS[cmd_name].module}")  # registers its commands on `app`
             self.commands.update(getattr(typer.main.get_command(app), "commands", {}))
         return self.commands.get(cmd_name)
 
-    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         # TyperGroup.format_commands, with each command's summary from the table (no import).
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         rows = [(name, TyperCommand(name, help=c.summary).get_short_help_str(limit)) for name, c in COMMANDS.items()]
@@ -213,35 +218,11 @@ def short(text: str | None, width: int = 40) -> str:
 
 
 def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
-    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader);
-    after a load that changed something, the overview's grouped rows are summed and stored
-    (`core.report.warm_overview`), so the app's first open reads them instead of grouping a
-    million predictions."""
+    """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader).
+    The load itself stores the overview's first-paint sums (`core.load.warm_overview`)."""
     from qa_inspect.core.load import load_runs as load
 
-    summary = load(runs_dir, db, **options)
-    if summary.changed:
-        _warm_overview(Path(summary.db))
-    return summary
-
-
-def _warm_overview(db: Path) -> None:
-    """Best effort: a database that cannot be written now is summed at the next open instead."""
-    import sqlite3
-
-    from qa_inspect.core.report import warm_overview
-    from qa_inspect.core.store import open_db
-
-    try:
-        handle = open_db(db)
-    except (QAInspectError, sqlite3.Error):
-        return
-    try:
-        warm_overview(handle.conn)
-    except sqlite3.Error:
-        pass
-    finally:
-        handle.conn.close()
+    return load(runs_dir, db, **options)
 
 
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:

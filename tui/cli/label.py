@@ -170,13 +170,13 @@ def export_cmd(
     to_stdout = str(output) == "-"
     with loaded_db(runs_dir, db) as conn:
         try:
-            fh = JsonLinesOut() if to_stdout else output.open("w", encoding="utf-8")
+            fh = None if to_stdout else output.open("w", encoding="utf-8")
         except OSError as exc:
             raise fail(f"{output}: cannot write ({exc.strerror})") from None
         try:
-            n = L.export_labels(conn, fh, run)
+            n = L.export_labels(conn, JsonLinesOut() if fh is None else fh, run)
         finally:
-            if not to_stdout:
+            if fh is not None:
                 fh.close()
     message = f"wrote {n} {'line' if n == 1 else 'lines'} (label journal) to {'stdout' if to_stdout else output}"
     if as_json and not to_stdout:

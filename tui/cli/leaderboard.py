@@ -183,7 +183,7 @@ def leaderboard_latex(b: Leaderboard) -> str:
     in bold, tied runs marked †) and the pairwise matrix, each a booktabs `tabular`."""
     from qa_inspect.core.report import latex_escape, latex_table
 
-    best = {m: max((r.metrics[m].value for r in b.ranked if m in r.metrics and r.metrics[m].value is not None),
+    best = {m: max((v for r in b.ranked if m in r.metrics and (v := r.metrics[m].value) is not None),
                    default=None) for m in b.metrics}
     head = ["Run"] + [latex_escape(_label(m)) for m in b.metrics]
     rows = []

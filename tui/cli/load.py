@@ -4,12 +4,15 @@ means `qa-inspect open [RUNS_DIR]`, see `main` in the package)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import DbOpt, JsonOpt, RunsDir, app, err, out, print_json, run_load
 from .output import print_load_summary
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
 
 __all__ = ["load_cmd", "open_cmd"]
 
@@ -39,5 +42,5 @@ def open_cmd(
         QAInspectApp,  # Textual is imported only when the UI opens
     )
 
-    notices = [("warning", w["message"]) for w in summary.warnings] + [("error", e["message"]) for e in summary.errors]
+    notices: list[tuple[SeverityLevel, str]] = [("warning", w["message"]) for w in summary.warnings] + [("error", e["message"]) for e in summary.errors]
     QAInspectApp(db_path=Path(summary.db), runs_dir=runs_dir.resolve(), load_notices=notices).run()

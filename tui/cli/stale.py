@@ -142,8 +142,9 @@ def _flagged_golds(
 ) -> list[F.Flag]:
     """The current flags of the item to unmark (of gold `idx` or text `text` when given); none → one line."""
     try:
-        ref: F.ItemRef | None = F.resolve_item(conn, item_id, dataset)
-        ds, key = ref.dataset, ref.key
+        found = F.resolve_item(conn, item_id, dataset)
+        ref: F.ItemRef | None = found
+        ds, key = found.dataset, found.key
     except QAInspectError:
         # The item (or its dataset) may be gone from the data (a resolved flag): its key is still in the journal.
         hits = {(f.dataset, f.item_key) for f in F.current_flags(conn, dataset) if f.item_key == item_id.strip()}
@@ -334,17 +335,17 @@ def export_cmd(
 
 def _export_lines(conn: sqlite3.Connection, fmt: str, output: Path, dataset: str | None, open_only: bool) -> int:
     """The patch or the journal as JSONL to `output` ('-': stdout); the number of lines written."""
-    to_stdout = str(output) == "-"
     try:
-        fh = JsonLinesOut() if to_stdout else output.open("w", encoding="utf-8")
+        fh = None if str(output) == "-" else output.open("w", encoding="utf-8")
     except OSError as exc:
         raise fail(f"{output}: cannot write ({exc.strerror})") from None
+    sink = JsonLinesOut() if fh is None else fh
     try:
         if fmt == "patch":
-            return F.export_patch(conn, fh, dataset, include_resolved=not open_only)
-        return F.export_journal(conn, fh, dataset)
+            return F.export_patch(conn, sink, dataset, include_resolved=not open_only)
+        return F.export_journal(conn, sink, dataset)
     finally:
-        if not to_stdout:
+        if fh is not None:
             fh.close()
 
 

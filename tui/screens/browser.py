@@ -157,7 +157,10 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
         table.focus()
         self.watch(table, "scroll_y", lambda *_: self.show_place(), init=False)  # wheel scrolling moves the bar too
         # A sideways scrollbar appearing (columns wider than the table) takes a row from the window.
-        self.watch(table, "show_horizontal_scrollbar", lambda *_: self.call_after_refresh(self.show_place), init=False)
+        def show_place_later(*_: object) -> None:
+            self.call_after_refresh(self.show_place)
+
+        self.watch(table, "show_horizontal_scrollbar", show_place_later, init=False)
         self.load_info(self.filter)
 
     # -- workers -----------------------------------------------------------------------------

@@ -203,8 +203,7 @@ class CompareScreen(StaleActions, BaseScreen):
         with self.db.connect() as conn:
             runs = run_names(conn, like=run_a)
             try:
-                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within,
-                                          aggregate_in_sql=True)
+                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
             except report.DiffError as exc:
                 error = str(exc)
         if not get_current_worker().is_cancelled:

@@ -103,7 +103,7 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
         self.position: int | None = None
         self.total: int | None = total
         self.subsequence = False
-        self.anchor: tuple[int, int | None] = (item_id, None)
+        self.step_anchor: tuple[int, int | None] = (item_id, None)
         """(item id, position) `n`/`p` count from: the item the last step lands on, even before it shows."""
         self.pending_steps = 0
         """Steps from the anchor still being walked in SQL (keys typed while a step loads add up)."""
@@ -192,7 +192,7 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
         if self.detail is None or message.detail.item_id != self.detail.item_id:
             self.chosen_gold = None  # the gold s acts on belongs to the item it was chosen on
         if message.steps and message.steps == self.pending_steps and message.position is not None:
-            self.anchor, self.pending_steps = (message.detail.item_id, message.position), 0
+            self.step_anchor, self.pending_steps = (message.detail.item_id, message.position), 0
         if message.nav is not None:
             self.nav_start, self.nav = message.nav
         self.detail = message.detail
@@ -234,12 +234,12 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
     def action_step(self, step: int) -> None:
         """Next/previous item of the filter, counted from where the last step lands (not from the
         item on screen): `n n n n` typed faster than items load still moves four items."""
-        anchor_id, anchor_pos = self.anchor
+        anchor_id, anchor_pos = self.step_anchor
         steps = self.pending_steps + step
         pos = self._nav_position(anchor_id) if anchor_pos is None else anchor_pos
         target = None if pos is None else pos + steps
         if target is not None and 0 <= target - self.nav_start < len(self.nav):
-            self.anchor, self.pending_steps = (self.nav[target - self.nav_start], target), 0
+            self.step_anchor, self.pending_steps = (self.nav[target - self.nav_start], target), 0
             self.load(self.nav[target - self.nav_start], target)
         elif target is not None and (target < 0 or (self.total is not None and target >= self.total)):
             self.notify("Last item of the filter." if step > 0 else "First item of the filter.")

@@ -331,7 +331,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 "No datasets loaded. Put a dataset file and prediction files in the runs folder and restart.",
                 "$warning"))
             return
-        widgets = []
+        widgets: list[Static | RunsTable] = []
         for ds in self.datasets:
             widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))

@@ -143,9 +143,13 @@ class StaleActions:
     @work(thread=True, exclusive=True, exit_on_error=False, group="stale-write")
     def _stale_write_worker(self, job: Job, on_done: Callable[[], None] | None, app: QAApp) -> None:
         post = self.post_message
+
+        def busy(text: str) -> None:
+            post(StaleBusy(text))
+
         try:
             with self.db.connect() as conn:
-                result = job(conn, lambda text: post(StaleBusy(text)))
+                result = job(conn, busy)
         except QAInspectError as exc:
             post(StaleWritten(JobResult(str(exc), False, "error")))
             return

@@ -24,7 +24,7 @@ class DetailStale(StaleActions):
         position: int | None
 
         def render_detail(self) -> None: ...
-        def load(self, item_id: int, position: int | None = None) -> None: ...
+        def load(self, item_id: int, position: int | None = None) -> object: ...  # a @work worker
 
     def _gold_groups(self) -> list[list[GoldInfo]]:
         if self.detail is None:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 
 from ..text import clean, truncate
 from .form import ALL, GoldChoice, OpenFlag, StaleFormData, StaleFormResult
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
 
 BusyCallback = Callable[[str], None]
 Job = Callable[[sqlite3.Connection, BusyCallback], "JobResult"]
@@ -31,7 +35,7 @@ class JobResult:
 
     text: str
     changed: bool = True
-    severity: str = "information"
+    severity: SeverityLevel = "information"
 
 
 @dataclass(slots=True)

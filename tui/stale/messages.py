@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
+from textual.notifications import SeverityLevel
 
 from qa_inspect.core.report import StaleCounts, StaleSlice
 
@@ -35,7 +36,7 @@ class StaleNotice(Message):
     """Something to tell the user that changed nothing (the item is gone, no gold to flag)."""
 
     text: str
-    severity: str = "warning"
+    severity: SeverityLevel = "warning"
 
 
 @dataclass

@@ -25,7 +25,7 @@ class OverviewStale(StaleActions):
     """Mixed into `OverviewScreen` before `BaseScreen`."""
 
     if TYPE_CHECKING:  # provided by OverviewScreen
-        def load(self) -> None: ...
+        def load(self) -> object: ...  # a @work worker
 
     def stale_adjust(self, conn: sqlite3.Connection, datasets: list[DatasetOverview], *,
                      slices: bool = True) -> list[DatasetOverview]:

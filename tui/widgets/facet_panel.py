@@ -155,7 +155,7 @@ class FacetList(DataTable[Text]):
     BINDINGS = [
         Binding("enter", "choose", "Only this", id="facets.choose",
                 tooltip="Filter to this value only (again, or on a facet title: clear it)"),
-        Binding("space", "toggle", "Add/remove", id="facets.toggle",
+        Binding("space", "toggle_value", "Add/remove", id="facets.toggle",
                 tooltip="Add this value to the facet's selection, or remove it"),
         Binding("backspace", "clear_facet", "Clear facet", id="facets.clear",
                 tooltip="Clear the selection of the facet under the cursor"),
@@ -180,7 +180,7 @@ class FacetList(DataTable[Text]):
         if ref is not None:
             self._panel().apply(ref[0], ref[1], add=False)
 
-    def action_toggle(self) -> None:
+    def action_toggle_value(self) -> None:  # not `toggle`: DOMNode.action_toggle(attribute) is textual's
         ref = self.ref
         if ref is not None and ref[1] is not None:
             self._panel().apply(ref[0], ref[1], add=True)
@@ -329,7 +329,7 @@ class FacetPanel(WorkerErrors, Vertical):
             seen = order.setdefault(t.name, {})
             for r in t.rows:
                 seen.setdefault(str(r.value), len(seen))
-            out.append(replace(t, rows=sorted(t.rows, key=lambda r, seen=seen: seen[str(r.value)])))
+            out.append(replace(t, rows=sorted(t.rows, key=lambda r: seen[str(r.value)])))
         return out
 
     # -- drawing -----------------------------------------------------------------------------

@@ -41,9 +41,9 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     grouped: dict[str, list[str]] = {}
     for name, value in facets:
         grouped.setdefault(str(name), []).append(str(value))
-    for name, values in grouped.items():  # values of one facet are OR-ed: one chip
+    for name, chosen in grouped.items():  # values of one facet are OR-ed: one chip
         d = FACETS.get(name)
-        out.append((d.label if d is not None else name, ",".join(values)))
+        out.append((d.label if d is not None else name, ",".join(chosen)))
     keys = getattr(f, "keys", None)  # a listed set of items (the release diff's golds changed)
     if keys is not None:
         out.append(("only", plural(len(keys), "listed item")))
@@ -77,5 +77,5 @@ class FilterBar(Static):
             parts.append(("   f filters · / search · w wrong only · F facets", "$foreground-muted"))
         self.update(Content.assemble(*parts))
 
-    def on_click(self) -> None:
-        self.app.run_action("screen.filters")
+    async def on_click(self) -> None:
+        await self.app.run_action("screen.filters")  # a coroutine: not awaited, the click did nothing

@@ -84,7 +84,7 @@ class RunsTable(DataTable[Text]):
         board = self.board
         row = None if board is None else next((r for r in board.rows if (r.human if human else r.run == name)), None)
         m = None if row is None or board is None else row.metrics.get(board.metric)
-        if m is None or m.low is None or m.high is None:
+        if row is None or m is None or m.low is None or m.high is None:
             return [Text("…" if self.pending and not human else "", justify="right", style="dim"), Text("")]
         ci = Text("±" + number_text((m.high - m.low) / 2), justify="right", style="dim")
         if human or board is None:

@@ -1,6 +1,7 @@
-"""`diff_runs` without statistics (SQL aggregates, `core.report.diff_sql`) equals the common-item
-frame it replaced (still what `diff_runs(stats=…)` reads) on the sample databases: every count,
-slice, category and change; scores summed in another order agree to 1e-9.
+"""`diff_runs` (SQL aggregates, `core.report.diff_sql`, its one engine) equals a plain per-item
+computation over the common items (`common_frame`, the arrays the statistics resample) on the
+sample databases: every count, slice, category and change; means summed in another order agree
+to 1e-9, and `to_dict` (what `diff --json` prints) writes them rounded to `JSON_PLACES`.
 
 CMRC's sample has one split on every item (a slice read from the index, no items joined); CDQA's
 has tags and answer types (grouped by them); `within` filters, thresholds and `top` are drawn by
@@ -13,6 +14,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import RunDiff, StatOptions, diff_runs
-from qa_inspect.core.store import open_db
+from qa_inspect.core.metrics import uses_f1_recall
+from qa_inspect.core.query import DIMENSIONS
+from qa_inspect.core.report import RunDiff, diff_runs
+from qa_inspect.core.report.diff import JSON_PLACES, common_frame
+from qa_inspect.core.store import open_db, require_run
 
 SETTINGS = settings(max_examples=int(os.environ.get("QA_DIFF_EXAMPLES", "40")), deadline=None)
 PAIRS = [
@@ -39,11 +44,89 @@ def conn(loaded_db: Path) -> Iterator[sqlite3.Connection]:
     c.close()
 
 
-def _frame(conn: sqlite3.Connection, a: str, b: str, **kw: Any) -> RunDiff:
-    """The frame-based diff (what the statistics read), its statistics left out."""
-    d = diff_runs(conn, a, b, stats=StatOptions(resamples=1), **kw)
-    d.significance = None
-    return d
+def _right(row: dict[str, Any], side: str, t: float | None) -> bool:
+    """`query.right_sql` on one item: EM 1, or (threshold) not refused and F1 / F1-recall ≥ t."""
+    if t is None:
+        return (row[f"em_{side}"] or 0) == 1
+    score = _first(row[f"f1_{side}"], row[f"f1_recall_{side}"])
+    return not row[f"refused_{side}"] and score >= t
+
+
+def _first(*values: float | None) -> float:
+    return next((v for v in values if v is not None), 0.0)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) * 100 if values else None
+
+
+def _slices(rows: list[dict[str, Any]], cdqa: bool) -> list[dict[str, Any]]:
+    blocks = [("overall", {"all": rows})] if rows else []
+    for dim in DIMENSIONS:
+        if any(r[dim] is not None for r in rows):
+            by: dict[str, list[dict[str, Any]]] = {}
+            for r in rows:
+                by.setdefault(r[dim] if r[dim] is not None else "—", []).append(r)
+            blocks.append((dim, dict(sorted(by.items()))))
+    out = []
+    for dim, values in blocks:
+        for value, members in values.items():
+            n = len(members)
+            if cdqa:
+                ans = {s: [r for r in members if not r[f"refused_{s}"]] for s in "ab"}
+                metrics = {
+                    "f1_recall": tuple(_mean([r[f"f1_recall_{s}"] or 0.0 for r in ans[s]]) for s in "ab")
+                    + (len(ans["a"]), len(ans["b"])),
+                    "answer_rate": (len(ans["a"]) / n * 100, len(ans["b"]) / n * 100, n, n),
+                }
+            else:
+                metrics = {m: tuple(_mean([r[f"{m}_{s}"] or 0 for r in members]) for s in "ab") + (n, n)
+                           for m in ("em", "f1")}
+            for m, (a, b, n_a, n_b) in metrics.items():
+                out.append({"dimension": dim, "value": value, "metric": m, "items": n, "a": a, "b": b,
+                            "delta": None if a is None or b is None else b - a, "n_a": n_a, "n_b": n_b})
+    return out
+
+
+def _per_item(conn: sqlite3.Connection, a: str, b: str, *, threshold: float = 0.5, top: int = 20,
+              within: Filter | None = None) -> dict[str, Any]:
+    """The diff's numbers computed item by item in Python from the common items."""
+    ra, rb = require_run(conn, a), require_run(conn, b)
+    assert ra.dataset_id is not None
+    rows = list(common_frame(conn, ra.id, rb.id, ra.dataset_id, within).iter_rows(named=True))
+    has_em = any(r["em_a"] is not None for r in rows) and any(r["em_b"] is not None for r in rows)
+    if not rows:  # no common item: the scorer decides
+        has_em = not uses_f1_recall(ra.scorer, ra.family)
+    cuts: list[float | None] = [None, threshold] if has_em else [threshold]
+    outcomes = []
+    for t in cuts:
+        cells = [(_right(r, "a", t), _right(r, "b", t)) for r in rows]
+        outcomes.append({"fixed": sum(not x and y for x, y in cells), "broken": sum(x and not y for x, y in cells),
+                         "both_wrong": sum(not x and not y for x, y in cells), "both_right": sum(x and y for x, y in cells)})
+    fixed: dict[str, int] = {}
+    broken: dict[str, int] = {}
+    for r in rows:
+        x, y = _right(r, "a", cuts[0]), _right(r, "b", cuts[0])
+        if y and not x:
+            fixed[r["category_a"] or "—"] = fixed.get(r["category_a"] or "—", 0) + 1
+        if x and not y:
+            broken[r["category_b"] or "—"] = broken.get(r["category_b"] or "—", 0) + 1
+    scored = [(0.0 if r["refused_b"] else _first(r["f1_b"], r["f1_recall_b"]))
+              - (0.0 if r["refused_a"] else _first(r["f1_a"], r["f1_recall_a"])) for r in rows]
+    moved = sorted(((abs(d), r["item_id"], r["key"], d) for d, r in zip(scored, rows) if abs(d) > 1e-12),
+                   key=lambda m: (-m[0], m[1]))[:top]
+    return {"common": len(rows), "outcomes": outcomes, "slices": _slices(rows, not has_em),
+            "categories": {c: (fixed.get(c, 0), broken.get(c, 0)) for c in {*fixed, *broken}},
+            "changes": [(key, d) for _, _, key, d in moved]}
+
+
+def _as_computed(d: RunDiff) -> dict[str, Any]:
+    """The same numbers read off `diff_runs`' result."""
+    return {"common": d.common,
+            "outcomes": [{k: getattr(o, k) for k in ("fixed", "broken", "both_wrong", "both_right")} for o in d.outcomes],
+            "slices": [asdict(s) for s in d.slices],
+            "categories": {c.category: (c.fixed, c.broken) for c in d.categories},
+            "changes": [(c.key, c.delta) for c in d.changes]}
 
 
 def _same(fast: Any, slow: Any, where: str = "") -> None:
@@ -62,9 +145,21 @@ def _same(fast: Any, slow: Any, where: str = "") -> None:
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS)
-def test_sql_diff_equals_the_frame_diff(conn: sqlite3.Connection, a: str, b: str) -> None:
+def test_diff_equals_the_per_item_numbers(conn: sqlite3.Connection, a: str, b: str) -> None:
     for top in (0, 1, 20, 500):
-        _same(diff_runs(conn, a, b, top=top, aggregate_in_sql=True).to_dict(), _frame(conn, a, b, top=top).to_dict())
+        _same(_as_computed(diff_runs(conn, a, b, top=top)), _per_item(conn, a, b, top=top))
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_json_writes_means_rounded(conn: sqlite3.Connection, a: str, b: str) -> None:
+    d = diff_runs(conn, a, b)
+    written = d.to_dict()["slices"]
+    assert len(written) == len(d.slices) > 0
+    for row, s in zip(written, d.slices, strict=True):
+        for k in ("a", "b"):
+            assert row[k] == (None if getattr(s, k) is None else round(getattr(s, k), JSON_PLACES))
+        if row["a"] is not None and row["b"] is not None:
+            assert row["delta"] == round(row["b"] - row["a"], JSON_PLACES)
 
 
 _WITHIN = st.one_of(
@@ -80,11 +175,11 @@ _WITHIN = st.one_of(
 
 @SETTINGS
 @given(st.sampled_from(PAIRS), st.floats(0.0, 1.0), st.integers(0, 60), _WITHIN)
-def test_sql_diff_equals_the_frame_diff_anywhere(
+def test_diff_equals_the_per_item_numbers_anywhere(
     conn: sqlite3.Connection, pair: tuple[str, str], threshold: float, top: int, within: Filter | None,
 ) -> None:
     a, b = pair
     if within is not None:
         within = within.with_(dataset=DATASETS[a], run=a)
-    fast = diff_runs(conn, a, b, threshold=threshold, top=top, within=within, aggregate_in_sql=True)
-    _same(fast.to_dict(), _frame(conn, a, b, threshold=threshold, top=top, within=within).to_dict())
+    fast = diff_runs(conn, a, b, threshold=threshold, top=top, within=within)
+    _same(_as_computed(fast), _per_item(conn, a, b, threshold=threshold, top=top, within=within))

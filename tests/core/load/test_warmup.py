@@ -1,0 +1,52 @@
+"""The load's last step (`core.load.warm_overview`): the overview's first-paint rows are stored by
+`load_runs` itself, so a Python caller gets the database `qa-inspect load` leaves."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from qa_inspect.core.load import load_runs, warm_overview
+from qa_inspect.core.report import DatasetOverview, overview
+from qa_inspect.core.store import open_db, stored_rows
+
+
+def _numbers(data: list[DatasetOverview]) -> list[tuple[float | None, ...]]:
+    """Overall figures of every run and human estimate; sums in another order agree to the bits that show."""
+    return [tuple(None if v is None else round(v, 9) for v in (s.em, s.f1, s.f1_recall, s.answer_rate, s.errors))
+            for ds in data for s in [r.overall for r in ds.runs] + ([ds.human.overall] if ds.human else [])]
+
+
+def test_load_runs_leaves_the_first_paint_stored(tmp_path: Path, sample_runs: Path) -> None:
+    load_runs(sample_runs, tmp_path / "qa.db")
+    conn = open_db(tmp_path / "qa.db").conn
+    ids = [r[0] for r in conn.execute("SELECT id FROM datasets")]
+    assert len(ids) == 2
+    assert all(stored_rows(conn, i, False) is not None for i in ids)
+    assert warm_overview(conn) == 0  # the load left nothing to sum
+
+
+def test_warm_overview_sums_what_is_out_of_date(tmp_path: Path, sample_runs: Path) -> None:
+    load_runs(sample_runs, tmp_path / "qa.db")
+    conn = open_db(tmp_path / "qa.db").conn
+    datasets = conn.execute("SELECT COUNT(*) FROM datasets").fetchone()[0]
+    conn.execute("DELETE FROM overview_cache")
+    assert warm_overview(conn) == datasets
+    assert warm_overview(conn) == 0  # all up to date: nothing grouped again
+    quick = overview(conn, slices=False)  # the first paint: the stored totals, no slices yet
+    assert conn.execute("SELECT COUNT(*) FROM overview_cache WHERE slices = 1").fetchone()[0] == 0
+    assert all(ds.slice_items == {} for ds in quick)
+    full = overview(conn)
+    assert _numbers(quick) == _numbers(full) and len(_numbers(quick)) > 2
+    assert warm_overview(conn) == 0
+
+
+def test_an_unchanged_reload_sums_nothing_again(tmp_path: Path, sample_runs: Path) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(sample_runs, runs, ignore=shutil.ignore_patterns(".qa-inspect"))
+    load_runs(runs, tmp_path / "qa.db")
+    conn = open_db(tmp_path / "qa.db").conn
+    conn.execute("UPDATE overview_cache SET payload = json_set(payload, '$.marker', 1)")
+    assert not load_runs(runs, tmp_path / "qa.db").changed
+    markers = [r[0] for r in conn.execute("SELECT json_extract(payload, '$.marker') FROM overview_cache")]
+    assert markers and all(m == 1 for m in markers)  # the stored rows were kept, not summed again
