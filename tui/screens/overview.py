@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
@@ -27,9 +28,8 @@ from qa_inspect.core.report import (
     overview,
 )
 
-from ..base import BaseScreen
 from ..dialogs import RunPicker, RunSettingsFilter, matches
-from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
+from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
@@ -123,7 +123,7 @@ class RunsBox(VerticalScroll, can_focus=False):
     """Scrolls the per-dataset tables; the tables take focus, not the box."""
 
 
-class OverviewScreen(OverviewStale, BaseScreen):
+class OverviewScreen(StaleScreen):
     """Start screen: which run is best where, and where the errors are."""
 
     HELP_TITLE = "Runs overview"
@@ -145,6 +145,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
 
     def __init__(self) -> None:
         super().__init__()
+        self.stale_titles = StaleTitles(self)
         self.datasets: list[DatasetOverview] = []
         self.current: RunsTable | None = None
         self.complete = False
@@ -196,14 +197,14 @@ class OverviewScreen(OverviewStale, BaseScreen):
         with self.db.connect() as conn:
             self._busy = conn
             try:
-                quick = self.stale_adjust(conn, overview(conn, slices=False), slices=False)
+                quick = self.stale_titles.adjust(conn, overview(conn, slices=False), slices=False)
                 if worker.is_cancelled:
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
                 self.post_message(FreshnessLoaded(freshness_overview(conn)))
                 self.post_message(SettingsLoaded(
                     {r.run: dict(r.settings) for r in folder_run_settings(conn, self.qa_app.runs_dir)}))
-                full = self.stale_adjust(conn, overview(conn))
+                full = self.stale_titles.adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     return  # the screen was left: it resumes the work when shown again
@@ -331,7 +332,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 "No datasets loaded. Put a dataset file and prediction files in the runs folder and restart.",
                 "$warning"))
             return
-        widgets = []
+        widgets: list[Widget] = []
         for ds in self.datasets:
             widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
@@ -344,7 +345,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         self._show_slices(first)
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
-        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
+        return self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
 
     def _filter_parts(self, dataset: str) -> list[tuple[str, str]]:
         """"runs: model=… (3 of 54, f)" while a settings filter narrows the list."""
@@ -392,7 +393,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         if ref is not None and ref.human:
             metric = "each gold scored against the others"
         self.query_one("#slices-title", Static).update(Content.assemble(
-            ("Slices of ", "$foreground-muted"), (who, "bold"), *self.stale_mode_parts(), ("  ", ""), (metric, "$foreground-muted"),
+            ("Slices of ", "$foreground-muted"), (who, "bold"), *self.stale_titles.mode_parts(), ("  ", ""), (metric, "$foreground-muted"),
             (" · share = slice errors / run errors", "$foreground-muted"),
         ))
 
@@ -439,4 +440,10 @@ class OverviewScreen(OverviewStale, BaseScreen):
         open_compare(self, ref.run, [r.name for r in table.ds.runs], done=done)
 
     def action_reload(self) -> None:
+        self.load()
+
+    def stale_changed(self) -> None:
+        self.load()
+
+    def stale_mode_changed(self) -> None:
         self.load()
