@@ -21,6 +21,7 @@ from functools import partial
 
 from textual.binding import Binding
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
 from qa_inspect.core import flags
@@ -92,8 +93,8 @@ class StaleActions:
     def _run(self, job: Callable[[], None], group: str) -> None:
         self.host.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group=group)
 
-    def _notify(self, text: str, severity: str = "warning", timeout: float | None = None) -> None:
-        self.host.notify(text, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
+    def _notify(self, text: str, severity: SeverityLevel = "warning", timeout: float | None = None) -> None:
+        self.host.notify(text, severity=severity, markup=False, timeout=timeout)
 
     # -- what the screen shows ---------------------------------------------------------------
     def version(self) -> tuple[int, bool]:

@@ -12,6 +12,8 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from textual.notifications import SeverityLevel
+
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 
@@ -31,7 +33,7 @@ class JobResult:
 
     text: str
     changed: bool = True
-    severity: str = "information"
+    severity: SeverityLevel = "information"
 
 
 @dataclass(slots=True)
