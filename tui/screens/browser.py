@@ -3,21 +3,21 @@
 Every filter change bumps `generation` and starts two exclusive workers — count + metrics, and
 the first window of rows — so a fast typist never sees an older filter's answer land last.
 
-The screen holds the filter and what was counted for it (reactive state); the behaviour it shares
-or that is big enough to name lives in objects it owns: `ItemCounts` (item_counts.py), `DeltaOrder`
-(delta_order.py), `ColumnFit` (column_fit.py), `SplitView` (split_view.py), `ItemExport`
-(item_export.py), `LabelActions` (labels.py), and from `tui.stale` the `Selection`, the
-`ExcludedMetrics` and — through the `StaleScreen` base — `StaleActions`.
+The screen holds the filter and its counts (vars); what it does besides lives in objects it owns
+(see the `tui.screens` face): windows, counts, Δ order, columns, split view, export, filter keys,
+labels, and from `tui.stale` the selection, the excluded metrics and `StaleActions`.
 
-Following `s` (mark a gold stale) from a browser row:
+Following `s` (mark a gold stale) from a browser row, six files:
   1. `stale/keys.py` — `BROWSER_STALE_BINDINGS`: `s` is the action `mark_stale`;
   2. `screens/browser.py` — `BrowserScreen.action_mark_stale`: the selection, else the row under the
-     cursor, goes to `self.stale` (`StaleActions.open_form`, or `bulk` for a selection);
-  3. `stale/actions.py` — `StaleActions` reads the form's data in a worker, opens `StaleForm`, queues
-     the write and, once written, calls the screen's `stale_changed`;
-  4. `stale/jobs.py` — `form_data` and `mark_job`: what runs on the connection (over `core.flags`);
-  5. `stale/form.py` — `StaleForm`: the dialog that says which gold, why, and what replaces it;
-  6. back in `screens/browser.py` — `stale_changed` reloads the rows and numbers, cursor kept.
+     cursor, goes to `self.stale` (`open_form`, or `bulk` for a selection);
+  3. `stale/screen.py` — `StaleScreen`, the browser's base, builds `self.stale` with the browser's
+     `stale_changed` as what to do after a write;
+  4. `stale/actions.py` — `StaleActions` reads the form's data in a worker, opens `StaleForm`,
+     queues the write and, once written, calls `stale_changed` (back in browser.py: rows and
+     numbers again, the cursor kept);
+  5. `stale/jobs.py` — `form_data` and `mark_job`: what runs on the connection (over `core.flags`);
+  6. `stale/form.py` — `StaleForm`: the dialog that says which gold, why, and what replaces it.
 """
 
 from __future__ import annotations
@@ -175,8 +175,7 @@ class BrowserScreen(StaleScreen):
         table = self.query_one(ItemTable)
         width = table.size.width or self.size.width or self.app.size.width  # less while the facet panel is beside it
         cols = self.columns.fit(self.info, self.filter, width)  # the user's choice (k), or what fits
-        table.set_columns(cols,
-                          self.filter.sort, self.filter.descending, refill=refill)
+        table.set_columns(cols, self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
     def show_status(self) -> None:
