@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
@@ -143,11 +144,13 @@ class OverviewScreen(StaleScreen):
         *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
 
+    current: var[RunsTable | None] = var(None, always_update=True, init=False)
+    """The runs table whose highlighted row the slices pane shows: setting it redraws the pane."""
+
     def __init__(self) -> None:
         super().__init__()
         self.stale_titles = StaleTitles(self)
         self.datasets: list[DatasetOverview] = []
-        self.current: RunsTable | None = None
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
@@ -320,8 +323,7 @@ class OverviewScreen(StaleScreen):
                 table.update_data(ds)
             for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
                 title.update(dataset_title(ds, self._title_parts(ds.name)))
-            if self.current is not None:
-                self._show_slices(self.current)
+            self.current = self.current  # the pane again, from the new numbers
             return
         box = self.query_one("#overview-runs", VerticalScroll)
         await box.remove_children()
@@ -342,7 +344,7 @@ class OverviewScreen(StaleScreen):
             self._apply_run_filter()
         first = self.query(RunsTable).first()
         first.focus()
-        self._show_slices(first)
+        self.current = first
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
         return self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
@@ -369,7 +371,7 @@ class OverviewScreen(StaleScreen):
         """Only the table the user is in drives the slices (every table highlights a row on mount)."""
         table = event.data_table
         if isinstance(table, RunsTable) and (table.has_focus or table is self.current):
-            self._show_slices(table)
+            self.current = table
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -378,10 +380,11 @@ class OverviewScreen(StaleScreen):
     def on_descendant_focus(self) -> None:
         focused = self.focused
         if isinstance(focused, RunsTable) and focused is not self.current:
-            self._show_slices(focused)
+            self.current = focused
 
-    def _show_slices(self, table: RunsTable) -> None:
-        self.current = table
+    def watch_current(self, table: RunsTable | None) -> None:
+        if table is None:
+            return
         ref = table.ref
         ds = table.ds
         run = next((r for r in ds.runs if ref is not None and r.name == ref.run), None)
