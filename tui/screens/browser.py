@@ -59,7 +59,7 @@ from .compare_tables import scope_of
 from .delta_order import DeltaOrder
 from .detail import DetailScreen, TotalLoaded
 from .distribution import DistributionScreen
-from .filter_keys import FilterKeys, cleared, errors_toggled, sorted_by
+from .filter_keys import FilterKeys, cleared, errors_toggled, sorted_by, with_pair
 from .item_counts import ItemCounts
 from .item_export import ItemExport, export_name
 from .item_windows import ItemWindows
@@ -255,10 +255,14 @@ class BrowserScreen(StaleScreen):
     def on_resize(self, event: Resize) -> None:
         self.split_view.follow(self.filter.run)
         if self.info is not None and abs(event.size.width - self._last_width) > 0:
-            table = self.query_one(ItemTable)
-            self.rebuild_columns()
-            if table.win_rows:
-                table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
+            self._relayout()
+
+    def _relayout(self) -> None:
+        """The columns laid out for the table's width, the rows on screen drawn in them."""
+        table = self.query_one(ItemTable)
+        self.rebuild_columns()
+        if table.win_rows:
+            table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 
     # -- actions -----------------------------------------------------------------------------
     def label_scope(self) -> LabelScope:
@@ -435,12 +439,8 @@ class BrowserScreen(StaleScreen):
     def on_item_table_resized(self, message: ItemTable.Resized) -> None:
         """The panel took or gave back width, or the terminal changed: once the table has its new
         size, lay its columns out for it (the screen's own resize handler sees the old size)."""
-        table = self.query_one(ItemTable)
-        if self.info is None or not table.cols:
-            return
-        self.rebuild_columns()
-        if table.win_rows:
-            table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
+        if self.info is not None and self.query_one(ItemTable).cols:
+            self._relayout()
 
     # -- triage: compare, facets, saved slices, export -----------------------------------------
     def action_compare(self) -> None:
@@ -459,13 +459,8 @@ class BrowserScreen(StaleScreen):
 
     def _compared(self, result: Filter | None) -> None:
         """`b` on the compare screen: keep this filter, show runs A and B as compared there."""
-        if result is None:
-            return
-        f = self.filter
-        new = f.with_(run=result.run, compare=result.compare)
-        if (new.run, new.compare) != (f.run, f.compare):
-            new = new.with_(outcome=None, outcome_threshold=None, only_disagree=False)
-        self.set_filter(new)
+        if result is not None:
+            self.set_filter(with_pair(self.filter, result))
 
     def action_toggle_facets(self) -> None:
         """`F`: show the facet panel and move into it; again: hide it."""

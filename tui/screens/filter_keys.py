@@ -1,5 +1,6 @@
 """The item browser's filter keys: `f` (the filter dialog), `r` (the run), `C` (run B's columns),
-`d` (only disagreements), `w` (only wrong answers), `o` / `O` (sort), `x` (clear). Each works out
+`d` (only disagreements), `w` (only wrong answers), `o` / `O` (sort), `x` (clear), and the runs
+the compare screen hands back (`b` there). Each works out
 a new filter — plain functions of the old one — and hands it to the screen (`apply`)."""
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ def with_compare(f: Filter, run: str) -> Filter:
     """Run B's columns (`""`: none); only-disagree needs a run B."""
     value = None if run == "" else run
     return f.with_(compare=value, only_disagree=f.only_disagree and bool(value))
+
+
+def with_pair(f: Filter, compared: Filter) -> Filter:
+    """Runs A and B as the compare screen left them (`b`); the outcome filters of another pair go."""
+    new = f.with_(run=compared.run, compare=compared.compare)
+    if (new.run, new.compare) != (f.run, f.compare):
+        new = new.with_(outcome=None, outcome_threshold=None, only_disagree=False)
+    return new
 
 
 def errors_toggled(f: Filter, info: BrowseInfo | None) -> Filter:
@@ -102,4 +111,4 @@ class FilterKeys:
                                   done)
 
 
-__all__ = ["FilterKeys", "cleared", "errors_toggled", "sorted_by", "with_compare", "with_run"]
+__all__ = ["FilterKeys", "cleared", "errors_toggled", "sorted_by", "with_compare", "with_pair", "with_run"]

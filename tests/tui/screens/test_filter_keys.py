@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import BrowseInfo
-from qa_inspect.tui.screens.filter_keys import cleared, errors_toggled, sorted_by, with_compare, with_run
+from qa_inspect.tui.screens.filter_keys import cleared, errors_toggled, sorted_by, with_compare, with_pair, with_run
 
 CMRC = BrowseInfo(dataset="cmrc", family="cmrc2018", scorer="cmrc2018-official", items=3, runs=["a", "b"])
 CDQA = BrowseInfo(dataset="cdqa", family="cdqa", scorer="cdqa-f1-recall", items=3, runs=["x", "y"])
@@ -49,3 +49,11 @@ def test_no_run_b_means_no_disagreement_filter() -> None:
 def test_clear_keeps_dataset_runs_and_sort_only() -> None:
     f = Filter(dataset="cmrc", run="a", compare="b", sort="f1", descending=True, em=0, search="x", splits=("dev",))
     assert cleared(f) == Filter(dataset="cmrc", run="a", compare="b", sort="f1", descending=True)
+
+
+def test_the_pair_from_the_compare_screen_keeps_the_filter_and_drops_another_pairs_outcome() -> None:
+    f = Filter(dataset="cmrc", run="a", compare="b", outcome="fixed", only_disagree=True, em=0)
+    assert with_pair(f, Filter(run="a", compare="b")) == f
+    swapped = with_pair(f, Filter(run="b", compare="a"))
+    assert (swapped.run, swapped.compare, swapped.outcome, swapped.only_disagree) == ("b", "a", None, False)
+    assert swapped.em == 0
