@@ -239,6 +239,9 @@ class FacetPanel(WorkerErrors, Vertical):
         self._dirty = True
         self._lock = threading.Lock()
         self._busy: sqlite3.Connection | None = None
+        self._order_scope: tuple[str | None, str | None] | None = None
+        self._order: dict[str, dict[str, int]] = {}
+        """Per facet, the place each value was first listed at (while `_order_scope` stays)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="facet-title")
@@ -321,9 +324,9 @@ class FacetPanel(WorkerErrors, Vertical):
         """Values keep the order they were first listed in while the dataset and run stay (counts
         change under the cursor, rows do not jump); values new to a facet follow, largest first."""
         scope = (f.dataset, f.run)
-        if self.__dict__.get("_order_scope") != scope:
-            self.__dict__["_order_scope"], self.__dict__["_order"] = scope, {}
-        order: dict[str, dict[str, int]] = self.__dict__["_order"]
+        if self._order_scope != scope:
+            self._order_scope, self._order = scope, {}
+        order = self._order
         out = []
         for t in tables:
             seen = order.setdefault(t.name, {})
