@@ -275,6 +275,7 @@ __all__ = [
     "active_limits",
     "limits_from_env",
     "parse_limits",
+    "too_big",
     "use_limits",
     "read_text",
     "read_document",
