@@ -46,6 +46,8 @@ class Member:
     compressed: int
     declared: int
     """The inflated size the archive declares (a bomb may lie: the inflated bytes are counted too)."""
+    crc: int
+    """CRC-32 of the inflated bytes: damage that still inflates shows here."""
 
 
 @dataclass(slots=True)
@@ -114,12 +116,17 @@ def _inflate(archive: Archive, member: Member, cap: int, cap_name: str) -> bytes
     if member.method == STORED:
         if len(raw) > cap:
             raise FormatError(where[0], too_big(archive.limits, cap_name, len(raw), "member"), where[1])
+        if zlib.crc32(raw) != member.crc:
+            raise FormatError(where[0], "cannot unpack member (its CRC-32 does not match: damaged)", where[1])
         return bytes(raw)
     if member.method not in _METHODS:
         raise FormatError(where[0], f"cannot unpack member (compression method {member.method} is not read:"
                           " stored, deflate and Zstandard are)", where[1])
     try:
-        return _chunks(raw, member.method, cap, archive.limits, cap_name, where)
+        out = _chunks(raw, member.method, cap, archive.limits, cap_name, where)
+        if zlib.crc32(out) != member.crc:
+            raise FormatError(where[0], "cannot unpack member (its CRC-32 does not match: damaged)", where[1])
+        return out
     except FormatError:
         raise
     except Exception as exc:  # zlib.error, zstandard.ZstdError: a damaged member
@@ -135,7 +142,7 @@ def _chunks(raw: memoryview, method: int, cap: int, limits: Limits, cap_name: st
             out += inflater.decompress(pending, _CHUNK)
             pending = inflater.unconsumed_tail
             if len(out) > cap:
-                raise FormatError(where[0], too_big(limits, cap_name, len(out), "member (inflated so far)"), where[1])
+                raise FormatError(where[0], too_big(limits, cap_name, None, "member"), where[1])
         out += inflater.flush()
         if not inflater.eof:
             raise FormatError(where[0], "cannot unpack member (deflate data cut short)", where[1])
@@ -146,7 +153,7 @@ def _chunks(raw: memoryview, method: int, cap: int, limits: Limits, cap_name: st
             while chunk := reader.read(_CHUNK):
                 out += chunk
                 if len(out) > cap:
-                    raise FormatError(where[0], too_big(limits, cap_name, len(out), "member (inflated so far)"), where[1])
+                    raise FormatError(where[0], too_big(limits, cap_name, None, "member"), where[1])
     if len(out) > cap:
         raise FormatError(where[0], too_big(limits, cap_name, len(out), "member"), where[1])
     return bytes(out)
@@ -183,7 +190,7 @@ def _member(data: bytes, info: zipfile.ZipInfo) -> Member | None:
         return None
     name_len, extra_len = _LOCAL.unpack(head)[9:11]
     return Member(info.filename, info.compress_type, offset + _LOCAL.size + name_len + extra_len,
-                  info.compress_size, info.file_size)
+                  info.compress_size, info.file_size, info.CRC)
 
 
 def _walk(data: bytes) -> dict[str, Member]:
@@ -192,13 +199,13 @@ def _walk(data: bytes) -> dict[str, Member]:
     members: dict[str, Member] = {}
     offset = 0
     while data.startswith(_LOCAL_MAGIC, offset) and offset + _LOCAL.size <= len(data):
-        _, _, flags, method, _, _, _, csize, usize, name_len, extra_len = _LOCAL.unpack_from(data, offset)
+        _, _, flags, method, _, _, crc, csize, usize, name_len, extra_len = _LOCAL.unpack_from(data, offset)
         start = offset + _LOCAL.size + name_len + extra_len
         if flags & 0x08 or csize == 0xFFFFFFFF or start + csize > len(data):
             break
         name = data[offset + _LOCAL.size:offset + _LOCAL.size + name_len].decode("utf-8", "replace")
         if not name.endswith("/"):
-            members[name] = Member(name, method, start, csize, usize)
+            members[name] = Member(name, method, start, csize, usize, crc)
         offset = start + csize
     return members
 

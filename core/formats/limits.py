@@ -48,12 +48,12 @@ class Limits:
 
     max_file_bytes: int = 4 << 30
     """Bytes read from one file (a JSON/JSONL/CSV text is read whole, so this bounds its memory)."""
-    max_member_bytes: int = 1 << 30
+    max_member_bytes: int = 128 << 20
     """Bytes one archive member (an Inspect `.eval` log's header or sample) may inflate to, checked
     against the size the archive declares and against the bytes actually inflated."""
-    max_archive_bytes: int = 8 << 30
+    max_archive_bytes: int = 2 << 30
     """Bytes all members of one archive may inflate to together (many small bombs are one big one)."""
-    max_record_bytes: int = 256 << 20
+    max_record_bytes: int = 64 << 20
     """Bytes of one record: a JSONL line, an archive's sample, a table cell."""
     max_json_depth: int = 900
     """Levels of nesting in a JSON value. Python's parser follows about 1,000: higher values
@@ -144,9 +144,12 @@ def use_limits(limits: Limits | None) -> Iterator[None]:
         _current = before
 
 
-def too_big(limits: Limits, name: str, size: int, what: str) -> str:
-    """The message for `what` exceeding limit `name` (sizes shown in bytes units)."""
+def too_big(limits: Limits, name: str, size: int | None, what: str) -> str:
+    """The message for `what` exceeding limit `name`; `size` None when only "more" is known (a
+    member stopped while inflating)."""
     limit = getattr(limits, name)
-    shown = shown_size(size) if name.endswith("_bytes") else f"{size:,}"
     cap = shown_size(limit) if name.endswith("_bytes") else f"{limit:,}"
+    if size is None:
+        return f"{what} inflates to more than the {name} limit of {cap} ({limits.hint(name)})"
+    shown = shown_size(size) if name.endswith("_bytes") else f"{size:,}"
     return f"{what} is {shown}, over the {name} limit of {cap} ({limits.hint(name)})"
