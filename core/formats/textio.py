@@ -34,7 +34,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from qa_inspect.core.errors import FormatError
 
@@ -114,14 +114,14 @@ def duplicate_keys(value: Any) -> list[str]:
     return list(value.duplicates) if isinstance(value, JSONObject) else []
 
 
-def loads(text: str) -> Any:
+def loads(text: str, max_depth: int | None = None) -> Any:
     """`json.loads` keeping float literals and noting repeated keys (`duplicate_keys`); the one
     JSON entry point of the readers.
 
     Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
     than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
     (4,300 digits)."""
-    depth = active().max_json_depth
+    depth = active().max_json_depth if max_depth is None else max_depth  # callers in loops pass it
     try:
         value = json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
     except RecursionError:
@@ -306,14 +306,23 @@ def read_text(path: Path) -> tuple[str, str]:
     return decode(path, data)
 
 
+def _refuse_early(path: Path, fh: BinaryIO, limits: Limits) -> bytes:
+    """The first bytes of an open file, after refusing one over `max_file_bytes` or whose first
+    bytes are all NUL (a zeroed or sparse file: reading on would cost its whole size for nothing)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size > limits.max_file_bytes:
+        raise FormatError(str(path), too_big(limits, "max_file_bytes", size, "file"))
+    head = fh.read(_HEAD)
+    if head and not head.strip(b"\x00"):
+        raise FormatError(str(path), f"NUL bytes only in its first {len(head):,} bytes (a zeroed or sparse file?), not text")
+    fh.seek(0)
+    return head
+
+
 def _read_bounded(path: Path, limits: Limits) -> bytes:
     with path.open("rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size > limits.max_file_bytes:
-            raise FormatError(str(path), too_big(limits, "max_file_bytes", size, "file"))
-        head = fh.read(_HEAD)
-        if head and not head.strip(b"\x00"):
-            raise FormatError(str(path), f"NUL bytes only in its first {len(head):,} bytes (a zeroed or sparse file?), not text")
+        head = _refuse_early(path, fh, limits)
+        fh.seek(len(head))
         if head.startswith(b"\x1f\x8b"):
             raise FormatError(str(path), "gzip-compressed data, not text: unpack it first")
         data = head + fh.read(limits.max_file_bytes + 1 - len(head))
@@ -382,7 +391,10 @@ def _not_text(data: bytes) -> str | None:
         part = head[offset::step]
         return part.count(0) / len(part) if part else 0.0
 
-    if min(nul_share(1, 4), nul_share(2, 4), nul_share(3, 4)) > 0.9 or min(nul_share(0, 4), nul_share(1, 4), nul_share(2, 4)) > 0.9:
+    # UTF-32/16 without a BOM: NULs in the high lanes, the character lane mostly not NUL (a file
+    # that is mostly NUL bytes is binary, whatever lane its few characters sit in)
+    if min(nul_share(1, 4), nul_share(2, 4), nul_share(3, 4)) > 0.9 and nul_share(0, 4) < 0.5 or (
+            min(nul_share(0, 4), nul_share(1, 4), nul_share(2, 4)) > 0.9 and nul_share(3, 4) < 0.5):
         return "UTF-32 text (not UTF-8 or GB18030): save it as UTF-8"
     odd, even = nul_share(1, 2), nul_share(0, 2)
     if max(odd, even) > 0.3 and min(odd, even) < 0.05:
@@ -427,7 +439,7 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
             size = len(line.encode("utf-8", "surrogatepass"))
             raise FormatError(str(path), too_big(limits, "max_record_bytes", size, "line"), f"line {number}")
         try:
-            lines.append((number, loads(line)))
+            lines.append((number, loads(line, limits.max_json_depth)))
         except json.JSONDecodeError as exc:
             cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated")
             at = " column" if exc.msg.endswith(" at") else " at column"
@@ -524,10 +536,16 @@ def read_csv(path: Path) -> Document:
     return Document(path, encoding, table=csv_table(path, text))
 
 
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in 1 MiB chunks (how the loader tells a changed file)."""
+def sha256_file(path: Path, *, checked: bool = False) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB chunks (how the loader tells a changed file).
+
+    `checked`: first refuse (FormatError) what no reader would read, as the reader would say it: a
+    file over `max_file_bytes`, or one whose first bytes are all NUL. Hashing 2 GiB of zeros took
+    longer than refusing it."""
     h = hashlib.sha256()
     with Path(path).open("rb") as fh:
+        if checked:
+            _refuse_early(Path(path), fh, active())
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()

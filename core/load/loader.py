@@ -251,9 +251,12 @@ def _find_changed(
             unchanged.append(cand)
             continue
         try:
-            cand.sha256 = sha256_file(cand.path)
+            cand.sha256 = sha256_file(cand.path, checked=True)
         except OSError as exc:
             lp.error(cand.rel, f"{cand.rel}: cannot read ({exc.strerror})")
+            continue
+        except FormatError as exc:  # over max_file_bytes, or NUL bytes only: refused before hashing it all
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
             continue
         if old and old[3] == cand.sha256 and not reread_all:
             with transaction(lp.conn):
