@@ -25,6 +25,7 @@ from typing import Any
 
 from qa_inspect.core.errors import FormatError
 
+from .json_values import loads, mend_surrogates
 from .limits import Limits, active, shown_size, too_big
 
 __all__ = ["Archive", "Member", "describe_partial", "open_archive"]
@@ -95,8 +96,6 @@ class Archive:
         (samples: a 20,000-sample log keeps none of them parsed)."""
         if name in self._parsed:
             return self._parsed[name]
-        from .textio import loads, mend_surrogates
-
         raw = self.raw(name, limit)
         try:
             text = raw.decode("utf-8").removeprefix("\ufeff")
@@ -134,7 +133,7 @@ def _inflate(archive: Archive, member: Member, cap: int, cap_name: str) -> bytes
         return out
     except FormatError:
         raise
-    except Exception as exc:  # zlib.error, zstandard.ZstdError: a damaged member
+    except Exception as exc:  # noqa: BLE001  (zlib.error, zstandard.ZstdError: a damaged member)
         raise FormatError(where[0], f"cannot unpack member ({_METHODS[member.method]}: {exc})", where[1]) from None
 
 

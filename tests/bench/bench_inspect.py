@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.tools.make_inspect_logs import write_set  # noqa: E402
+from tests.tools.make_inspect_logs import write_set
 
 _READ = """
 import json, resource, sys, time

@@ -21,7 +21,7 @@ from . import shapes as S
 from .bad_inputs import Case, Content, Expect
 from .shapes import jl, js
 
-__all__ = ["GOOD_LOADS", "LIMIT_CASES", "GoodLoad", "LimitCase", "REAL_LOG"]
+__all__ = ["GOOD_LOADS", "LIMIT_CASES", "REAL_LOG", "GoodLoad", "LimitCase"]
 
 REAL_LOG = next((FIXTURES / "frameworks" / "inspect_current").glob("*.eval"))
 """A log written by inspect_ai itself: Zstandard members, samples Q1-Q3 (the good dataset's), two epochs."""

@@ -19,7 +19,12 @@ import pytest
 from tests.cli.helpers import invoke
 from tests.corpus.limit_cases import GOOD_LOADS, LIMIT_CASES, M, manifest_bytes
 from tests.corpus.shapes import GOOD_EM, GOOD_F1, GOOD_FILES, GOOD_RUN
-from tests.corpus.test_bad_inputs import _check_summary, _command_built_once, _one_line, _write  # noqa: F401
+from tests.corpus.test_bad_inputs import (  # noqa: F401
+    _check_summary,
+    _command_built_once,
+    _one_line,
+    _write,
+)
 
 MAX_GROWTH_MB = 500
 """What one case may add to the process's peak memory (ru_maxrss only grows: a bomb inflated whole shows)."""
