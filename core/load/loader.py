@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     get_setting,
@@ -143,26 +143,27 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     read it, store datasets, then link, score and store runs, then report what stayed."""
     lp = _Pass(runs_dir, conn, summary, progress)
     _read_manifest(lp)
-    candidates = _walk(lp)
-    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
-    reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
-    _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
-    changed, unchanged = _find_changed(lp, candidates, reread_all)
-    _reread_dependents(lp, candidates, changed, unchanged)
-    try:
-        datasets, runs, later = _read_changed(lp, changed)
-        _store_datasets(lp, datasets)
-    finally:
-        for worker in lp.readers.values():
-            stop_reading(worker)
-    for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
-        lp.progress(i, len(later), f"reading {cand.rel}")
-        found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
-        _take(lp, cand, _read_one(lp, cand), found, runs)
-        _store_datasets(lp, found)
-    lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
-    _store_runs(lp, runs)
-    _finish(lp, unchanged)
+    with use_limits(lp.manifest.limits if lp.manifest is not None else None):  # [limits] for every reader
+        candidates = _walk(lp)
+        lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
+        reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
+        _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
+        changed, unchanged = _find_changed(lp, candidates, reread_all)
+        _reread_dependents(lp, candidates, changed, unchanged)
+        try:
+            datasets, runs, later = _read_changed(lp, changed)
+            _store_datasets(lp, datasets)
+        finally:
+            for worker in lp.readers.values():
+                stop_reading(worker)
+        for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
+            lp.progress(i, len(later), f"reading {cand.rel}")
+            found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
+            _take(lp, cand, _read_one(lp, cand), found, runs)
+            _store_datasets(lp, found)
+        lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+        _store_runs(lp, runs)
+        _finish(lp, unchanged)
 
 
 def _read_manifest(lp: _Pass) -> None:
@@ -248,9 +249,10 @@ def _find_changed(
             unchanged.append(cand)
             continue
         try:
-            cand.sha256 = sha256_file(cand.path)
-        except OSError as exc:
-            lp.error(cand.rel, f"{cand.rel}: cannot read ({exc.strerror})")
+            cand.sha256 = sha256_file(cand.path, checked=True)
+        except (OSError, FormatError) as exc:  # FormatError: over max_file_bytes or NUL only, refused unhashed
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)) if isinstance(exc, FormatError)
+                     else f"{cand.rel}: cannot read ({exc.strerror})")
             continue
         if old and old[3] == cand.sha256 and not reread_all:
             with transaction(lp.conn):

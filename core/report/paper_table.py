@@ -31,7 +31,6 @@ from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
 from .run_settings import RunSettings
 
 if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
-    import numpy as np
     import polars as pl
 
 __all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes", "template_label"]
