@@ -10,7 +10,10 @@ sections, the stale mode, the one place worker errors are reported.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -61,6 +64,31 @@ QA_THEME = Theme(
     dark=True,
 )
 """The built-in theme; Textual's themes stay available through the palette."""
+
+
+class DaemonExecutor(ThreadPoolExecutor):
+    """Runs each thread worker on its own daemon thread. Textual runs thread workers on the event
+    loop's default executor, whose threads the interpreter joins at exit: one slow query or load
+    kept the process alive after `q`, on a screen that had already gone. Workers are cancelled on
+    quit (`Worker.cancel`, checked by the long jobs between steps); what is still running then is
+    abandoned (SQLite rolls an unfinished write back)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # handed to the awaiting worker, which reports it
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="qa-inspect-worker", daemon=True).start()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing to join: the threads are daemons, abandoned when the app has quit."""
 
 
 @dataclass
@@ -135,6 +163,7 @@ class QAInspectApp(App[None]):
         self._theme_name = theme or config.theme or QA_THEME.name
 
     def on_mount(self) -> None:
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # `q` never waits for a worker
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())

@@ -28,16 +28,18 @@ Decisions:
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
-import zipfile
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError
 
+from ._archive import Archive, describe_partial, open_archive
+from .limits import Limits, active, too_big
 from .tables import CSV_SUFFIXES, Table, csv_problem, csv_table, open_binary, table_kind
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "JSONFloat",
     "is_zip",
     "loads",
+    "mend_surrogates",
     "number_text",
     "parse",
     "plain",
@@ -86,7 +89,7 @@ def _parse_float(literal: str) -> JSONFloat:
     return value
 
 
-class JSONObject(dict):  # type: ignore[type-arg]
+class JSONObject(dict[str, Any]):
     """A JSON object that repeats keys; `duplicates` holds each repeat in file order (the value
     kept is the last one, as JSON parsers do). Only such objects get this type: a plain object
     is a plain `dict`."""
@@ -118,14 +121,68 @@ def loads(text: str) -> Any:
     Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
     than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
     (4,300 digits)."""
+    depth = active().max_json_depth
     try:
-        return json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
+        value = json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
     except RecursionError:
-        raise json.JSONDecodeError("nested deeper than the JSON reader follows (about 1,000 levels)", text, 0) from None
+        raise json.JSONDecodeError(_too_deep(min(depth, MAX_PARSER_DEPTH)), text, 0) from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
             raise
         raise json.JSONDecodeError("a number longer than 4,300 digits", text, 0) from None
+    if depth < MAX_PARSER_DEPTH and _deeper_than(value, depth):
+        raise json.JSONDecodeError(_too_deep(depth), text, 0)
+    return value
+
+
+MAX_PARSER_DEPTH = 900
+"""About the nesting Python's JSON parser follows (its recursion limit, less the caller's stack)."""
+
+
+def _too_deep(depth: int) -> str:
+    hint = active().hint("max_json_depth") if depth < MAX_PARSER_DEPTH else "the JSON reader's own limit"
+    return f"nested deeper than {depth:,} levels ({hint})"
+
+
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether `value` nests more than `depth` levels (an explicit stack: no recursion to run out of)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if level + 1 > depth:
+                    return True
+                stack.append((child, level + 1))
+    return False
+
+
+_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+
+
+def mend_surrogates(text: str) -> tuple[str, int]:
+    """JSON text with every lone surrogate escape (`\\ud800` without its pair) replaced by `\\ufffd`,
+    and how many there were: a lone surrogate is not Unicode text and cannot be stored, and one
+    must not refuse a whole file."""
+    if "\\u" not in text or _SURROGATE.search(text) is None:
+        return text, 0
+    count = 0
+
+    def mend(match: re.Match[str]) -> str:
+        nonlocal count
+        slashes, first, pair = match.groups()
+        if pair is not None and 0xD800 <= int(first, 16) < 0xDC00:
+            return match.group(0)
+        count += 1 + (pair is not None)
+        return slashes + "\\ufffd" + ("\\ufffd" if pair is not None else "")
+
+    return _SURROGATE.sub(mend, text), count
+
+
+def surrogate_note(count: int) -> str:
+    """The warning for `count` lone surrogates replaced."""
+    return f"{count:,} lone surrogate escape{'s' if count != 1 else ''} (\\ud800-\\udfff without a pair) replaced with U+FFFD"
 
 
 def number_text(value: Any) -> str | None:
@@ -184,39 +241,6 @@ def shown(text: str, limit: int = 60) -> str:
 
 
 @dataclass(slots=True)
-class Archive:
-    """A zip archive read once into memory; JSON members are parsed on first use and kept."""
-
-    path: Path
-    data: bytes
-    names: list[str]
-    _parsed: dict[str, Any] = field(default_factory=dict)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.names
-
-    def json(self, name: str) -> Any:
-        """Member `name` parsed as JSON (UTF-8, BOM stripped); a FormatError names the member."""
-        if name not in self._parsed:
-            try:
-                with zipfile.ZipFile(io.BytesIO(self.data)) as zf:
-                    raw = zf.read(name)
-            except KeyError:
-                raise FormatError(str(self.path), "no such member in the archive", name) from None
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-                raise FormatError(str(self.path), f"cannot unpack member ({exc})", name) from None
-            try:
-                text = raw.decode("utf-8").removeprefix("\ufeff")
-                self._parsed[name] = loads(text)
-            except UnicodeDecodeError:
-                raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
-            except json.JSONDecodeError as exc:
-                message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-                raise FormatError(str(self.path), message, name) from None
-        return self._parsed[name]
-
-
-@dataclass(slots=True)
 class Document:
     """One decoded and parsed file.
 
@@ -233,6 +257,9 @@ class Document:
     """Set (and `value`/`lines` None) when the file is a zip archive."""
     table: Table | None = None
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
+    notes: list[str] = field(default_factory=list)
+    """What was mended while reading (lone surrogates replaced, a partial archive): the reader's
+    result carries them as warnings."""
 
     @property
     def is_jsonl(self) -> bool:
@@ -264,9 +291,10 @@ class Document:
 
 
 def read_text(path: Path) -> tuple[str, str]:
-    """Decode a file; returns `(text, encoding)` with any BOM removed."""
+    """Decode a file; returns `(text, encoding)` with any BOM removed. At most `max_file_bytes`
+    are read, and a file whose first bytes say it is not text (NUL bytes only, gzip) is not read on."""
     try:
-        data = path.read_bytes()
+        data = _read_bounded(path, active())
     except IsADirectoryError:
         raise FormatError(str(path), "cannot read: is a directory") from None
     except PermissionError:
@@ -278,6 +306,23 @@ def read_text(path: Path) -> tuple[str, str]:
     return decode(path, data)
 
 
+def _read_bounded(path: Path, limits: Limits) -> bytes:
+    with path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limits.max_file_bytes:
+            raise FormatError(str(path), too_big(limits, "max_file_bytes", size, "file"))
+        head = fh.read(_HEAD)
+        if head and not head.strip(b"\x00"):
+            raise FormatError(str(path), f"NUL bytes only in its first {len(head):,} bytes (a zeroed or sparse file?), not text")
+        if head.startswith(b"\x1f\x8b"):
+            raise FormatError(str(path), "gzip-compressed data, not text: unpack it first")
+        data = head + fh.read(limits.max_file_bytes + 1 - len(head))
+    if len(data) > limits.max_file_bytes:  # it grew while read
+        raise FormatError(str(path), too_big(limits, "max_file_bytes", len(data), "file"))
+    return data
+
+
+_HEAD = 4096
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
@@ -288,6 +333,9 @@ def decode(path: Path, data: bytes, *, gb18030: bool = True) -> tuple[str, str]:
     damaged in a few places (named by line and column: a GB18030 reading of it would be garbage)."""
     if not data.strip():
         raise FormatError(str(path), "empty file")
+    bom = next((name for mark, name in _BOMS if data.startswith(mark)), None)
+    if bom is not None:
+        return _decode_bom(path, data, bom)
     problem = _not_text(data)
     if problem is not None:
         raise FormatError(str(path), problem)
@@ -308,16 +356,27 @@ def decode(path: Path, data: bytes, *, gb18030: bool = True) -> tuple[str, str]:
     return text, encoding
 
 
+def _decode_bom(path: Path, data: bytes, name: str) -> tuple[str, str]:
+    """UTF-16 or UTF-32 text with its byte order mark (what Windows PowerShell's `>` writes)."""
+    try:
+        text = data.decode(name.lower())
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(path), f"not valid {name} text at byte {exc.start:,} (it starts with a {name} byte order mark)") from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise FormatError(str(path), "empty file")
+    return text, name.lower()
+
+
 def _not_text(data: bytes) -> str | None:
-    """What bytes with NULs (or gzip magic) are: UTF-16/32 text, gzip, or binary; None for text."""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            return f"{name} text (not UTF-8 or GB18030): save it as UTF-8"
+    """What bytes with NULs (or gzip magic) are: UTF-16/32 text without a BOM, gzip, or binary; None for text."""
     if data.startswith(b"\x1f\x8b"):
         return "gzip-compressed data, not text: unpack it first"
     if b"\x00" not in data:
         return None
-    head = data[:4096]
+    head = data[:_HEAD]
+    if not head.strip(b"\x00"):
+        return "NUL bytes only in its first bytes (a zeroed or sparse file?), not text"
 
     def nul_share(offset: int, step: int) -> float:
         part = head[offset::step]
@@ -349,14 +408,24 @@ def _position(data: bytes, offset: int) -> str:
     return f"byte 0x{data[offset]:02x} at line {line}, column {column}"
 
 
+def _newline(text: str) -> str:
+    """`\\n`, or `\\r` for a file that has no `\\n` but `\\r` (old Mac line ends)."""
+    return "\r" if "\n" not in text and "\r" in text else "\n"
+
+
 def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
-    """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings), a BOM
-    at the start of a line (files joined with `cat`) is dropped."""
+    """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings;
+    `\\r` in a file without `\\n`), a BOM at the start of a line (files joined with `cat`) is
+    dropped; a line longer than `max_record_bytes` is an error naming it."""
     lines: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    limits = active()
+    for number, line in enumerate(text.split(_newline(text)), start=1):
         line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
+        if len(line) * 4 > limits.max_record_bytes and len(line.encode("utf-8", "surrogatepass")) > limits.max_record_bytes:
+            size = len(line.encode("utf-8", "surrogatepass"))
+            raise FormatError(str(path), too_big(limits, "max_record_bytes", size, "line"), f"line {number}")
         try:
             lines.append((number, loads(line)))
         except json.JSONDecodeError as exc:
@@ -368,11 +437,20 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def parse(path: Path, text: str, encoding: str) -> Document:
-    """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule)."""
+    """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule); lone
+    surrogate escapes become U+FFFD, counted in `Document.notes`."""
+    text, mended = mend_surrogates(text)
+    doc = _parse(path, text, encoding)
+    if mended:
+        doc.notes.append(surrogate_note(mended))
+    return doc
+
+
+def _parse(path: Path, text: str, encoding: str) -> Document:
     try:
         value = loads(text)
     except json.JSONDecodeError as exc:
-        first = next((ln for ln in text.split("\n") if ln.strip()), "").removeprefix("\ufeff")
+        first = next((ln for ln in text.split(_newline(text)) if ln.strip()), "").removeprefix("\ufeff")
         if exc.msg == "Extra data" and _is_value(first):
             return Document(path, encoding, lines=_parse_jsonl(path, text))
         if path.suffix.lower() in JSONL_SUFFIXES:
@@ -381,7 +459,7 @@ def parse(path: Path, text: str, encoding: str) -> Document:
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     if path.suffix.lower() in JSONL_SUFFIXES and isinstance(value, dict):
-        line = 1 + next(i for i, ln in enumerate(text.split("\n")) if ln.strip())
+        line = 1 + next(i for i, ln in enumerate(text.split(_newline(text))) if ln.strip())
         return Document(path, encoding, lines=[(line, value)])
     return Document(path, encoding, value=value)
 
@@ -409,16 +487,12 @@ def is_zip(path: Path) -> bool:
 
 
 def read_archive(path: Path) -> Document:
-    """Open a zip archive once (members are parsed lazily by `Archive.json`)."""
-    try:
-        data = path.read_bytes()
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            names = zf.namelist()
-    except OSError as exc:
-        raise FormatError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except zipfile.BadZipFile as exc:
-        raise FormatError(str(path), f"not a readable zip archive (truncated or still being written?): {exc}") from None
-    return Document(path, "utf-8", archive=Archive(path, data, names))
+    """Open a zip archive once (members are inflated and parsed on use by `Archive.json`)."""
+    archive = open_archive(path)
+    doc = Document(path, "utf-8", archive=archive)
+    if archive.partial:
+        doc.notes.append(describe_partial(archive))
+    return doc
 
 
 def read_document(path: Path) -> Document:
