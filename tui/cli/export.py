@@ -28,6 +28,7 @@ from .filter_options import (
     EmOpt,
     F1MaxOpt,
     F1MinOpt,
+    JudgeVerdictOpt,
     RefusedOpt,
     RunOpt,
     SearchOpt,
@@ -63,6 +64,7 @@ def export_cmd(
     stale: StaleOpt = None,
     sort: SortOpt = None,
     descending: DescOpt = False,
+    judge_verdict: JudgeVerdictOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -77,7 +79,7 @@ def export_cmd(
         f = build_filter(
             conn, base, dataset=dataset, run=run, compare=compare, split=split, tag=tag, answer_type=answer_type,
             refused=refused, em=em, f1_min=f1_min, f1_max=f1_max, search=search, stale=stale, sort=sort,
-            descending=descending,
+            descending=descending, judge_verdict=judge_verdict,
         )
         rows = export_items(conn, f, output, fmt=fmt)
     if as_json:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 from qa_inspect.core.errors import UnknownNameError
-from qa_inspect.core.query import SORTS, Filter
+from qa_inspect.core.query import JUDGE_CHOICES, SORTS, Filter, judge_selection, judges
 from qa_inspect.core.store import require_dataset, require_run
 
 from .common import fail
@@ -19,6 +19,7 @@ __all__ = [
     "EmOpt",
     "F1MaxOpt",
     "F1MinOpt",
+    "JudgeVerdictOpt",
     "RefusedOpt",
     "RunOpt",
     "SearchOpt",
@@ -28,6 +29,7 @@ __all__ = [
     "TagOpt",
     "TypeOpt",
     "build_filter",
+    "judge_pairs",
 ]
 
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name.", show_default=False)]
@@ -54,6 +56,30 @@ StaleOpt = Annotated[
 ]
 SortOpt = Annotated[str | None, typer.Option("--sort", help=f"Order: {', '.join(SORTS)}.", show_default=False)]
 DescOpt = Annotated[bool, typer.Option("--desc", help="Sort descending.")]
+JudgeVerdictOpt = Annotated[list[str] | None, typer.Option(
+    "--judge-verdict", help=f"JUDGE=CHOICE: items of --run whose imported judge verdict is CHOICE ({', '.join(JUDGE_CHOICES)};"
+    " judge-right = official wrong, judge right). Repeatable.", show_default=False)]
+
+
+def judge_pairs(conn: sqlite3.Connection, run: str | None, opts: list[str] | None) -> tuple[tuple[str, str], ...]:
+    """`--judge-verdict JUDGE=CHOICE` values as `Filter.facets` pairs; a missing --run, an unknown
+    judge or choice → one line naming the option."""
+    pairs: list[tuple[str, str]] = []
+    for opt in opts or ():
+        judge, sep, choice = opt.rpartition("=")
+        if not sep or not judge.strip():
+            raise fail(f"--judge-verdict {opt}: expected JUDGE=CHOICE ({', '.join(JUDGE_CHOICES)})")
+        if not run:
+            raise fail(f"--judge-verdict {opt}: needs --run (the run whose answers the judge saw)")
+        known = judges(conn, run)
+        if judge.strip() not in known:
+            raise fail(f"--judge-verdict {opt}: no verdicts of judge {judge.strip()!r} on run {run}"
+                       f" (judges: {', '.join(known) or 'none imported'})")
+        try:
+            pairs.append(judge_selection(judge.strip(), choice.strip()))
+        except ValueError as exc:
+            raise fail(f"--judge-verdict {opt}: {exc}") from None
+    return tuple(pairs)
 
 
 def _values(opts: list[str] | None) -> tuple[str, ...] | None:
@@ -106,6 +132,7 @@ def build_filter(
     stale: bool | None = None,
     sort: str | None = None,
     descending: bool = False,
+    judge_verdict: list[str] | None = None,
 ) -> Filter:
     """`base` (a slice, or no restriction) with every option given on the command line replacing
     that field; names are checked against the database so a typo is an error, not an empty list."""
@@ -121,4 +148,7 @@ def build_filter(
             changes[field] = value
     if descending:
         changes["descending"] = True
+    if judge_verdict:
+        pairs = judge_pairs(conn, run or base.run, judge_verdict)
+        changes["facets"] = (*base.facets, *(p for p in pairs if p not in base.facets))
     return base.with_(**changes)
