@@ -82,6 +82,8 @@ COMMANDS: dict[str, Command] = {
                                   "score."),
     "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
                               "taxonomy)."),
+    "judge": Command("judge", "Imported LLM-judge verdicts: how far they agree with hand judgements and the "
+                              "official score."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""
