@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core.errors import QAInspectError, UnknownNameError
 from qa_inspect.core.query import JUDGE_THRESHOLD, save_slice
 from qa_inspect.core.report import Agreement, JudgeAgreement, judge_agreement
+from qa_inspect.core.store import require_run
 from rich.table import Table
 from rich.text import Text
 
@@ -54,9 +55,11 @@ def agree_cmd(
     if not 0.0 <= threshold <= 1.0:
         raise fail(f"--threshold {threshold}: must be between 0 and 1")
     with loaded_db(runs_dir, db) as conn:
-        if run is not None and conn.execute("SELECT 1 FROM runs WHERE name = ?", (run,)).fetchone() is None:
-            known = [r[0] for r in conn.execute("SELECT name FROM runs ORDER BY name")]
-            raise fail(f"--run {run}: no such run (known: {', '.join(known) or 'none loaded'})")
+        if run is not None:
+            try:
+                require_run(conn, run)
+            except UnknownNameError as exc:
+                raise fail(f"--run {run}: no such run (known: {', '.join(exc.known) or 'none loaded'})") from None
         try:
             found = judge_agreement(conn, run=run, judge=judge, threshold=threshold, seed=seed, resamples=resamples)
         except QAInspectError as exc:
