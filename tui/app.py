@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import work
 from textual.app import App
@@ -48,6 +48,9 @@ from .screens import (
 from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
 
 QA_THEME = Theme(
     name="qa-inspect",
@@ -81,7 +84,7 @@ class DaemonExecutor(ThreadPoolExecutor):
                 return
             try:
                 future.set_result(fn(*args, **kwargs))
-            except BaseException as exc:  # handed to the awaiting worker, which reports it
+            except BaseException as exc:  # noqa: BLE001  (handed to the awaiting worker, which reports it)
                 future.set_exception(exc)
 
         threading.Thread(target=run, name="qa-inspect-worker", daemon=True).start()
@@ -115,8 +118,8 @@ class QAInspectApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "qa-inspect"
     COMMANDS = App.COMMANDS | {ActionsProvider, RunsProvider, SlicesProvider, StaleCommands}
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Show every key of every screen"),
         Binding("f1", "help", "Help", id="app.help-f1", show=False, tooltip="Show every key of every screen"),
@@ -172,7 +175,8 @@ class QAInspectApp(App[None]):
             self.restore_preferences()
             self.theme_changed_signal.subscribe(self, lambda _: self.remember_preferences())
         for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
-            self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
+            self.notify(clean(message), title=f"Load {severity}", severity=cast("SeverityLevel", severity), timeout=20,
+                        markup=False)
 
     # -- search index (a big load leaves it to be filled: core.load.build_search_index) -------
     @work(thread=True, exit_on_error=False, group="search-index")

@@ -72,6 +72,7 @@ from .textio import (
     read_text,
     sha256_file,
     shown,
+    surrogate_note,
     type_name,
 )
 
@@ -220,6 +221,8 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
             result.name = run_name
         if isinstance(result, Run):
             _check_sizes(doc, result)
+        if doc.archive is not None and doc.archive.mended:
+            doc.notes.append(surrogate_note(doc.archive.mended))
         if doc.notes:
             result.meta.setdefault("warnings", []).extend(doc.notes)
         return result

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import struct
+import threading
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 
 from qa_inspect.core.errors import FormatError
 
+from .json_values import loads, mend_surrogates
 from .limits import Limits, active, shown_size, too_big
 
 __all__ = ["Archive", "Member", "describe_partial", "open_archive"]
@@ -61,6 +63,8 @@ class Archive:
     partial: bool = False
     """True when the archive had no central directory (still being written): only complete members are listed."""
     inflated: int = 0
+    mended: int = 0
+    """Lone surrogate escapes replaced with U+FFFD in the members read so far."""
     _parsed: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -92,13 +96,13 @@ class Archive:
         (samples: a 20,000-sample log keeps none of them parsed)."""
         if name in self._parsed:
             return self._parsed[name]
-        from .textio import loads
-
         raw = self.raw(name, limit)
         try:
             text = raw.decode("utf-8").removeprefix("\ufeff")
             del raw
-            value = loads(text)
+            text, mended = mend_surrogates(text)
+            self.mended += mended
+            value = loads(text, self.limits.max_json_depth)
         except UnicodeDecodeError:
             raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
         except json.JSONDecodeError as exc:
@@ -129,7 +133,7 @@ def _inflate(archive: Archive, member: Member, cap: int, cap_name: str) -> bytes
         return out
     except FormatError:
         raise
-    except Exception as exc:  # zlib.error, zstandard.ZstdError: a damaged member
+    except Exception as exc:  # noqa: BLE001  (zlib.error, zstandard.ZstdError: a damaged member)
         raise FormatError(where[0], f"cannot unpack member ({_METHODS[member.method]}: {exc})", where[1]) from None
 
 
@@ -147,9 +151,7 @@ def _chunks(raw: memoryview, method: int, cap: int, limits: Limits, cap_name: st
         if not inflater.eof:
             raise FormatError(where[0], "cannot unpack member (deflate data cut short)", where[1])
     else:
-        import zstandard
-
-        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True) as reader:
+        with _zstd().stream_reader(io.BytesIO(raw), read_across_frames=True) as reader:
             while chunk := reader.read(_CHUNK):
                 out += chunk
                 if len(out) > cap:
@@ -157,6 +159,20 @@ def _chunks(raw: memoryview, method: int, cap: int, limits: Limits, cap_name: st
     if len(out) > cap:
         raise FormatError(where[0], too_big(limits, cap_name, len(out), "member"), where[1])
     return bytes(out)
+
+
+_LOCAL_STATE = threading.local()
+
+
+def _zstd() -> Any:
+    """One Zstandard decompression context per thread (contexts are not thread-safe), reused for
+    every member; the library is imported on first use."""
+    dctx = getattr(_LOCAL_STATE, "zstd", None)
+    if dctx is None:
+        import zstandard
+
+        dctx = _LOCAL_STATE.zstd = zstandard.ZstdDecompressor()
+    return dctx
 
 
 def open_archive(path: Path) -> Archive:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,8 @@ from qa_inspect.core.model import Item
 
 from . import squad
 from ._common import Keys, SpanStats, dataset_name, family_of
-from .textio import Document, _parse_float
+from .json_values import _parse_float
+from .textio import Document
 
 __all__ = ["STREAM_MIN_BYTES", "DatasetStream", "NotStreamable", "open_stream"]
 
@@ -136,7 +137,7 @@ class DatasetStream:
         return meta
 
 
-def _articles(path: Path, root: dict[str, Any]) -> Iterator[Any]:
+def _articles(path: Path, root: dict[str, Any]) -> Generator[Any, None, None]:
     """The elements of the top-level `data` list, one at a time; the other top-level keys go to `root`."""
     decoder = json.JSONDecoder(parse_float=_parse_float)
     text = _Text(path)
@@ -173,7 +174,7 @@ def _articles(path: Path, root: dict[str, Any]) -> Iterator[Any]:
         text.close()
 
 
-def _elements(text: _Text, decoder: json.JSONDecoder, pos: int) -> Iterator[Any]:
+def _elements(text: _Text, decoder: json.JSONDecoder, pos: int) -> Generator[Any, None, int]:
     """Yield the elements of a list whose `[` is just before `pos`; returns the position after `]`."""
     pos = text.skip(pos)
     if text.char(pos) == "]":

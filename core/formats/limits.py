@@ -119,8 +119,9 @@ def parse_limits(table: Mapping[str, Any], base: Limits = DEFAULTS, source: str 
 def from_env(base: Limits = DEFAULTS, environ: Mapping[str, str] | None = None) -> Limits:
     """`base` with the `QA_INSPECT_MAX_…` variables applied (a bad value is a ValueError naming it)."""
     env = os.environ if environ is None else environ
-    table = {name: env[ENV_PREFIX + name.upper()] for name in _NAMES if ENV_PREFIX + name.upper() in env}
-    return parse_limits(table, base, "environment variable") if table else base
+    changes = {name: _value(name, env[ENV_PREFIX + name.upper()], ENV_PREFIX + name.upper())
+               for name in _NAMES if ENV_PREFIX + name.upper() in env}
+    return replace(base, **changes) if changes else base
 
 
 def active() -> Limits:

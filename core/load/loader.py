@@ -135,32 +135,27 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     lp = _Pass(runs_dir, conn, summary, progress)
     _read_manifest(lp)
     with use_limits(lp.manifest.limits if lp.manifest is not None else None):  # [limits] for every reader
-        _phases(lp)
-
-
-def _phases(lp: _Pass) -> None:
-    conn = lp.conn
-    candidates = _walk(lp)
-    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
-    reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
-    _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
-    changed, unchanged = _find_changed(lp, candidates, reread_all)
-    _reread_dependents(lp, candidates, changed, unchanged)
-    try:
-        datasets, runs, later = _read_changed(lp, changed)
-        _store_datasets(lp, datasets)
-    finally:
-        for worker in lp.readers.values():
-            stop_reading(worker)
-    for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
-        lp.progress(i, len(later), f"reading {cand.rel}")
-        found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
-        _take(lp, cand, _read_one(lp, cand), found, runs)
-        _store_datasets(lp, found)
-    lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
-    _store_runs(lp, runs)
-    store_verdicts(lp.conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
-    _finish(lp, unchanged)
+        candidates = _walk(lp)
+        lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
+        reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
+        _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
+        changed, unchanged = _find_changed(lp, candidates, reread_all)
+        _reread_dependents(lp, candidates, changed, unchanged)
+        try:
+            datasets, runs, later = _read_changed(lp, changed)
+            _store_datasets(lp, datasets)
+        finally:
+            for worker in lp.readers.values():
+                stop_reading(worker)
+        for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
+            lp.progress(i, len(later), f"reading {cand.rel}")
+            found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
+            _take(lp, cand, _read_one(lp, cand), found, runs)
+            _store_datasets(lp, found)
+        lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+        _store_runs(lp, runs)
+        store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
+        _finish(lp, unchanged)
 
 
 def _read_manifest(lp: _Pass) -> None:
@@ -246,9 +241,10 @@ def _find_changed(
             unchanged.append(cand)
             continue
         try:
-            cand.sha256 = sha256_file(cand.path)
-        except OSError as exc:
-            lp.error(cand.rel, f"{cand.rel}: cannot read ({exc.strerror})")
+            cand.sha256 = sha256_file(cand.path, checked=True)
+        except (OSError, FormatError) as exc:  # FormatError: over max_file_bytes or NUL only, refused unhashed
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)) if isinstance(exc, FormatError)
+                     else f"{cand.rel}: cannot read ({exc.strerror})")
             continue
         if old and old[3] == cand.sha256 and not reread_all:
             with transaction(lp.conn):

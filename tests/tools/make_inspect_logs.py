@@ -35,8 +35,18 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STORED", "DEFLATED", "ZSTANDARD", "header", "sample", "synthetic_log", "zeros_deflate", "zeros_zstd",
-           "zip_bytes", "compress"]
+__all__ = [
+    "DEFLATED",
+    "STORED",
+    "ZSTANDARD",
+    "compress",
+    "header",
+    "sample",
+    "synthetic_log",
+    "zeros_deflate",
+    "zeros_zstd",
+    "zip_bytes",
+]
 
 STORED, DEFLATED, ZSTANDARD = 0, 8, 93
 

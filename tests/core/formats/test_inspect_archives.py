@@ -16,9 +16,9 @@ from qa_inspect.core.model import Run
 from tests.paths import FIXTURES
 from tests.tools.make_inspect_logs import (
     DEFLATED,
-    compress,
     STORED,
     ZSTANDARD,
+    compress,
     header,
     sample,
     synthetic_log,
