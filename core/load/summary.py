@@ -59,8 +59,10 @@ class LoadSummary:
 
     @property
     def changed(self) -> bool:
-        return bool(self.removed) or any(
-            r.status != "unchanged" for r in [*self.datasets, *self.runs]
+        return (
+            bool(self.removed)
+            or any(d.status != "unchanged" for d in self.datasets)
+            or any(r.status != "unchanged" for r in self.runs)
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -201,10 +201,10 @@ def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> li
                     c[1] += err
     has_run = _has_run(conn, f)
     tables = []
-    for d, c in zip(defs, counts):
-        if d.optional and all(v is None for v in c):
+    for d, counted in zip(defs, counts):
+        if d.optional and all(v is None for v in counted):
             continue
-        tables.append(_table(f, d, [(v, n, e) for v, (n, e) in c.items()], has_run))
+        tables.append(_table(f, d, [(v, n, e) for v, (n, e) in counted.items()], has_run))
     return tables
 
 
