@@ -40,6 +40,7 @@ from qa_inspect.core.query import (
     clear,
     facet_table,
     facet_tables,
+    judge_facet,
     select,
     selected,
 )
@@ -118,7 +119,8 @@ class Widths:
 
 def facet_head(name: str, chosen: bool, widths: Widths, colours: Colours) -> Text:
     """A facet's title row label; ⌫ when it has a selection (backspace clears it)."""
-    head = Text.assemble((FACETS[name].label, f"bold {colours.ok}"))
+    d = FACETS.get(name) or judge_facet(name)  # a judge's facet names the judge (data: cleaned)
+    head = Text.assemble((clean(d.label) if d is not None else clean(name), f"bold {colours.ok}"))
     if chosen:
         head.append(" ⌫", style="dim")
     head.truncate(3 + widths.value, overflow="ellipsis")
