@@ -378,7 +378,7 @@ class FacetPanel(WorkerErrors, Vertical):
         has_errors = any(t.errors is not None for t in self.tables)
         inner = max((table.size.width or (self.size.width or 48) - 1) - 2, 30)  # less the scrollbar
         longest = max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows),
-                       *(cell_len(FACETS[t.name].label) - 3 for t in self.tables)])
+                       *(cell_len(t.label) - 3 for t in self.tables)])
         value_w = min(longest, 24 if inner >= 70 else 14)
         items_w = count_cells((r.items for t in self.tables for r in t.rows), 5) + 1  # and a space before it
         fixed = 3 + value_w + items_w + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them

@@ -32,3 +32,28 @@ def test_the_answer_block_shows_each_judges_verdict(tmp_path: Path) -> None:
 def test_a_judge_facet_is_titled_by_its_judge() -> None:
     head = facet_head("judge_vs:model_graded_fact", False, Widths(40, 10, True), Colours("green", "red", "blue"))
     assert head.plain == "official vs judge model_graded_fact"
+
+
+def test_the_facet_panel_counts_a_judges_verdicts(tmp_path: Path) -> None:
+    """Pilot: the browser of the judged run, facet panel on (F): the judges' facets are there."""
+    from qa_inspect.tui.widgets import FacetPanel
+    from tests.helpers import app_for, async_test, open_run_with_facets, settle_facets
+
+    runs = judge_folder(tmp_path)
+    load_runs(runs, tmp_path / "qa.db")
+
+    @async_test
+    async def run() -> None:
+        app = app_for(tmp_path / "qa.db", runs)
+        async with app.run_test(size=(160, 45)) as pilot:
+            screen = await open_run_with_facets(pilot, RUN)
+            panel = screen.query_one(FacetPanel)
+            await pilot.press("F")
+            await settle_facets(pilot)
+            tables = {t.name: t for t in panel.tables}
+            assert panel.shown
+            assert [(r.label, r.items) for r in tables["judge:model_graded_fact"].rows] == [
+                ("correct", 3), ("incorrect", 2), ("partial", 1)]
+            assert "judge_vs:gpt-judge" in tables
+
+    run()
