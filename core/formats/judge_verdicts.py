@@ -293,7 +293,12 @@ def framework_verdicts(run_path: Path, run_format: str) -> VerdictFile | None:
     if run_format == OPENCOMPASS_FORMAT:
         where = opencompass_layout(run_path)
         results = where.root / "results" / where.model / f"{where.dataset}.json" if where is not None else None
-        return read_opencompass_verdicts(results) if results is not None and results.is_file() else None
+        if results is None or not results.is_file():
+            return None
+        try:
+            return read_opencompass_verdicts(results)
+        except FormatError:
+            return None  # the predictions' reader already says why the results file is not used
     return None
 
 

@@ -55,7 +55,8 @@ def framework_pending(path: Path, rel: str, run: Run, summary: LoadSummary) -> l
     try:
         found = framework_verdicts(path, run.format)
     except (FormatError, OSError, ValueError) as exc:
-        summary.warnings.append({"path": rel, "message": f"{rel}: judge verdicts not read ({exc})"})
+        why = exc.message if isinstance(exc, FormatError) else type(exc).__name__  # no absolute path
+        summary.warnings.append({"path": rel, "message": f"{rel}: judge verdicts not read ({why})"})
         return []
     if found is None:
         return [PendingVerdicts(rel, VerdictFile(path, run.format, []), run)]  # clears verdicts it held before
