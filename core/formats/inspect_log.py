@@ -32,7 +32,7 @@ from ._repeats import Repeat, find_repeats
 from .prompts import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
 
-__all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]
+__all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "samples", "skip_reason", "sniff"]
 
 FORMAT = "inspect-log"
 KIND: Literal["run"] = "run"
@@ -122,6 +122,12 @@ def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
     found = [(m, n) for n in archive.names if (m := _SAMPLE.match(n)) is not None]
     found.sort(key=lambda pair: (int(pair[0].group("epoch")), _natural(pair[0].group("id"))))
     return header, ((n, archive.json(n, "max_record_bytes", keep=False)) for _, n in found)
+
+
+def samples(doc: Document) -> Iterable[tuple[str, Any]]:
+    """Each sample of a log with where it sits, one at a time: for other readers of the same log
+    (judge verdicts), through the same archive helpers and limits."""
+    return (_archive(doc) if doc.archive is not None else _json(doc))[1]
 
 
 def _json(doc: Document) -> tuple[dict[str, Any], Iterable[tuple[str, Any]]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners, use_limits
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, sha256_file, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     get_setting,
@@ -34,27 +34,20 @@ from .backfill import fill_missing
 from .bulk import no_cycle_collection
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
-from .ingest import (
-    FileStamp,
-    Steps,
-    delete_path,
-    record_file,
-    transaction,
-    write_dataset,
-)
+from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
 from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
-from .relpaths import rel as _rel
-from .relpaths import relmsg as _relmsg
+from .relpaths import rel as _rel, relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 from .warmup import warm_overview
+from .verdicts import PendingVerdicts, framework_pending, pending_file, store_verdicts
 
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
@@ -132,6 +125,7 @@ class _Pass:
     """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
     readers: dict[str, Any] = field(default_factory=dict)
     """Reading processes of the datasets to stream, started when found (they read ahead)."""
+    verdicts: list[PendingVerdicts] = field(default_factory=list)
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
@@ -163,6 +157,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             _store_datasets(lp, found)
         lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
         _store_runs(lp, runs)
+        store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
 
 
@@ -319,9 +314,12 @@ def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list
     elif isinstance(src, Run):
         src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
         runs.append((cand, src))
+        lp.verdicts += framework_pending(cand.path, cand.rel, src, lp.summary)
+    elif isinstance(src, VerdictFile):
+        lp.verdicts.append(pending_file(cand.rel, src, _stamp(cand, "verdicts", src.format, None)))
 
 
-def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | None:
+def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | VerdictFile | None:
     """One file read whole; None when it is not QA data (remembered) or cannot be read (an error)."""
     try:
         src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)

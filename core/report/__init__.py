@@ -10,7 +10,8 @@ more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`),
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
-`adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones)
+`adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones),
+`judge_agree` (imported judge verdicts against hand judgements and the official score: κ, confusion, disagreements)
 and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
@@ -40,6 +41,12 @@ __all__ = [
     "FLAG_OUTCOMES",
     "FEATURE_DIMENSIONS",
     "HUMAN",
+    "HAND_VERDICTS",
+    "OFFICIAL_CATEGORIES",
+    "Agreement",
+    "JudgeAgreement",
+    "hand_verdicts",
+    "judge_agreement",
     "METRIC_LABELS",
     "REPORT_METRICS",
     "SLICES",
@@ -145,6 +152,14 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .latex import (
         latex_escape,
         latex_table,
+    )
+    from .judge_agree import (
+        Agreement,
+        HAND_VERDICTS,
+        hand_verdicts,
+        judge_agreement,
+        JudgeAgreement,
+        OFFICIAL_CATEGORIES,
     )
     from .leaderboard import (
         Leaderboard,

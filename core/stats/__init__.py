@@ -6,7 +6,7 @@ per-item scores in, numbers out. `core.report` decides what is compared on which
 Holds: `bootstrap` (percentile intervals for a mean, by item or clustered by passage; paired
 bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McNemar on the
 discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
-`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
+`agreement` (Cohen's κ with a bootstrap interval), `resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
 and `seeds` (the fixed default seed, resample count, and one random stream per named test).
 
 May import: numpy and `core.errors` only.
@@ -33,7 +33,10 @@ __all__ = [
     "bootstrap_mean",
     "bootstrap_totals",
     "check_settings",
+    "cohen_kappa",
+    "confusion_matrix",
     "holm",
+    "kappa_interval",
     "mcnemar_exact",
     "minimum_detectable_effect",
     "paired_bootstrap",
@@ -44,6 +47,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .agreement import (
+        cohen_kappa,
+        confusion_matrix,
+        kappa_interval,
+    )
     from .bootstrap import (
         bootstrap_mean,
         Interval,

@@ -86,6 +86,8 @@ COMMANDS: dict[str, Command] = {
                               "taxonomy)."),
     "alias": Command("alias", "Accepted aliases (answers correct for an item beside its golds): add, remove, list, "
                               "export, import."),
+    "judge": Command("judge", "Imported LLM-judge verdicts: how far they agree with hand judgements and the "
+                              "official score."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""
