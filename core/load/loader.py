@@ -44,6 +44,7 @@ from .ingest import (
 )
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
+from .journals import merge_journal_files
 from .linking import link_stored_run
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
@@ -157,6 +158,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
         _take(lp, cand, _read_one(lp, cand), found, runs)
         _store_datasets(lp, found)
+    merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
     lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
     _store_runs(lp, runs)
     _finish(lp, unchanged)

@@ -1,0 +1,252 @@
+"""Every load merges the journal files of the runs folder into the database (`journal_files`).
+
+The merge is the order-free union by uid that `stale import` does (an entry already here is
+skipped, an undo that arrives before what it cancels is linked when that arrives), over entries
+of every kind. It is incremental: each file's size, mtime and the SHA-256 of the bytes read so
+far are remembered, so an unchanged file is not opened and a grown one is read from where the
+last load stopped; a file whose first part changed (rewritten, not appended to) is read whole
+again, which adds only the uids not here yet. A line cut short (a writer still at it) waits for
+the next load. A bad line is named (file, line) and skipped; the rest still merges.
+
+The first merge into a database also writes the entries it holds that no file has yet (written
+before the journal had files) to their authors' files, so the database can be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qa_inspect.core.store import BusyCallback, bind_journal, get_setting, sqlite_connection, write_transaction
+
+from .current import Flag, current_flags
+from .journal import Target, insert_entry, normalise_ts
+from .journal_files import JOURNAL_DIR_SETTING, JOURNAL_FIELDS, entry_record, write_records
+from .merge import _link_waiting_undos
+
+__all__ = ["JOURNAL_READ_SETTING", "JournalSync", "journal_folder", "sync_journal_files"]
+
+JOURNAL_READ_SETTING = "journal:read"
+"""Settings key: JSON {file: {size, mtime_ns, sha256}} of what the last load read of each file."""
+
+_CHUNK = 1 << 20
+
+
+@dataclass(slots=True)
+class JournalSync:
+    """What one merge of the journal files did."""
+
+    files: int = 0
+    """Files read (wholly or from where the last load stopped)."""
+    added: int = 0
+    duplicates: int = 0
+    written: int = 0
+    """Entries of the database that no file had, written to their authors' files (first merge only)."""
+    problems: list[str] = field(default_factory=list)
+    """"<file>: line N: what is wrong", one per bad line (skipped)."""
+    conflicts: list[Flag] = field(default_factory=list)
+    """Flags the new entries touched that now hold more than one proposal."""
+
+    def lines(self) -> list[str]:
+        """What the load summary says about it (nothing when no file changed)."""
+        out = list(self.problems)
+        if self.added:
+            out.append(f"journal files: {self.added} new entr{'y' if self.added == 1 else 'ies'} merged from"
+                       f" {self.files} file{'' if self.files == 1 else 's'}")
+        for f in self.conflicts:
+            out.append(f"journal files: conflicting proposals on {f.dataset} {f.item_key} '{f.gold_text}'"
+                       " (see `qa-inspect stale conflicts`)")
+        return out
+
+
+def journal_folder(runs_dir: Path, db_path: Path) -> Path:
+    """Where this database's new entries go: `RUNS_DIR/.qa-inspect/journal` when that can be
+    written, else `journal/` beside the database (a read-only folder's overlay): never into a
+    folder the tool may not write."""
+    home = runs_dir / ".qa-inspect"
+    folder = home / "journal"
+    for probe in (folder, home, runs_dir):
+        if probe.exists():
+            return folder if probe.is_dir() and os.access(probe, os.W_OK | os.X_OK) else db_path.parent / "journal"
+    return db_path.parent / "journal"
+
+
+@dataclass(slots=True)
+class _Line:
+    record: dict[str, Any]
+    where: str
+
+
+def _prefix_hash(path: Path, size: int) -> str:
+    """SHA-256 of the first `size` bytes, read in bounded chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        left = size
+        while left > 0:
+            chunk = fh.read(min(_CHUNK, left))
+            if not chunk:
+                break
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
+def _read_new(path: Path, seen: dict[str, Any] | None, result: JournalSync) -> tuple[list[_Line], dict[str, Any] | None]:
+    """The complete lines of `path` not read before, and the file's new stamp (None: unchanged)."""
+    st = path.stat()
+    if seen and seen.get("size") == st.st_size and seen.get("mtime_ns") == st.st_mtime_ns:
+        return [], None
+    start, before = 0, 0
+    if seen and 0 < int(seen.get("size", 0)) <= st.st_size and _prefix_hash(path, int(seen["size"])) == seen.get("sha256"):
+        start, before = int(seen["size"]), int(seen.get("lines", 0))
+    with path.open("rb") as fh:
+        fh.seek(start)
+        data = fh.read(st.st_size - start)
+    end = data.rfind(b"\n") + 1  # a line without its newline is still being written
+    lines: list[_Line] = []
+    chunk = data[:end].splitlines()
+    for n, raw in enumerate(chunk, start=before + 1):
+        where = f"{path}: line {n}"
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw.decode("utf-8-sig"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            result.problems.append(f"{where}: not a JSON line ({exc}); skipped")
+            continue
+        if not isinstance(rec, dict):
+            result.problems.append(f"{where}: not a JSON object; skipped")
+            continue
+        lines.append(_Line(rec, where))
+    result.files += 1
+    size = start + end
+    return lines, {"size": size, "lines": before + len(chunk), "mtime_ns": st.st_mtime_ns if size == st.st_size else -1,
+                   "sha256": _prefix_hash(path, size)}
+
+
+_REQUIRED = ("uid", "action", "dataset", "item_key")
+
+
+def _parse(line: _Line, columns: set[str]) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """(the entry's fields, its other columns), or what is wrong with the line."""
+    rec = line.record
+    for name in _REQUIRED:
+        if not isinstance(rec.get(name), str) or not rec[name]:
+            return f"no {name!r}"
+    for name in ("author", "gold_text", "reason", "proposed", "evidence", "ref_uid", "dataset_fingerprint", "ts"):
+        if rec.get(name) is not None and not isinstance(rec[name], str):
+            return f"{name!r} is not text"
+    if rec.get("meta") is not None and not isinstance(rec["meta"], dict):
+        return "'meta' is not an object"
+    try:
+        ts = normalise_ts(rec["ts"]) if rec.get("ts") else None
+    except ValueError:
+        return f"'ts' is not an ISO date-time: {rec['ts']!r}"
+    extra = {k: v for k, v in rec.items() if k not in JOURNAL_FIELDS and k in columns and v is not None}
+    return {**rec, "ts": ts}, extra
+
+
+def _insert(c: sqlite3.Connection, lines: list[_Line], result: JournalSync) -> list[str]:
+    """Insert the entries whose uid is new here; returns their uids."""
+    columns = {row[1] for row in c.execute("PRAGMA table_info(annotations)")}
+    added: list[str] = []
+    for line in lines:
+        parsed = _parse(line, columns)
+        if isinstance(parsed, str):
+            result.problems.append(f"{line.where}: {parsed}; skipped")
+            continue
+        rec, extra = parsed
+        if c.execute("SELECT 1 FROM annotations WHERE uid = ?", (rec["uid"],)).fetchone():
+            result.duplicates += 1
+            continue
+        ref_uid = rec.get("ref_uid")
+        row = c.execute("SELECT id FROM annotations WHERE uid = ?", (ref_uid,)).fetchone() if ref_uid else None
+        meta = dict(rec.get("meta") or {})
+        if ref_uid:
+            meta["ref_uid"] = ref_uid
+        insert_entry(c, rec["action"], Target(rec["dataset"], rec["item_key"], rec.get("gold_text") or ""),
+                     rec.get("author") or "unknown", reason=rec.get("reason"), proposed=rec.get("proposed"),
+                     evidence=rec.get("evidence"), ref=row[0] if row else None, meta=meta, uid=rec["uid"],
+                     ts=rec["ts"], fingerprint=rec.get("dataset_fingerprint"), columns=extra)
+        added.append(rec["uid"])
+    return added
+
+
+def _files(folders: Sequence[Path]) -> list[Path]:
+    out: list[Path] = []
+    for folder in dict.fromkeys(folders):
+        if folder.is_dir():
+            out.extend(sorted(p for p in folder.glob("*.jsonl") if p.is_file()))
+    return out
+
+
+def _backfill(c: sqlite3.Connection, in_files: set[str], folder: Path) -> int:
+    """Write the entries no file holds to their authors' files (a database older than the files)."""
+    by_author: dict[str, list[dict[str, Any]]] = {}
+    for rowid, uid, author in c.execute("SELECT id, uid, author FROM annotations WHERE uid IS NOT NULL ORDER BY id"):
+        if uid not in in_files:
+            by_author.setdefault(author or "unknown", []).append(entry_record(c, rowid))
+    for author, records in by_author.items():
+        write_records(folder, author, records)
+    return sum(len(r) for r in by_author.values())
+
+
+def sync_journal_files(
+    conn: Any, folders: Sequence[Path], *, write_to: Path | None = None, on_busy: BusyCallback | None = None,
+) -> JournalSync:
+    """Merge the journal files in `folders` into the database, incrementally (see the module);
+    `write_to`: the folder this database's new entries are appended to from now on."""
+    raw = sqlite_connection(conn)
+    result = JournalSync()
+    try:
+        state: dict[str, Any] = json.loads(get_setting(raw, JOURNAL_READ_SETTING) or "{}")
+    except ValueError:
+        state = {}
+    first = not state
+    todo: list[_Line] = []
+    stamps: dict[str, Any] = {}
+    for path in _files(folders):
+        try:
+            lines, stamp = _read_new(path, state.get(str(path)), result)
+        except OSError as exc:
+            result.problems.append(f"{path}: cannot read ({exc.strerror or exc}); skipped")
+            continue
+        todo += lines
+        if stamp is not None:
+            stamps[str(path)] = stamp
+
+    def work(c: sqlite3.Connection) -> list[str]:
+        added = _insert(c, todo, result)
+        _link_waiting_undos(c)
+        bind_journal(c)
+        for key, value in ((JOURNAL_READ_SETTING, json.dumps({**state, **stamps}, sort_keys=True)),
+                           (JOURNAL_DIR_SETTING, str(write_to) if write_to else None)):
+            if value is None:
+                c.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+        return added
+
+    added = write_transaction(raw, work, on_busy)
+    result.added = len(added)
+    if first and write_to is not None:
+        result.written = _backfill(raw, {str(line.record.get("uid")) for line in todo}, write_to)
+    result.conflicts = _conflicts(raw, added)
+    return result
+
+
+def _conflicts(conn: sqlite3.Connection, uids: list[str]) -> list[Flag]:
+    touched: set[Target] = set()
+    for start in range(0, len(uids), 500):
+        chunk = uids[start:start + 500]
+        touched.update(Target(*row) for row in conn.execute(
+            "SELECT dataset, item_key, gold_text FROM annotations WHERE label IS NULL AND uid IN"
+            f" ({', '.join('?' * len(chunk))})", chunk))
+    return [f for ds in sorted({t.dataset for t in touched}) for f in current_flags(conn, ds)
+            if f.conflict and f.target in touched]
