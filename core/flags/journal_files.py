@@ -2,7 +2,8 @@
 
 Every entry an annotator writes here (any kind: mark, unmark, verify, label, note, alias, undo)
 is also appended, once its transaction is committed, to `journal/<author>.jsonl` in the folder the
-last load named (`RUNS_DIR/.qa-inspect/journal`, or beside a read-only folder's overlay database).
+last load named (`RUNS_DIR/.qa-inspect/journal`, or `journal/` beside any other database: a
+read-only folder's overlay, a `--db` elsewhere: `<name>.journal/`).
 One file per author and only appends: two annotators never edit the same lines, so git merges
 their work without conflicts, and the database becomes a cache the load rebuilds from the files
 (`journal_sync`). A line is the journal export's layout (`patch.journal_records`: the same
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import StoreError
-from qa_inspect.core.store import after_commit, get_setting
+from qa_inspect.core.store import after_commit, database_file, get_setting
 
 __all__ = [
     "GITIGNORE", "JOURNAL_DIR_SETTING", "JOURNAL_FIELDS", "author_file", "entry_record", "queue_local_entry",
@@ -31,7 +32,8 @@ __all__ = [
 ]
 
 JOURNAL_DIR_SETTING = "journal:dir"
-"""Settings key: the folder this database's new entries are appended to (set by every load)."""
+"""Settings key: the folder this database's new entries are appended to, relative to the
+database's own folder (set by every load: `journal_sync.journal_folder`)."""
 
 JOURNAL_FIELDS = ("kind", "uid", "ts", "author", "action", "dataset", "dataset_fingerprint", "item_key", "gold_text",
                   "reason", "proposed", "evidence", "ref_uid", "meta")
@@ -120,10 +122,10 @@ def queue_local_entry(conn: sqlite3.Connection, entry_id: int) -> None:
     """Queue entry `entry_id` (just written here by this user) for its author's journal file,
     written when the open `write_transaction` commits; nothing when the database has no journal
     folder yet (never loaded from a runs folder) or no `write_transaction` is open."""
-    folder = get_setting(conn, JOURNAL_DIR_SETTING)
-    if not folder:
+    folder, db_file = get_setting(conn, JOURNAL_DIR_SETTING), database_file(conn)
+    if not folder or not db_file:
         return
-    pending = after_commit(conn, "journal-files", lambda: _Pending(Path(folder)))
+    pending = after_commit(conn, "journal-files", lambda: _Pending(Path(db_file).parent / folder))
     if pending is None:
         return
     record = entry_record(conn, entry_id)

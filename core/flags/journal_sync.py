@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qa_inspect.core.store import BusyCallback, bind_journal, get_setting, sqlite_connection, write_transaction
+from qa_inspect.core.store import (
+    BusyCallback,
+    bind_journal,
+    database_file,
+    get_setting,
+    sqlite_connection,
+    write_transaction,
+)
 
 from .current import Flag, current_flags
 from .journal import Target, insert_entry, normalise_ts
@@ -66,15 +73,14 @@ class JournalSync:
 
 
 def journal_folder(runs_dir: Path, db_path: Path) -> Path:
-    """Where this database's new entries go: `RUNS_DIR/.qa-inspect/journal` when that can be
-    written, else `journal/` beside the database (a read-only folder's overlay): never into a
-    folder the tool may not write."""
+    """Where this database's new entries go: `RUNS_DIR/.qa-inspect/journal` when the database is
+    the folder's own (`RUNS_DIR/.qa-inspect/qa.db`), else `<name>.journal/` beside the database
+    (`qa.journal/` beside a read-only folder's overlay `qa.db`, `my.journal/` beside `--db my.db`):
+    never into a folder the tool may not write, and a database kept apart keeps its entries apart."""
     home = runs_dir / ".qa-inspect"
-    folder = home / "journal"
-    for probe in (folder, home, runs_dir):
-        if probe.exists():
-            return folder if probe.is_dir() and os.access(probe, os.W_OK | os.X_OK) else db_path.parent / "journal"
-    return db_path.parent / "journal"
+    if db_path.resolve() == (home / "qa.db").resolve():
+        return home / "journal"
+    return db_path.parent / f"{db_path.stem}.journal"
 
 
 @dataclass(slots=True)
@@ -226,19 +232,29 @@ def sync_journal_files(
         _link_waiting_undos(c)
         bind_journal(c)
         for key, value in ((JOURNAL_READ_SETTING, json.dumps({**state, **stamps}, sort_keys=True)),
-                           (JOURNAL_DIR_SETTING, str(write_to) if write_to else None)):
+                           (JOURNAL_DIR_SETTING, _relative(write_to, raw))):
             if value is None:
                 c.execute("DELETE FROM settings WHERE key = ?", (key,))
             else:
                 c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
         return added
 
+    if not todo and not stamps and get_setting(raw, JOURNAL_DIR_SETTING) == _relative(write_to, raw):
+        return result  # nothing new: a re-load of an unchanged folder writes nothing
     added = write_transaction(raw, work, on_busy)
     result.added = len(added)
     if first and write_to is not None:
         result.written = _backfill(raw, {str(line.record.get("uid")) for line in todo}, write_to)
     result.conflicts = _conflicts(raw, added)
     return result
+
+
+def _relative(folder: Path | None, conn: sqlite3.Connection) -> str | None:
+    """`folder` relative to the database's own folder (a copied or moved folder keeps its journal)."""
+    db_file = database_file(conn)
+    if folder is None or not db_file:
+        return None
+    return os.path.relpath(folder.resolve(), Path(db_file).resolve().parent)
 
 
 def _conflicts(conn: sqlite3.Connection, uids: list[str]) -> list[Flag]:

@@ -1,8 +1,9 @@
 """The load's step that merges the runs folder's journal files (`core.flags.journal_sync`).
 
-The folder read is `RUNS_DIR/.qa-inspect/journal` (the team's shared entries) and, for a
-read-only folder, also `journal/` beside the user-side overlay database, where this user's own
-entries go; the database is a cache of them.
+The folders read are `RUNS_DIR/.qa-inspect/journal` (the team's shared entries) and the one this
+database's new entries go to (`core.flags.journal_folder`: the same folder for the folder's own
+database, else `<name>.journal/` beside the database: a read-only folder's overlay, a `--db` elsewhere).
+The database is a cache of them.
 """
 
 from __future__ import annotations

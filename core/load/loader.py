@@ -158,8 +158,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
         _take(lp, cand, _read_one(lp, cand), found, runs)
         _store_datasets(lp, found)
-    merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
     lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+    merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
     _store_runs(lp, runs)
     _finish(lp, unchanged)
 

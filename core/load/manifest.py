@@ -34,6 +34,10 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     [labels]                               # the project's error labels (core.labels; default set otherwise)
     set = ["gold-wrong", "paraphrase", "tokenisation"]
 
+    [team]                                 # who reviews what (core.review.assign; docs/guide/team.md)
+    annotators = ["ana", "bo", "cy"]
+    overlap = 2
+
 A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
 explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
 A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`).
@@ -114,6 +118,8 @@ class Manifest:
         return {self._rel(e.path): e.settings for e in self.runs if e.settings}
     labels: tuple[str, ...] | None = None
     """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
+    team: Mapping[str, Any] | None = None
+    """`[team]` as written (annotators, overlap), checked by `core.review.team_settings`."""
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -162,8 +168,8 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore", "settings", "labels"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings", "labels", "team"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels, team)", key)
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
@@ -191,7 +197,15 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
-                    _patterns(path, data.get("settings", {})), _labels(path, data))
+                    _patterns(path, data.get("settings", {})), _labels(path, data), team=_team(path, data))
+
+
+def _team(path: Path, data: dict[str, Any]) -> Mapping[str, Any] | None:
+    """`[team]`, a table (its keys are checked where they are used: `core.review.team_settings`)."""
+    table = data.get("team")
+    if table is not None and not isinstance(table, dict):
+        raise FormatError(str(path), "expected a [team] table", "team")
+    return table
 
 
 def _patterns(path: Path, table: Any) -> tuple[str, ...]:
