@@ -8,7 +8,8 @@ Holds, each module importing only those listed before it:
   combines them (with its reasons in words). These three are pure (no I/O).
 - `verified`: when each gold was last verified (`verify` journal entries); `gather`: the signals
   of every gold of a dataset read from the database; `queue`: the ranked queue, its filters and
-  the reviewer's progress. (The freshness summary is a report: `core.report`.)
+  the reviewer's progress; `assign`: the queue split among a team (rendezvous hashing, SHA-256),
+  each annotator's done/assigned. (The freshness summary is a report: `core.report`.)
 
 May import: `core.store`, `core.flags`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "DEFAULT_OVERLAP",
     "DISAGREE_BELOW",
     "FRESH_DAYS",
     "HALF_LIFE_DAYS",
@@ -35,22 +37,41 @@ __all__ = [
     "RunAnswer",
     "Scored",
     "Signals",
+    "Team",
+    "TeamProgress",
+    "assigned_to",
     "consensus",
     "dataset_names",
     "evidence_date",
     "gather_signals",
+    "item_key",
+    "judged",
     "last_verified",
     "months_between",
+    "mine",
     "normalise",
     "parse_date",
     "review_queue",
     "run_dates",
     "run_weights",
     "score_signals",
+    "team_progress",
+    "team_settings",
     "ts_date",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .assign import (
+        assigned_to,
+        DEFAULT_OVERLAP,
+        item_key,
+        judged,
+        mine,
+        Team,
+        team_progress,
+        team_settings,
+        TeamProgress,
+    )
     from .consensus import (
         Consensus,
         consensus,
