@@ -6,7 +6,8 @@ per-item scores in, numbers out. `core.report` decides what is compared on which
 Holds: `bootstrap` (percentile intervals for a mean, by item or clustered by passage; paired
 bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McNemar on the
 discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
-`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
+`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded),
+`agreement` (Cohen's κ, Fleiss' κ, Krippendorff's α on nominal judgements, bootstrapped over items)
 and `seeds` (the fixed default seed, resample count, and one random stream per named test).
 
 May import: numpy and `core.errors` only.
@@ -25,17 +26,25 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "MIN_BOOTSTRAP_UNITS",
+    "Agreement",
+    "AgreementInterval",
     "Interval",
     "PairedTest",
+    "Ratings",
     "StatsError",
+    "agreement",
     "benjamini_hochberg",
     "binomial_tail",
     "bootstrap_mean",
     "bootstrap_totals",
     "check_settings",
+    "cohen_kappa",
+    "fleiss_kappa",
     "holm",
+    "krippendorff_alpha",
     "mcnemar_exact",
     "minimum_detectable_effect",
+    "pair_items",
     "paired_bootstrap",
     "randomisation_p",
     "rng_for",
@@ -44,6 +53,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .agreement import (
+        Agreement,
+        agreement,
+        AgreementInterval,
+        cohen_kappa,
+        fleiss_kappa,
+        krippendorff_alpha,
+        pair_items,
+        Ratings,
+    )
     from .bootstrap import (
         bootstrap_mean,
         Interval,
