@@ -11,7 +11,8 @@ intervals and a Holm-corrected pairwise significance matrix), `run_settings` (wh
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
 and `release_diff` (two releases of a dataset: items, golds,
-open flags, each run's score split into the part the changed golds explain and the rest).
+open flags, each run's score split into the part the changed golds explain and the rest),
+`agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "AGREEMENT_WHATS",
     "ALL",
     "ALL_GOLDS",
     "CELL_METRICS",
@@ -110,9 +112,24 @@ __all__ = [
     "table_axes",
     "template_label",
     "with_intervals",
+    "AgreementReport",
+    "Judgement",
+    "JudgedUnit",
+    "agreement_report",
+    "disagreement_filter",
+    "gather_judgements",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .agreement import (
+        AGREEMENT_WHATS,
+        agreement_report,
+        AgreementReport,
+        disagreement_filter,
+        gather_judgements,
+        Judgement,
+        JudgedUnit,
+    )
     from .chart import (
         chart_svg,
         PALETTE,

@@ -82,6 +82,9 @@ COMMANDS: dict[str, Command] = {
                                   "score."),
     "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
                               "taxonomy)."),
+    "agree": Command("agree", "Inter-annotator agreement on what two or more annotators judged: Cohen's κ per pair, "
+                              "Fleiss' κ and Krippendorff's α with bootstrap intervals, per tag and answer type; "
+                              "the disagreements."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""
