@@ -8,8 +8,9 @@ last load stopped; a file whose first part changed (rewritten, not appended to) 
 again, which adds only the uids not here yet. A line cut short (a writer still at it) waits for
 the next load. A bad line is named (file, line) and skipped; the rest still merges.
 
-The first merge into a database also writes the entries it holds that no file has yet (written
-before the journal had files) to their authors' files, so the database can be rebuilt from them.
+The first merge into a database (one that never named its journal folder) also writes the entries
+it holds that no file has (written before the journal had files) to their authors' files, so the
+database can be rebuilt from them.
 """
 
 from __future__ import annotations
@@ -214,7 +215,7 @@ def sync_journal_files(
         state: dict[str, Any] = json.loads(get_setting(raw, JOURNAL_READ_SETTING) or "{}")
     except ValueError:
         state = {}
-    first = not state
+    first = get_setting(raw, JOURNAL_DIR_SETTING) is None  # never merged: entries may predate the files
     todo: list[_Line] = []
     stamps: dict[str, Any] = {}
     for path in _files(folders):
