@@ -69,7 +69,7 @@ class JournalSync:
                        f" {self.files} file{'' if self.files == 1 else 's'}")
         for f in self.conflicts:
             out.append(f"journal files: conflicting proposals on {f.dataset} {f.item_key} '{f.gold_text}'"
-                       " (see `qa-inspect stale conflicts`)")
+                       " (see `qa-inspect stale list`)")
         return out
 
 

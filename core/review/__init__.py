@@ -57,6 +57,7 @@ __all__ = [
     "score_signals",
     "team_progress",
     "team_settings",
+    "team_share",
     "ts_date",
 ]
 
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         Team,
         team_progress,
         team_settings,
+        team_share,
         TeamProgress,
     )
     from .consensus import (

@@ -15,19 +15,19 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.flags import FLAG_ENTRIES_SQL
-from qa_inspect.core.store import sqlite_connection
+from qa_inspect.core.store import author_for, sqlite_connection
 
-from .queue import QueueEntry
+from .queue import QueueEntry, ReviewQueue
 
 if TYPE_CHECKING:
     from qa_inspect.core.load import Manifest
 
-__all__ = ["DEFAULT_OVERLAP", "Team", "TeamProgress", "assigned_to", "item_key", "judged", "mine", "team_progress", "team_settings"]
+__all__ = ["DEFAULT_OVERLAP", "Team", "TeamProgress", "assigned_to", "item_key", "judged", "mine", "team_progress", "team_share", "team_settings"]
 
 DEFAULT_OVERLAP = 1
 """Annotators per item when no overlap is given."""
@@ -138,3 +138,14 @@ def mine(entries: Iterable[QueueEntry], team: Team, me: str) -> list[QueueEntry]
     if me not in team.annotators:
         raise QAInspectError(f"{me!r} is not one of the team's annotators ({', '.join(team.annotators)})")
     return [e for e in entries if me in team.assigned(item_key(e.scored.signals.dataset, e.scored.signals.item_key))]
+
+
+def team_share(conn: Any, queue: ReviewQueue, manifest: Manifest | None, *, me: str | None = None,
+               limit: int | None = None) -> ReviewQueue:
+    """The queue as the app and `stale queue` show it to one annotator: their share when the
+    manifest names a `[team]` (`me`: default the annotator name), else the whole queue; at most
+    `limit` entries. FormatError for a malformed `[team]`; QAInspectError when `me` is not in it."""
+    team = team_settings(manifest)
+    if team is None:
+        return queue if limit is None else replace(queue, entries=queue.entries[:limit])
+    return replace(queue, entries=mine(queue.entries, team, me or author_for(conn))[:limit])

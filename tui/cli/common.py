@@ -75,6 +75,9 @@ COMMANDS: dict[str, Command] = {
                      "columns of slices or settings, best per column in bold; text, Markdown, LaTeX, CSV, JSON."),
     "export": Command("export", "Write an item list (a saved slice and/or filter options) with its golds and "
                                 "scores to a file; the format follows the extension."),
+    "agree": Command("agree", "Inter-annotator agreement on what two or more annotators judged: Cohen's κ per pair, "
+                              "Fleiss' κ and Krippendorff's α with bootstrap intervals, per tag and answer type; "
+                              "the disagreements."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
@@ -82,9 +85,6 @@ COMMANDS: dict[str, Command] = {
                                   "score."),
     "label": Command("label", "Error labels by hand: add, remove, set, list, export, import (the project's own "
                               "taxonomy)."),
-    "agree": Command("agree", "Inter-annotator agreement on what two or more annotators judged: Cohen's κ per pair, "
-                              "Fleiss' κ and Krippendorff's α with bootstrap intervals, per tag and answer type; "
-                              "the disagreements."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 from qa_inspect.core import flags as F
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.load import load_manifest
-from qa_inspect.core.review import Team, assigned_to, item_key, mine, review_queue, team_progress, team_settings
+from qa_inspect.core.review import (
+    Team,
+    assigned_to,
+    item_key,
+    mine,
+    review_queue,
+    team_progress,
+    team_settings,
+    team_share,
+)
 
 from tests.helpers import Env
 
@@ -103,3 +112,13 @@ def test_my_share_of_the_queue_and_the_teams_progress(env: Env) -> None:
     progress = {p.annotator: p for p in team_progress(env.conn, TEAM, golds)}
     assert {a: (p.done, p.assigned) for a, p in progress.items()} == {
         a: (int(a == "bo"), len(shares[a])) for a in TEAM.annotators}
+
+
+def test_team_share_follows_the_manifest(env: Env) -> None:
+    queue = review_queue(env.conn, dataset="cdqa_sample")
+    assert team_share(env.conn, queue, None, limit=3).entries == queue.entries[:3]
+    (env.runs / "qa-inspect.toml").write_text('[team]\nannotators = ["ana", "bo", "cy"]\noverlap = 2\n', encoding="utf-8")
+    manifest = load_manifest(env.runs)
+    assert team_share(env.conn, queue, manifest, me="cy").entries == mine(queue.entries, TEAM, "cy")
+    F.set_default_author(env.conn, "ana")
+    assert team_share(env.conn, queue, manifest).entries == mine(queue.entries, TEAM, "ana")
