@@ -19,8 +19,9 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,12 @@ from qa_inspect.core.store import (
 
 from .current import Flag, current_flags
 from .journal import Target, insert_entry, normalise_ts
-from .journal_files import JOURNAL_DIR_SETTING, JOURNAL_FIELDS, entry_record, write_records
+from .journal_files import (
+    JOURNAL_DIR_SETTING,
+    JOURNAL_FIELDS,
+    entry_record,
+    write_records,
+)
 from .merge import _link_waiting_undos
 
 __all__ = ["JOURNAL_READ_SETTING", "JournalSync", "journal_folder", "sync_journal_files"]
@@ -44,6 +50,8 @@ JOURNAL_READ_SETTING = "journal:read"
 """Settings key: JSON {file: {size, mtime_ns, sha256}} of what the last load read of each file."""
 
 _CHUNK = 1 << 20
+_STEP = 8 << 20
+"""Bytes of a journal file merged per transaction (whole lines): what a load holds in memory at once."""
 
 
 @dataclass(slots=True)
@@ -90,8 +98,8 @@ class _Line:
     where: str
 
 
-def _prefix_hash(path: Path, size: int) -> str:
-    """SHA-256 of the first `size` bytes, read in bounded chunks."""
+def _prefix(path: Path, size: int) -> Any:
+    """A SHA-256 hasher fed the first `size` bytes, read in bounded chunks."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         left = size
@@ -101,24 +109,14 @@ def _prefix_hash(path: Path, size: int) -> str:
                 break
             digest.update(chunk)
             left -= len(chunk)
-    return digest.hexdigest()
+    return digest
 
 
-def _read_new(path: Path, seen: dict[str, Any] | None, result: JournalSync) -> tuple[list[_Line], dict[str, Any] | None]:
-    """The complete lines of `path` not read before, and the file's new stamp (None: unchanged)."""
-    st = path.stat()
-    if seen and seen.get("size") == st.st_size and seen.get("mtime_ns") == st.st_mtime_ns:
-        return [], None
-    start, before = 0, 0
-    if seen and 0 < int(seen.get("size", 0)) <= st.st_size and _prefix_hash(path, int(seen["size"])) == seen.get("sha256"):
-        start, before = int(seen["size"]), int(seen.get("lines", 0))
-    with path.open("rb") as fh:
-        fh.seek(start)
-        data = fh.read(st.st_size - start)
-    end = data.rfind(b"\n") + 1  # a line without its newline is still being written
+def _parse_lines(path: Path, data: bytes, before: int, result: JournalSync) -> tuple[list[_Line], int]:
+    """The JSON objects of complete lines `data` (numbered from `before` + 1), and how many lines."""
     lines: list[_Line] = []
-    chunk = data[:end].splitlines()
-    for n, raw in enumerate(chunk, start=before + 1):
+    raw_lines = data.splitlines()
+    for n, raw in enumerate(raw_lines, start=before + 1):
         where = f"{path}: line {n}"
         if not raw.strip():
             continue
@@ -131,10 +129,35 @@ def _read_new(path: Path, seen: dict[str, Any] | None, result: JournalSync) -> t
             result.problems.append(f"{where}: not a JSON object; skipped")
             continue
         lines.append(_Line(rec, where))
+    return lines, len(raw_lines)
+
+
+def _read_new(path: Path, seen: dict[str, Any] | None, result: JournalSync) -> Iterator[tuple[list[_Line], dict[str, Any]]]:
+    """The complete lines of `path` not read before, in steps of about `_STEP` bytes, each with the
+    file's stamp once it is merged; nothing when the file is unchanged."""
+    st = path.stat()
+    if seen and seen.get("size") == st.st_size and seen.get("mtime_ns") == st.st_mtime_ns:
+        return
     result.files += 1
-    size = start + end
-    return lines, {"size": size, "lines": before + len(chunk), "mtime_ns": st.st_mtime_ns if size == st.st_size else -1,
-                   "sha256": _prefix_hash(path, size)}
+    start, before, digest = 0, 0, hashlib.sha256()
+    if seen and 0 < int(seen.get("size", 0)) <= st.st_size:
+        kept = _prefix(path, int(seen["size"]))
+        if kept.hexdigest() == seen.get("sha256"):  # appended to: read on from there
+            start, before, digest = int(seen["size"]), int(seen.get("lines", 0)), kept
+    with path.open("rb") as fh:
+        fh.seek(start)
+        carry = b""
+        while block := fh.read(_STEP):
+            data = carry + block
+            end = data.rfind(b"\n") + 1  # a line without its newline is still being written
+            carry = data[end:]
+            if not end:
+                continue
+            lines, count = _parse_lines(path, data[:end], before, result)
+            digest.update(data[:end])
+            start, before = start + end, before + count
+            yield lines, {"size": start, "lines": before, "mtime_ns": st.st_mtime_ns if start == st.st_size else -1,
+                          "sha256": digest.hexdigest()}
 
 
 _REQUIRED = ("uid", "action", "dataset", "item_key")
@@ -207,7 +230,8 @@ def _backfill(c: sqlite3.Connection, in_files: set[str], folder: Path) -> int:
 def sync_journal_files(
     conn: Any, folders: Sequence[Path], *, write_to: Path | None = None, on_busy: BusyCallback | None = None,
 ) -> JournalSync:
-    """Merge the journal files in `folders` into the database, incrementally (see the module);
+    """Merge the journal files in `folders` into the database, incrementally (see the module), a
+    transaction per step of each file (memory stays bounded; a killed load keeps what it merged);
     `write_to`: the folder this database's new entries are appended to from now on."""
     raw = sqlite_connection(conn)
     result = JournalSync()
@@ -215,39 +239,43 @@ def sync_journal_files(
         state: dict[str, Any] = json.loads(get_setting(raw, JOURNAL_READ_SETTING) or "{}")
     except ValueError:
         state = {}
+    folder = _relative(write_to, raw)
     first = get_setting(raw, JOURNAL_DIR_SETTING) is None  # never merged: entries may predate the files
-    todo: list[_Line] = []
-    stamps: dict[str, Any] = {}
-    for path in _files(folders):
-        try:
-            lines, stamp = _read_new(path, state.get(str(path)), result)
-        except OSError as exc:
-            result.problems.append(f"{path}: cannot read ({exc.strerror or exc}); skipped")
-            continue
-        todo += lines
-        if stamp is not None:
-            stamps[str(path)] = stamp
+    added: list[str] = []
+    in_files: set[str] = set()
 
-    def work(c: sqlite3.Connection) -> list[str]:
-        added = _insert(c, todo, result)
+    def merge(c: sqlite3.Connection, *, lines: list[_Line]) -> list[str]:
+        new = _insert(c, lines, result)
         _link_waiting_undos(c)
         bind_journal(c)
-        for key, value in ((JOURNAL_READ_SETTING, json.dumps({**state, **stamps}, sort_keys=True)),
-                           (JOURNAL_DIR_SETTING, _relative(write_to, raw))):
-            if value is None:
-                c.execute("DELETE FROM settings WHERE key = ?", (key,))
-            else:
-                c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
-        return added
+        _settings(c, state, folder)
+        return new
 
-    if not todo and not stamps and get_setting(raw, JOURNAL_DIR_SETTING) == _relative(write_to, raw):
-        return result  # nothing new: a re-load of an unchanged folder writes nothing
-    added = write_transaction(raw, work, on_busy)
+    for path in _files(folders):
+        try:
+            for lines, stamp in _read_new(path, state.get(str(path)), result):
+                state[str(path)] = stamp
+                in_files.update(str(line.record.get("uid")) for line in lines)
+                added += write_transaction(raw, partial(merge, lines=lines), on_busy)
+        except OSError as exc:
+            result.problems.append(f"{path}: cannot read ({exc.strerror or exc}); skipped")
+    if get_setting(raw, JOURNAL_DIR_SETTING) != folder:
+        write_transaction(raw, lambda c: _settings(c, state, folder), on_busy)
     result.added = len(added)
     if first and write_to is not None:
-        result.written = _backfill(raw, {str(line.record.get("uid")) for line in todo}, write_to)
+        result.written = _backfill(raw, in_files, write_to)
     result.conflicts = _conflicts(raw, added)
     return result
+
+
+def _settings(c: sqlite3.Connection, state: dict[str, Any], folder: str | None) -> None:
+    """What was read of each file, and where new entries go (relative to the database)."""
+    c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+              (JOURNAL_READ_SETTING, json.dumps(state, sort_keys=True)))
+    if folder is None:
+        c.execute("DELETE FROM settings WHERE key = ?", (JOURNAL_DIR_SETTING,))
+    else:
+        c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (JOURNAL_DIR_SETTING, folder))
 
 
 def _relative(folder: Path | None, conn: sqlite3.Connection) -> str | None:

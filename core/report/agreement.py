@@ -21,11 +21,23 @@ from typing import Any
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.query import Filter
-from qa_inspect.core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Agreement, agreement
+from qa_inspect.core.stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Agreement,
+    agreement,
+)
 from qa_inspect.core.store import sqlite_connection
 
 __all__ = [
-    "AGREEMENT_WHATS", "AgreementReport", "Judgement", "JudgedUnit", "agreement_report", "disagreement_filter", "gather_judgements",
+    "AGREEMENT_WHATS",
+    "AgreementReport",
+    "JudgedUnit",
+    "Judgement",
+    "agreement_report",
+    "disagreement_filter",
+    "gather_judgements",
 ]
 
 AGREEMENT_WHATS = ("stale", "labels", "aliases")

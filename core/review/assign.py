@@ -27,7 +27,7 @@ from .queue import QueueEntry, ReviewQueue
 if TYPE_CHECKING:
     from qa_inspect.core.load import Manifest
 
-__all__ = ["DEFAULT_OVERLAP", "Team", "TeamProgress", "assigned_to", "item_key", "judged", "mine", "team_progress", "team_share", "team_settings"]
+__all__ = ["DEFAULT_OVERLAP", "Team", "TeamProgress", "assigned_to", "item_key", "judged", "mine", "team_progress", "team_settings", "team_share"]
 
 DEFAULT_OVERLAP = 1
 """Annotators per item when no overlap is given."""

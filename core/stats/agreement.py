@@ -25,7 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, check_settings, rng_for
+from .seeds import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    check_settings,
+    rng_for,
+)
 
 __all__ = [
     "Agreement", "AgreementInterval", "Ratings", "agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",

@@ -12,7 +12,18 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, short
+from .common import (
+    DbOpt,
+    JsonOpt,
+    RunsDir,
+    app,
+    fail,
+    line,
+    loaded_db,
+    out,
+    print_json,
+    short,
+)
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
 if TYPE_CHECKING:

@@ -223,3 +223,20 @@ def test_author_file_names_are_safe_and_keep_authors_apart(a: str, b: str) -> No
     if a.strip() != b.strip() and a.strip() and b.strip():
         assert F.author_file(a) != F.author_file(b)
     assert F.author_file("ana") == "ana.jsonl"
+
+
+def test_a_long_file_merges_in_bounded_steps(runs: Path, conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qa_inspect.core.flags import journal_sync
+
+    monkeypatch.setattr(journal_sync, "_STEP", 300)  # a few lines per transaction
+    ds, key, text = gold(conn, KEY)
+    theirs = runs / ".qa-inspect" / "journal" / "bo.jsonl"
+    theirs.parent.mkdir(parents=True)
+    entries = [{"uid": f"{i:032x}", "action": "verify", "author": "bo", "dataset": ds, "item_key": key,
+                "gold_text": text, "ts": f"2024-01-01T00:00:{i:02d}.000Z"} for i in range(12)]
+    theirs.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    result = F.sync_journal_files(conn, [theirs.parent], write_to=theirs.parent)
+    assert (result.files, result.added, result.problems) == (1, 12, [])
+    stamp = json.loads(F.get_setting(conn, F.JOURNAL_READ_SETTING) or "{}")[str(theirs)]
+    assert (stamp["size"], stamp["lines"]) == (theirs.stat().st_size, 12)
+    assert F.sync_journal_files(conn, [theirs.parent], write_to=theirs.parent).files == 0  # unchanged: not opened

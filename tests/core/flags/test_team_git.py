@@ -27,7 +27,7 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COM
 
 
 def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "pull.rebase=false", *args], cwd=cwd,
+    done = subprocess.run(check=False, args=["git", "-c", "init.defaultBranch=main", "-c", "pull.rebase=false", *args], cwd=cwd,
                           env={**os.environ, **GIT_ENV, "HOME": str(cwd)}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout

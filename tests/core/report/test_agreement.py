@@ -13,7 +13,11 @@ from qa_inspect.core import flags as F
 from qa_inspect.core import labels as L
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter, count
-from qa_inspect.core.report import agreement_report, disagreement_filter, gather_judgements
+from qa_inspect.core.report import (
+    agreement_report,
+    disagreement_filter,
+    gather_judgements,
+)
 
 from tests.helpers import Env, loaded_env
 

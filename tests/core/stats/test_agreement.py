@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.stats import StatsError, agreement, cohen_kappa, fleiss_kappa, krippendorff_alpha, pair_items
+from qa_inspect.core.stats import (
+    StatsError,
+    agreement,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    pair_items,
+)
 
 krippendorff = pytest.importorskip("krippendorff")
 inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
