@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from qa_inspect.core import flags as F
 from qa_inspect.core import labels as L
@@ -19,7 +19,10 @@ from qa_inspect.core.errors import StoreError
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.store import open_db, place_db, write_transaction
 
+from tests.core.flags.test_merge_order import _journal as journal_lines
+from tests.core.flags.test_merge_order import _state as flag_state
 from tests.core.store.read_only import make_read_only, snapshot
+from tests.helpers import loaded_env
 
 pytestmark = pytest.mark.usefixtures("no_author_env")
 
@@ -240,3 +243,29 @@ def test_a_long_file_merges_in_bounded_steps(runs: Path, conn: sqlite3.Connectio
     stamp = json.loads(F.get_setting(conn, F.JOURNAL_READ_SETTING) or "{}")[str(theirs)]
     assert (stamp["size"], stamp["lines"]) == (theirs.stat().st_size, 12)
     assert F.sync_journal_files(conn, [theirs.parent], write_to=theirs.parent).files == 0  # unchanged: not opened
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_lines_arriving_in_any_order_and_steps_give_the_same_state(loaded_template: Path, tmp_path_factory,  # noqa: ANN001
+                                                                    data) -> None:  # noqa: ANN001
+    """Journal lines reaching the authors' files in any order, merged by loads in between at any
+    points (pulls arriving piecemeal), give the state of the journal that wrote them."""
+    root = tmp_path_factory.mktemp("files")
+    with loaded_env(loaded_template, root / "source") as source:
+        lines = journal_lines(source)
+        want = flag_state(source)
+    order = data.draw(st.permutations(range(len(lines))))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(lines)), max_size=3)))
+    folder = root / "journal"
+    folder.mkdir()
+    with loaded_env(loaded_template, root / "merged") as merged:
+        done = 0
+        for cut in [*cuts, len(lines)]:
+            for i in order[done:cut]:
+                record = json.loads(lines[i])
+                with (folder / F.author_file(record["author"])).open("a", encoding="utf-8") as fh:
+                    fh.write(lines[i] + "\n")
+            done = max(done, cut)
+            F.sync_journal_files(merged.conn, [folder])
+        assert flag_state(merged) == want, (order, cuts)
