@@ -247,8 +247,9 @@ def test_a_long_file_merges_in_bounded_steps(runs: Path, conn: sqlite3.Connectio
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_lines_arriving_in_any_order_and_steps_give_the_same_state(loaded_template: Path, tmp_path_factory,  # noqa: ANN001
-                                                                    data) -> None:  # noqa: ANN001
+def test_lines_arriving_in_any_order_and_steps_give_the_same_state(
+    loaded_template: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject,
+) -> None:
     """Journal lines reaching the authors' files in any order, merged by loads in between at any
     points (pulls arriving piecemeal), give the state of the journal that wrote them."""
     root = tmp_path_factory.mktemp("files")
