@@ -28,7 +28,7 @@ from qa_inspect.core.stats import (
     Agreement,
     agreement,
 )
-from qa_inspect.core.store import sqlite_connection
+from qa_inspect.core.store import require_dataset, sqlite_connection
 
 __all__ = [
     "AGREEMENT_WHATS",
@@ -99,6 +99,8 @@ def gather_judgements(conn: Any, what: str = "stale", *, dataset: str | None = N
     if what not in AGREEMENT_WHATS:
         raise QAInspectError(unknown_name("kind of judgement", what, AGREEMENT_WHATS))
     raw = sqlite_connection(conn)
+    if dataset is not None:
+        require_dataset(raw, dataset)  # an unknown name: one line with the loaded ones
     units: dict[tuple[str, str, str], JudgedUnit] = {}
     labels_on: dict[tuple[str, str, str, str], dict[str, bool]] = {}
     for ds, key, subject, author, action, reason, extra in raw.execute(_DECISIONS_SQL[what]):

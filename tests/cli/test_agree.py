@@ -55,6 +55,7 @@ def test_agree_json_and_table(runs: Path) -> None:
 
 def test_agree_with_nothing_to_compare_and_a_bad_kind(runs: Path) -> None:
     assert "nothing to compare" in cli(runs, "agree", "--what", "labels")
+    assert "unknown dataset 'nope'" in cli(runs, "agree", "--dataset", "nope", code=1)
     assert cli(runs, "agree", "--what", "votes", code=1).strip() == (
         "qa-inspect: unknown kind of judgement 'votes'; known: stale, labels, aliases")
 
@@ -77,7 +78,8 @@ def test_stale_queue_split_among_the_team(runs: Path) -> None:
 
 
 def test_stale_queue_team_errors_are_one_line(runs: Path) -> None:
-    assert "--progress: name the team" in cli(runs, "stale", "queue", "--progress", code=1)
+    for option in (("--progress",), ("--me", "bo"), ("--overlap", "2")):
+        assert f"{option[0]}: name the team" in cli(runs, "stale", "queue", *option, code=1)
     assert "'dee' is not one of the team's annotators" in cli(
         runs, "stale", "queue", "--annotators", "ana,bo", "--me", "dee", code=1)
     assert "overlap 3: expected 1 to 2" in cli(runs, "stale", "queue", "--annotators", "ana,bo", "--overlap", "3", code=1)

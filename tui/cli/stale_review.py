@@ -114,8 +114,9 @@ def queue_cmd(
     with loaded_db(runs_dir, db) as conn:
         try:
             team = _team(runs_dir, annotators, overlap)
-            if progress and team is None:
-                raise fail("--progress: name the team with --annotators (or [team] annotators in qa-inspect.toml)")
+            for given, option in ((progress, "--progress"), (me, "--me"), (overlap, "--overlap")):
+                if given and team is None:
+                    raise fail(f"{option}: name the team with --annotators (or [team] annotators in qa-inspect.toml)")
             queue = review_queue(conn, dataset=dataset, tag=tag, answer_type=answer_type, signal=signal,
                                  author=author, given_dates=manifest_dates(runs_dir),
                                  include_reviewed=show_all or progress, limit=None if team else limit)
