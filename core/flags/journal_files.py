@@ -43,7 +43,7 @@ _SPECIAL = frozenset({"id", "ref", "uid", "ts", "author", "action", "dataset", "
                       "proposed", "evidence", "meta", "written_as", "dataset_fp"})
 """Columns a line carries under a field of `JOURNAL_FIELDS`, or not at all (row ids, bindings)."""
 
-GITIGNORE = "# qa-inspect: the database is a cache, rebuilt from journal/ by every load\nqa.db*\n*.seed\n"
+GITIGNORE = "# qa-inspect: the database is a cache, rebuilt from journal/ by every load\nqa.db*\n"
 """`.qa-inspect/.gitignore`, written on first use: the journal files are shared, the cache is not."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
