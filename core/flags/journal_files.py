@@ -85,14 +85,14 @@ def entry_record(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any]:
 
 def write_records(folder: Path, author: str, records: list[dict[str, Any]]) -> Path:
     """Append `records` to the author's file in `folder` as one write, flushed to disk (fsync'd:
-    an annotation is the user's work); `.gitignore` beside `folder` on first use. StoreError
-    naming the file when it cannot be written."""
+    an annotation is the user's work); in a runs folder, `.qa-inspect/.gitignore` on first use.
+    StoreError naming the file when it cannot be written."""
     path = folder / author_file(author)
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         ignore = folder.parent / ".gitignore"
-        if not ignore.exists():
+        if folder.parent.name == ".qa-inspect" and not ignore.exists():  # a runs folder's, not an overlay's
             ignore.write_text(GITIGNORE, encoding="utf-8")
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:

@@ -198,6 +198,7 @@ def test_a_read_only_folder_gets_nothing_written_its_overlay_has_its_own_file(
         mine.close()
     assert snapshot(runs) == before
     assert [x["author"] for x in lines(overlay.parent / "qa.journal" / "bob.jsonl")] == ["bob"]
+    assert not (overlay.parent / ".gitignore").exists()
     for p in overlay.parent.glob("qa.db*"):  # the overlay is a cache too
         p.unlink()
     assert not load_runs(runs).errors
