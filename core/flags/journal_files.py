@@ -107,26 +107,32 @@ def write_records(folder: Path, author: str, records: list[dict[str, Any]]) -> P
 
 
 class _Pending:
-    """The entries one transaction wrote, appended to their authors' files once it commits."""
+    """The entries one transaction wrote, appended to their authors' files once it commits
+    (`folder` None: this database names no journal folder, nothing is written)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self.records: dict[str, list[dict[str, Any]]] = {}
 
     def __call__(self) -> None:
+        if self.folder is None:
+            return
         for author, records in self.records.items():
             write_records(self.folder, author, records)
+
+
+def _journal_folder(conn: sqlite3.Connection) -> Path | None:
+    """The folder the last load named for this database's new entries (None: never loaded)."""
+    folder, db_file = get_setting(conn, JOURNAL_DIR_SETTING), database_file(conn)
+    return Path(db_file).parent / folder if folder and db_file else None
 
 
 def queue_local_entry(conn: sqlite3.Connection, entry_id: int) -> None:
     """Queue entry `entry_id` (just written here by this user) for its author's journal file,
     written when the open `write_transaction` commits; nothing when the database has no journal
     folder yet (never loaded from a runs folder) or no `write_transaction` is open."""
-    folder, db_file = get_setting(conn, JOURNAL_DIR_SETTING), database_file(conn)
-    if not folder or not db_file:
-        return
-    pending = after_commit(conn, "journal-files", lambda: _Pending(Path(db_file).parent / folder))
-    if pending is None:
+    pending = after_commit(conn, "journal-files", lambda: _Pending(_journal_folder(conn)))
+    if pending is None or pending.folder is None:
         return
     record = entry_record(conn, entry_id)
     pending.records.setdefault(str(record["author"]), []).append(record)
