@@ -37,6 +37,7 @@ from .file_writes import manifest_stamp, mark_loading, record_side, resuming, ta
 from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
+from .journals import merge_journal_files
 from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
@@ -156,6 +157,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             _take(lp, cand, _read_one(lp, cand), found, runs)
             _store_datasets(lp, found)
         lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+        merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
         _store_runs(lp, runs)
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)

@@ -13,7 +13,8 @@ shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables
 `adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones),
 `judge_agree` (imported judge verdicts against hand judgements and the official score: κ, confusion, disagreements)
 and `release_diff` (two releases of a dataset: items, golds,
-open flags, each run's score split into the part the changed golds explain and the rest).
+open flags, each run's score split into the part the changed golds explain and the rest),
+`agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
@@ -26,6 +27,7 @@ from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "ADJUDICATED",
+    "AGREEMENT_WHATS",
     "ALL",
     "ALL_GOLDS",
     "CELL_METRICS",
@@ -123,6 +125,12 @@ __all__ = [
     "table_axes",
     "template_label",
     "with_intervals",
+    "AgreementReport",
+    "Judgement",
+    "JudgedUnit",
+    "agreement_report",
+    "disagreement_filter",
+    "gather_judgements",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -133,6 +141,15 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         adjudicated_summary,
         AdjudicatedRun,
         overview_adjudicated,
+    )
+    from .agreement import (
+        AGREEMENT_WHATS,
+        agreement_report,
+        AgreementReport,
+        disagreement_filter,
+        gather_judgements,
+        Judgement,
+        JudgedUnit,
     )
     from .chart import (
         chart_svg,

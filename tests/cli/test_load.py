@@ -93,6 +93,8 @@ def _contents(db: Path) -> dict[str, list[tuple[Any, ...]]]:
             rec = dict(zip(cols, row))
             if table == "files":
                 rec["loaded_at"] = None
+            if table == "settings" and rec["key"] == "journal:dir":
+                rec["value"] = None  # beside each database (`--db` elsewhere): named after it
             if table == "settings" and rec["key"] == LOG_SETTING:
                 log = json.loads(rec["value"])
                 rec["value"] = {k: v for k, v in log["summary"].items() if k != "db"}
