@@ -11,8 +11,9 @@ intervals and a Holm-corrected pairwise significance matrix), `run_settings` (wh
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
 `adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones)
-and `release_diff` (two releases of a dataset: items, golds,
-open flags, each run's score split into the part the changed golds explain and the rest).
+`release_diff` (two releases of a dataset: items, golds,
+open flags, each run's score split into the part the changed golds explain and the rest), and
+`publish` (a read-only copy for Datasette with its metadata) with `publish_queries` (its canned queries).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
@@ -116,6 +117,14 @@ __all__ = [
     "table_axes",
     "template_label",
     "with_intervals",
+    "CANNED_QUERIES",
+    "CannedQuery",
+    "DB_NAME",
+    "METADATA_NAME",
+    "Published",
+    "datasette_command",
+    "publish_database",
+    "publish_metadata",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -242,6 +251,18 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         freshness_overview,
         FRESHNESS_WINDOWS,
         FreshnessRow,
+    )
+    from .publish import (
+        DB_NAME,
+        datasette_command,
+        METADATA_NAME,
+        publish_database,
+        publish_metadata,
+        Published,
+    )
+    from .publish_queries import (
+        CANNED_QUERIES,
+        CannedQuery,
     )
 
 lazy_face(__name__)
