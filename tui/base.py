@@ -46,6 +46,8 @@ class QAApp(Protocol):
     """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
     stale_version: int
     """Bumped by every stale-flag write, so screens below redraw when shown again."""
+    served: bool
+    """Served to a browser (`qa-inspect serve`): paths stay inside the runs folder (`dialogs.served`)."""
 
     def report_worker_error(self, worker: Worker[Any]) -> None: ...
 

@@ -9,7 +9,7 @@ console, load progress and summary), `filter_options` (the item-filter options a
 `build_filter`), `stat_options` (the statistics options of `diff` and `leaderboard`), and one
 module per command or command group, each registering itself on `app` when imported: `load`
 (`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `schema`, `slices`, `stale`, `release`, `label`,
-`alias`.
+`alias`, `serve` (the app in a browser, textual-serve) and `publish` (a copy for Datasette).
 
 Start-up is kept short: `main` imports only the module of the command asked for, and
 `--help` none (it lists `COMMANDS`); `app` from this package is the whole app, every module imported.

@@ -77,6 +77,10 @@ COMMANDS: dict[str, Command] = {
                                 "scores to a file; the format follows the extension."),
     "schema": Command("schema", "The database's tables: columns (type, NOT NULL, primary key), indexes and "
                                 "foreign keys."),
+    "serve": Command("serve", "Serve the app to browsers (textual-serve): one app process per browser session, "
+                              "one database."),
+    "publish": Command("publish", "Write a read-only copy of the database and Datasette metadata (descriptions, "
+                                  "facets, canned queries)."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
