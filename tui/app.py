@@ -156,8 +156,12 @@ class QAInspectApp(App[None]):
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
-        if self.served and not os.environ.get(AUTHOR_ENV, "").strip():
-            self.push_screen(AnnotatorDialog(), self._set_session_author)
+        if self.served:  # the annotator first: the server's environment may name one for every session
+            named = os.environ.get(AUTHOR_ENV, "").strip()
+            if named:
+                self.set_session_author(named)
+            else:
+                self.push_screen(AnnotatorDialog(), self.set_session_author)
         self.catch_up_search_index()
         if self.remember:
             self.restore_preferences()
@@ -166,12 +170,12 @@ class QAInspectApp(App[None]):
             self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
 
     # -- served mode (qa-inspect serve) -----------------------------------------------------
-    def _set_session_author(self, name: str | None) -> None:
-        """The served session's annotator: in this process's environment, which `author_for` reads
-        before the name stored for the (shared) system user."""
+    def set_session_author(self, name: str | None) -> None:
+        """The served session's annotator (`AnnotatorDialog` put it in this process's environment,
+        which `author_for` reads before the name stored for the shared system user), in the title."""
         if name:
-            os.environ[AUTHOR_ENV] = name
-            self.sub_title = clean(f"{self.sub_title} · {name}")
+            base = self.runs_dir.name if self.runs_dir is not None else self.db_path.name
+            self.sub_title = clean(f"{base} · {name}")
             self.notify(f"Annotating as {name}", timeout=4, markup=False)
 
     async def run_action(self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,

@@ -51,6 +51,10 @@ class QAApp(Protocol):
 
     def report_worker_error(self, worker: Worker[Any]) -> None: ...
 
+    def set_session_author(self, name: str | None) -> None:
+        """Served: the annotator of this browser session was (re)named (`dialogs.AnnotatorDialog`)."""
+        ...
+
     def open_browser(self, f: Filter, *, slice_name: str | None = None) -> None:
         """Push an item browser on `f` (`slice_name`: the saved slice it shows)."""
         ...

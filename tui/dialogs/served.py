@@ -10,6 +10,7 @@ user cannot tell them apart: the name asked first lives in this session's proces
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,8 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Label, Static
+
+from qa_inspect.core.store import AUTHOR_ENV
 
 from ..base import BaseModal
 
@@ -43,7 +46,8 @@ def outside_message(root: Path) -> str:
 
 
 class AnnotatorDialog(BaseModal):
-    """The first thing a served session shows: who is annotating. Dismisses with the name."""
+    """The first thing a served session shows (and what "Set annotator name…" opens there): who is
+    annotating. The name goes into this process's `AUTHOR_ENV`; the dialog dismisses with it."""
 
     HELP_TITLE = "Annotator name"
     DEFAULT_CSS = """
@@ -59,7 +63,8 @@ class AnnotatorDialog(BaseModal):
             yield Static(Content.styled(
                 "Your name is written with every flag, label and alias you make in this browser session.",
                 "$foreground-muted"))
-            yield Input(placeholder="your name (enter)", id="annotator-name", compact=True)
+            yield Input(os.environ.get(AUTHOR_ENV, ""), placeholder="your name (enter)", id="annotator-name",
+                        compact=True)
             yield Static(id="annotator-msg")
 
     def on_mount(self) -> None:
@@ -71,4 +76,5 @@ class AnnotatorDialog(BaseModal):
         if not name or not name.isprintable():
             self.query_one("#annotator-msg", Static).update(Content.styled("A name, please.", "$error"))
             return
+        os.environ[AUTHOR_ENV] = name  # this session's process only: each browser tab is its own
         self.dismiss(name)

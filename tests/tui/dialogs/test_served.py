@@ -12,10 +12,11 @@ from textual.app import App
 from textual.widgets import Input, Static
 
 from qa_inspect.core import flags
-from qa_inspect.core.store import AUTHOR_ENV
+from qa_inspect.core.store import AUTHOR_ENV, default_author, get_setting
 from qa_inspect.tui.app import SERVED_OFF_ACTIONS, QAInspectApp
 from qa_inspect.tui.dialogs import AnnotatorDialog, ExportDialog, ReleaseDialog, inside
 from qa_inspect.tui.screens import OverviewScreen
+from qa_inspect.tui.stale import StaleCommands
 from tests.helpers import SIZE, Env, async_test, open_detail, open_run, settle
 
 
@@ -56,12 +57,22 @@ async def test_the_name_comes_first_and_signs_the_journal(env: Env, no_author: N
 
 
 @async_test
-async def test_an_author_in_the_environment_is_not_asked(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_author_in_the_environment_is_not_asked_and_renames_only_the_session(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(AUTHOR_ENV, "Ben")
     app = _served(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, OverviewScreen)
+        assert isinstance(app.screen, OverviewScreen) and app.sub_title.endswith("Ben")
+        # the palette's "Set annotator name…" renames this session (not the system user's stored name)
+        entry = next(e for e in StaleCommands(app.screen)._entries() if e[0] == "Set annotator name…")
+        entry[2]()
+        await settle(pilot)
+        assert isinstance(app.screen, AnnotatorDialog) and app.screen.query_one(Input).value == "Ben"
+        app.screen.query_one(Input).value = "Cleo"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert os.environ[AUTHOR_ENV] == "Cleo" and app.sub_title.endswith("Cleo")
+        assert get_setting(env.conn, f"author:{default_author()}") is None
 
 
 @async_test
