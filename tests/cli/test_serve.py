@@ -1,5 +1,6 @@
 """`qa-inspect serve RUNS_DIR`: textual-serve's page on loopback, and through its websocket a session
-of the app whose first frame asks who is annotating; a name typed there reaches the app. Anything
+of the app whose first frame asks who is annotating; a name typed there reaches the app, and an
+export is handed to the browser to download. Anything
 but loopback is warned about; a missing extra is one line."""
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def server(sample_runs: Path, tmp_path: Path) -> Iterator[int]:
             proc.wait()
 
 
-async def _session(port: int) -> tuple[bytes, bytes]:
-    """Open a browser's websocket: the bytes up to the annotator question, then those after a name."""
+async def _session(port: int) -> tuple[bytes, bytes, str]:
+    """Open a browser's websocket: the bytes up to the annotator question, those after a name, and
+    the file an export (enter on the first run, `e`, enter) hands the browser to download."""
     import aiohttp
 
     async def until(ws: aiohttp.ClientWebSocketResponse, marker: bytes, seconds: float = 60) -> bytes:
@@ -78,8 +80,7 @@ async def _session(port: int) -> tuple[bytes, bytes]:
             except asyncio.TimeoutError:
                 continue
             assert msg.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), msg
-            if msg.type == aiohttp.WSMsgType.BINARY:
-                got += msg.data
+            got += msg.data if msg.type == aiohttp.WSMsgType.BINARY else msg.data.encode()
         return got
 
     async with aiohttp.ClientSession() as http:
@@ -87,7 +88,16 @@ async def _session(port: int) -> tuple[bytes, bytes]:
             first = await until(ws, b"Who is annotating?")
             await ws.send_json(["stdin", "Ann Example\r"])
             after = await until(ws, b"Annotating as Ann Example")
-            return first, after
+            await ws.send_json(["stdin", "\r"])  # the first run's items
+            await until(ws, b"Export")
+            await ws.send_json(["stdin", "e"])
+            await until(ws, b"Export the item list")
+            await ws.send_json(["stdin", "\r"])
+            started = await until(ws, b'["deliver_file_start"')
+            key = started.rsplit(b'["deliver_file_start", "', 1)[1].split(b'"', 1)[0].decode()
+            async with http.get(f"http://127.0.0.1:{port}/download/{key}") as res:
+                assert res.status == 200
+                return first, after, await res.text()
 
 
 @needs_serve
@@ -95,9 +105,11 @@ def test_the_page_and_a_session_of_the_app(server: int) -> None:
     with urllib.request.urlopen(f"http://127.0.0.1:{server}/", timeout=30) as res:
         page = res.read().decode()
     assert "textual.js" in page and f"ws://127.0.0.1:{server}/ws" in page
-    first, after = asyncio.run(_session(server))
+    first, after, download = asyncio.run(_session(server))
     assert first.startswith(b"\x1b[")  # a terminal frame, drawn by the app's own process
     assert b"qa-inspect" in first + after
+    header = download.splitlines()[0].split(",")
+    assert "item_key" in header or "key" in header, header  # the export, downloaded by the browser
 
 
 @needs_serve

@@ -183,4 +183,6 @@ class TriageActions:
         path = message.path.resolve()
         rows = message.rows or 0
         self.notify(f"{rows:,} row{'s' if rows != 1 else ''} → {path}", title="Exported", timeout=8, markup=False)
+        if self.app.is_web:  # in a browser (`qa-inspect serve`): the file is downloaded there too
+            self.app.deliver_binary(path)
 
