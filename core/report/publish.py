@@ -108,7 +108,7 @@ def publish_database(conn: sqlite3.Connection, out_dir: Path, *, title: str = "q
     db, partial = out_dir / DB_NAME, out_dir / f".{DB_NAME}.partial"
     partial.unlink(missing_ok=True)
     try:
-        conn.execute("VACUUM INTO ?", (str(partial),))
+        _vacuum_into(conn, partial)
         _strip_private(partial)
         os.replace(partial, db)
     except (sqlite3.Error, OSError) as exc:
@@ -121,6 +121,20 @@ def publish_database(conn: sqlite3.Connection, out_dir: Path, *, title: str = "q
     except OSError as exc:
         raise QAInspectError(f"{metadata}: cannot write ({exc.strerror or exc})") from None
     return Published(db, metadata)
+
+
+def _vacuum_into(conn: sqlite3.Connection, path: Path) -> None:
+    """`VACUUM INTO path`. A connection opened read-only (`core.store.open_read_only`: a full disk,
+    a read-only folder) sets `query_only`, which refuses VACUUM INTO as well; the file itself stays
+    read-only (`mode=ro`), so lifting the pragma for the copy writes nothing to it."""
+    query_only = conn.execute("PRAGMA query_only").fetchone()[0]
+    if query_only:
+        conn.execute("PRAGMA query_only = OFF")
+    try:
+        conn.execute("VACUUM INTO ?", (str(path),))
+    finally:
+        if query_only:
+            conn.execute("PRAGMA query_only = ON")
 
 
 def _strip_private(path: Path) -> None:

@@ -15,7 +15,7 @@ from qa_inspect.core import flags, labels
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import error_expr
 from qa_inspect.core.report import CANNED_QUERIES, item_frame, publish_database, publish_metadata, report
-from qa_inspect.core.store import TABLE_DOCS, describe_schema, set_default_author
+from qa_inspect.core.store import TABLE_DOCS, describe_schema, open_read_only, set_default_author
 from tests.helpers import Env
 
 pytestmark = pytest.mark.usefixtures("no_author_env")
@@ -139,3 +139,18 @@ def test_publish_into_a_file_is_one_error(env: Env, tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("x", encoding="utf-8")
     with pytest.raises(QAInspectError, match="taken: not a folder"):
         publish_database(env.conn, tmp_path / "taken")
+
+
+def test_publish_from_a_read_only_connection(env: Env, tmp_path: Path) -> None:
+    """What `publish` falls back on when the database cannot be opened for writing (`loaded_db`)."""
+    conn = open_read_only(env.db)
+    try:
+        out = publish_database(conn, tmp_path / "pub")
+        assert conn.execute("PRAGMA query_only").fetchone() == (1,)  # still read-only afterwards
+    finally:
+        conn.close()
+    copy = sqlite3.connect(out.db)
+    try:
+        assert copy.execute("SELECT COUNT(*) FROM items").fetchone() == env.conn.execute("SELECT COUNT(*) FROM items").fetchone()
+    finally:
+        copy.close()
