@@ -60,12 +60,17 @@ def serve_cmd(
     if find_spec("textual_serve") is None:
         err.print(SERVE_EXTRA, markup=False, highlight=False)
         raise typer.Exit(1)
+    from qa_inspect.tui.text import clean
+
     summary = run_load(runs_dir, db, as_json=False)
     for e in summary.errors:
-        say(e["message"])
+        say(clean(e["message"]))
     if not is_loopback(host):
-        say(f"WARNING: serving on {host}:{port}, not loopback only: whoever reaches this port can read the "
-            "data and write annotations (there is no login). Prefer an SSH tunnel or an authenticating proxy.")
+        say(f"WARNING: serving on {clean(host)}:{port}, not loopback only: whoever reaches this port can read "
+            "the data and write annotations (there is no login). Prefer an SSH tunnel or an authenticating proxy.")
+        if public_url is None and host.strip("[]") in ("0.0.0.0", "::"):
+            say(f"the page tells browsers to connect to {clean(host)}:{port}; give the address they use with "
+                "--public-url http://NAME:PORT")
     command = session_command(runs_dir.resolve(), Path(summary.db).resolve())
     _serve(command, host, port, public_url)
 
