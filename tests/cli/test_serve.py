@@ -77,7 +77,7 @@ async def _session(port: int) -> tuple[bytes, bytes, str]:
             assert time.monotonic() < deadline, f"{marker!r} never arrived ({len(got)} bytes)"
             try:
                 msg = await ws.receive(timeout=2)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             assert msg.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), msg
             got += msg.data if msg.type == aiohttp.WSMsgType.BINARY else msg.data.encode()
@@ -119,7 +119,7 @@ def test_another_host_is_warned_about(sample_runs: Path, tmp_path: Path) -> None
     proc = subprocess.run(
         [sys.executable, "-m", "qa_inspect.tui.cli", "serve", str(runs), "--host", "192.0.2.1",
          "--port", str(_free_port()), "--db", str(tmp_path / "qa.db")],
-        capture_output=True, text=True, timeout=120, env=_env())
+        capture_output=True, text=True, timeout=120, env=_env(), check=False)
     assert proc.returncode == 1
     assert "WARNING: serving on 192.0.2.1" in proc.stderr and "can read the data and write annotations" in proc.stderr
     assert "qa-inspect: cannot listen on 192.0.2.1:" in proc.stderr and "Traceback" not in proc.stderr
