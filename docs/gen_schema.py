@@ -21,7 +21,8 @@ SAMPLE = REPO / "sample_runs"
 HEADER = """# Database tables (generated)
 
 Every table, column and index of a database that `qa-inspect load sample_runs/` writes, read from
-SQLite itself by `docs/gen_schema.py` (do not edit by hand; run that script after a migration).
+SQLite itself by `docs/gen_schema.py` (do not edit by hand; run that script after a migration);
+the meanings come from `core/store/table_docs.py`, which `qa-inspect publish` hands to Datasette too.
 What the tables mean is in [The database](database.md). Schema version (`PRAGMA user_version`): {version}.
 FTS5's own shadow tables (`*_fts_data`, `*_fts_idx`, …) are left out.
 """
@@ -48,14 +49,21 @@ def describe(conn: sqlite3.Connection) -> str:
 
 
 def _table(conn: sqlite3.Connection, name: str, *, virtual: bool) -> str:
-    """One table's section: its columns, then its indexes."""
+    """One table's section: what a row is and its columns (the words from `core.store.TABLE_DOCS`,
+    the one place they live), then its indexes."""
+    from qa_inspect.core.store import TABLE_DOCS, TableDoc
+
+    doc = TABLE_DOCS.get(name, TableDoc(""))
     lines = [f"## `{name}`", ""]
+    if doc.row:
+        lines += [f"One row per {doc.row}.", ""]
     if virtual:
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
         lines += [f"Virtual table: `{' '.join(sql.split())}`", ""]
-    lines += ["| column | type | not null | default | primary key |", "|---|---|---|---|---|"]
+    lines += ["| column | type | not null | default | primary key | meaning |", "|---|---|---|---|---|---|"]
     for _cid, col, typ, notnull, default, pk in conn.execute(f'PRAGMA table_info("{name}")'):
-        lines.append(f"| `{col}` | {_cell(typ)} | {'yes' if notnull else ''} | {_cell(default)} | {pk or ''} |")
+        lines.append(f"| `{col}` | {_cell(typ)} | {'yes' if notnull else ''} | {_cell(default)} | {pk or ''}"
+                     f" | {_cell(doc.columns.get(col))} |")
     indexes = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
         (name,)).fetchall()

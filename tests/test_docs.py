@@ -59,7 +59,7 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert len(test_commands) == 1, test_commands
     ci_lines = [line for line in CI.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
     assert test_commands[0] == ci_lines[-1]
-    assert "'.[test,docs]'" in test_commands[0]
+    assert "'.[test,docs,serve,publish]'" in test_commands[0]
 
 
 def _texts() -> list[Path]:

@@ -11,15 +11,18 @@ sections, the stale mode, the one place worker errors are reported.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
+from textual.actions import ActionParseResult
 from textual.app import App
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.binding import Binding, BindingType
@@ -32,11 +35,11 @@ from qa_inspect.core.query import (
 )
 from qa_inspect.core.load import build_search_index
 from qa_inspect.core.store import pending_rows
-from qa_inspect.core.store import read_user_config
+from qa_inspect.core.store import AUTHOR_ENV, read_user_config
 
 from .base import BaseModal, BaseScreen, HelpSection
 from .commands import ActionsProvider, RunsProvider, binding_rows
-from .dialogs import FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
+from .dialogs import SERVED_ENV, AnnotatorDialog, FilterScreen, HelpScreen, SlicesProvider, SlicesScreen
 from .screens import (
     BrowserScreen,
     CompareScreen,
@@ -114,6 +117,11 @@ HELP_SCREENS: tuple[type[BaseScreen] | type[BaseModal], ...] = (
 )
 """The screens whose keys the help lists, in this order (the one help was opened from first)."""
 
+SERVED_OFF_ACTIONS: dict[str, str] = {
+    "open_evidence": "Links do not open from the browser view: y copies the address.",
+}
+"""Actions a served session may not run (they would act on the server's machine), and what it is told."""
+
 
 class QAInspectApp(App[None]):
     """Error analysis of QA runs: which run fails where, and why each item scored what it did."""
@@ -145,12 +153,17 @@ class QAInspectApp(App[None]):
         theme: str | None = None,
         load_notices: list[tuple[SeverityLevel, str]] | None = None,
         remember: bool = True,
+        served: bool | None = None,
     ) -> None:
         super().__init__()
         config = read_user_config()
         self.set_keymap(config.keymap)
-        self.remember = remember
-        """Restore the user's theme, metrics mode and last browser filter, and keep them as they change."""
+        self.served = os.environ.get(SERVED_ENV) == "1" if served is None else served
+        """Served to a browser (`qa-inspect serve`, which sets `SERVED_ENV`): the annotator's name is
+        asked first, paths stay inside the runs folder, no link opens (`dialogs.served`)."""
+        self.remember = remember and not self.served
+        """Restore the user's theme, metrics mode and last browser filter, and keep them as they change
+        (not when served: every session shares the system user those are stored for)."""
         self.last_filter: Filter | None = None
         self._prefs_lock = threading.Lock()
         self._prefs_version = 0
@@ -174,6 +187,12 @@ class QAInspectApp(App[None]):
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
+        if self.served:  # the annotator first: the server's environment may name one for every session
+            named = os.environ.get(AUTHOR_ENV, "").strip()
+            if named:
+                self.set_session_author(named)
+            else:
+                self.push_screen(AnnotatorDialog(), self.set_session_author)
         self.catch_up_search_index()
         if self.remember:
             self.restore_preferences()
@@ -181,6 +200,31 @@ class QAInspectApp(App[None]):
         for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
             self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20,
                         markup=False)
+
+    # -- served mode (qa-inspect serve) -----------------------------------------------------
+    def set_session_author(self, name: str | None) -> None:
+        """The served session's annotator (`AnnotatorDialog` put it in this process's environment,
+        which `author_for` reads before the name stored for the shared system user), in the title."""
+        if name:
+            base = self.runs_dir.name if self.runs_dir is not None else self.db_path.name
+            self.sub_title = clean(f"{base} · {name}")
+            self.notify(f"Annotating as {name}", timeout=4, markup=False)
+
+    async def run_action(self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
+                         namespaces: Mapping[str, DOMNode] | None = None) -> bool:
+        """Every key, click and palette entry comes here: a served session is told why an action that
+        would act on the server's machine does nothing."""
+        name = action[1] if isinstance(action, tuple) else action.rsplit(".", 1)[-1].split("(", 1)[0]
+        if self.served and name in SERVED_OFF_ACTIONS:
+            self.notify(SERVED_OFF_ACTIONS[name], severity="warning", timeout=5)
+            return True
+        return await super().run_action(action, default_namespace, namespaces)
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        if self.served:  # whatever path leads here: never from a served session
+            self.notify(SERVED_OFF_ACTIONS["open_evidence"], severity="warning", timeout=5)
+            return
+        super().open_url(url, new_tab=new_tab)
 
     # -- search index (a big load leaves it to be filled: core.load.build_search_index) -------
     @work(thread=True, exit_on_error=False, group="search-index")

@@ -46,8 +46,14 @@ class QAApp(Protocol):
     """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
     stale_version: int
     """Bumped by every stale-flag write, so screens below redraw when shown again."""
+    served: bool
+    """Served to a browser (`qa-inspect serve`): paths stay inside the runs folder (`dialogs.served`)."""
 
     def report_worker_error(self, worker: Worker[Any]) -> None: ...
+
+    def set_session_author(self, name: str | None) -> None:
+        """Served: the annotator of this browser session was (re)named (`dialogs.AnnotatorDialog`)."""
+        ...
 
     def open_browser(self, f: Filter, *, slice_name: str | None = None) -> None:
         """Push an item browser on `f` (`slice_name`: the saved slice it shows)."""

@@ -116,8 +116,12 @@ CLIPBOARD_COMMANDS: tuple[tuple[str, ...], ...] = (
 
 def copy_text(app: Any, text: str) -> str:
     """Put `text` on the clipboard: OSC 52 through the terminal (`App.copy_to_clipboard`), and
-    the first system copy command found. Returns how, for the notification."""
+    the first system copy command found. Returns how, for the notification. In a browser
+    (`qa-inspect serve`) the system command would fill the server's clipboard: OSC 52 only, which
+    the page hands to the browser's clipboard."""
     app.copy_to_clipboard(text)
+    if getattr(app, "is_web", False):
+        return "to the browser's clipboard"
     for cmd in CLIPBOARD_COMMANDS:
         if shutil.which(cmd[0]):
             try:

@@ -14,7 +14,8 @@ shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables
 `judge_agree` (imported judge verdicts against hand judgements and the official score: κ, confusion, disagreements)
 and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest),
-`agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements).
+`agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements),
+`publish` (a read-only copy for Datasette with its metadata) with `publish_queries` (its canned queries).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
@@ -131,6 +132,14 @@ __all__ = [
     "agreement_report",
     "disagreement_filter",
     "gather_judgements",
+    "CANNED_QUERIES",
+    "CannedQuery",
+    "DB_NAME",
+    "METADATA_NAME",
+    "Published",
+    "datasette_command",
+    "publish_database",
+    "publish_metadata",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -274,6 +283,18 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         freshness_overview,
         FRESHNESS_WINDOWS,
         FreshnessRow,
+    )
+    from .publish import (
+        DB_NAME,
+        datasette_command,
+        METADATA_NAME,
+        publish_database,
+        publish_metadata,
+        Published,
+    )
+    from .publish_queries import (
+        CANNED_QUERIES,
+        CannedQuery,
     )
 
 lazy_face(__name__)

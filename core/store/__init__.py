@@ -8,7 +8,8 @@ for the current flags and stale golds), `names` (dataset/run look-ups with one "
 `search_marks` (which rows the search index holds), `columns` (column lists both sides name),
 `bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
 than file name), `overview_cache` (the overview's grouped rows, stored until their data changes),
-`schema_description` (tables, columns and indexes read from a database: `describe_schema`).
+`schema_description` (tables, columns and indexes read from a database: `describe_schema`),
+`table_docs` (what every table and column means, in words: `TABLE_DOCS`).
 
 May import: `core.errors` only (and sqlite-utils, in `schema_description`, when asked). Everything above the store reaches the
 database through these names.
@@ -96,6 +97,8 @@ __all__ = [
     "UserConfig",
     "read_user_config",
     "user_config_path",
+    "TABLE_DOCS",
+    "TableDoc",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -195,6 +198,10 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         first_rows,
         overview_rows,
         stored_rows,
+    )
+    from .table_docs import (
+        TABLE_DOCS,
+        TableDoc,
     )
     from .search_marks import (
         index_marks,

@@ -80,6 +80,10 @@ COMMANDS: dict[str, Command] = {
     "agree": Command("agree", "Inter-annotator agreement on what two or more annotators judged: Cohen's κ per pair, "
                               "Fleiss' κ and Krippendorff's α with bootstrap intervals, per tag and answer type; "
                               "the disagreements."),
+    "serve": Command("serve", "Serve the app to browsers (textual-serve): one app process per browser session, "
+                              "one database."),
+    "publish": Command("publish", "Write a read-only copy of the database and Datasette metadata (descriptions, "
+                                  "facets, canned queries)."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),

@@ -3,7 +3,8 @@
 Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
 (choose a run or any named choice), `release` (a new release's file → the items whose golds it
-changes), `run_settings` (which runs the overview lists, by their settings) and `slices` (save,
+changes), `run_settings` (which runs the overview lists, by their settings), `served` (served mode: the
+annotator's name first, paths kept inside the runs folder) and `slices` (save,
 list, open and delete saved slices, and their palette entries).
 
 May import: `tui.widgets`, `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and
@@ -22,10 +23,15 @@ from .labels import LabelDialog, LabelDialogData, LabelDialogResult
 from .pick_run import NONE, RunPicker
 from .release import ReleaseDialog, ReleaseFilter
 from .run_settings import RunSettingsFilter, matches
+from .served import SERVED_ENV, AnnotatorDialog, inside, outside_message
 from .slices import SaveSliceDialog, SlicesProvider, SlicesScreen
 
 __all__ = [
     "NONE",
+    "SERVED_ENV",
+    "AnnotatorDialog",
+    "inside",
+    "outside_message",
     "ColumnsDialog",
     "ConfirmDialog",
     "ExportDialog",

@@ -1,7 +1,8 @@
 """Export (`e`): ask for a file path; the extension picks the format (csv, jsonl, parquet, md).
 
 The default path is `<runs_dir>/.qa-inspect/exports/<slice-or-run>.csv` (beside the database when
-the app has no runs folder), made unique so an earlier export is never replaced unasked.
+the app has no runs folder), made unique so an earlier export is never replaced unasked. Served to a
+browser (`qa-inspect serve`), a path is taken relative to that folder and may not leave it.
 The browser writes the file in a worker (`core.export.export_items`).
 """
 
@@ -20,9 +21,10 @@ from textual.widgets import Input, Label, Static
 
 from qa_inspect.core.query import FORMATS, ExportError, export_format
 
-from ..base import BaseModal
+from ..base import BaseModal, qa_app
 from ..present import plural
 from ..text import clean
+from .served import inside, outside_message
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|\s]+")
 
@@ -103,7 +105,10 @@ class ExportDialog(BaseModal):
         if not text:
             msg.update(Content.styled("A file path, please.", "$error"))
             return False
-        path = Path(text).expanduser()
+        path = self._path(text)
+        if path is None:
+            msg.update(Content.styled(outside_message(self._root()), "$error"))
+            return False
         try:
             fmt = export_format(path)
         except ExportError:
@@ -122,10 +127,20 @@ class ExportDialog(BaseModal):
         msg.update(Content.assemble(*note))
         return True
 
+    def _root(self) -> Path:
+        app = qa_app(self.app)
+        return export_dir(app.runs_dir, app.db_path)
+
+    def _path(self, text: str) -> Path | None:
+        """The typed path; in served mode relative to the export folder and never outside it (None)."""
+        if not qa_app(self.app).served:
+            return Path(text).expanduser()
+        return inside(self._root(), text)
+
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         if self._check(event.value):
-            self.dismiss(Path(event.value.strip()).expanduser())
+            self.dismiss(self._path(event.value.strip()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -2,7 +2,8 @@
 
 The loaded dataset it is a release of is the one sharing the most item keys with it
 (`core.query.gold_changed_keys`, in a worker); the dialog dismisses with those keys as a filter
-(`ReleaseFilter`), or stays open saying why the file could not be used.
+(`ReleaseFilter`), or stays open saying why the file could not be used. Served to a browser, the
+file must lie inside the runs folder (`served.inside`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from textual.widgets import Input, Label, Static
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import ReleaseKeys, gold_changed_keys
 
-from ..base import BaseModal
+from ..base import BaseModal, qa_app
 from ..text import clean
+from .served import inside, outside_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +62,20 @@ class ReleaseDialog(BaseModal):
         if not text:
             self._say("A file path, please.")
             return
+        path = self._path(text)
+        if path is None:
+            self._say(outside_message(self._root()))
+            return
         self.query_one("#release-msg", Static).update(Content.styled("reading …", "$foreground-muted"))
-        self._compare(Path(text).expanduser())
+        self._compare(path)
+
+    def _root(self) -> Path:
+        app = qa_app(self.app)
+        return app.runs_dir if app.runs_dir is not None else app.db_path.parent
+
+    def _path(self, text: str) -> Path | None:
+        """The typed path; in served mode relative to the runs folder and never outside it (None)."""
+        return inside(self._root(), text) if qa_app(self.app).served else Path(text).expanduser()
 
     def _say(self, message: str) -> None:
         self.query_one("#release-msg", Static).update(Content.styled(clean(message), "$error"))

@@ -63,6 +63,8 @@ class ItemExport:
 
     def _done(self, path: Path, rows: int) -> None:
         path = path.resolve()
+        if self.host.app.is_web:  # in a browser (`qa-inspect serve`): the file is downloaded there too
+            self.host.app.deliver_binary(path)
         self.host.notify(f"{rows:,} row{'s' if rows != 1 else ''} → {path}", title="Exported", timeout=8,
                          markup=False)
 

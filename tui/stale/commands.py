@@ -6,7 +6,7 @@ from qa_inspect.core.query import Filter
 
 from ..base import qa_app
 from ..commands import EntriesProvider, Entry
-from ..dialogs import ReleaseDialog, ReleaseFilter
+from ..dialogs import AnnotatorDialog, ReleaseDialog, ReleaseFilter
 from .form import AuthorForm
 from .selection import Selection
 
@@ -17,7 +17,7 @@ class StaleCommands(EntriesProvider):
     def _entries(self) -> list[Entry]:
         out: list[Entry] = [
             ("Set annotator name…", "the name written with your stale flags (default: the system user)",
-             lambda: self.app.push_screen(AuthorForm())),
+             self._set_author),
             ("Release diff…", "items whose gold a new release of the dataset changes (asks for its file)",
              lambda: self.app.push_screen(ReleaseDialog(), self._release)),
         ]
@@ -26,6 +26,14 @@ class StaleCommands(EntriesProvider):
         if isinstance(selection, Selection) and selection and callable(unselect):
             out.append(("Clear selection", "unselect every selected item", unselect))
         return out
+
+    def _set_author(self) -> None:
+        """The stored name per system user; served, this browser session's own (`AnnotatorDialog`)."""
+        app = qa_app(self.app)
+        if app.served:
+            self.app.push_screen(AnnotatorDialog(), app.set_session_author)
+        else:
+            self.app.push_screen(AuthorForm())
 
     def _release(self, got: ReleaseFilter | None) -> None:
         """Filter the browser shown on that dataset to the changed items, else open one on them."""
