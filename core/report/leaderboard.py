@@ -22,7 +22,7 @@ from qa_inspect.core import stats
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .run_stats import DatasetItems, RunIntervals, dataset_items, metric_values, run_intervals
-from .significance import StatOptions, clusters_for, paired_test
+from .significance import StatOptions, clusters_for, shared_stream
 
 __all__ = ["Leaderboard", "LeaderboardError", "PairCell", "leaderboard"]
 
@@ -125,19 +125,30 @@ def _rank_key(metric: str) -> Callable[[RunIntervals], tuple[bool, float, str]]:
 
 
 def _pairs(data: DatasetItems, ranked: list[str], metric: str, unit: str, options: StatOptions) -> list[PairCell]:
-    """Every pair of ranked runs (better first), tested on the ranking metric; Holm over all."""
+    """Every pair of ranked runs (better first), tested on the ranking metric, all at once on one
+    resampling of the dataset's units (`stats.paired_all`, drawn from the dataset's own stream:
+    adding a run changes no other pair's numbers); Holm over all pairs. Each pair is computed
+    with its runs in name order and mirrored, so either orientation reads the same test."""
     clusters = clusters_for(unit, data.contexts, data.item_ids)
+    names = sorted(ranked)
+    where = {run: k for k, run in enumerate(names)}
+    columns = [metric_values(data, data.runs[run], metric) for run in names]
+    values = np.array([v for v, _ in columns]).reshape(len(names), len(data.item_ids))
+    over = np.array([o for _, o in columns], dtype=bool).reshape(len(names), len(data.item_ids))
+    pairs = list(combinations(ranked, 2))
+    ordered = [tuple(sorted((where[a], where[b]))) for a, b in pairs]
+    tests = stats.paired_all(
+        values, over, ordered, clusters, resamples=options.resamples, level=options.level,
+        rng=shared_stream(options, data.name, unit), randomisation=options.test == "randomisation",
+    )
     cells = []
-    for a, b in combinations(ranked, 2):
-        va, over_a = metric_values(data, data.runs[a], metric)
-        vb, over_b = metric_values(data, data.runs[b], metric)
-        both = over_a & over_b
-        if not both.any():
+    for (a, b), t in zip(pairs, tests, strict=True):
+        if t is None:
             cells.append(PairCell(a, b, 0, None, None, None, None, method=options.test))
             continue
-        t = paired_test(va[both], vb[both], None if clusters is None else clusters[both], options, (a, b),
-                        (data.name, "pair", metric))
-        cells.append(PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method))
+        cell = PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method)
+        cells.append(cell if a < b else PairCell(a, b, t.n, _neg(t.delta), _neg(t.high), _neg(t.low), t.p,
+                                                  method=t.method))
     adjusted = stats.holm([c.p for c in cells])
     return [PairCell(**{**asdict(c), "p_holm": p}) for c, p in zip(cells, adjusted, strict=True)]
 

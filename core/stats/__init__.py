@@ -6,8 +6,8 @@ per-item scores in, numbers out. `core.report` decides what is compared on which
 Holds: `bootstrap` (percentile intervals for a mean, by item or clustered by passage; paired
 bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McNemar on the
 discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
-`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
-and `seeds` (the fixed default seed, resample count, and one random stream per named test).
+`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded),
+`shared` (every pair of many runs at once on one resampling of the units) and `seeds` (the fixed default seed, resample count, and one random stream per named test).
 
 May import: numpy and `core.errors` only.
 """
@@ -33,12 +33,17 @@ __all__ = [
     "bootstrap_mean",
     "bootstrap_totals",
     "check_settings",
+    "count_blocks",
+    "counts_from_indices",
     "holm",
     "mcnemar_exact",
     "minimum_detectable_effect",
+    "pair_totals",
+    "paired_all",
     "paired_bootstrap",
     "randomisation_p",
     "rng_for",
+    "sign_blocks",
     "signflip_totals",
     "unit_sums",
 ]
@@ -69,6 +74,13 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .resample import (
         bootstrap_totals,
         signflip_totals,
+    )
+    from .shared import (
+        count_blocks,
+        counts_from_indices,
+        pair_totals,
+        paired_all,
+        sign_blocks,
     )
     from .seeds import (
         check_settings,
