@@ -136,7 +136,7 @@ def _pairs(data: DatasetItems, ranked: list[str], metric: str, unit: str, option
     values = np.array([v for v, _ in columns]).reshape(len(names), len(data.item_ids))
     over = np.array([o for _, o in columns], dtype=bool).reshape(len(names), len(data.item_ids))
     pairs = list(combinations(ranked, 2))
-    ordered = [tuple(sorted((where[a], where[b]))) for a, b in pairs]
+    ordered = [(min(where[a], where[b]), max(where[a], where[b])) for a, b in pairs]
     tests = stats.paired_all(
         values, over, ordered, clusters, resamples=options.resamples, level=options.level,
         rng=shared_stream(options, data.name, unit), randomisation=options.test == "randomisation",

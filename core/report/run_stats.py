@@ -6,7 +6,8 @@
 - the human estimate (each gold against the others) over the items that have one.
 
 Intervals are percentile bootstraps by passage where the dataset's questions share passages (the
-CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which).
+CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which), all
+runs and metrics on one shared resampling of the dataset's units (`stats.means_all`).
 `metric_values` gives the per-item values and the items a metric is defined on, so the
 leaderboard compares two runs on exactly what it ranks them by.
 """
@@ -23,7 +24,7 @@ from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.store import require_dataset
 
 from .metrics import HUMAN
-from .significance import StatOptions, clusters_for, resampling_unit
+from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
 
 __all__ = [
     "METRIC_LABELS",
@@ -199,16 +200,10 @@ def metric_values(
     return scores[base] * 100.0, over
 
 
-def _interval(values: np.ndarray, over: np.ndarray, clusters: np.ndarray | None, metric: str,
-              options: StatOptions, labels: list[str], human: bool) -> MetricCI:
-    n = int(over.sum())
+def _metric_ci(ci: stats.Interval | None, metric: str, human: bool) -> MetricCI:
     what = "items with a human estimate" if human else _OVER[metric]
-    if n == 0:
+    if ci is None:
         return MetricCI(metric, None, None, None, 0, 0, what)
-    ci = stats.bootstrap_mean(
-        values[over], None if clusters is None else clusters[over], resamples=options.resamples,
-        level=options.level, rng=stats.rng_for(options.seed, *labels, metric),
-    )
     return MetricCI(metric, ci.estimate, ci.low, ci.high, ci.n, ci.units, what)
 
 
@@ -216,23 +211,34 @@ def run_intervals(
     conn: sqlite3.Connection, dataset: str, options: StatOptions | None = None, *, data: DatasetItems | None = None
 ) -> tuple[str, list[RunIntervals]]:
     """The resampling unit used ("passage" or "item") and, per run of `dataset` (the human
-    estimate first, where there is one), every headline metric with its interval."""
+    estimate first, where there is one), every headline metric with its interval. Every run and
+    metric is resampled at once on the dataset's shared resampling (`stats.means_all`, the
+    stream the leaderboard's pairs use): adding a run changes no other run's interval."""
     options = (options or StatOptions()).check()
     data = data if data is not None else dataset_items(conn, dataset)
     unit = resampling_unit(options.unit, data.contexts)
     clusters = clusters_for(unit, data.contexts, data.item_ids)
-    out = []
+    out, rows, values, over = [], [], [], []
     sides = ([(HUMAN, data.human, True)] if data.human is not None else []) + [
         (run, scores, False) for run, scores in data.runs.items()
     ]
     for run, scores, human in sides:
-        r = RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()), data.models.get(run))
+        out.append(RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()),
+                                data.models.get(run)))
         for metric in data.metrics:
             if human and metric not in ("em", "f1"):
                 continue
-            values, over = metric_values(data, scores, metric, human=human)
-            r.metrics[metric] = _interval(values, over, clusters, metric, options, [data.name, run], human)
-        out.append(r)
+            v, o = metric_values(data, scores, metric, human=human)
+            rows.append((out[-1], metric, human))
+            values.append(v)
+            over.append(o)
+    n = len(data.item_ids)
+    cis = stats.means_all(
+        np.array(values).reshape(len(rows), n), np.array(over, dtype=bool).reshape(len(rows), n), clusters,
+        resamples=options.resamples, level=options.level, rng=shared_stream(options, data.name, unit),
+    ) if rows else []
+    for (r, metric, human), ci in zip(rows, cis, strict=True):
+        r.metrics[metric] = _metric_ci(ci, metric, human)
     return unit, out
 
 

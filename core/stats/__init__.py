@@ -37,6 +37,7 @@ __all__ = [
     "counts_from_indices",
     "holm",
     "mcnemar_exact",
+    "means_all",
     "minimum_detectable_effect",
     "pair_totals",
     "paired_all",
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .shared import (
         count_blocks,
         counts_from_indices,
+        means_all,
         pair_totals,
         paired_all,
         sign_blocks,

@@ -26,10 +26,10 @@ from copy import deepcopy
 
 import numpy as np
 
-from .bootstrap import MIN_BOOTSTRAP_UNITS, PairedTest
+from .bootstrap import MIN_BOOTSTRAP_UNITS, Interval, PairedTest
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
 
-__all__ = ["count_blocks", "counts_from_indices", "pair_totals", "paired_all", "sign_blocks"]
+__all__ = ["count_blocks", "counts_from_indices", "means_all", "pair_totals", "paired_all", "sign_blocks"]
 
 _BLOCK = 1 << 21
 """Cells of a count (or sign) block: about 16 MB of float64 at any number of units."""
@@ -166,13 +166,17 @@ class _Shared:
         self.cols, self.blocks = cols, blocks
         self._base: np.ndarray | None = None
 
+    def base(self) -> np.ndarray:
+        """`(distinct run vectors + distinct masks, resamples)`: their weighted totals."""
+        if self._base is None:
+            self._base = _totals(self.blocks, self.cols.base())
+        return self._base
+
     def totals(self, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
         """`(pairs, resamples)` twice: weighted Σ (b − a) over the items both count, and the
         weighted number of those items."""
         cols = self.cols
-        if self._base is None:
-            self._base = _totals(self.blocks, cols.base())
-        base = self._base
+        base = self.base()
         a = np.array([p[0] for p in pairs], dtype=np.int64)
         b = np.array([p[1] for p in pairs], dtype=np.int64)
         runs = cols.run_rows.shape[0]
@@ -276,6 +280,40 @@ def paired_all(
         flipped = np.abs(flip.totals(batch)[0]) if need_flips else None
         for k in range(len(batch)):
             out.append(_one(draws[k], float(low[k]), float(high[k]), info, k, flipped, randomisation))
+    return out
+
+
+def means_all(
+    values: np.ndarray,
+    over: np.ndarray,
+    clusters: np.ndarray | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    rng: np.random.Generator,
+) -> list[Interval | None]:
+    """Each row's mean over the items it is counted over (`over`), with its percentile interval,
+    all rows on one shared resampling: the very counts `paired_all` draws from the same `rng`,
+    so a run's interval and its pairs' tests rest on the same resamples. None: no item."""
+    check_settings(0, resamples, level)
+    vals, mask = np.asarray(values, np.float64), np.asarray(over, bool)
+    units = _Units(vals.shape[1], clusters)
+    cols = _Columns(vals, mask, units)
+    boot_rng, _ = rng.spawn(2)
+    base = _Shared(cols, lambda: count_blocks(units.count, resamples, deepcopy(boot_rng))).base()
+    draws = _ratio(base[cols.run_col], base[cols.run_rows.shape[0] + cols.mask_col])
+    low, high = _bounds(draws, level)
+    run_sums, mask_units = cols.unit_sums()
+    out: list[Interval | None] = []
+    for r in range(len(vals)):
+        n = int(mask[r].sum())
+        if n == 0:
+            out.append(None)
+            continue
+        row = draws[r][~np.isnan(draws[r])]
+        estimate = float(run_sums[cols.run_col[r]].sum()) / n
+        out.append(Interval(estimate, float(low[r]), float(high[r]), float(row.std()), n,
+                            int((mask_units[cols.mask_col[r]] > 0).sum())))
     return out
 
 

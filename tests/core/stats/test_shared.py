@@ -139,3 +139,29 @@ def test_bad_settings_refused() -> None:
         stats.paired_all(values, values == 0, [(0, 1)], resamples=0, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="one label per item"):
         stats.paired_all(values, values == 0, [(0, 1)], np.zeros(3), resamples=10, rng=np.random.default_rng(0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(score_matrices(), st.integers(0, 2**32 - 1))
+def test_means_rest_on_the_pairs_resampling_and_ignore_other_rows(data, seed) -> None:
+    values, over, clusters = data
+    got = stats.means_all(values, over, clusters, resamples=200, rng=np.random.default_rng(seed))
+    boot_rng, _ = np.random.default_rng(seed).spawn(2)
+    units = _units(clusters, values.shape[1])
+    blocks = list(stats.count_blocks(units, 200, boot_rng))
+    labels = np.arange(values.shape[1]) if clusters is None else clusters
+    for r, ci in enumerate(got):
+        if not over[r].any():
+            assert ci is None
+            continue
+        ref = stats.bootstrap_mean(values[r][over[r]], None if clusters is None else clusters[over[r]], resamples=20)
+        assert ci is not None and (ci.n, ci.units) == (ref.n, ref.units)
+        assert ci.estimate == pytest.approx(ref.estimate, abs=1e-9)
+        sums = stats.unit_sums(np.where(over[r], values[r], 0.0), labels)[:, 0]
+        counts = stats.unit_sums(over[r].astype(float), labels)[:, 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            draws = np.concatenate([(c @ sums) / (c @ counts) for c in blocks])
+        draws = draws[~np.isnan(draws)]
+        assert (ci.low, ci.high) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])), abs=1e-7)
+    alone = stats.means_all(values[:1], over[:1], clusters, resamples=200, rng=np.random.default_rng(seed))
+    assert alone[0] == got[0]
