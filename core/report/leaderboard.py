@@ -21,8 +21,8 @@ import numpy as np
 from qa_inspect.core import stats
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
-from .run_stats import DatasetItems, RunIntervals, dataset_items, metric_values, run_intervals
-from .significance import StatOptions, clusters_for, shared_stream
+from .run_stats import RunIntervals, dataset_items, intervals_and_pairs
+from .significance import StatOptions, clusters_for
 
 __all__ = ["Leaderboard", "LeaderboardError", "PairCell", "leaderboard"]
 
@@ -124,36 +124,26 @@ def _rank_key(metric: str) -> Callable[[RunIntervals], tuple[bool, float, str]]:
     return key
 
 
-def _pairs(data: DatasetItems, ranked: list[str], metric: str, unit: str, options: StatOptions) -> list[PairCell]:
-    """Every pair of ranked runs (better first), tested on the ranking metric, all at once on one
-    resampling of the dataset's units (`stats.paired_all`, drawn from the dataset's own stream:
-    adding a run changes no other pair's numbers); Holm over all pairs. Each pair is computed
-    with its runs in name order and mirrored, so either orientation reads the same test."""
-    clusters = clusters_for(unit, data.contexts, data.item_ids)
-    names = sorted(ranked)
-    where = {run: k for k, run in enumerate(names)}
-    columns = [metric_values(data, data.runs[run], metric) for run in names]
-    values = np.array([v for v, _ in columns]).reshape(len(names), len(data.item_ids))
-    over = np.array([o for _, o in columns], dtype=bool).reshape(len(names), len(data.item_ids))
-    pairs = list(combinations(ranked, 2))
-    ordered = [(min(where[a], where[b]), max(where[a], where[b])) for a, b in pairs]
-    tests = stats.paired_all(
-        values, over, ordered, clusters, resamples=options.resamples, level=options.level,
-        rng=shared_stream(options, data.name, unit), randomisation=options.test == "randomisation",
-    )
+def _cells(pairs: list[tuple[str, str]], tests: list[stats.PairedTest | None], test: str) -> list[PairCell]:
+    """The pairs (better run first) from their tests (computed with the runs in name order, so
+    either orientation reads the same test: mirrored here where the better run sorts later);
+    Holm over all pairs."""
     cells = []
     for (a, b), t in zip(pairs, tests, strict=True):
         if t is None:
-            cells.append(PairCell(a, b, 0, None, None, None, None, method=options.test))
-            continue
-        cell = PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method)
-        cells.append(cell if a < b else PairCell(a, b, t.n, _neg(t.delta), _neg(t.high), _neg(t.low), t.p,
-                                                  method=t.method))
+            cells.append(PairCell(a, b, 0, None, None, None, None, method=test))
+        elif a < b:
+            cells.append(PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method))
+        else:
+            cells.append(PairCell(a, b, t.n, _neg(t.delta), _neg(t.high), _neg(t.low), t.p, method=t.method))
     adjusted = stats.holm([c.p for c in cells])
     return [PairCell(**{**asdict(c), "p_holm": p}) for c, p in zip(cells, adjusted, strict=True)]
 
 
 def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: StatOptions) -> Leaderboard:
+    """Each run's intervals and every pair of runs tested on the ranking metric, all from one
+    resampling of the dataset's units (`intervals_and_pairs`, on the dataset's own stream:
+    adding a run changes no other run's or pair's numbers)."""
     data = dataset_items(conn, name)
     metrics = data.metrics
     chosen = metric or ("f1_recall" if data.cdqa else "f1")
@@ -161,14 +151,17 @@ def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: Sta
         raise LeaderboardError(
             unknown_name("metric", chosen, metrics, hint=f" to rank dataset {name!r} ({data.scorer or data.family}) by")
         )
-    unit, rows = run_intervals(conn, name, options, data=data)
+    in_order = list(combinations(sorted(data.runs), 2))
+    unit, rows, tests = intervals_and_pairs(data, options, chosen, in_order)
     human = [r for r in rows if r.human]
     ranked = sorted((r for r in rows if not r.human), key=_rank_key(chosen))
     clusters = clusters_for(unit, data.contexts, data.item_ids)
     units = len(data.item_ids) if clusters is None else len(np.unique(clusters))
     board = Leaderboard(name, data.family, data.scorer, chosen, metrics, unit, units, options, len(data.item_ids),
                         human + ranked)
-    board.pairs = _pairs(data, [r.run for r in ranked], chosen, unit, options)
+    by_pair = dict(zip(in_order, tests, strict=True))
+    pairs = list(combinations([r.run for r in ranked], 2))
+    board.pairs = _cells(pairs, [by_pair[(min(a, b), max(a, b))] for a, b in pairs], options.test)
     return board
 
 

@@ -15,6 +15,7 @@ leaderboard compares two runs on exactly what it ranks them by.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "MetricCI",
     "RunIntervals",
     "dataset_items",
+    "intervals_and_pairs",
     "metric_values",
     "passage_ids",
     "run_intervals",
@@ -215,31 +217,46 @@ def run_intervals(
     metric is resampled at once on the dataset's shared resampling (`stats.means_all`, the
     stream the leaderboard's pairs use): adding a run changes no other run's interval."""
     options = (options or StatOptions()).check()
-    data = data if data is not None else dataset_items(conn, dataset)
+    unit, out, _ = intervals_and_pairs(data if data is not None else dataset_items(conn, dataset), options)
+    return unit, out
+
+
+def intervals_and_pairs(
+    data: DatasetItems, options: StatOptions, metric: str = "", pairs: Sequence[tuple[str, str]] = ()
+) -> tuple[str, list[RunIntervals], list[stats.PairedTest | None]]:
+    """`run_intervals`, and the paired test of run b − run a on `metric` for each of `pairs`, from
+    one pass over one resampling of the dataset (`stats.shared_tests` on its shared stream)."""
     unit = resampling_unit(options.unit, data.contexts)
     clusters = clusters_for(unit, data.contexts, data.item_ids)
-    out, rows, values, over = [], [], [], []
+    out: list[RunIntervals] = []
+    rows: list[tuple[RunIntervals, str, bool]] = []
+    values: list[np.ndarray] = []
+    over: list[np.ndarray] = []
+    where: dict[tuple[str, str], int] = {}
     sides = ([(HUMAN, data.human, True)] if data.human is not None else []) + [
         (run, scores, False) for run, scores in data.runs.items()
     ]
     for run, scores, human in sides:
         out.append(RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()),
                                 data.models.get(run)))
-        for metric in data.metrics:
-            if human and metric not in ("em", "f1"):
+        for m in data.metrics:
+            if human and m not in ("em", "f1"):
                 continue
-            v, o = metric_values(data, scores, metric, human=human)
-            rows.append((out[-1], metric, human))
+            v, o = metric_values(data, scores, m, human=human)
+            if not human:
+                where[(run, m)] = len(rows)
+            rows.append((out[-1], m, human))
             values.append(v)
             over.append(o)
     n = len(data.item_ids)
-    cis = stats.means_all(
-        np.array(values).reshape(len(rows), n), np.array(over, dtype=bool).reshape(len(rows), n), clusters,
-        resamples=options.resamples, level=options.level, rng=shared_stream(options, data.name, unit),
-    ) if rows else []
-    for (r, metric, human), ci in zip(rows, cis, strict=True):
-        r.metrics[metric] = _metric_ci(ci, metric, human)
-    return unit, out
+    cis, tests = stats.shared_tests(
+        np.array(values).reshape(len(rows), n), np.array(over, dtype=bool).reshape(len(rows), n),
+        [(where[(a, metric)], where[(b, metric)]) for a, b in pairs], clusters, resamples=options.resamples,
+        level=options.level, rng=shared_stream(options, data.name, unit), randomisation=options.test == "randomisation",
+    )
+    for (r, m, human), ci in zip(rows, cis, strict=True):
+        r.metrics[m] = _metric_ci(ci, m, human)
+    return unit, out, tests
 
 
 REPORT_METRICS = ("em", "f1", "f1_recall", "answer_rate")

@@ -45,6 +45,7 @@ __all__ = [
     "randomisation_p",
     "rng_for",
     "sign_blocks",
+    "shared_tests",
     "signflip_totals",
     "unit_sums",
 ]
@@ -82,6 +83,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         means_all,
         pair_totals,
         paired_all,
+        shared_tests,
         sign_blocks,
     )
     from .seeds import (

@@ -29,7 +29,7 @@ import numpy as np
 from .bootstrap import MIN_BOOTSTRAP_UNITS, Interval, PairedTest
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
 
-__all__ = ["count_blocks", "counts_from_indices", "means_all", "pair_totals", "paired_all", "sign_blocks"]
+__all__ = ["count_blocks", "counts_from_indices", "means_all", "pair_totals", "paired_all", "shared_tests", "sign_blocks"]
 
 _BLOCK = 1 << 21
 """Cells of a count (or sign) block: about 16 MB of float64 at any number of units."""
@@ -247,6 +247,29 @@ class _Pairs:
         self.flip_tol = 1e-9 * np.abs(sums).max(axis=1, initial=0.0) * np.maximum(self.units, 1)
 
 
+def shared_tests(
+    values: np.ndarray,
+    over: np.ndarray,
+    pairs: Sequence[tuple[int, int]],
+    clusters: np.ndarray | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    rng: np.random.Generator,
+    randomisation: bool = False,
+) -> tuple[list[Interval | None], list[PairedTest | None]]:
+    """Every row's mean with its interval (`means_all`) and every pair's test (`paired_all`) from
+    one resampling pass: `values`, `over` are `(rows, items)`; a pair (a, b) tests row b − row a."""
+    check_settings(0, resamples, level)
+    vals = np.asarray(values, np.float64)
+    units = _Units(vals.shape[1], clusters)
+    cols = _Columns(vals, np.asarray(over, bool), units)
+    boot_rng, flip_rng = rng.spawn(2)
+    boot = _Shared(cols, lambda: count_blocks(units.count, resamples, deepcopy(boot_rng)))
+    flip = _Shared(cols, lambda: sign_blocks(units.count, resamples, deepcopy(flip_rng)))
+    return _means(cols, boot, level), _tests(cols, boot, flip, pairs, level, randomisation)
+
+
 def paired_all(
     values: np.ndarray,
     over: np.ndarray,
@@ -263,24 +286,8 @@ def paired_all(
     at once on one shared resampling (`rng` gives the counts; a stream spawned from it the signs
     of approximate randomisation, used for `randomisation=True` and for pairs with fewer than
     `MIN_BOOTSTRAP_UNITS` units). `values`, `over`: `(runs, items)`. None: no shared item."""
-    check_settings(0, resamples, level)
-    vals = np.asarray(values, np.float64)
-    units = _Units(vals.shape[1], clusters)
-    cols = _Columns(vals, np.asarray(over, bool), units)
-    boot_rng, flip_rng = rng.spawn(2)
-    boot = _Shared(cols, lambda: count_blocks(units.count, resamples, deepcopy(boot_rng)))
-    flip = _Shared(cols, lambda: sign_blocks(units.count, resamples, deepcopy(flip_rng)))
-    out: list[PairedTest | None] = []
-    for start in range(0, len(pairs), _PAIRS_AT_ONCE):
-        batch = list(pairs[start:start + _PAIRS_AT_ONCE])
-        draws = _ratio(*boot.totals(batch))
-        low, high = _bounds(draws, level)
-        info = _Pairs(cols, batch)
-        need_flips = randomisation or bool((info.units < MIN_BOOTSTRAP_UNITS).any())
-        flipped = np.abs(flip.totals(batch)[0]) if need_flips else None
-        for k in range(len(batch)):
-            out.append(_one(draws[k], float(low[k]), float(high[k]), info, k, flipped, randomisation))
-    return out
+    return shared_tests(values, over, pairs, clusters, resamples=resamples, level=level, rng=rng,
+                        randomisation=randomisation)[1]
 
 
 def means_all(
@@ -295,18 +302,36 @@ def means_all(
     """Each row's mean over the items it is counted over (`over`), with its percentile interval,
     all rows on one shared resampling: the very counts `paired_all` draws from the same `rng`,
     so a run's interval and its pairs' tests rest on the same resamples. None: no item."""
-    check_settings(0, resamples, level)
-    vals, mask = np.asarray(values, np.float64), np.asarray(over, bool)
-    units = _Units(vals.shape[1], clusters)
-    cols = _Columns(vals, mask, units)
-    boot_rng, _ = rng.spawn(2)
-    base = _Shared(cols, lambda: count_blocks(units.count, resamples, deepcopy(boot_rng))).base()
+    return shared_tests(values, over, [], clusters, resamples=resamples, level=level, rng=rng)[0]
+
+
+def _tests(cols: _Columns, boot: _Shared, flip: _Shared, pairs: Sequence[tuple[int, int]], level: float,
+           randomisation: bool) -> list[PairedTest | None]:
+    """The pairs' tests, `_PAIRS_AT_ONCE` at a time (their resampled Δs held only that long)."""
+    out: list[PairedTest | None] = []
+    for start in range(0, len(pairs), _PAIRS_AT_ONCE):
+        batch = list(pairs[start:start + _PAIRS_AT_ONCE])
+        draws = _ratio(*boot.totals(batch))
+        low, high = _bounds(draws, level)
+        info = _Pairs(cols, batch)
+        need_flips = randomisation or bool((info.units < MIN_BOOTSTRAP_UNITS).any())
+        flipped = np.abs(flip.totals(batch)[0]) if need_flips else None
+        for k in range(len(batch)):
+            out.append(_one(draws[k], float(low[k]), float(high[k]), info, k, flipped, randomisation))
+    return out
+
+
+def _means(cols: _Columns, boot: _Shared, level: float) -> list[Interval | None]:
+    """Every row's mean and percentile interval from the per-run and per-mask totals."""
+    if len(cols.values) == 0:
+        return []
+    base = boot.base()
     draws = _ratio(base[cols.run_col], base[cols.run_rows.shape[0] + cols.mask_col])
     low, high = _bounds(draws, level)
     run_sums, mask_units = cols.unit_sums()
     out: list[Interval | None] = []
-    for r in range(len(vals)):
-        n = int(mask[r].sum())
+    for r in range(len(cols.values)):
+        n = int(cols.over[r].sum())
         if n == 0:
             out.append(None)
             continue
