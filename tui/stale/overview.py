@@ -6,12 +6,9 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from textual.worker import get_current_worker
-
 from qa_inspect.core.report import (
     DatasetOverview,
     StaleCounts,
-    item_frame_excluding_stale,
     overview_excluding_stale,
     stale_counts,
 )
@@ -33,14 +30,8 @@ class OverviewStale(StaleActions):
         self.post_message(StaleOverviewCounts(stale_counts(conn)))
         if not exclude_stale(self.qa_app):
             return datasets
-        worker = get_current_worker()
-        cached = self.__dict__.get("_stale_frame")  # only this worker's thread reads or writes it
-        if cached is None or cached[0] is not worker:
-            cached = self.__dict__["_stale_frame"] = (worker, item_frame_excluding_stale(conn, None, human=True))
-        out = overview_excluding_stale(conn, datasets, slices=slices, frame=cached[1])
-        if slices:  # the full pass comes last: free the frame
-            self.__dict__.pop("_stale_frame", None)
-        return out
+        # kept by core under a stamp of the data and the journal: toggling re-scores nothing
+        return overview_excluding_stale(conn, datasets, slices=slices)
 
     @property
     def stale_counts(self) -> dict[str, StaleCounts]:
