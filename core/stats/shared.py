@@ -72,11 +72,11 @@ def sign_blocks(units: int, rounds: int, rng: np.random.Generator) -> Iterator[n
 
 
 def _on_grid(features: np.ndarray) -> np.ndarray:
-    """Each column rounded to a power-of-two grid fine enough that every weighted total of it
-    (|weights| summing to at most the number of units) is an exact multiple of the grid below
-    2⁵³ of it: the matrix product is then exact, whatever order BLAS adds in and however many
-    other columns share the product, so a run's totals never depend on which runs are beside it.
-    The rounding moves a unit's sum by at most 2⁻⁵³ × units × the column's largest sum."""
+    """Each column rounded to a power-of-two grid so fine that every weighted total of it (the
+    |weights| of a row sum to at most the number of units) is an integer multiple of the grid
+    below 2⁵² grids: every partial sum is then exact, whatever order BLAS adds in and however
+    many other columns share the product, so a run's totals never depend on the runs beside it.
+    Rounding moves a unit's sum by at most half a grid, 2⁻⁵² × units × the column's largest sum."""
     units = max(features.shape[0], 1)
     top = np.abs(features).max(axis=0, initial=0.0) * units
     grid = np.exp2(np.ceil(np.log2(np.where(top > 0, top, 1.0))) - 52)
@@ -120,9 +120,15 @@ def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows (first occurrences, in order) and each row's position among them: equal
     runs share one column, so their difference is exactly 0 in every resample."""
     seen: dict[bytes, int] = {}
-    where = np.array([seen.setdefault(np.ascontiguousarray(r).tobytes(), len(seen)) for r in rows], dtype=np.int64)
-    firsts = np.array(sorted({v: k for k, v in reversed(list(enumerate(where)))}.values()), dtype=np.int64)
-    return rows[firsts], where
+    firsts: list[int] = []
+    where = np.empty(len(rows), dtype=np.int64)
+    for k, row in enumerate(rows):
+        key = np.ascontiguousarray(row).tobytes()
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(k)
+        where[k] = seen[key]
+    return rows[np.array(firsts, dtype=np.int64)], where
 
 
 class _Columns:
