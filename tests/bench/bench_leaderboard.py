@@ -17,7 +17,8 @@ differ in skill and some pairs are significant). Each figure is a whole fresh pr
 - floor "arrays + one resampling": every run's per-item arrays read (`dataset_items`) and one
   bootstrap count matrix drawn (what any bootstrap of the dataset costs once); then
   `qa-inspect leaderboard` at `--resamples` with every pair tested (target < 30 s, < 1 GB);
-  and, for reference, the old pair-by-pair engine timed on 20 pairs and scaled to all pairs.
+  and, for reference, the old pair-by-pair engine timed on 20 pairs and scaled to all pairs;
+- the facet panel's counts of one run: first, shown again (kept), and after selecting a value.
 """
 
 from __future__ import annotations
@@ -113,6 +114,22 @@ painted, rows = asyncio.run(main())
 print(json.dumps({"core_s": core_s, "app_s": painted, "rows": rows}))
 """
 
+FACETS = """
+import json, sys, time
+from pathlib import Path
+from qa_inspect.core.query import Filter, clear, facet_table, facet_tables
+from qa_inspect.core.store import open_db
+conn = open_db(Path(sys.argv[1])).conn
+name = conn.execute("SELECT name FROM datasets").fetchone()[0]
+f = Filter(dataset=name, run=conn.execute("SELECT name FROM runs ORDER BY name").fetchone()[0])
+t0 = time.perf_counter(); tables = facet_tables(conn, f); first = time.perf_counter() - t0
+t0 = time.perf_counter(); facet_tables(conn, f); again = time.perf_counter() - t0
+t = next(t for t in tables if len(t.rows) > 1 and t.rows[0].filter is not None)
+g = t.rows[0].filter
+t0 = time.perf_counter(); facet_tables(conn, g); facet_table(conn, clear(g, t.name), t.name)
+print(json.dumps({"first": first, "again": again, "select": time.perf_counter() - t0}))
+"""
+
 PAIRWISE = """
 import json, sqlite3, sys, time
 from itertools import combinations
@@ -200,6 +217,9 @@ def views(root: Path, db: Path) -> None:
     print(f"{'overview painted in the app':<34} {app_s:8.2f} s = {app_s / agg['wall']:.2f}× floor"
           f"   ({int(shots[0]['rows'])} rows; median of 3)   < 1.5 s")
     _row("qa-inspect table", measure([*CLI, "table", str(root), "--db", str(db)]), agg, "< 3 s")
+    fx = _child_json(FACETS, str(db))
+    print(f"{'facet panel of one run':<34} {fx['first'] * 1000:8.0f} ms first; shown again {fx['again'] * 1000:.0f} ms;"
+          f" a value selected {fx['select'] * 1000:.0f} ms (new filter counted, the facet without it kept)")
 
 
 def statistics_(root: Path, db: Path, resamples: int) -> None:
