@@ -20,6 +20,7 @@ b − a over the shared items, and their item counts), applied to the same count
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from copy import deepcopy
@@ -35,7 +36,12 @@ _BLOCK = 1 << 21
 """Cells of a count (or sign) block: about 16 MB of float64 at any number of units."""
 
 _PAIRS_AT_ONCE = 256
-"""Pairs whose resampled Δs are held at once (resamples × pairs floats)."""
+"""Pairs whose resampled Δs are held at once (resamples × pairs floats) …"""
+
+_PAIR_CELLS = 1 << 23
+"""… and at most this many pair × item cells (a batch's item-level differences: 64 MB of float64),
+so a million items take 8 pairs at a time. Batching changes no number: every batch reads the same
+weights."""
 
 Blocks = Callable[[], Iterator[np.ndarray]]
 """Starts a fresh pass over the same weight blocks (counts or signs), resamples in order."""
@@ -119,15 +125,17 @@ class _Units:
 def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows (first occurrences, in order) and each row's position among them: equal
     runs share one column, so their difference is exactly 0 in every resample."""
-    seen: dict[bytes, int] = {}
+    seen: dict[bytes, list[int]] = {}  # digest → positions of the distinct rows with it
     firsts: list[int] = []
     where = np.empty(len(rows), dtype=np.int64)
     for k, row in enumerate(rows):
-        key = np.ascontiguousarray(row).tobytes()
-        if key not in seen:
-            seen[key] = len(firsts)
+        same = seen.setdefault(hashlib.blake2b(np.ascontiguousarray(row).tobytes()).digest(), [])
+        match = next((j for j in same if np.array_equal(rows[firsts[j]], row)), None)  # a digest proves nothing
+        if match is None:
+            match = len(firsts)
+            same.append(match)
             firsts.append(k)
-        where[k] = seen[key]
+        where[k] = match
     return rows[np.array(firsts, dtype=np.int64)], where
 
 
@@ -315,8 +323,9 @@ def _tests(cols: _Columns, boot: _Shared, flip: _Shared, pairs: Sequence[tuple[i
            randomisation: bool) -> list[PairedTest | None]:
     """The pairs' tests, `_PAIRS_AT_ONCE` at a time (their resampled Δs held only that long)."""
     out: list[PairedTest | None] = []
-    for start in range(0, len(pairs), _PAIRS_AT_ONCE):
-        batch = list(pairs[start:start + _PAIRS_AT_ONCE])
+    step = max(1, min(_PAIRS_AT_ONCE, _PAIR_CELLS // max(cols.values.shape[1], 1)))
+    for start in range(0, len(pairs), step):
+        batch = list(pairs[start:start + step])
         draws = _ratio(*boot.totals(batch))
         low, high = _bounds(draws, level)
         info = _Pairs(cols, batch)

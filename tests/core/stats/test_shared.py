@@ -165,3 +165,17 @@ def test_means_rest_on_the_pairs_resampling_and_ignore_other_rows(data, seed) ->
         assert (ci.low, ci.high) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])), abs=1e-7)
     alone = stats.means_all(values[:1], over[:1], clusters, resamples=200, rng=np.random.default_rng(seed))
     assert alone[0] == got[0]
+
+
+def test_batches_of_pairs_change_no_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Big datasets test fewer pairs at a time (memory); every batch reads the same weights."""
+    from qa_inspect.core.stats import shared
+
+    rng = np.random.default_rng(11)
+    values = rng.choice(F1_LIKE, size=(6, 90)) * 100
+    over = rng.random((6, 90)) < 0.9
+    pairs = list(combinations(range(6), 2))
+    whole = stats.paired_all(values, over, pairs, np.arange(90) // 3, resamples=300, rng=np.random.default_rng(4))
+    monkeypatch.setattr(shared, "_PAIR_CELLS", 2 * 90)  # two pairs a batch
+    assert stats.paired_all(values, over, pairs, np.arange(90) // 3, resamples=300,
+                            rng=np.random.default_rng(4)) == whole
