@@ -2,6 +2,7 @@
 the overview, ranked with every pair tested, and tabled, each against a floor from the same run.
 
     python tests/bench/bench_leaderboard.py [--runs 100] [--questions 20000] [--resamples 10000] [--keep DIR]
+    python tests/bench/bench_leaderboard.py --synthetic 1000000
 
 The folder: CMRC 2018 dev replicated to `--questions` questions (`bench_scale.write_dataset`), and
 `--runs` HF-style runs whose answers are drawn afresh per run and question
@@ -19,6 +20,10 @@ differ in skill and some pairs are significant). Each figure is a whole fresh pr
   `qa-inspect leaderboard` at `--resamples` with every pair tested (target < 30 s, < 1 GB);
   and, for reference, the old pair-by-pair engine timed on 20 pairs and scaled to all pairs;
 - the facet panel's counts of one run: first, shown again (kept), and after selecting a value.
+
+`--synthetic N` instead times what the overview computes in the background for a dataset with two
+runs: six intervals and one pair on N generated items (by passage of 4), shared engine against the
+old one interval or pair at a time.
 """
 
 from __future__ import annotations
@@ -151,6 +156,41 @@ print(json.dumps({"per_pair": (time.perf_counter() - t0) / 20, "pairs": len(pair
 """
 
 
+SYNTHETIC = """
+import json, resource, sys, time
+import numpy as np
+from qa_inspect.core import stats
+engine, n, resamples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(2018)
+
+def f1_like():
+    pred, gold = rng.integers(1, 12, n), rng.integers(1, 12, n)
+    return 2 * np.minimum(pred, gold) * (rng.random(n) < 0.75) * rng.integers(0, 2, n) / (pred + gold) * 100
+
+f1 = [f1_like() for _ in range(3)]  # the human estimate and two runs, as the overview has
+values = np.array(f1 + [(v == 100) * 100.0 for v in f1])
+passages = np.arange(n) // 4
+t0 = time.perf_counter()
+if engine == "shared":
+    stats.shared_tests(values, np.ones_like(values, bool), [(1, 2)], passages, resamples=resamples,
+                       rng=stats.rng_for(1, "bench"))
+else:
+    for k, row in enumerate(values):
+        stats.bootstrap_mean(row, passages, resamples=resamples, rng=stats.rng_for(1, str(k)))
+    stats.paired_bootstrap(values[1], values[2], passages, resamples=resamples, rng=stats.rng_for(1, "pair"))
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"s": time.perf_counter() - t0, "rss": rss}))
+"""
+
+
+def synthetic(items: int, resamples: int) -> None:
+    """The overview's intervals at `items` items (6 intervals + 1 pair, by passage of 4)."""
+    for engine in ("shared", "pairwise"):
+        r = _child_json(SYNTHETIC, engine, str(items), str(resamples))
+        print(f"{'6 intervals + 1 pair, ' + engine:<34} {r['s']:8.2f} s   {r['rss']:7.0f} MB"
+              f"   ({items:,} items by passage, {resamples:,} resamples)")
+
+
 def _child_json(code: str, *args: str) -> dict[str, float]:
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -182,7 +222,13 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, default=None, help="build (or reuse) the folder here")
     ap.add_argument("--db", type=Path, default=None,
                     help="a database of that folder loaded already: skip the load and its floor")
+    ap.add_argument("--synthetic", type=int, default=None, metavar="N",
+                    help="only time the overview's intervals (2 runs + human) on N generated items, both engines")
     args = ap.parse_args()
+    if args.synthetic:
+        print(machine())
+        synthetic(args.synthetic, args.resamples)
+        return
     if not args.dev.is_file():
         sys.exit(f"no CMRC dev set at {args.dev} (pass --dev)")
     with tempfile.TemporaryDirectory() as tmp:
