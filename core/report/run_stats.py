@@ -7,7 +7,7 @@
 
 Intervals are percentile bootstraps by passage where the dataset's questions share passages (the
 CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which), all
-runs and metrics on one shared resampling of the dataset's units (`stats.means_all`).
+runs and metrics on one shared resampling of the dataset's units (`stats.shared_tests`).
 `metric_values` gives the per-item values and the items a metric is defined on, so the
 leaderboard compares two runs on exactly what it ranks them by.
 """
@@ -214,7 +214,7 @@ def run_intervals(
 ) -> tuple[str, list[RunIntervals]]:
     """The resampling unit used ("passage" or "item") and, per run of `dataset` (the human
     estimate first, where there is one), every headline metric with its interval. Every run and
-    metric is resampled at once on the dataset's shared resampling (`stats.means_all`, the
+    metric is resampled at once on the dataset's shared resampling (`stats.shared_tests`, the
     stream the leaderboard's pairs use): adding a run changes no other run's interval."""
     options = (options or StatOptions()).check()
     unit, out, _ = intervals_and_pairs(data if data is not None else dataset_items(conn, dataset), options)
