@@ -25,8 +25,8 @@ from qa_inspect.core import stats
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .adjudicated import ADJUDICATED, adjudicated_items
-from .run_stats import DatasetItems, RunIntervals, dataset_items, metric_values, run_intervals
-from .significance import StatOptions, clusters_for, paired_test
+from .run_stats import RunIntervals, dataset_items, intervals_and_pairs
+from .significance import StatOptions, clusters_for
 
 __all__ = ["Leaderboard", "LeaderboardError", "PairCell", "leaderboard"]
 
@@ -135,26 +135,28 @@ def _rank_key(metric: str) -> Callable[[RunIntervals], tuple[bool, float, str]]:
     return key
 
 
-def _pairs(data: DatasetItems, ranked: list[str], metric: str, unit: str, options: StatOptions) -> list[PairCell]:
-    """Every pair of ranked runs (better first), tested on the ranking metric; Holm over all."""
-    clusters = clusters_for(unit, data.contexts, data.item_ids)
+def _cells(pairs: list[tuple[str, str]], tests: list[stats.PairedTest | None], test: str) -> list[PairCell]:
+    """The pairs (better run first) from their tests (computed with the runs in name order, so
+    either orientation reads the same test: mirrored here where the better run sorts later);
+    Holm over all pairs."""
     cells = []
-    for a, b in combinations(ranked, 2):
-        va, over_a = metric_values(data, data.runs[a], metric)
-        vb, over_b = metric_values(data, data.runs[b], metric)
-        both = over_a & over_b
-        if not both.any():
-            cells.append(PairCell(a, b, 0, None, None, None, None, method=options.test))
-            continue
-        t = paired_test(va[both], vb[both], None if clusters is None else clusters[both], options, (a, b),
-                        (data.name, "pair", metric))
-        cells.append(PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method))
+    for (a, b), t in zip(pairs, tests, strict=True):
+        if t is None:
+            cells.append(PairCell(a, b, 0, None, None, None, None, method=test))
+        elif a < b:
+            cells.append(PairCell(a, b, t.n, t.delta, t.low, t.high, t.p, method=t.method))
+        else:
+            cells.append(PairCell(a, b, t.n, _neg(t.delta), _neg(t.high), _neg(t.low), t.p, method=t.method))
     adjusted = stats.holm([c.p for c in cells])
     return [PairCell(**{**asdict(c), "p_holm": p}) for c, p in zip(cells, adjusted, strict=True)]
 
 
 def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: StatOptions,
            adjudicated: bool = False) -> Leaderboard:
+    """Each run's intervals and every pair of runs tested on the ranking metric, all from one
+    resampling of the dataset's units (`intervals_and_pairs`, on the dataset's own stream:
+    adding a run changes no other run's or pair's numbers); `adjudicated`: on the scores with
+    accepted aliases counted as golds."""
     data = adjudicated_items(conn, name) if adjudicated else dataset_items(conn, name)
     metrics = data.metrics
     chosen = metric or ("f1_recall" if data.cdqa else "f1")
@@ -162,14 +164,17 @@ def _board(conn: sqlite3.Connection, name: str, metric: str | None, options: Sta
         raise LeaderboardError(
             unknown_name("metric", chosen, metrics, hint=f" to rank dataset {name!r} ({data.scorer or data.family}) by")
         )
-    unit, rows = run_intervals(conn, name, options, data=data)
+    in_order = list(combinations(sorted(data.runs), 2))
+    unit, rows, tests = intervals_and_pairs(data, options, chosen, in_order)
     human = [r for r in rows if r.human]
     ranked = sorted((r for r in rows if not r.human), key=_rank_key(chosen))
     clusters = clusters_for(unit, data.contexts, data.item_ids)
     units = len(data.item_ids) if clusters is None else len(np.unique(clusters))
     board = Leaderboard(name, data.family, data.scorer, chosen, metrics, unit, units, options, len(data.item_ids),
                         human + ranked, adjudicated=adjudicated)
-    board.pairs = _pairs(data, [r.run for r in ranked], chosen, unit, options)
+    by_pair = dict(zip(in_order, tests, strict=True))
+    pairs = list(combinations([r.run for r in ranked], 2))
+    board.pairs = _cells(pairs, [by_pair[(min(a, b), max(a, b))] for a, b in pairs], options.test)
     return board
 
 

@@ -6,7 +6,8 @@
 - the human estimate (each gold against the others) over the items that have one.
 
 Intervals are percentile bootstraps by passage where the dataset's questions share passages (the
-CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which).
+CMRC / SQuAD build), else by item (`StatOptions.unit` forces either; each result says which), all
+runs and metrics on one shared resampling of the dataset's units (`stats.shared_tests`).
 `metric_values` gives the per-item values and the items a metric is defined on, so the
 leaderboard compares two runs on exactly what it ranks them by.
 """
@@ -14,6 +15,7 @@ leaderboard compares two runs on exactly what it ranks them by.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,7 +25,7 @@ from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.store import require_dataset
 
 from .metrics import HUMAN
-from .significance import StatOptions, clusters_for, resampling_unit
+from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
 
 __all__ = [
     "METRIC_LABELS",
@@ -32,6 +34,7 @@ __all__ = [
     "MetricCI",
     "RunIntervals",
     "dataset_items",
+    "intervals_and_pairs",
     "metric_values",
     "passage_ids",
     "run_intervals",
@@ -199,16 +202,10 @@ def metric_values(
     return scores[base] * 100.0, over
 
 
-def _interval(values: np.ndarray, over: np.ndarray, clusters: np.ndarray | None, metric: str,
-              options: StatOptions, labels: list[str], human: bool) -> MetricCI:
-    n = int(over.sum())
+def _metric_ci(ci: stats.Interval | None, metric: str, human: bool) -> MetricCI:
     what = "items with a human estimate" if human else _OVER[metric]
-    if n == 0:
+    if ci is None:
         return MetricCI(metric, None, None, None, 0, 0, what)
-    ci = stats.bootstrap_mean(
-        values[over], None if clusters is None else clusters[over], resamples=options.resamples,
-        level=options.level, rng=stats.rng_for(options.seed, *labels, metric),
-    )
     return MetricCI(metric, ci.estimate, ci.low, ci.high, ci.n, ci.units, what)
 
 
@@ -216,24 +213,50 @@ def run_intervals(
     conn: sqlite3.Connection, dataset: str, options: StatOptions | None = None, *, data: DatasetItems | None = None
 ) -> tuple[str, list[RunIntervals]]:
     """The resampling unit used ("passage" or "item") and, per run of `dataset` (the human
-    estimate first, where there is one), every headline metric with its interval."""
+    estimate first, where there is one), every headline metric with its interval. Every run and
+    metric is resampled at once on the dataset's shared resampling (`stats.shared_tests`, the
+    stream the leaderboard's pairs use): adding a run changes no other run's interval."""
     options = (options or StatOptions()).check()
-    data = data if data is not None else dataset_items(conn, dataset)
+    unit, out, _ = intervals_and_pairs(data if data is not None else dataset_items(conn, dataset), options)
+    return unit, out
+
+
+def intervals_and_pairs(
+    data: DatasetItems, options: StatOptions, metric: str = "", pairs: Sequence[tuple[str, str]] = ()
+) -> tuple[str, list[RunIntervals], list[stats.PairedTest | None]]:
+    """`run_intervals`, and the paired test of run b − run a on `metric` for each of `pairs`, from
+    one pass over one resampling of the dataset (`stats.shared_tests` on its shared stream)."""
     unit = resampling_unit(options.unit, data.contexts)
     clusters = clusters_for(unit, data.contexts, data.item_ids)
-    out = []
+    out: list[RunIntervals] = []
+    rows: list[tuple[RunIntervals, str, bool]] = []
+    values: list[np.ndarray] = []
+    over: list[np.ndarray] = []
+    where: dict[tuple[str, str], int] = {}
     sides = ([(HUMAN, data.human, True)] if data.human is not None else []) + [
         (run, scores, False) for run, scores in data.runs.items()
     ]
     for run, scores, human in sides:
-        r = RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()), data.models.get(run))
-        for metric in data.metrics:
-            if human and metric not in ("em", "f1"):
+        out.append(RunIntervals(run, human, len(data.item_ids), int((scores["predicted"] > 0).sum()),
+                                data.models.get(run)))
+        for m in data.metrics:
+            if human and m not in ("em", "f1"):
                 continue
-            values, over = metric_values(data, scores, metric, human=human)
-            r.metrics[metric] = _interval(values, over, clusters, metric, options, [data.name, run], human)
-        out.append(r)
-    return unit, out
+            v, o = metric_values(data, scores, m, human=human)
+            if not human:
+                where[(run, m)] = len(rows)
+            rows.append((out[-1], m, human))
+            values.append(v)
+            over.append(o)
+    n = len(data.item_ids)
+    cis, tests = stats.shared_tests(
+        np.array(values).reshape(len(rows), n), np.array(over, dtype=bool).reshape(len(rows), n),
+        [(where[(a, metric)], where[(b, metric)]) for a, b in pairs], clusters, resamples=options.resamples,
+        level=options.level, rng=shared_stream(options, data.name, unit), randomisation=options.test == "randomisation",
+    )
+    for (r, m, human), ci in zip(rows, cis, strict=True):
+        r.metrics[m] = _metric_ci(ci, m, human)
+    return unit, out, tests
 
 
 REPORT_METRICS = ("em", "f1", "f1_recall", "answer_rate")

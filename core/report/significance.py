@@ -39,6 +39,7 @@ __all__ = [
     "pair_significance",
     "paired_test",
     "resampling_unit",
+    "shared_stream",
 ]
 
 UNITS = ("auto", "passage", "item")
@@ -192,6 +193,13 @@ def paired_test(
     if not flip:
         return t
     return stats.PairedTest(-t.delta + 0.0, -t.high + 0.0, -t.low + 0.0, t.p, t.se, t.n, t.units, t.method)
+
+
+def shared_stream(options: StatOptions, dataset: str, unit: str) -> np.random.Generator:
+    """The one random stream a dataset's runs are resampled on together (the leaderboard's pairs
+    and per-run intervals): named by the dataset and the unit only, never by a run, so adding
+    or removing a run changes no other run's or pair's numbers."""
+    return stats.rng_for(options.seed, dataset, "shared resampling", unit)
 
 
 def _mde(t: stats.PairedTest, alpha: float) -> float | None:

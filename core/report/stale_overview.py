@@ -9,13 +9,14 @@ the golds left, items left with no gold dropped); this module only aggregates it
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.metrics import answer_rate
 from qa_inspect.core.query import Filter, SliceMetrics, build
-from qa_inspect.core.store import STALE_GOLDS_SQL, sqlite_connection
+from qa_inspect.core.store import STALE_GOLDS_SQL, data_stamp, sqlite_connection
 
 from .metrics import DIMENSIONS, slice_table
 from .overview import DatasetOverview, RunOverview, SliceStat
@@ -171,8 +172,23 @@ class StaleCounts:
 
 
 def stale_counts(conn: Any) -> dict[str, StaleCounts]:
-    """Per dataset name, what "stale golds excluded" leaves out (datasets without a stale gold are absent)."""
+    """Per dataset name, what "stale golds excluded" leaves out (datasets without a stale gold are
+    absent); kept in this process under the stamp `overview_excluding_stale` uses."""
     raw = sqlite_connection(conn)
+    key = _stamp(raw, [], False)
+    if key is not None and (hit := _COUNTS.get(key)) is not None:
+        return {name: replace(c) for name, c in hit.items()}
+    out = _counts(raw)
+    if key is not None:
+        _COUNTS.clear()
+        _COUNTS[key] = {name: replace(c) for name, c in out.items()}
+    return out
+
+
+_COUNTS: dict[tuple[Any, ...], dict[str, StaleCounts]] = {}
+
+
+def _counts(raw: sqlite3.Connection) -> dict[str, StaleCounts]:
     out: dict[str, StaleCounts] = {}
     for name, golds, items in raw.execute(
         # the flagged golds first (MATERIALIZED: else SQLite walks every gold to join them)
@@ -205,11 +221,55 @@ def overview_excluding_stale(
     """`datasets` (from `core.overview.overview`) with every run's and the human estimate's numbers
     recomputed with stale golds excluded; the structure (runs, slice values, order) is kept.
 
-    `frame`: `item_frame_excluding_stale(conn, None, human=True)` when the caller has it already
-    (the overview's quick and full passes share one: it is the expensive part)."""
+    The answer is kept (in this process) under a stamp of what it depends on: the data
+    (`overview_cache.data_stamp` of every dataset), the annotation journal and the overview it
+    adjusts. Switching the mode back and forth, or showing the overview again, re-scores
+    nothing until a flag or a load changes something. `frame`:
+    `item_frame_excluding_stale(conn, None, human=True)` when the caller has it already; without
+    it the frame is built on a miss and kept for the full pass that follows a quick one."""
     raw = sqlite_connection(conn)
+    key = _stamp(raw, datasets, slices)
+    hit = _ANSWERS.get(key) if key is not None else None
+    if hit is not None:
+        return copy.deepcopy(hit)  # the caller may change what it is given; the kept answer stays
     if frame is None:
-        frame = item_frame_excluding_stale(raw, None, human=True)
+        frame = _FRAMES.get(key[:3]) if key is not None else None
+        if frame is None:
+            frame = item_frame_excluding_stale(raw, None, human=True)
+    out = _excluding(frame, datasets, slices)
+    if key is not None:
+        if len(_ANSWERS) >= _KEEP:
+            _ANSWERS.clear()
+        _ANSWERS[key] = copy.deepcopy(out)
+        _FRAMES.clear()
+        if not slices:  # the full pass usually follows: keep the frame for it
+            _FRAMES[key[:3]] = frame
+    return out
+
+
+_KEEP = 8
+"""Answers kept: a few stamps (the quick and the full pass of the current data and flags)."""
+_ANSWERS: dict[tuple[Any, ...], list[DatasetOverview]] = {}
+_FRAMES: dict[tuple[Any, ...], pl.DataFrame] = {}
+
+
+def _stamp(conn: sqlite3.Connection, datasets: list[DatasetOverview], slices: bool) -> tuple[Any, ...] | None:
+    """What an excluded overview depends on, or None (an in-memory database: nothing to name it by)."""
+    path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+    if not path:
+        return None
+    data = tuple(data_stamp(conn, ds_id) for (ds_id,) in conn.execute("SELECT id FROM datasets ORDER BY id"))
+    journal = conn.execute("SELECT COUNT(*), MAX(rowid) FROM annotations").fetchone()
+    shape = tuple(  # the slice values only where they are shown (a quick pass may carry them or not)
+        (ds.name, tuple((r.name, r.predictions, r.overall.items) for r in ds.runs), ds.human is not None,
+         tuple((dim, tuple(v for v, _ in ds.slice_items.get(dim, []))) for dim in ds.dimensions) if slices else ())
+        for ds in datasets
+    )
+    return (path, data, tuple(journal), shape, slices)
+
+
+def _excluding(frame: pl.DataFrame, datasets: list[DatasetOverview], slices: bool) -> list[DatasetOverview]:
+    """The recomputation itself: `slice_table` of the re-scored frame, shaped as `datasets`."""
     frame = frame.drop("stale_golds", "mode")
     tables = {"all": slice_table(frame, None)}
     if slices:

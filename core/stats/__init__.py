@@ -8,8 +8,9 @@ bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McN
 discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
 `kappa` (Cohen's κ of two raters from their confusion matrix, with a bootstrap interval),
 `raters` (several annotators: pairwise Cohen's κ, Fleiss' κ, Krippendorff's α, bootstrapped over items),
-`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
-and `seeds` (the fixed default seed, resample count, and one random stream per named test).
+`resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded),
+`shared` (every pair of many runs at once on one resampling of the units) and `seeds` (the fixed
+default seed, resample count, and one random stream per named test).
 
 May import: numpy and `core.errors` only.
 """
@@ -42,16 +43,23 @@ __all__ = [
     "cohen_kappa",
     "confusion_matrix",
     "fleiss_kappa",
+    "count_blocks",
+    "counts_from_indices",
     "holm",
     "kappa_interval",
     "krippendorff_alpha",
     "pair_kappa",
     "mcnemar_exact",
+    "means_all",
     "minimum_detectable_effect",
     "pair_items",
+    "pair_totals",
+    "paired_all",
     "paired_bootstrap",
     "randomisation_p",
     "rng_for",
+    "sign_blocks",
+    "shared_tests",
     "signflip_totals",
     "unit_sums",
 ]
@@ -97,6 +105,15 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .resample import (
         bootstrap_totals,
         signflip_totals,
+    )
+    from .shared import (
+        count_blocks,
+        counts_from_indices,
+        means_all,
+        pair_totals,
+        paired_all,
+        shared_tests,
+        sign_blocks,
     )
     from .seeds import (
         check_settings,

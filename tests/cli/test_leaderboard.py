@@ -37,7 +37,9 @@ def test_leaderboard_text(runs: str) -> None:
     assert "cdqa_sample (cdqa-f1-recall): 38 items, ranked by F1-recall" in text and "bootstrap over items (38)" in text
     assert text.index("cdqa_sample") < text.index("cmrc2018_dev_sample")
     roberta = next(line for line in text.splitlines() if "roberta-wwm-large" in line and "best" in line)
-    assert "[61." in roberta  # EM 69.93 with its interval
+    board = json.loads(invoke("leaderboard", runs, "--json", "--dataset", "cmrc2018_dev_sample", *FAST).stdout)[0]
+    em = next(r for r in board["rows"] if r["run"] == "roberta-wwm-large")["metrics"]["em"]
+    assert f"{em['value']:.2f} [{em['low']:.2f}, {em['high']:.2f}]" in roberta  # EM with its interval, as computed
 
 
 def test_leaderboard_seed_repeats_and_changes(runs: str) -> None:

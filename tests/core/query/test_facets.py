@@ -236,3 +236,27 @@ def test_a_yes_no_facet_value_written_as_text_selects_what_it_says() -> None:
     assert select(Filter(run="r"), "refused", "0").refused is False
     assert select(Filter(run="r"), "refused", "1").refused is True
     assert select(Filter(run="r"), "stale", 0).stale is False
+
+
+def test_counts_are_kept_until_the_data_or_the_journal_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shown again, a filter's facets (or one facet without the value just selected) count
+    nothing; a stale flag written in between is counted."""
+    shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
+    c = open_db(Path(load_runs(tmp_path).db)).conn
+    passes: list[str] = []
+    count_tables, one_table = facets._count_tables, facets._facet_table
+    monkeypatch.setattr(facets, "_count_tables", lambda *a: passes.append("all") or count_tables(*a))
+    monkeypatch.setattr(facets, "_facet_table", lambda *a: passes.append("one") or one_table(*a))
+    f = Filter(dataset="tiny", run="run-a")
+    first = facet_tables(c, f)
+    assert facet_tables(c, f) == first and passes == ["all"]
+    stale = next(t for t in first if t.name == "stale")
+    tagged = next(t for t in first if t.name == "tag").rows[0].filter
+    assert facet_table(c, f, "stale") == stale and passes == ["all"]  # the panel's "without the selection"
+    facet_tables(c, tagged)
+    assert passes == ["all", "all"]
+    flags.append(c, "mark", "tiny", "T_2", "6300公里", author="t", reason="changed")
+    again = facet_table(c, f, "stale")
+    assert passes == ["all", "all", "one"] and again != stale
+    assert [(r.label, r.items) for r in again.rows] == [("stale", 1), ("not stale", 7)]
+    c.close()

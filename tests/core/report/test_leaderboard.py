@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from qa_inspect.core import stats
@@ -25,6 +26,8 @@ from qa_inspect.core.report import (
     report,
     run_intervals,
 )
+from qa_inspect.core.report.run_stats import dataset_items, metric_values
+from qa_inspect.core.report.significance import clusters_for
 from qa_inspect.core.store import open_db
 
 FAST = StatOptions(resamples=2000)
@@ -106,6 +109,49 @@ def test_leaderboard_refusals_and_json(conn) -> None:
     assert [r["rank"] for r in data["rows"]] == [None, 1, 2, 3, 4]
     assert data["pairs_tested"] == 6 and {"p_holm", "significant"} <= set(data["pairs"][0])
     assert board.to_dict() == leaderboard(conn, CMRC, options=FAST)[0].to_dict()  # the seed repeats exactly
+
+
+def test_pairs_come_from_one_resampling_of_the_dataset(conn) -> None:
+    """The pinned definition: every pair is `stats.paired_all` on the runs' per-item values, drawn
+    from the dataset's shared stream (named by the dataset and the unit, never by a run)."""
+    for options in (FAST, StatOptions(resamples=500, test="randomisation"), StatOptions(resamples=500, unit="item")):
+        [board] = leaderboard(conn, CMRC, options=options)
+        data = dataset_items(conn, CMRC)
+        names = sorted(data.runs)
+        columns = [metric_values(data, data.runs[run], "f1") for run in names]
+        pairs = list(combinations(range(len(names)), 2))
+        expected = stats.paired_all(
+            np.array([v for v, _ in columns]), np.array([o for _, o in columns]), pairs,
+            clusters_for(board.unit, data.contexts, data.item_ids), resamples=options.resamples,
+            level=options.level, rng=stats.rng_for(options.seed, CMRC, "shared resampling", board.unit),
+            randomisation=options.test == "randomisation",
+        )
+        for (a, b), t in zip(pairs, expected, strict=True):
+            cell = board.pair(names[a], names[b])
+            assert t is not None and cell is not None
+            assert (cell.delta, cell.low, cell.high, cell.p, cell.method) == (t.delta, t.low, t.high, t.p, t.method)
+
+
+def test_adding_a_run_changes_no_other_pair(conn, tmp_path: Path, sample_runs: Path) -> None:
+    root = tmp_path / "runs"
+    shutil.copytree(sample_runs, root, ignore=shutil.ignore_patterns(".qa-inspect"))
+    shutil.copy(root / "cmrc2018/runs/bert-base-chinese.json", root / "cmrc2018/runs/bert-twin.json")
+    preds = json.loads((root / "cmrc2018/runs/bidaf-baseline.json").read_text(encoding="utf-8"))
+    for key in list(preds)[::3]:
+        preds[key] = preds[key][:2]
+    (root / "cmrc2018/runs/bidaf-cut.json").write_text(json.dumps(preds, ensure_ascii=False), encoding="utf-8")
+    assert not load_runs(root).errors
+    more = open_db(root / ".qa-inspect" / "qa.db").conn
+    try:
+        [before] = leaderboard(conn, CMRC, options=FAST)
+        [after] = leaderboard(more, CMRC, options=FAST)
+    finally:
+        more.close()
+    assert len(after.pairs) == len(before.pairs) + len(before.ranked)
+    for cell in before.pairs:
+        again = after.pair(cell.a, cell.b)
+        assert again is not None
+        assert (again.delta, again.low, again.high, again.p) == (cell.delta, cell.low, cell.high, cell.p)
 
 
 def test_latex_helpers() -> None:

@@ -99,3 +99,27 @@ def test_overview_in_both_modes(env: Env) -> None:
     cmrc = next(d for d in excl if d.name == DS)
     # the human estimate needs two golds: the three flagged items keep one or none
     assert cmrc.human is not None and cmrc.human.overall.items == 153 - 3
+
+
+def test_switching_modes_rescores_only_after_a_change(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The excluded overview and the stale counts are kept under a stamp of the data and the
+    journal: asked again they re-score nothing; a new flag (or a load) computes them afresh."""
+    from qa_inspect.core.report import stale_overview
+
+    built: list[int] = []
+    real = stale_overview.item_frame_excluding_stale
+    monkeypatch.setattr(stale_overview, "item_frame_excluding_stale", lambda *a, **k: built.append(1) or real(*a, **k))
+    _flag_some(env)
+    quick, full = overview(env.conn, slices=False), overview(env.conn)
+    first = overview_excluding_stale(env.conn, quick, slices=False)
+    whole = overview_excluding_stale(env.conn, full)
+    assert len(built) == 1  # the full pass reuses the quick pass's frame
+    first[0].runs.clear()  # what a caller does with its answer does not reach the kept one
+    again = overview_excluding_stale(env.conn, overview(env.conn, slices=False), slices=False)
+    assert again[0].runs and overview_excluding_stale(env.conn, overview(env.conn)) == whole
+    counts = stale_counts(env.conn)
+    assert len(built) == 1 and stale_counts(env.conn) == counts
+    flags.mark(env.conn, DS, "DEV_52_QUERY_3", "8条线", author="t")  # now no gold is left: the item is dropped
+    after = overview_excluding_stale(env.conn, overview(env.conn))
+    assert len(built) == 2 and after != whole
+    assert stale_counts(env.conn)[DS].dropped == counts[DS].dropped + 1
