@@ -45,6 +45,10 @@ from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.model import Dataset, Run
 
 from ._repeats import Repeat, find_repeats, repeat_warning
+from .limits import DEFAULTS as DEFAULT_LIMITS
+from .limits import Limits, parse_limits, too_big, use_limits
+from .limits import active as active_limits
+from .limits import from_env as limits_from_env
 from ._stream import STREAM_MIN_BYTES, DatasetStream, NotStreamable, open_stream
 from .prompts import normalise_text
 from .tables import Table
@@ -58,6 +62,8 @@ from .textio import (
     read_document,
     read_text,
     sha256_file,
+    shown,
+    surrogate_note,
     type_name,
 )
 
@@ -195,6 +201,12 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
         result = module.read(doc, hints)
         if run_name is not None and isinstance(result, Run):
             result.name = run_name
+        if isinstance(result, Run):
+            _check_sizes(doc, result)
+        if doc.archive is not None and doc.archive.mended:
+            doc.notes.append(surrogate_note(doc.archive.mended))
+        if doc.notes:
+            result.meta.setdefault("warnings", []).extend(doc.notes)
         return result
     except FormatError:
         raise
@@ -203,6 +215,18 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
     except (KeyError, TypeError, AttributeError, ValueError, IndexError, ArithmeticError) as exc:
         text = " ".join(str(exc).split())[:200]
         raise FormatError(str(doc.path), f"cannot read as {module.FORMAT}: {type(exc).__name__}: {text}") from exc
+
+
+def _check_sizes(doc: Document, run: Run) -> None:
+    """No prediction longer than `max_record_bytes` (a 100 MB answer would cost gigabytes to score):
+    one check for every reader."""
+    limits = active_limits()
+    cap = limits.max_record_bytes
+    for p in run.predictions:
+        if len(p.text) * 4 > cap and len(p.text.encode("utf-8", "surrogatepass")) > cap:
+            size = len(p.text.encode("utf-8", "surrogatepass"))
+            record = doc.where(p.line) if p.line is not None else f"prediction for {shown(p.ref)}"
+            raise FormatError(str(doc.path), too_big(limits, "max_record_bytes", size, "prediction"), record)
 
 
 def describe_shape(doc: Document) -> str:
@@ -250,6 +274,13 @@ def _keys(value: Any) -> str:
 
 
 __all__ = [
+    "DEFAULT_LIMITS",
+    "Limits",
+    "active_limits",
+    "limits_from_env",
+    "parse_limits",
+    "too_big",
+    "use_limits",
     "read_text",
     "read_document",
     "decode",

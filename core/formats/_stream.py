@@ -27,7 +27,8 @@ from qa_inspect.core.model import Item
 
 from . import squad
 from ._common import Keys, SpanStats, dataset_name, family_of
-from .textio import Document, _parse_float
+from .json_values import _parse_float
+from .textio import Document
 
 __all__ = ["STREAM_MIN_BYTES", "DatasetStream", "NotStreamable", "open_stream"]
 

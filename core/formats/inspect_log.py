@@ -21,7 +21,7 @@ Two forms of the same `EvalLog`:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
@@ -106,7 +106,9 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     return build_run(doc, hints, FORMAT, [chosen[r] for r in order], model, meta)
 
 
-def _archive(doc: Document) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
+    """The header, and the samples one at a time (each inflated, parsed and dropped in turn: a
+    log's memory is its predictions, not its samples; each sample is a record for the limits)."""
     archive = doc.archive
     assert archive is not None
     name = next(n for n in _HEADERS if n in archive)
@@ -115,10 +117,10 @@ def _archive(doc: Document) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
         raise FormatError(str(doc.path), "not an Inspect log header (no eval.model)", name)
     found = [(m, n) for n in archive.names if (m := _SAMPLE.match(n)) is not None]
     found.sort(key=lambda pair: (int(pair[0].group("epoch")), _natural(pair[0].group("id"))))
-    return header, [(n, archive.json(n)) for _, n in found]
+    return header, ((n, archive.json(n, "max_record_bytes", keep=False)) for _, n in found)
 
 
-def _json(doc: Document) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+def _json(doc: Document) -> tuple[dict[str, Any], Iterable[tuple[str, Any]]]:
     samples = doc.value.get("samples")
     if not isinstance(samples, list):
         raise FormatError(str(doc.path), f"samples is {type_name(samples)}, expected a list", "samples")
@@ -135,10 +137,10 @@ def _prediction(doc: Document, where: str, sample: Any) -> tuple[Prediction, int
     ref = clean_id(doc, sample.get("id"), where)
     if ref is None:
         raise FormatError(str(doc.path), "sample has no id", where)
-    epoch = e if isinstance(e := sample.get("epoch"), int) else 1
-    attachments = a if isinstance(a := sample.get("attachments"), dict) else {}
+    epoch: int = sample["epoch"] if isinstance(sample.get("epoch"), int) else 1
+    attachments = _dict(sample.get("attachments"))
     meta: dict[str, Any] = {"epoch": epoch}
-    metadata = m if isinstance(m := sample.get("metadata"), dict) else {}
+    metadata = _dict(sample.get("metadata"))
     input_text = _resolve(prompt_text(sample.get("input")), attachments)
     question = metadata.get("question") if isinstance(metadata.get("question"), str) else None
     if question is None and input_text:
@@ -161,9 +163,13 @@ def _prediction(doc: Document, where: str, sample: Any) -> tuple[Prediction, int
     error = sample.get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         meta["error"] = error["message"]
-    output = o if isinstance(o := sample.get("output"), dict) else {}
+    output = _dict(sample.get("output"))
     text = _completion(output, attachments)
     return Prediction(ref=ref, ref_kind="id", text=text, meta=meta), epoch
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _completion(output: dict[str, Any], attachments: dict[str, Any]) -> str:

@@ -127,10 +127,29 @@ def _polars(path: Path, label: str, action: Callable[[], Any]) -> Any:
 
 def _frame_rows(path: Path, label: str, read: Callable[[], Any]) -> Rows:
     frame = _polars(path, label, read)
+    _check_cells(path, frame)
     rows = _polars(path, label, frame.to_dicts)
     if not all(_plain_dtype(dtype) for dtype in frame.schema.values()):
         rows = [{k: cell_value(v) for k, v in row.items()} for row in rows]
     return list(enumerate(rows, start=1))
+
+
+def _check_cells(path: Path, frame: Any) -> None:
+    """No text cell over `max_record_bytes`, measured by polars before any cell becomes a Python
+    string (a 100 MB answer cost 3 GB as rows, then more to score)."""
+    import polars as pl
+
+    from .limits import active, too_big
+
+    limits = active()
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        sizes = frame.get_column(name).str.len_bytes()
+        biggest = sizes.max()
+        if biggest is not None and biggest > limits.max_record_bytes:
+            row = int(sizes.arg_max()) + 1
+            raise FormatError(str(path), too_big(limits, "max_record_bytes", int(biggest), f"{name} cell"), f"row {row}")
 
 
 def _plain_dtype(dtype: Any) -> bool:

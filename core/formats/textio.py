@@ -28,17 +28,29 @@ Decisions:
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import math
-import threading
-import zipfile
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from qa_inspect.core.errors import FormatError
 
+from ._archive import Archive, describe_partial, open_archive
+from .json_values import (
+    REPEATS,
+    JSONFloat,
+    JSONObject,
+    duplicate_keys,
+    loads,
+    mend_surrogates,
+    number_text,
+    plain,
+    shown,
+    surrogate_note,
+    type_name,
+)
+from .limits import Limits, active, too_big
 from .tables import CSV_SUFFIXES, Table, csv_problem, csv_table, open_binary, table_kind
 
 __all__ = [
@@ -51,6 +63,7 @@ __all__ = [
     "JSONFloat",
     "is_zip",
     "loads",
+    "mend_surrogates",
     "number_text",
     "parse",
     "plain",
@@ -74,158 +87,6 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 LFS_MESSAGE = "Git LFS pointer (the data was not downloaded): run git lfs pull"
 
 
-class JSONFloat(float):
-    """A float that remembers how the file wrote it (`1.50`, `39764.0`, `1e3`)."""
-
-    __slots__ = ("literal",)
-    literal: str
-
-
-def _parse_float(literal: str) -> JSONFloat:
-    value = JSONFloat(literal)
-    value.literal = literal
-    return value
-
-
-class JSONObject(dict[str, Any]):
-    """A JSON object that repeats keys; `duplicates` holds each repeat in file order (the value
-    kept is the last one, as JSON parsers do). Only such objects get this type: a plain object
-    is a plain `dict`."""
-
-    __slots__ = ("duplicates",)
-    duplicates: list[str]
-
-
-_REPEATS = threading.local()
-"""Whether the parse running on this thread met a repeated key (`Document.repeats`)."""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    _REPEATS.seen = True
-    seen: set[str] = set()
-    repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
-    out = JSONObject(obj)
-    out.duplicates = repeats
-    return out
-
-
-def duplicate_keys(value: Any) -> list[str]:
-    """The keys a parsed JSON object repeats (each repeat once, in file order); [] for others."""
-    return list(value.duplicates) if isinstance(value, JSONObject) else []
-
-
-def loads(text: str) -> Any:
-    """`json.loads` keeping float literals and noting repeated keys (`duplicate_keys`); the one
-    JSON entry point of the readers.
-
-    Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
-    than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
-    (4,300 digits)."""
-    try:
-        return json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
-    except RecursionError:
-        raise json.JSONDecodeError("nested deeper than the JSON reader follows (about 1,000 levels)", text, 0) from None
-    except ValueError as exc:
-        if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
-            raise
-        raise json.JSONDecodeError("a number longer than 4,300 digits", text, 0) from None
-
-
-def number_text(value: Any) -> str | None:
-    """Text of a scalar answer/prediction as the file wrote it; None for non-scalars.
-
-    Strings pass through; JSON numbers become their literal (`39764.0` stays "39764.0", `7` is
-    "7"); booleans, null, lists and objects are not answers (None, the caller raises).
-    """
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, JSONFloat):
-        return value.literal
-    if isinstance(value, float) and not math.isfinite(value):
-        return None  # NaN / Infinity (JSON extensions) are not an answer: the caller names the record
-    if isinstance(value, (int, float)):
-        return str(value)
-    return None
-
-
-def plain(value: Any) -> Any:
-    """Strip `JSONFloat` (and `JSONObject`) from a value bound for `meta`, so consumers see builtin
-    types only. Containers take a round trip through the C JSON codec rather than a Python
-    recursion, which gives out long before nesting the parser accepts (a raw model output can be
-    deep): every value read from JSON can be kept."""
-    if isinstance(value, JSONFloat):
-        return float(value)
-    if isinstance(value, (dict, list)):
-        return json.loads(json.dumps(value))
-    return value
-
-
-def type_name(value: Any) -> str:
-    """JSON-ish name of a value's type for messages ("a list", "an object", "null", "NaN")."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
-    return "a number"
-
-
-def shown(text: str, limit: int = 60) -> str:
-    """`repr(text)` for a message, cut to about `limit` characters (a 1 MB key stays one short line)."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
-
-
-@dataclass(slots=True)
-class Archive:
-    """A zip archive read once into memory; JSON members are parsed on first use and kept."""
-
-    path: Path
-    data: bytes
-    names: list[str]
-    _parsed: dict[str, Any] = field(default_factory=dict)
-    repeats: bool = False
-    """Whether a member parsed so far repeats a key in some object (`_repeats` looks only then)."""
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.names
-
-    def json(self, name: str) -> Any:
-        """Member `name` parsed as JSON (UTF-8, BOM stripped); a FormatError names the member."""
-        if name not in self._parsed:
-            try:
-                with zipfile.ZipFile(io.BytesIO(self.data)) as zf:
-                    raw = zf.read(name)
-            except KeyError:
-                raise FormatError(str(self.path), "no such member in the archive", name) from None
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-                raise FormatError(str(self.path), f"cannot unpack member ({exc})", name) from None
-            try:
-                text = raw.decode("utf-8").removeprefix("\ufeff")
-                _REPEATS.seen = False
-                self._parsed[name] = loads(text)
-                self.repeats = self.repeats or _REPEATS.seen
-            except UnicodeDecodeError:
-                raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
-            except json.JSONDecodeError as exc:
-                message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-                raise FormatError(str(self.path), message, name) from None
-        return self._parsed[name]
-
-
 @dataclass(slots=True)
 class Document:
     """One decoded and parsed file.
@@ -244,7 +105,8 @@ class Document:
     table: Table | None = None
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
     notes: list[str] = field(default_factory=list)
-    """What parsing changed that a user should know (a BOM removed from a JSONL line): warnings."""
+    """What parsing changed or mended that a user should know (a BOM removed from a JSONL line, lone
+    surrogates replaced, a partial archive): the reader's result carries them as warnings."""
     repeats: bool = True
     """False when `parse` saw no object repeat a key, so nothing needs looking for (`_repeats`)."""
 
@@ -278,9 +140,10 @@ class Document:
 
 
 def read_text(path: Path) -> tuple[str, str]:
-    """Decode a file; returns `(text, encoding)` with any BOM removed."""
+    """Decode a file; returns `(text, encoding)` with any BOM removed. At most `max_file_bytes`
+    are read, and a file whose first bytes say it is not text (NUL bytes only, gzip) is not read on."""
     try:
-        data = path.read_bytes()
+        data = _read_bounded(path, active())
     except IsADirectoryError:
         raise FormatError(str(path), "cannot read: is a directory") from None
     except PermissionError:
@@ -292,6 +155,32 @@ def read_text(path: Path) -> tuple[str, str]:
     return decode(path, data)
 
 
+def _refuse_early(path: Path, fh: BinaryIO, limits: Limits) -> bytes:
+    """The first bytes of an open file, after refusing one over `max_file_bytes` or whose first
+    bytes are all NUL (a zeroed or sparse file: reading on would cost its whole size for nothing)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size > limits.max_file_bytes:
+        raise FormatError(str(path), too_big(limits, "max_file_bytes", size, "file"))
+    head = fh.read(_HEAD)
+    if head and not head.strip(b"\x00"):
+        raise FormatError(str(path), f"NUL bytes only in its first {len(head):,} bytes (a zeroed or sparse file?), not text")
+    fh.seek(0)
+    return head
+
+
+def _read_bounded(path: Path, limits: Limits) -> bytes:
+    with path.open("rb") as fh:
+        head = _refuse_early(path, fh, limits)
+        fh.seek(len(head))
+        if head.startswith(b"\x1f\x8b"):
+            raise FormatError(str(path), "gzip-compressed data, not text: unpack it first")
+        data = head + fh.read(limits.max_file_bytes + 1 - len(head))
+    if len(data) > limits.max_file_bytes:  # it grew while read
+        raise FormatError(str(path), too_big(limits, "max_file_bytes", len(data), "file"))
+    return data
+
+
+_HEAD = 4096
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
@@ -302,6 +191,9 @@ def decode(path: Path, data: bytes, *, gb18030: bool = True) -> tuple[str, str]:
     damaged in a few places (named by line and column: a GB18030 reading of it would be garbage)."""
     if not data.strip():
         raise FormatError(str(path), "empty file")
+    bom = next((name for mark, name in _BOMS if data.startswith(mark)), None)
+    if bom is not None:
+        return _decode_bom(path, data, bom)
     problem = _not_text(data)
     if problem is not None:
         raise FormatError(str(path), problem)
@@ -322,22 +214,36 @@ def decode(path: Path, data: bytes, *, gb18030: bool = True) -> tuple[str, str]:
     return text, encoding
 
 
+def _decode_bom(path: Path, data: bytes, name: str) -> tuple[str, str]:
+    """UTF-16 or UTF-32 text with its byte order mark (what Windows PowerShell's `>` writes)."""
+    try:
+        text = data.decode(name.lower())
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(path), f"not valid {name} text at byte {exc.start:,} (it starts with a {name} byte order mark)") from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise FormatError(str(path), "empty file")
+    return text, name.lower()
+
+
 def _not_text(data: bytes) -> str | None:
-    """What bytes with NULs (or gzip magic) are: UTF-16/32 text, gzip, or binary; None for text."""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            return f"{name} text (not UTF-8 or GB18030): save it as UTF-8"
+    """What bytes with NULs (or gzip magic) are: UTF-16/32 text without a BOM, gzip, or binary; None for text."""
     if data.startswith(b"\x1f\x8b"):
         return "gzip-compressed data, not text: unpack it first"
     if b"\x00" not in data:
         return None
-    head = data[:4096]
+    head = data[:_HEAD]
+    if not head.strip(b"\x00"):
+        return "NUL bytes only in its first bytes (a zeroed or sparse file?), not text"
 
     def nul_share(offset: int, step: int) -> float:
         part = head[offset::step]
         return part.count(0) / len(part) if part else 0.0
 
-    if min(nul_share(1, 4), nul_share(2, 4), nul_share(3, 4)) > 0.9 or min(nul_share(0, 4), nul_share(1, 4), nul_share(2, 4)) > 0.9:
+    # UTF-32/16 without a BOM: NULs in the high lanes, the character lane mostly not NUL (a file
+    # that is mostly NUL bytes is binary, whatever lane its few characters sit in)
+    if min(nul_share(1, 4), nul_share(2, 4), nul_share(3, 4)) > 0.9 and nul_share(0, 4) < 0.5 or (
+            min(nul_share(0, 4), nul_share(1, 4), nul_share(2, 4)) > 0.9 and nul_share(3, 4) < 0.5):
         return "UTF-32 text (not UTF-8 or GB18030): save it as UTF-8"
     odd, even = nul_share(1, 2), nul_share(0, 2)
     if max(odd, even) > 0.3 and min(odd, even) < 0.05:
@@ -363,16 +269,26 @@ def _position(data: bytes, offset: int) -> str:
     return f"byte 0x{data[offset]:02x} at line {line}, column {column}"
 
 
+def _newline(text: str) -> str:
+    """`\\n`, or `\\r` for a file that has no `\\n` but `\\r` (old Mac line ends)."""
+    return "\r" if "\n" not in text and "\r" in text else "\n"
+
+
 def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
-    """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings), a BOM
-    at the start of a line (files joined with `cat`) is dropped."""
+    """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings;
+    `\\r` in a file without `\\n`), a BOM at the start of a line (files joined with `cat`) is
+    dropped; a line longer than `max_record_bytes` is an error naming it."""
     lines: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    limits = active()
+    for number, line in enumerate(text.split(_newline(text)), start=1):
         line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
+        if len(line) * 4 > limits.max_record_bytes and len(line.encode("utf-8", "surrogatepass")) > limits.max_record_bytes:
+            size = len(line.encode("utf-8", "surrogatepass"))
+            raise FormatError(str(path), too_big(limits, "max_record_bytes", size, "line"), f"line {number}")
         try:
-            lines.append((number, loads(line)))
+            lines.append((number, loads(line, limits.max_json_depth)))
         except json.JSONDecodeError as exc:
             cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated")
             at = " column" if exc.msg.endswith(" at") else " at column"
@@ -382,10 +298,14 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def parse(path: Path, text: str, encoding: str) -> Document:
-    """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule)."""
-    _REPEATS.seen = False
+    """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule); lone
+    surrogate escapes become U+FFFD, counted in `Document.notes`."""
+    text, mended = mend_surrogates(text)
+    REPEATS.seen = False
     doc = _parse(path, text, encoding)
-    doc.repeats = _REPEATS.seen
+    doc.repeats = REPEATS.seen
+    if mended:
+        doc.notes.append(surrogate_note(mended))
     return doc
 
 
@@ -393,7 +313,7 @@ def _parse(path: Path, text: str, encoding: str) -> Document:
     try:
         value = loads(text)
     except json.JSONDecodeError as exc:
-        first = next((ln for ln in text.split("\n") if ln.strip()), "").removeprefix("\ufeff")
+        first = next((ln for ln in text.split(_newline(text)) if ln.strip()), "").removeprefix("\ufeff")
         if exc.msg == "Extra data" and _is_value(first):
             return _jsonl_document(path, encoding, text)
         if path.suffix.lower() in JSONL_SUFFIXES:
@@ -402,7 +322,7 @@ def _parse(path: Path, text: str, encoding: str) -> Document:
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     if path.suffix.lower() in JSONL_SUFFIXES and isinstance(value, dict):
-        line = 1 + next(i for i, ln in enumerate(text.split("\n")) if ln.strip())
+        line = 1 + next(i for i, ln in enumerate(text.split(_newline(text))) if ln.strip())
         return Document(path, encoding, lines=[(line, value)])
     return Document(path, encoding, value=value)
 
@@ -440,16 +360,12 @@ def is_zip(path: Path) -> bool:
 
 
 def read_archive(path: Path) -> Document:
-    """Open a zip archive once (members are parsed lazily by `Archive.json`)."""
-    try:
-        data = path.read_bytes()
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            names = zf.namelist()
-    except OSError as exc:
-        raise FormatError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except zipfile.BadZipFile as exc:
-        raise FormatError(str(path), f"not a readable zip archive (truncated or still being written?): {exc}") from None
-    return Document(path, "utf-8", archive=Archive(path, data, names))
+    """Open a zip archive once (members are inflated and parsed on use by `Archive.json`)."""
+    archive = open_archive(path)
+    doc = Document(path, "utf-8", archive=archive)
+    if archive.partial:
+        doc.notes.append(describe_partial(archive))
+    return doc
 
 
 def read_document(path: Path) -> Document:
@@ -481,10 +397,16 @@ def read_csv(path: Path) -> Document:
     return Document(path, encoding, table=csv_table(path, text))
 
 
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in 1 MiB chunks (how the loader tells a changed file)."""
+def sha256_file(path: Path, *, checked: bool = False) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB chunks (how the loader tells a changed file).
+
+    `checked`: first refuse (FormatError) what no reader would read, as the reader would say it: a
+    file over `max_file_bytes`, or one whose first bytes are all NUL. Hashing 2 GiB of zeros took
+    longer than refusing it."""
     h = hashlib.sha256()
     with Path(path).open("rb") as fh:
+        if checked:
+            _refuse_early(Path(path), fh, active())
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()

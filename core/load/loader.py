@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     get_setting,
@@ -143,26 +143,27 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     read it, store datasets, then link, score and store runs, then report what stayed."""
     lp = _Pass(runs_dir, conn, summary, progress)
     _read_manifest(lp)
-    candidates = _walk(lp)
-    lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
-    reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
-    _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
-    changed, unchanged = _find_changed(lp, candidates, reread_all)
-    _reread_dependents(lp, candidates, changed, unchanged)
-    try:
-        datasets, runs, later = _read_changed(lp, changed)
-        _store_datasets(lp, datasets)
-    finally:
-        for worker in lp.readers.values():
-            stop_reading(worker)
-    for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
-        lp.progress(i, len(later), f"reading {cand.rel}")
-        found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
-        _take(lp, cand, _read_one(lp, cand), found, runs)
-        _store_datasets(lp, found)
-    lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
-    _store_runs(lp, runs)
-    _finish(lp, unchanged)
+    with use_limits(lp.manifest.limits if lp.manifest is not None else None):  # [limits] for every reader
+        candidates = _walk(lp)
+        lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
+        reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
+        _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
+        changed, unchanged = _find_changed(lp, candidates, reread_all)
+        _reread_dependents(lp, candidates, changed, unchanged)
+        try:
+            datasets, runs, later = _read_changed(lp, changed)
+            _store_datasets(lp, datasets)
+        finally:
+            for worker in lp.readers.values():
+                stop_reading(worker)
+        for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
+            lp.progress(i, len(later), f"reading {cand.rel}")
+            found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
+            _take(lp, cand, _read_one(lp, cand), found, runs)
+            _store_datasets(lp, found)
+        lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+        _store_runs(lp, runs)
+        _finish(lp, unchanged)
 
 
 def _read_manifest(lp: _Pass) -> None:
@@ -248,9 +249,10 @@ def _find_changed(
             unchanged.append(cand)
             continue
         try:
-            cand.sha256 = sha256_file(cand.path)
-        except OSError as exc:
-            lp.error(cand.rel, f"{cand.rel}: cannot read ({exc.strerror})")
+            cand.sha256 = sha256_file(cand.path, checked=True)
+        except (OSError, FormatError) as exc:  # FormatError: over max_file_bytes or NUL only, refused unhashed
+            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)) if isinstance(exc, FormatError)
+                     else f"{cand.rel}: cannot read ({exc.strerror})")
             continue
         if old and old[3] == cand.sha256 and not reread_all:
             with transaction(lp.conn):
@@ -355,13 +357,14 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         fresh = not has_rows(conn, ds.name)
         resume = resuming(lp.stored.get(cand.rel), cand.sha256)
         stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
+        notes = list(ds.meta.pop("warnings", ()))  # kept in the file's note: an unchanged load repeats them
 
         def store_dataset(ds: Dataset = ds, cand: _Candidate = cand, stepped: bool = stepped) -> tuple[int, int, int]:
             if stepped:
                 mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
             out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
             store_fingerprint(conn, ds.name)
-            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
+            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding, note="\n".join(notes) or None))
             return out
 
         def undo(name: str = ds.name, cand: _Candidate = cand) -> None:
@@ -371,6 +374,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         written = write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored, undo if stepped else None)
         if written is not None:
             items, golds, _ = written
+            lp.summary.warnings.extend({"path": cand.rel, "message": f"{cand.rel}: {w}"} for w in notes)
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )

@@ -38,6 +38,9 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
     [labels]                               # the project's error labels (core.labels; default set otherwise)
     set = ["gold-wrong", "paraphrase", "tokenisation"]
 
+    [limits]                               # what one file may cost (core.formats.limits; docs/limits.md)
+    max_file_bytes = "8 GiB"
+
 A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
 explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
 A bad manifest is an error naming the file and the key (e.g. `[[run]] #2, path`).
@@ -56,7 +59,7 @@ from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.store import MANIFEST_NAME
-from qa_inspect.core.formats import decode, formats
+from qa_inspect.core.formats import DEFAULT_LIMITS, Limits, decode, formats, parse_limits, too_big
 from qa_inspect.core.metrics import SCORERS
 
 __all__ = ["MANIFEST_NAME", "Manifest", "ManifestEntry", "load_manifest"]
@@ -123,6 +126,8 @@ class Manifest:
         return {self._rel(e.path): e.settings for e in self.runs if e.settings}
     labels: tuple[str, ...] | None = None
     """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
+    limits: Limits = DEFAULT_LIMITS
+    """`[limits]`: what one file, member, record or pattern may cost (`core.formats.limits`)."""
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -184,11 +189,14 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore", "settings", "labels"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings", "labels", "limits"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels, limits)", key)
+    limits = _limits(path, data.get("limits", {}))
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         raise FormatError(str(path), "expected a list of glob strings", "ignore")
+    for i, glob in enumerate(ignore):
+        _bounded(path, glob, limits, f"ignore[{i}]")
     tables = {kind: _tables(path, data, kind) for kind in _KEYS}
     entries = {
         kind: tuple(_entry(path, root, kind, i, t) for i, t in enumerate(tables[kind], 1))
@@ -210,13 +218,32 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
     links = []
     for i, table in enumerate(tables["link"], 1):
         runs, dataset = (_text(path, table, key, f"[[link]] #{i}", required=True) for key in ("runs", "dataset"))
+        _bounded(path, str(runs), limits, f"[[link]] #{i}, runs")
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
-                    _patterns(path, data.get("settings", {})), _labels(path, data))
+                    _patterns(path, data.get("settings", {}), limits), _labels(path, data), limits)
 
 
-def _patterns(path: Path, table: Any) -> tuple[str, ...]:
+def _limits(path: Path, table: Any) -> Limits:
+    """`[limits] max_file_bytes = "8 GiB"` …: the defaults with what the table raises or lowers."""
+    if not isinstance(table, dict):
+        raise FormatError(str(path), "expected a [limits] table", "limits")
+    try:
+        return parse_limits(table)
+    except ValueError as exc:
+        key, _, message = str(exc).removeprefix("[limits] ").partition(": ")
+        raise FormatError(str(path), message or str(exc), f"[limits], {key}") from None
+
+
+def _bounded(path: Path, pattern: str, limits: Limits, where: str) -> None:
+    """A user pattern no longer than `max_pattern_chars` (matching time grows with its length)."""
+    if len(pattern) > limits.max_pattern_chars:
+        message = too_big(limits, "max_pattern_chars", len(pattern), "pattern (characters)")
+        raise FormatError(str(path), message, where)
+
+
+def _patterns(path: Path, table: Any, limits: Limits) -> tuple[str, ...]:
     """`[settings] pattern = "…"` or a list of them."""
     if not isinstance(table, dict):
         raise FormatError(str(path), "expected a [settings] table", "settings")
@@ -227,6 +254,8 @@ def _patterns(path: Path, table: Any) -> tuple[str, ...]:
     patterns = [value] if isinstance(value, str) else value
     if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
         raise FormatError(str(path), "expected a pattern string or a list of them", "[settings], pattern")
+    for i, pattern in enumerate(patterns):
+        _bounded(path, pattern, limits, "[settings], pattern" + (f"[{i}]" if len(patterns) > 1 else ""))
     return tuple(p.strip() for p in patterns)
 
 

@@ -140,9 +140,13 @@ def _unknown(kind: str, values: list[str], known: list[str]) -> str:
 
 
 def _parse(name: str, data: str) -> Filter:
+    """The stored filter; anything else (hand-edited, nested 5,000 deep, from a future version) is a
+    `SliceError` naming the slice: a shipped qa.db must not crash every user of the folder."""
     from qa_inspect.core.formats import find_repeats, loads  # the readers' JSON, only when a slice is read
 
     try:
+        if not isinstance(data, str):
+            raise TypeError("not text")
         raw = json.loads(data, parse_constant=_no_constant)
         if not isinstance(raw, dict):
             raise TypeError("not an object")
@@ -150,8 +154,10 @@ def _parse(name: str, data: str) -> Filter:
         if repeat is not None:
             raise ValueError(f"{repeat.describe()}: which one was meant?")
         return Filter.from_dict(raw)
+    except RecursionError:
+        raise SliceError(f"slice {name!r}: stored filter cannot be read (nested too deep)") from None
     except (ValueError, TypeError) as exc:
-        raise SliceError(f"slice {name!r}: stored filter cannot be read ({exc})") from None
+        raise SliceError(f"slice {name!r}: stored filter cannot be read ({str(exc)[:200]})") from None
 
 
 def _no_constant(name: str) -> Any:

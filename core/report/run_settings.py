@@ -23,9 +23,10 @@ import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from .name_pattern import match_pattern
 
 __all__ = [
     "CDQA_TAGS",
@@ -98,32 +99,15 @@ def task_settings(task: str) -> dict[str, str]:
     return {"tag": CDQA_TAGS[match.group("tag")], "engine": match.group("engine") or "none"}
 
 
-@lru_cache(maxsize=64)
-def _pattern(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    parts = re.split(r"(\{[A-Za-z_][A-Za-z0-9_]*\}|\*)", pattern)
-    keys: list[str] = []
-    regex = []
-    for part in parts:
-        if part == "*":
-            regex.append(".*?")
-        elif part.startswith("{") and part.endswith("}"):
-            key = part[1:-1]
-            regex.append(f"(?P={key})" if key in keys else f"(?P<{key}>[^/]+?)")
-            keys.append(key)
-        else:
-            regex.append(re.escape(part))
-    return re.compile("^" + "".join(regex) + "$"), tuple(dict.fromkeys(keys))
-
-
 def pattern_settings(path: str, patterns: Sequence[str]) -> dict[str, str] | None:
-    """Settings from the first pattern the run's path (relative, '/'-separated) matches, or None."""
+    """Settings from the first pattern the run's path (relative, '/'-separated) matches, or None
+    (matched in linear time: `name_pattern`)."""
     posix = PurePosixPath(path)
     for pattern in patterns:
-        regex, _ = _pattern(pattern)
         target = path if "/" in pattern else posix.name
-        match = regex.match(target)
-        if match is not None:
-            return {ALIASES.get(k, k): v for k, v in match.groupdict().items()}
+        found = match_pattern(pattern, target)
+        if found is not None:
+            return {ALIASES.get(k, k): v for k, v in found.items()}
     return None
 
 

@@ -45,7 +45,7 @@ manifest("same-file-twice", '[[dataset]]\npath = "dev.json"\n[[run]]\npath = "./
          "same file as [[dataset]] #1")
 manifest("link-runs-a-list", '[[link]]\nruns = ["*.json"]\ndataset = "dev"\n', "[[link]] #1, runs")
 manifest("dataset-tables-not-array", '[dataset]\npath = "dev.json"\n', "dataset", "expected [[dataset]] tables")
-manifest("utf16", '[[run]]\npath = "good-run.json"\n'.encode("utf-16"), "UTF-16")
+manifest("utf16-without-bom", '[[run]]\npath = "good-run.json"\n'.encode("utf-16-le"), "UTF-16")
 manifest("nul-byte", b'[[run]]\npath = "good-run.json\x00"\n', "NUL")
 manifest("lone-surrogate-escape", '[[run]]\npath = "good-run.json"\nname = "\\ud800"\n', "invalid TOML")
 

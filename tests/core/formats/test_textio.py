@@ -15,6 +15,7 @@ from qa_inspect.core.formats.textio import (
     number_text,
     plain,
     read_document,
+    read_text,
     shown,
     type_name,
 )
@@ -158,7 +159,7 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ('{"a": "b"}'.encode("utf-16"), "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"),
+        ('{"a": "b"}'.encode("utf-16-le"), "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"),
         ('{"a": "b"}'.encode("utf-16-be"), "UTF-16 text (not UTF-8 or GB18030): save it as UTF-8"),
         ('{"a": "b"}'.encode("utf-32-le"), "UTF-32 text (not UTF-8 or GB18030): save it as UTF-8"),
         (b"\x1f\x8b\x08\x00rest", "gzip-compressed data, not text: unpack it first"),
@@ -168,6 +169,16 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 )
 def test_what_the_bytes_are_instead(tmp_path: Path, data: bytes, message: str) -> None:
     assert error_of(write(tmp_path, "p.json", data)).message == message
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_read(tmp_path: Path, codec: str) -> None:
+    """What Windows PowerShell's `>` writes: the BOM says the encoding, so there is nothing to guess."""
+    data = '{"Q1": "狐狸", "Q2": "fox"}'.encode(codec)
+    if codec.endswith("-be"):
+        data = ("\ufeff" + '{"Q1": "狐狸", "Q2": "fox"}').encode(codec)
+    text, encoding = read_text(write(tmp_path, "p.json", data))
+    assert (text, encoding) == ('{"Q1": "狐狸", "Q2": "fox"}', codec[:6])
 
 
 def test_damaged_utf8_names_the_place_not_read_as_gb18030(tmp_path: Path) -> None:

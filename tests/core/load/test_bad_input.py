@@ -359,14 +359,14 @@ def test_read_error_inside_reader_is_one_line(runs: Path, db: Path, monkeypatch:
 
     before = snapshot(db, QWEN)
     write(runs / QWEN, (runs / QWEN).read_bytes() + b"\n")
-    real = Path.read_bytes
+    real = textio._read_bounded
 
-    def refuse(self: Path) -> bytes:
-        if self.name == "qwen-7b-chat.jsonl":
+    def refuse(path: Path, limits: object) -> bytes:
+        if path.name == "qwen-7b-chat.jsonl":
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path, limits)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(textio.Path, "read_bytes", refuse)
+    monkeypatch.setattr(textio, "_read_bounded", refuse)
     summary = load_runs(runs, db)
     assert summary.errors == [{"path": QWEN, "message": f"{QWEN}: cannot read: permission denied"}]
     assert snapshot(db, QWEN) == before

@@ -194,7 +194,7 @@ def test_empty_manifest_is_no_declarations(runs: Path) -> None:
     [
         (lambda p: p.mkdir(), "a folder, not a manifest file"),
         (lambda p: p.symlink_to(p.name), "cannot read (Too many levels of symbolic links)"),
-        (lambda p: p.write_bytes('[[run]]\npath = "x"\n'.encode("utf-16")), "UTF-16 text"),
+        (lambda p: p.write_bytes('[[run]]\npath = "x"\n'.encode("utf-16-le")), "UTF-16 text"),  # no BOM: a guess
         (lambda p: p.write_bytes(b'name = "caf\xe9"\n'), "not valid UTF-8: byte 0xe9 at line 1, column 12"),
     ],
 )

@@ -114,7 +114,7 @@ def no_reading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(discover, "read_source", boom)
     hashed: list[str] = []
     real = loader.sha256_file
-    monkeypatch.setattr(loader, "sha256_file", lambda p: (hashed.append(Path(p).name), real(p))[1])
+    monkeypatch.setattr(loader, "sha256_file", lambda p, **kw: (hashed.append(Path(p).name), real(p, **kw))[1])
     return hashed
 
 

@@ -184,7 +184,8 @@ def test_main_dispatches_slices(runs_dir: Path, monkeypatch: pytest.MonkeyPatch,
     assert json.loads(capsys.readouterr().out) == []
 
 
-@pytest.mark.parametrize("stored", ['{"em": "abc"}', "[1, 2]", "not json", '{"f1_min": NaN}', '{"splits": "dev"}'])
+@pytest.mark.parametrize("stored", ['{"em": "abc"}', "[1, 2]", "not json", '{"f1_min": NaN}', '{"splits": "dev"}',
+                                    '{"splits": ' + "[" * 5000 + "]" * 5000 + "}", "[" * 100_000])
 def test_a_hand_edited_slice_is_listed_as_invalid_and_refused_in_one_line(conn, stored: str) -> None:
     conn.execute("INSERT INTO slices (name, filter, created_at) VALUES ('bad', ?, '2024-01-01')", (stored,))
     listed = {s.name: s for s in list_slices(conn)}

@@ -1,0 +1,201 @@
+"""JSON text → values, the one way every reader parses JSON: float literals kept (`JSONFloat`),
+repeated keys noted (`duplicate_keys`), nesting bounded (`max_json_depth`), lone surrogate escapes
+mended (`mend_surrogates`); and the small helpers that describe values in messages.
+
+Split from `textio` so the archive reader (`_archive`) parses members the same way without an
+import circle.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from typing import Any
+
+from .limits import active
+
+__all__ = [
+    "MAX_PARSER_DEPTH",
+    "REPEATS",
+    "JSONFloat",
+    "JSONObject",
+    "duplicate_keys",
+    "loads",
+    "mend_surrogates",
+    "number_text",
+    "plain",
+    "shown",
+    "surrogate_note",
+    "type_name",
+]
+
+
+class JSONFloat(float):
+    """A float that remembers how the file wrote it (`1.50`, `39764.0`, `1e3`)."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+
+def _parse_float(literal: str) -> JSONFloat:
+    value = JSONFloat(literal)
+    value.literal = literal
+    return value
+
+
+class JSONObject(dict[str, Any]):
+    """A JSON object that repeats keys; `duplicates` holds each repeat in file order (the value
+    kept is the last one, as JSON parsers do). Only such objects get this type: a plain object
+    is a plain `dict`."""
+
+    __slots__ = ("duplicates",)
+    duplicates: list[str]
+
+
+REPEATS = threading.local()
+"""Whether the parse running on this thread met a repeated key (`Document.repeats`, `Archive.repeats`)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    REPEATS.seen = True
+    seen: set[str] = set()
+    repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+    out = JSONObject(obj)
+    out.duplicates = repeats
+    return out
+
+
+def duplicate_keys(value: Any) -> list[str]:
+    """The keys a parsed JSON object repeats (each repeat once, in file order); [] for others."""
+    return list(value.duplicates) if isinstance(value, JSONObject) else []
+
+
+def loads(text: str, max_depth: int | None = None) -> Any:
+    """`json.loads` keeping float literals and noting repeated keys (`duplicate_keys`); the one
+    JSON entry point of the readers.
+
+    Limits, each a `json.JSONDecodeError` (so the caller names the file and line): nesting deeper
+    than Python's parser can follow (about 1,000 levels) and integers longer than Python converts
+    (4,300 digits)."""
+    depth = active().max_json_depth if max_depth is None else max_depth  # callers in loops pass it
+    try:
+        value = json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
+    except RecursionError:
+        raise json.JSONDecodeError(_too_deep(min(depth, MAX_PARSER_DEPTH)), text, 0) from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
+            raise
+        raise json.JSONDecodeError("a number longer than 4,300 digits", text, 0) from None
+    if depth < MAX_PARSER_DEPTH and _deeper_than(value, depth):
+        raise json.JSONDecodeError(_too_deep(depth), text, 0)
+    return value
+
+
+MAX_PARSER_DEPTH = 900
+"""About the nesting Python's JSON parser follows (its recursion limit, less the caller's stack)."""
+
+
+def _too_deep(depth: int) -> str:
+    hint = active().hint("max_json_depth") if depth < MAX_PARSER_DEPTH else "the JSON reader's own limit"
+    return f"nested deeper than {depth:,} levels ({hint})"
+
+
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether `value` nests more than `depth` levels (an explicit stack: no recursion to run out of)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if level + 1 > depth:
+                    return True
+                stack.append((child, level + 1))
+    return False
+
+
+_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+
+
+def mend_surrogates(text: str) -> tuple[str, int]:
+    """JSON text with every lone surrogate escape (`\\ud800` without its pair) replaced by `\\ufffd`,
+    and how many there were: a lone surrogate is not Unicode text and cannot be stored, and one
+    must not refuse a whole file."""
+    if "\\u" not in text or _SURROGATE.search(text) is None:
+        return text, 0
+    count = 0
+
+    def mend(match: re.Match[str]) -> str:
+        nonlocal count
+        slashes, first, pair = match.groups()
+        if pair is not None and 0xD800 <= int(first, 16) < 0xDC00:
+            return match.group(0)
+        count += 1 + (pair is not None)
+        return slashes + "\\ufffd" + ("\\ufffd" if pair is not None else "")
+
+    return _SURROGATE.sub(mend, text), count
+
+
+def surrogate_note(count: int) -> str:
+    """The warning for `count` lone surrogates replaced."""
+    return f"{count:,} lone surrogate escape{'s' if count != 1 else ''} (\\ud800-\\udfff without a pair) replaced with U+FFFD"
+
+
+def number_text(value: Any) -> str | None:
+    """Text of a scalar answer/prediction as the file wrote it; None for non-scalars.
+
+    Strings pass through; JSON numbers become their literal (`39764.0` stays "39764.0", `7` is
+    "7"); booleans, null, lists and objects are not answers (None, the caller raises).
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, JSONFloat):
+        return value.literal
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # NaN / Infinity (JSON extensions) are not an answer: the caller names the record
+    if isinstance(value, (int, float)):
+        return str(value)
+    return None
+
+
+def plain(value: Any) -> Any:
+    """Strip `JSONFloat` (and `JSONObject`) from a value bound for `meta`, so consumers see builtin
+    types only. Containers take a round trip through the C JSON codec rather than a Python
+    recursion, which gives out long before nesting the parser accepts (a raw model output can be
+    deep): every value read from JSON can be kept."""
+    if isinstance(value, JSONFloat):
+        return float(value)
+    if isinstance(value, (dict, list)):
+        return json.loads(json.dumps(value))
+    return value
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish name of a value's type for messages ("a list", "an object", "null", "NaN")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
+    return "a number"
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """`repr(text)` for a message, cut to about `limit` characters (a 1 MB key stays one short line)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"

@@ -1,0 +1,80 @@
+"""Benchmark: Inspect `.eval` logs (Zstandard members, as inspect_ai writes them) of 1k-20k samples
+against the same predictions as plain JSONL, the floor a log cannot beat.
+
+    python tests/bench/bench_inspect.py [--samples 1000 2000 4000 8000 20000] [--keep DIR]
+
+Each file is read by `read_source` in a fresh process (wall time and peak RSS of that process), and
+loaded with its dataset by `qa-inspect load` (wall time). Prints one row per size: log and JSONL
+times, their ratio, and peak memory. Target: 20,000 samples read in under 10 s; the ratio roughly
+flat as the size grows (the archive is opened once: reopening it per member made 8k samples take
+106 s, quadratic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.tools.make_inspect_logs import write_set
+
+_READ = """
+import json, resource, sys, time
+from qa_inspect.core.formats import read_source
+t = time.perf_counter()
+run = read_source(sys.argv[1])
+print(json.dumps({"seconds": time.perf_counter() - t, "predictions": len(run.predictions),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def read_once(path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", _READ, str(path)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def load_once(folder: Path, db: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "qa_inspect.tui.cli", "load", str(folder), "--db", str(db)],
+                   check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def bench(root: Path, sizes: list[int]) -> None:
+    print(f"{'samples':>8} {'log s':>7} {'jsonl s':>8} {'ratio':>6} {'log MB':>7} {'jsonl MB':>8} {'load log s':>10} {'load jsonl s':>12}")
+    for n in sizes:
+        log, pred, data = write_set(root / f"set-{n}", n)
+        got_log, got_jsonl = read_once(log), read_once(pred)
+        assert got_log["predictions"] == got_jsonl["predictions"] == n
+        loads = []
+        for keep in (log, pred):
+            folder = root / f"folder-{n}-{keep.suffix[1:]}"
+            folder.mkdir()
+            (folder / data.name).symlink_to(data)
+            (folder / keep.name).symlink_to(keep)
+            loads.append(load_once(folder, folder / "qa.db"))
+        ratio = got_log["seconds"] / max(got_jsonl["seconds"], 1e-6)
+        print(f"{n:>8} {got_log['seconds']:>7.2f} {got_jsonl['seconds']:>8.2f} {ratio:>6.1f} {got_log['rss_mb']:>7.0f}"
+              f" {got_jsonl['rss_mb']:>8.0f} {loads[0]:>10.2f} {loads[1]:>12.2f}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, nargs="+", default=[1000, 2000, 4000, 8000, 20000])
+    parser.add_argument("--keep", type=Path, help="write the files here (default: a temporary folder)")
+    args = parser.parse_args()
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        bench(args.keep, args.samples)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        bench(Path(tmp), args.samples)
+
+
+if __name__ == "__main__":
+    main()
