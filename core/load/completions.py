@@ -1,0 +1,77 @@
+"""Many answers per item at ingest: each sample scored, the item's aggregate computed once.
+
+A run's `Prediction.samples` (epochs, repeats) become rows of `completions` (one per sample, with
+its scores), and the prediction's row gains their aggregate (`core.metrics.summarise_item`): the
+official columns stay the official answer's. A prediction without samples gets NULL aggregates and
+no completions, so a run of one answer per item is stored exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
+from qa_inspect.core.model import Prediction
+
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleScores", "score_samples"]
+
+AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
+                     "majority_correct", "distinct_answers", "flaky")
+"""The `predictions` columns that hold an item's sample aggregate (schema 13)."""
+NO_AGGREGATE: tuple[None, ...] = (None,) * len(AGGREGATE_COLUMNS)
+INSERT_COMPLETION = ("INSERT INTO completions (prediction_id, sample, text, em, f1, refused, f1_recall)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+Scored = tuple[int | None, float | None, int | None, float | None]
+"""(em, f1, refused, f1_recall) of one sample."""
+SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
+"""(the aggregate columns, each sample's scores) of one prediction."""
+
+
+class _Scorer:
+    """Scores and forms of one run's samples; equal (answer, golds) pairs are scored once."""
+
+    def __init__(self, scorer: str) -> None:
+        self.scorer = scorer
+        self.f1_scorer = uses_f1_recall(scorer)
+        self.scores: dict[tuple[str, tuple[str, ...]], Scored] = {}
+        self.forms: dict[str, str] = {}
+
+    def score(self, text: str, golds: tuple[str, ...]) -> Scored:
+        found = self.scores.get((text, golds))
+        if found is None:
+            row = score_prediction(self.scorer, text, golds)
+            found = (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall)
+            self.scores[(text, golds)] = found
+        return found
+
+    def form(self, text: str) -> str:
+        """The answer as the scorer compares it: equal forms are one answer for the majority."""
+        found = self.forms.get(text)
+        if found is None:
+            found = self.forms[text] = scorer_form(text, self.scorer)
+        return found
+
+
+def score_samples(
+    scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any]
+) -> list[SampleScores | None]:
+    """Per matched prediction, its aggregate and sample scores; None where it has no samples."""
+    if scorer is None or not any(p.samples for _, p in matched):
+        return [None] * len(matched)
+    s = _Scorer(scorer)
+    out: list[SampleScores | None] = []
+    for item_id, p in matched:
+        if not p.samples:
+            out.append(None)
+            continue
+        texts = tuple(golds[item_id][0]) if item_id in golds else ()
+        scored = tuple(s.score(text, texts) for text in p.samples)
+        right = [sample_correct(em, f1r, s.f1_scorer) for em, _, _, f1r in scored]
+        main = [f1r if s.f1_scorer else f1 for _, f1, _, f1r in scored]
+        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, s.form)
+        aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
+                     int(item.majority_correct), item.distinct, int(item.flaky))
+        out.append((aggregate, scored))
+    return out

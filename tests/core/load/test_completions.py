@@ -1,0 +1,153 @@
+"""Many answers per item: every sample of a run stored in `completions` with its scores, and the
+prediction's row holding their aggregate as a direct computation gives it — for an Inspect log
+written by inspect_ai with four epochs, lm-eval samples with four responses, and plain records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from qa_inspect.core.load import load_runs
+from qa_inspect.core.metrics import score_prediction, scorer_form
+from qa_inspect.core.store import open_db
+
+from tests.paths import FIXTURES
+
+INSPECT = FIXTURES / "frameworks" / "inspect_epochs" / "qa-samples-fixture.eval"
+GOLDS = {"Q1": "quick brown fox", "Q2": "the lazy dog", "Q3": "the river bank"}
+ANSWERS = {"Q1": ["quick brown fox", "Quick brown fox.", "a hare", "quick brown fox"],
+           "Q2": ["the lazy dog", "a cat", "the lazy dog", "the lazy dog"],
+           "Q3": ["a tree", "a tree", "the hill", "a tree"]}
+
+
+def _dataset(runs: Path) -> None:
+    runs.mkdir(exist_ok=True)
+    with (runs / "qa.jsonl").open("w", encoding="utf-8") as f:
+        for key, gold in GOLDS.items():
+            f.write(json.dumps({"id": key, "question": f"Question {key}?", "answers": [gold]}) + "\n")
+
+
+def _plain(runs: Path) -> None:
+    with (runs / "sampled.jsonl").open("w", encoding="utf-8") as f:
+        for key, answers in ANSWERS.items():
+            for n, answer in enumerate(answers, 1):
+                f.write(json.dumps({"id": key, "sample": n, "prediction": answer}) + "\n")
+
+
+def _lm_eval(runs: Path) -> None:
+    folder = runs / "lm_eval" / "org__model"
+    folder.mkdir(parents=True)
+    with (folder / "samples_qa_2024-05-01T12-30-05.123456.jsonl").open("w", encoding="utf-8") as f:
+        for n, (key, answers) in enumerate(ANSWERS.items()):
+            f.write(json.dumps({"doc_id": n, "doc": {"id": key, "question": f"Question {key}?"},
+                                "target": GOLDS[key], "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {}}},
+                                "resps": [answers], "filtered_resps": [answers], "filter": "none"}) + "\n")
+
+
+def _loaded(tmp_path: Path, *writers: object) -> sqlite3.Connection:
+    runs = tmp_path / "runs"
+    _dataset(runs)
+    for write in writers:
+        if callable(write):
+            write(runs)
+    summary = load_runs(runs)
+    assert not summary.errors, summary.errors
+    return open_db(runs / ".qa-inspect" / "qa.db").conn
+
+
+def _expected(scorer: str, answers: list[str], gold: str) -> tuple[object, ...]:
+    """The aggregate computed here from its definition, not through core.metrics.samples."""
+    em = [score_prediction(scorer, a, [gold]).em or 0 for a in answers]
+    f1 = [score_prediction(scorer, a, [gold]).f1 for a in answers]
+    forms = [scorer_form(a, scorer) for a in answers]
+    counts = {f: forms.count(f) for f in forms}
+    top = max(counts.values())
+    majority = next(a for a, f in zip(answers, forms) if counts[f] == top)
+    return (len(answers), sum(em), sum(em) / len(em), sum(f1) / len(f1), majority, top / len(answers),
+            em[answers.index(majority)], len(counts), int(0 < sum(em) < len(em)))
+
+
+_AGG = ("SELECT i.key, r.format, p.text, p.samples, p.correct_samples, p.mean_em, p.mean_f1, p.majority,"
+        " p.majority_share, p.majority_correct, p.distinct_answers, p.flaky, p.em, r.scorer, p.id FROM predictions p"
+        " JOIN items i ON i.id = p.item_id JOIN runs r ON r.id = p.run_id ORDER BY r.format, i.key")
+
+
+def test_every_form_loads_every_sample_with_its_aggregate(tmp_path: Path) -> None:
+    pytest.importorskip("zstandard")
+    conn = _loaded(tmp_path, _plain, _lm_eval, lambda runs: shutil.copy(INSPECT, runs / INSPECT.name))
+    rows = conn.execute(_AGG).fetchall()
+    assert {r[1] for r in rows} == {"inspect-log", "lm-eval-samples", "prediction-records"}
+    assert len(rows) == 9
+    for key, fmt, text, *agg, em, scorer, pid in rows:
+        answers = ANSWERS[key]
+        assert text == answers[0], (fmt, key)  # the official answer is the first sample's
+        assert em == score_prediction(scorer, answers[0], [GOLDS[key]]).em  # official score unchanged
+        want = _expected(scorer, answers, GOLDS[key])
+        assert tuple(agg[:3]) == want[:3] and agg[3] == pytest.approx(want[3]) and tuple(agg[4:]) == want[4:], fmt
+        stored = conn.execute("SELECT sample, text, em FROM completions WHERE prediction_id = ? ORDER BY sample",
+                              (pid,)).fetchall()
+        assert [(s, t) for s, t, _ in stored] == list(enumerate(answers, 1))
+        assert [e for *_, e in stored] == [score_prediction(scorer, a, [GOLDS[key]]).em for a in answers]
+
+
+def test_a_run_of_one_answer_per_item_stores_no_samples(tmp_path: Path) -> None:
+    def single(runs: Path) -> None:
+        (runs / "single.jsonl").write_text(
+            "".join(json.dumps({"id": k, "sample": 1, "prediction": a[0]}) + "\n" for k, a in ANSWERS.items()))
+
+    conn = _loaded(tmp_path, single)
+    assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM predictions WHERE samples IS NOT NULL OR flaky IS NOT NULL"
+                        ).fetchone()[0] == 0
+
+
+def test_a_sample_given_twice_names_both_records(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    _dataset(runs)
+    (runs / "twice.jsonl").write_text(json.dumps({"id": "Q1", "sample": 2, "prediction": "a"}) + "\n"
+                                      + json.dumps({"id": "Q1", "sample": 2, "prediction": "b"}) + "\n")
+    summary = load_runs(runs)
+    assert len(summary.errors) == 1
+    message = summary.errors[0]["message"]
+    assert "twice.jsonl" in message and "sample 2 of 'Q1' given twice" in message and "line 1" in message
+
+
+def test_the_marked_sample_is_the_official_one(tmp_path: Path) -> None:
+    def marked(runs: Path) -> None:
+        (runs / "marked.jsonl").write_text(
+            json.dumps({"id": "Q1", "sample": 1, "prediction": "a hare"}) + "\n"
+            + json.dumps({"id": "Q1", "sample": 2, "prediction": "quick brown fox", "official": True}) + "\n")
+
+    conn = _loaded(tmp_path, marked)
+    assert conn.execute("SELECT text, em, samples, correct_samples FROM predictions").fetchone() == (
+        "quick brown fox", 1, 2, 1)
+
+
+def _make_version_12(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE completions")
+    for column in ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
+                   "majority_correct", "distinct_answers", "flaky"):
+        conn.execute(f"ALTER TABLE predictions DROP COLUMN {column}")
+    conn.execute("PRAGMA user_version = 12")
+    conn.commit()
+    conn.close()
+
+
+def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path) -> None:
+    from qa_inspect.core import flags
+
+    conn = _loaded(tmp_path, _plain)
+    dataset = conn.execute("SELECT name FROM datasets").fetchone()[0]
+    flags.mark(conn, dataset, "Q3", "the river bank", proposed="the bank", author="ann")
+    want = conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()
+    conn.close()
+    db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
+    _make_version_12(db)
+    conn = open_db(db).conn
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 13
+    assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == want
+    assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
