@@ -11,6 +11,7 @@ intervals and a Holm-corrected pairwise significance matrix), `run_settings` (wh
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
 `adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones)
+`sample_metrics` (pass@k, majority vote and consistency of runs with several samples per item)
 and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest).
 
@@ -24,6 +25,11 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "SAMPLE_NOTE",
+    "RunSamples",
+    "run_samples",
+    "sample_columns",
+    "with_sample_metrics",
     "ADJUDICATED",
     "ALL",
     "ALL_GOLDS",
@@ -151,6 +157,13 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         leaderboard,
         LeaderboardError,
         PairCell,
+    )
+    from .sample_metrics import (
+        run_samples,
+        RunSamples,
+        SAMPLE_NOTE,
+        sample_columns,
+        with_sample_metrics,
     )
     from .metrics import (
         DIMENSIONS,

@@ -5,7 +5,6 @@ written by inspect_ai with four epochs, lm-eval samples with four responses, and
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -14,42 +13,11 @@ from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import score_prediction, scorer_form
 from qa_inspect.core.store import open_db
 
-from tests.paths import FIXTURES
-
-INSPECT = FIXTURES / "frameworks" / "inspect_epochs" / "qa-samples-fixture.eval"
-GOLDS = {"Q1": "quick brown fox", "Q2": "the lazy dog", "Q3": "the river bank"}
-ANSWERS = {"Q1": ["quick brown fox", "Quick brown fox.", "a hare", "quick brown fox"],
-           "Q2": ["the lazy dog", "a cat", "the lazy dog", "the lazy dog"],
-           "Q3": ["a tree", "a tree", "the hill", "a tree"]}
-
-
-def _dataset(runs: Path) -> None:
-    runs.mkdir(exist_ok=True)
-    with (runs / "qa.jsonl").open("w", encoding="utf-8") as f:
-        for key, gold in GOLDS.items():
-            f.write(json.dumps({"id": key, "question": f"Question {key}?", "answers": [gold]}) + "\n")
-
-
-def _plain(runs: Path) -> None:
-    with (runs / "sampled.jsonl").open("w", encoding="utf-8") as f:
-        for key, answers in ANSWERS.items():
-            for n, answer in enumerate(answers, 1):
-                f.write(json.dumps({"id": key, "sample": n, "prediction": answer}) + "\n")
-
-
-def _lm_eval(runs: Path) -> None:
-    folder = runs / "lm_eval" / "org__model"
-    folder.mkdir(parents=True)
-    with (folder / "samples_qa_2024-05-01T12-30-05.123456.jsonl").open("w", encoding="utf-8") as f:
-        for n, (key, answers) in enumerate(ANSWERS.items()):
-            f.write(json.dumps({"doc_id": n, "doc": {"id": key, "question": f"Question {key}?"},
-                                "target": GOLDS[key], "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {}}},
-                                "resps": [answers], "filtered_resps": [answers], "filter": "none"}) + "\n")
-
+from tests.sampled_runs import ANSWERS, GOLDS, copy_inspect, write_dataset, write_lm_eval, write_plain
 
 def _loaded(tmp_path: Path, *writers: object) -> sqlite3.Connection:
     runs = tmp_path / "runs"
-    _dataset(runs)
+    write_dataset(runs)
     for write in writers:
         if callable(write):
             write(runs)
@@ -77,7 +45,7 @@ _AGG = ("SELECT i.key, r.format, p.text, p.samples, p.correct_samples, p.mean_em
 
 def test_every_form_loads_every_sample_with_its_aggregate(tmp_path: Path) -> None:
     pytest.importorskip("zstandard")
-    conn = _loaded(tmp_path, _plain, _lm_eval, lambda runs: shutil.copy(INSPECT, runs / INSPECT.name))
+    conn = _loaded(tmp_path, write_plain, write_lm_eval, copy_inspect)
     rows = conn.execute(_AGG).fetchall()
     assert {r[1] for r in rows} == {"inspect-log", "lm-eval-samples", "prediction-records"}
     assert len(rows) == 9
@@ -106,7 +74,7 @@ def test_a_run_of_one_answer_per_item_stores_no_samples(tmp_path: Path) -> None:
 
 def test_a_sample_given_twice_names_both_records(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    _dataset(runs)
+    write_dataset(runs)
     (runs / "twice.jsonl").write_text(json.dumps({"id": "Q1", "sample": 2, "prediction": "a"}) + "\n"
                                       + json.dumps({"id": "Q1", "sample": 2, "prediction": "b"}) + "\n")
     summary = load_runs(runs)
@@ -140,7 +108,7 @@ def _make_version_12(db: Path) -> None:
 def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path) -> None:
     from qa_inspect.core import flags
 
-    conn = _loaded(tmp_path, _plain)
+    conn = _loaded(tmp_path, write_plain)
     dataset = conn.execute("SELECT name FROM datasets").fetchone()[0]
     flags.mark(conn, dataset, "Q3", "the river bank", proposed="the bank", author="ann")
     want = conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()

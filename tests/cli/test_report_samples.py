@@ -1,0 +1,62 @@
+"""`qa-inspect report` of runs with several samples per item: pass@1, pass@2, pass@4, majority
+accuracy and consistency equal to a direct computation; official EM/F1 stay the first sample's;
+a folder of one answer per item reports exactly what it did before."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+from qa_inspect.core.metrics import score_prediction, scorer_form
+
+from tests.cli.helpers import copy_sample_runs, invoke
+from tests.sampled_runs import ANSWERS, GOLDS, sampled_runs
+
+
+def _direct(scorer: str) -> dict[str, float]:
+    """pass@k as the share of k-subsets of an item's samples holding a right one, by enumeration."""
+    out: dict[str, float] = {}
+    right = {k: [bool(score_prediction(scorer, a, [GOLDS[k]]).em) for a in ANSWERS[k]] for k in ANSWERS}
+    for k in (1, 2, 4):
+        per_item = [sum(any(s) for s in combinations(r, k)) / len(list(combinations(r, k))) for r in right.values()]
+        out[f"pass@{k}"] = 100 * sum(per_item) / len(per_item)
+    maj, share = [], []
+    for key, answers in ANSWERS.items():
+        forms = [scorer_form(a, scorer) for a in answers]
+        top = max(forms, key=lambda f: (forms.count(f), -forms.index(f)))
+        maj.append(right[key][forms.index(top)])
+        share.append(forms.count(top) / len(forms))
+    out["maj"] = 100 * sum(maj) / len(maj)
+    out["consistency"] = 100 * sum(share) / len(share)
+    out["em"] = 100 * sum(r[0] for r in right.values()) / len(right)
+    return out
+
+
+def test_report_json_gives_sample_metrics_equal_to_a_direct_computation(tmp_path: Path) -> None:
+    pytest.importorskip("zstandard")
+    runs = sampled_runs(tmp_path)
+    res = invoke("report", str(runs), "--json")
+    assert res.exit_code == 0, res.output
+    overall = [r for r in json.loads(res.stdout) if r["slice"] == "overall" and r["run"] != "human estimate"]
+    assert len(overall) == 3
+    for row in overall:
+        want = _direct(row["scorer"])
+        for column, value in want.items():
+            assert row[column] == pytest.approx(value), (row["run"], column)
+        assert row["samples"] == 12 and row["sample_items"] == 3
+
+
+def test_report_markdown_and_table_name_the_official_columns(tmp_path: Path) -> None:
+    runs = sampled_runs(tmp_path)
+    res = invoke("report", str(runs), "--markdown")
+    assert res.exit_code == 0 and "pass@4" in res.stdout and "consistency" in res.stdout
+    res = invoke("report", str(runs))
+    assert res.exit_code == 0 and "first (or marked) sample" in res.stdout
+
+
+def test_a_folder_of_single_answers_gets_no_sample_columns(tmp_path: Path, sample_runs: Path) -> None:
+    runs = copy_sample_runs(sample_runs, tmp_path)
+    rows = json.loads(invoke("report", str(runs), "--json").stdout)
+    assert not any("pass@1" in r or "maj" in r for r in rows)
