@@ -94,6 +94,9 @@ __all__ = [
     "in_context",
     "is_cdqa",
     "item_detail",
+    "SampleGroup",
+    "SampleRow",
+    "sample_groups",
     "item_ids",
     "item_table",
     "length_bucket",
@@ -159,6 +162,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ItemDetail,
         PredictionInfo,
         StaleInfo,
+    )
+    from .sample_detail import (
+        SampleGroup,
+        sample_groups,
+        SampleRow,
     )
     from .distribution import (
         CATEGORY_COLUMN,
