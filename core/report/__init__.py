@@ -25,8 +25,11 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "SAMPLE_CELLS",
     "SAMPLE_NOTE",
     "RunSamples",
+    "item_samples",
+    "sample_cells",
     "run_samples",
     "sample_columns",
     "with_sample_metrics",
@@ -159,7 +162,10 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         PairCell,
     )
     from .sample_metrics import (
+        item_samples,
         run_samples,
+        SAMPLE_CELLS,
+        sample_cells,
         RunSamples,
         SAMPLE_NOTE,
         sample_columns,

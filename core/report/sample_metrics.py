@@ -18,7 +18,12 @@ from qa_inspect.core.metrics import SampleCounts, run_sample_metrics
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["SAMPLE_NOTE", "RunSamples", "run_samples", "sample_columns", "with_sample_metrics"]
+__all__ = ["SAMPLE_CELLS", "SAMPLE_NOTE", "RunSamples", "item_samples", "run_samples", "sample_cells", "sample_columns",
+           "with_sample_metrics"]
+
+SAMPLE_CELLS = ("pass@1", "pass@2", "pass@4", "pass@8", "pass@16", "pass@32", "pass@64", "maj", "consistency")
+"""Sample metrics a paper-table cell may name (`qa-inspect table --cell "pass@1,pass@4"`)."""
+_ITEM_COLUMNS = ("n_samples", "correct_samples", "majority_correct", "majority_share")
 
 SAMPLE_NOTE = "official EM/F1 are the first (or marked) sample's; pass@k, maj and consistency are over all samples"
 
@@ -84,3 +89,29 @@ def _value(metrics: dict[str, float | int], column: str) -> float | int | None:
     if value is None or column == "samples":
         return value
     return float(value) * 100
+
+
+def item_samples(conn: sqlite3.Connection, runs: list[str]) -> pl.DataFrame:
+    """(dataset, run, item_key) → the item's sample counts, for the runs that sampled items."""
+    import polars as pl
+
+    rows = conn.execute(
+        "SELECT d.name, r.name, i.key, p.samples, p.correct_samples, p.majority_correct, p.majority_share"
+        " FROM predictions p JOIN runs r ON r.id = p.run_id JOIN datasets d ON d.id = r.dataset_id"
+        f" JOIN items i ON i.id = p.item_id WHERE p.samples IS NOT NULL AND r.name IN ({', '.join('?' * len(runs))})",
+        runs).fetchall()
+    schema = {"dataset": pl.String, "run": pl.String, "item_key": pl.String, "n_samples": pl.Int64,
+              "correct_samples": pl.Int64, "majority_correct": pl.Int64, "majority_share": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def sample_cells(frame: pl.DataFrame) -> dict[str, float | None]:
+    """`SAMPLE_CELLS` (percentages) over the rows of `frame` that carry sample counts (an item
+    frame joined with `item_samples`); None where no item has samples or k exceeds them."""
+    import polars as pl
+
+    if "n_samples" not in frame.columns:
+        return dict.fromkeys(SAMPLE_CELLS)
+    grouped = frame.filter(pl.col("n_samples").is_not_null()).group_by(list(_ITEM_COLUMNS)).len()
+    metrics = run_sample_metrics(SampleCounts(n, c, bool(m), s, count) for n, c, m, s, count in grouped.iter_rows())
+    return {name: None if name not in metrics else float(metrics[name]) * 100 for name in SAMPLE_CELLS}

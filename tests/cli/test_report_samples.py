@@ -60,3 +60,19 @@ def test_a_folder_of_single_answers_gets_no_sample_columns(tmp_path: Path, sampl
     runs = copy_sample_runs(sample_runs, tmp_path)
     rows = json.loads(invoke("report", str(runs), "--json").stdout)
     assert not any("pass@1" in r or "maj" in r for r in rows)
+
+
+def test_table_cells_name_sample_metrics(tmp_path: Path) -> None:
+    runs = sampled_runs(tmp_path)
+    res = invoke("table", str(runs), "--cell", "pass@1,pass@4,maj", "--json")
+    assert res.exit_code == 0, res.output
+    table = json.loads(res.stdout)["table"]
+    assert len(table) == 3
+    for row in table:
+        (run,) = row["runs"]
+        scorer = "squad-v1.1"
+        want = _direct(scorer)
+        values = {k.split(" · ")[-1]: v["values"] for k, v in row["cells"].items()}
+        assert values["pass@1"]["pass@1"] == pytest.approx(want["pass@1"]), run
+        assert values["pass@4"]["pass@4"] == pytest.approx(want["pass@4"]), run
+        assert values["maj"]["maj"] == pytest.approx(want["maj"]), run
