@@ -76,3 +76,23 @@ def test_table_cells_name_sample_metrics(tmp_path: Path) -> None:
         assert values["pass@1"]["pass@1"] == pytest.approx(want["pass@1"]), run
         assert values["pass@4"]["pass@4"] == pytest.approx(want["pass@4"]), run
         assert values["maj"]["maj"] == pytest.approx(want["maj"]), run
+
+
+def test_leaderboard_ranks_by_pass_at_1_with_paired_tests_on_item_means(tmp_path: Path) -> None:
+    runs = sampled_runs(tmp_path)
+    res = invoke("leaderboard", str(runs), "--metric", "pass@1", "--resamples", "200", "--json")
+    assert res.exit_code == 0, res.output
+    (board,) = json.loads(res.stdout)
+    assert board["metric"] == "pass@1" and "pass@1" in board["metrics"]
+    scorer = board["scorer"]
+    right = [sum(bool(score_prediction(scorer, a, [GOLDS[k]]).em) for a in v) / len(v) for k, v in ANSWERS.items()]
+    for row in board["rows"]:
+        assert row["metrics"]["pass@1"]["value"] == pytest.approx(100 * sum(right) / len(right))
+        assert row["metrics"]["pass@1"]["n"] == len(ANSWERS)  # items, never samples
+    assert board["pairs_tested"] == 3 and all(p["n"] == len(ANSWERS) for p in board["pairs"])
+
+
+def test_a_folder_of_single_answers_has_no_pass_metric(tmp_path: Path, sample_runs: Path) -> None:
+    runs = copy_sample_runs(sample_runs, tmp_path)
+    boards = json.loads(invoke("leaderboard", str(runs), "--resamples", "200", "--json").stdout)
+    assert boards and all("pass@1" not in b["metrics"] for b in boards)
