@@ -116,10 +116,10 @@ _ITEMS_SQL = """
 SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
 FROM items i WHERE i.dataset_id = ? ORDER BY i.id
 """
-_RUN_SQL = """
+_RUN_SQL = f"""
 SELECT p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0), COALESCE(p.f1_recall, 0),
        COALESCE(1.0 * p.correct_samples / p.samples, p.em,
-                COALESCE(p.refused, 0) = 0 AND COALESCE(p.f1_recall, 0) >= ?, 0)
+                COALESCE(p.refused, 0) = 0 AND COALESCE(p.f1_recall, 0) >= {float(SAMPLE_F1_THRESHOLD)!r}, 0)
 FROM items i LEFT JOIN predictions p ON p.run_id = ? AND p.item_id = i.id
 WHERE i.dataset_id = ? ORDER BY i.id
 """
@@ -181,7 +181,7 @@ def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
     for run_id, run, model in conn.execute(
         "SELECT id, name, model FROM runs WHERE dataset_id = ? ORDER BY name", (ds_id,)
     ).fetchall():
-        values = _numbers(conn, _RUN_SQL, (SAMPLE_F1_THRESHOLD, run_id, ds_id), n, len(_RUN_COLUMNS))
+        values = _numbers(conn, _RUN_SQL, (run_id, ds_id), n, len(_RUN_COLUMNS))
         runs[run], models[run] = {c: values[:, k] for k, c in enumerate(_RUN_COLUMNS)}, model
     human = None
     has = ~np.isnan(human_f1)
