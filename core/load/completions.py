@@ -14,7 +14,7 @@ from typing import Any
 from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
-__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleScores", "score_samples"]
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -29,14 +29,22 @@ SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
 """(the aggregate columns, each sample's scores) of one prediction."""
 
 
-class _Scorer:
-    """Scores and forms of one run's samples; equal (answer, golds) pairs are scored once."""
+SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Scored], dict[str, str]]]
+"""Per scorer: the scores of (answer, golds) pairs and the forms of answers already computed (kept
+by the load across its runs: samples repeat answers, and runs repeat each other's)."""
+MEMO_MAX = 1_000_000
 
-    def __init__(self, scorer: str) -> None:
+
+class _Scorer:
+    """Scores and forms of samples; equal (answer, golds) pairs are scored once."""
+
+    def __init__(self, scorer: str, memo: SampleMemo) -> None:
         self.scorer = scorer
         self.f1_scorer = uses_f1_recall(scorer)
-        self.scores: dict[tuple[str, tuple[str, ...]], Scored] = {}
-        self.forms: dict[str, str] = {}
+        self.scores, self.forms = memo.setdefault(scorer, ({}, {}))
+        if len(self.scores) + len(self.forms) > MEMO_MAX:
+            self.scores.clear()
+            self.forms.clear()
 
     def score(self, text: str, golds: tuple[str, ...]) -> Scored:
         found = self.scores.get((text, golds))
@@ -55,12 +63,14 @@ class _Scorer:
 
 
 def score_samples(
-    scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any]
+    scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any],
+    memo: SampleMemo | None = None,
 ) -> list[SampleScores | None]:
-    """Per matched prediction, its aggregate and sample scores; None where it has no samples."""
+    """Per matched prediction, its aggregate and sample scores; None where it has no samples.
+    `memo` (the load's) keeps scores across runs."""
     if scorer is None or not any(p.samples for _, p in matched):
         return [None] * len(matched)
-    s = _Scorer(scorer)
+    s = _Scorer(scorer, {} if memo is None else memo)
     out: list[SampleScores | None] = []
     for item_id, p in matched:
         if not p.samples:

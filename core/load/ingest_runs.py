@@ -16,7 +16,7 @@ from typing import Any
 
 from qa_inspect.core.model import Prediction, Run
 
-from .completions import AGGREGATE_COLUMNS, INSERT_COMPLETION, NO_AGGREGATE, SampleScores, score_samples
+from .completions import AGGREGATE_COLUMNS, INSERT_COMPLETION, NO_AGGREGATE, SampleMemo, SampleScores, score_samples
 from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
@@ -73,6 +73,8 @@ class RunCache:
     superseded: dict[int, dict[int, Superseded]] = field(default_factory=dict)
     """Per dataset, each item's superseded golds (for the stored relation; read on first use)."""
     memo: ScoreMemo = field(default_factory=dict)
+    sample_memo: SampleMemo = field(default_factory=dict)
+    """Scores and forms of sampled answers (`completions.score_samples`)."""
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
         """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
@@ -153,7 +155,7 @@ def write_run(
         replaced = cache.superseded_of(conn, dataset_id)
         scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
                              for item_id, p in matched], cache.memo)
-        sampled = score_samples(scorer, matched, golds)
+        sampled = score_samples(scorer, matched, golds, cache.sample_memo)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)
