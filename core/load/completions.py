@@ -8,13 +8,15 @@ no completions, so a run of one answer per item is stored exactly as before.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
-__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "score_samples"]
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "rescore_samples",
+           "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -85,3 +87,30 @@ def score_samples(
                      int(item.majority_correct), item.distinct, int(item.flaky))
         out.append((aggregate, scored))
     return out
+
+
+def rescore_samples(
+    conn: sqlite3.Connection, dataset_id: int, golds: dict[int, Any], where: str = "", params: tuple[Any, ...] = ()
+) -> int:
+    """Golds changed: the stored samples of the dataset's runs (of the predictions `where`, an
+    `AND …` on `p`) scored again with their aggregates, as ingest would. Returns how many."""
+    rows = conn.execute(
+        "SELECT p.id, p.item_id, COALESCE(r.scorer, d.scorer) FROM predictions p JOIN runs r ON r.id = p.run_id"
+        " JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ? AND p.samples IS NOT NULL" + where,
+        (dataset_id, *params),
+    ).fetchall()
+    memo: SampleMemo = {}
+    for pid, item_id, scorer in rows:
+        texts = tuple(t for (t,) in conn.execute(
+            "SELECT text FROM completions WHERE prediction_id = ? ORDER BY sample", (pid,)))
+        if not texts:
+            continue
+        (scored,) = score_samples(scorer, [(item_id, Prediction("", "id", texts[0], samples=texts))], golds, memo)
+        assert scored is not None
+        aggregate, per_sample = scored
+        conn.execute(f"UPDATE predictions SET {', '.join(c + ' = ?' for c in AGGREGATE_COLUMNS)} WHERE id = ?",
+                     (*aggregate, pid))
+        conn.executemany("UPDATE completions SET em = ?, f1 = ?, refused = ?, f1_recall = ?"
+                         " WHERE prediction_id = ? AND sample = ?",
+                         [(*s, pid, n) for n, s in enumerate(per_sample, 1)])
+    return len(rows)

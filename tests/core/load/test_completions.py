@@ -119,3 +119,20 @@ def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 13
     assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == want
     assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
+
+
+def test_changed_golds_rescore_every_sample(tmp_path: Path) -> None:
+    conn = _loaded(tmp_path, write_plain)
+    conn.close()
+    runs = tmp_path / "runs"
+    data = runs / "qa.jsonl"
+    data.write_text(data.read_text(encoding="utf-8").replace('"the river bank"', '"a tree"'), encoding="utf-8")
+    assert not load_runs(runs).errors
+    conn = open_db(runs / ".qa-inspect" / "qa.db").conn
+    row = conn.execute(_AGG + "").fetchall()
+    q3 = next(r for r in row if r[0] == "Q3")
+    scorer = q3[13]
+    assert tuple(q3[3:6]) == _expected(scorer, ANSWERS["Q3"], "a tree")[:3]
+    assert q3[11] == 1  # flaky now: three samples say "a tree", one "the hill"
+    ems = [e for (e,) in conn.execute("SELECT em FROM completions WHERE prediction_id = ? ORDER BY sample", (q3[14],))]
+    assert ems == [score_prediction(scorer, a, ["a tree"]).em for a in ANSWERS["Q3"]]
