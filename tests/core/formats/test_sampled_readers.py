@@ -59,3 +59,14 @@ def test_lm_eval_documents_logged_again_add_samples(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps({**record, "resps": [[a]], "filtered_resps": [a]}) + "\n" for a in ("x", "y", "x")))
     first = _run(path).predictions[0]
     assert first.text == "x" and first.samples == ("x", "y", "x")
+
+
+def test_plain_records_in_any_order_with_a_marked_sample(tmp_path: Path) -> None:
+    lines = [{"id": "Q1", "sample": 3, "prediction": "c", "model": "m"}, {"id": "Q1", "sample": 1, "prediction": "a"},
+             {"id": 7, "sample": 1, "prediction": "x"}, {"id": "Q1", "sample": 2, "prediction": "b", "official": True},
+             {"id": 7, "sample": 2, "prediction": None}]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    q1, seven = _run(path).predictions
+    assert (q1.ref, q1.text, q1.samples, q1.line) == ("Q1", "b", ("a", "b", "c"), 4)
+    assert (seven.ref, seven.text, seven.samples) == ("7", "x", ("x", ""))
