@@ -292,7 +292,8 @@ MIGRATIONS: list[str] = [
     # `completions`, keyed by its prediction and sample number (1-based), with its own scores; the
     # `predictions` row stays the official answer (first or marked sample) and gains the samples'
     # aggregate (`core.metrics.summarise_item`). Runs of one answer per item write no completions
-    # and leave these columns NULL: their numbers are what they were.
+    # and leave these columns NULL: their numbers are what they were. Run files of the frameworks
+    # that sample (Inspect, lm-eval, OpenCompass) are marked changed, so the next load reads their samples.
     """
     CREATE TABLE IF NOT EXISTS completions (
         prediction_id INTEGER NOT NULL REFERENCES predictions(id) ON DELETE CASCADE,
@@ -313,6 +314,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE predictions ADD COLUMN majority_correct INTEGER;
     ALTER TABLE predictions ADD COLUMN distinct_answers INTEGER;
     ALTER TABLE predictions ADD COLUMN flaky INTEGER;            -- some samples right, some wrong
+    UPDATE files SET mtime_ns = -1, sha256 = '' WHERE kind = 'run'
+        AND format IN ('inspect-log', 'lm-eval-samples', 'opencompass-predictions');  -- read again: their samples
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -119,6 +119,20 @@ def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 13
     assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == want
     assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
+    conn.close()
+
+
+def test_an_upgraded_database_reads_the_frameworks_samples_on_its_next_load(tmp_path: Path) -> None:
+    pytest.importorskip("zstandard")
+    conn = _loaded(tmp_path, copy_inspect, write_plain)
+    conn.close()
+    db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
+    _make_version_12(db)
+    assert not load_runs(tmp_path / "runs").errors
+    conn = open_db(db).conn
+    by_format = dict(conn.execute("SELECT r.format, COUNT(c.sample) FROM runs r JOIN predictions p ON p.run_id = r.id"
+                                  " LEFT JOIN completions c ON c.prediction_id = p.id GROUP BY r.format").fetchall())
+    assert by_format == {"inspect-log": 12, "prediction-records": 0}  # the log read again; the other left as it was
 
 
 def test_changed_golds_rescore_every_sample(tmp_path: Path) -> None:
