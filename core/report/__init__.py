@@ -30,6 +30,7 @@ __all__ = [
     "RunSamples",
     "item_samples",
     "sample_cells",
+    "sliced_samples",
     "run_samples",
     "sample_columns",
     "with_sample_metrics",

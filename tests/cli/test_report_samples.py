@@ -96,3 +96,21 @@ def test_a_folder_of_single_answers_has_no_pass_metric(tmp_path: Path, sample_ru
     runs = copy_sample_runs(sample_runs, tmp_path)
     boards = json.loads(invoke("leaderboard", str(runs), "--resamples", "200", "--json").stdout)
     assert boards and all("pass@1" not in b["metrics"] for b in boards)
+
+
+def test_report_slices_carry_their_own_sample_metrics(tmp_path: Path) -> None:
+    runs = sampled_runs(tmp_path)
+    data = runs / "qa.jsonl"
+    split = {"Q1": "a", "Q2": "a", "Q3": "b"}
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
+    data.write_text("".join(json.dumps(r | {"split": split[r["id"]]}) + "\n" for r in rows), encoding="utf-8")
+    res = invoke("report", str(runs), "--by", "split", "--json")
+    assert res.exit_code == 0, res.output
+    sliced = [r for r in json.loads(res.stdout) if r["slice"] == "split" and r["run"] != "human estimate"]
+    assert len(sliced) == 6
+    for row in sliced:
+        keys = [k for k, v in split.items() if v == row["value"]]
+        right = [[bool(score_prediction(row["scorer"], a, [GOLDS[k]]).em) for a in ANSWERS[k]] for k in keys]
+        assert row["pass@1"] == pytest.approx(100 * sum(sum(r) / len(r) for r in right) / len(right))
+        assert row["pass@4"] == pytest.approx(100 * sum(any(r) for r in right) / len(right))
+        assert row["sample_items"] == len(keys)

@@ -58,7 +58,7 @@ def report_cmd(
         raise fail("--adjudicated: numbers of whole runs beside the official table; leave out --csv and --slice")
     with loaded_db(runs_dir, db) as conn:
         frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
-        frame = _with_samples(conn, frame)
+        frame = _with_samples(conn, frame, dims)
         if ci:
             frame = _with_intervals(conn, frame, seed, resamples, bool(slice_name))
         adj = _adjudicated(conn) if adjudicated else None
@@ -78,11 +78,11 @@ def report_cmd(
             out.print(adjudicated_table(adj))
 
 
-def _with_samples(conn: Any, frame: pl.DataFrame) -> pl.DataFrame:
-    """pass@k, majority vote and consistency on the overall rows of runs with several samples."""
+def _with_samples(conn: Any, frame: pl.DataFrame, dims: list[str]) -> pl.DataFrame:
+    """pass@k, majority vote and consistency on the rows of runs with several samples."""
     from qa_inspect.core.report import with_sample_metrics
 
-    return with_sample_metrics(conn, frame)
+    return with_sample_metrics(conn, frame, dims)
 
 
 def _adjudicated(conn: Any) -> list[Any]:
