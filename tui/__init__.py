@@ -5,8 +5,8 @@ pyproject.toml check it, and that no two modules import each other):
 
     cli        the command line; opens the app (tui.app.QAInspectApp) and prints with tui.text
     app        QAInspectApp: knows every screen, implements tui.base.QAApp, one stylesheet (app.tcss)
-    screens    overview → browser (+ browser_triage) → compare (+ compare_parts) → detail
-    stale      the stale-answer UI, mirroring core.flags: keys, form, jobs, messages, mixins, palette
+    screens    overview → browser → compare → detail; each screen owns small controllers
+    stale      the stale-answer UI, mirroring core.flags: keys, form, jobs, StaleActions, StaleScreen
     dialogs    confirm, export, filters, help, pick_run, slices: modal screens that return an answer
     widgets    item and facet tables, filter bar, status line, overview tables, detail parts
     commands   the command palette's providers and the help screen's key rows

@@ -10,10 +10,13 @@ sections, the stale mode, the one place worker errors are reported.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -49,6 +52,9 @@ from .stale import PALETTE_ROWS, StaleCommands
 from .text import clean
 from .workers import Db
 
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
 QA_THEME = Theme(
     name="qa-inspect",
     primary="#5FAFD7",
@@ -64,6 +70,31 @@ QA_THEME = Theme(
     dark=True,
 )
 """The built-in theme; Textual's themes stay available through the palette."""
+
+
+class DaemonExecutor(ThreadPoolExecutor):
+    """Runs each thread worker on its own daemon thread. Textual runs thread workers on the event
+    loop's default executor, whose threads the interpreter joins at exit: one slow query or load
+    kept the process alive after `q`, on a screen that had already gone. Workers are cancelled on
+    quit (`Worker.cancel`, checked by the long jobs between steps); what is still running then is
+    abandoned (SQLite rolls an unfinished write back)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001  (handed to the awaiting worker, which reports it)
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="qa-inspect-worker", daemon=True).start()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing to join: the threads are daemons, abandoned when the app has quit."""
 
 
 @dataclass
@@ -139,6 +170,7 @@ class QAInspectApp(App[None]):
         self._theme_name = theme or config.theme or QA_THEME.name
 
     def on_mount(self) -> None:
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # `q` never waits for a worker
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
@@ -147,7 +179,8 @@ class QAInspectApp(App[None]):
             self.restore_preferences()
             self.theme_changed_signal.subscribe(self, lambda _: self.remember_preferences())
         for severity, message in self.load_notices:  # what the load chose or could not do: seen, not scrolled away
-            self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20, markup=False)
+            self.notify(clean(message), title=f"Load {severity}", severity=severity, timeout=20,
+                        markup=False)
 
     # -- search index (a big load leaves it to be filled: core.load.build_search_index) -------
     @work(thread=True, exit_on_error=False, group="search-index")

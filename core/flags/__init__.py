@@ -11,7 +11,8 @@ Holds, each module importing only those listed before it:
 - `actions`: mark/unmark/verify, one gold or many; `undo`: per-author undo/redo of whole actions;
 - `patch`: the patch and the journal as JSONL; `changelog`: the patch as Markdown release notes;
   `json_layout` + `release`: the dataset's own file with the proposals applied; `merge`: a patch,
-  a journal or another database merged in.
+  a journal or another database merged in; `journal_files`: every new entry also appended to its
+  author's JSONL file in the runs folder; `journal_sync`: those files merged in by every load.
 
 A flag is *open* while a scored (not superseded) gold of its item still has the flagged text,
 *resolved* when the dataset is loaded but the text is gone (or only left as a superseded original
@@ -38,6 +39,10 @@ __all__ = [
     "CURRENT_FLAGS_SQL",
     "DATASET_FORMATS",
     "FLAG_ENTRIES_SQL",
+    "GITIGNORE",
+    "JOURNAL_DIR_SETTING",
+    "JOURNAL_FIELDS",
+    "JOURNAL_READ_SETTING",
     "JOURNAL_KIND",
     "PATCH_KIND",
     "STALE_GOLDS_SQL",
@@ -49,6 +54,7 @@ __all__ = [
     "FlagError",
     "ImportResult",
     "ItemRef",
+    "JournalSync",
     "JsonStyle",
     "Proposal",
     "Target",
@@ -58,6 +64,7 @@ __all__ = [
     "alias_list",
     "alias_records",
     "append",
+    "author_file",
     "author_for",
     "bulk_mark",
     "bulk_unmark",
@@ -68,6 +75,7 @@ __all__ = [
     "describe_group",
     "dump_json",
     "export_aliases",
+    "entry_record",
     "export_dataset",
     "export_journal",
     "export_patch",
@@ -78,16 +86,19 @@ __all__ = [
     "insert_entry",
     "item_by_id",
     "journal",
+    "journal_folder",
     "journal_records",
     "mark",
     "new_uid",
     "normalise_ts",
+    "queue_local_entry",
     "patch_records",
     "redo",
     "remove_alias",
     "resolve_item",
     "set_default_author",
     "set_setting",
+    "sync_journal_files",
     "targets_for_item",
     "targets_for_items",
     "targets_of",
@@ -95,6 +106,7 @@ __all__ = [
     "undo_state",
     "unmark",
     "verify",
+    "write_records",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -150,6 +162,21 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         new_uid,
         normalise_ts,
         Target,
+    )
+    from .journal_files import (
+        author_file,
+        entry_record,
+        GITIGNORE,
+        JOURNAL_DIR_SETTING,
+        JOURNAL_FIELDS,
+        queue_local_entry,
+        write_records,
+    )
+    from .journal_sync import (
+        journal_folder,
+        JOURNAL_READ_SETTING,
+        JournalSync,
+        sync_journal_files,
     )
     from .json_layout import (
         dump_json,

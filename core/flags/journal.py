@@ -37,6 +37,8 @@ from qa_inspect.core.store import (
     write_transaction,
 )
 
+from .journal_files import queue_local_entry
+
 __all__ = ["FLAG_ENTRIES_SQL", "Entry", "FlagError", "Target", "append", "has_entries", "insert_entry", "journal", "new_uid", "normalise_ts"]
 
 
@@ -155,6 +157,8 @@ def insert_entry(
 ) -> Entry:
     """One journal entry written on `conn` inside a transaction the caller holds (no checks, no
     commit): for importers and for tests that stage a journal. `append` is the committed form.
+    A new entry (no `uid` given) also goes to its author's journal file once committed
+    (`journal_files`).
 
     The entry remembers the dataset by name and by content (`fingerprint`: given by an import,
     else the loaded dataset's), so it stays with that dataset when its file is renamed. `columns`:
@@ -176,6 +180,8 @@ def insert_entry(
          entry.dataset, fingerprint or fingerprint_of(conn, entry.dataset), *extra.values()),
     )
     entry.id = int(cur.lastrowid or 0)
+    if uid is None:  # written here by this user (an import or a journal file keeps its uid): to their file
+        queue_local_entry(conn, entry.id)
     return entry
 
 

@@ -20,7 +20,6 @@ Both read back with `core.stale_import.import_file`.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.visible import json_line

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 from qa_inspect.core.errors import FormatError, unknown_name
 from qa_inspect.core.model import Dataset, Run
@@ -51,6 +51,16 @@ from .limits import active as active_limits
 from .limits import from_env as limits_from_env
 from ._stream import STREAM_MIN_BYTES, DatasetStream, NotStreamable, open_stream
 from .prompts import normalise_text
+from .judge_verdicts import (
+    VERDICT_WORDS,
+    Verdict,
+    VerdictFile,
+    claims_verdicts,
+    framework_verdicts,
+    read_verdict_document,
+    read_verdicts,
+    verdict_of,
+)
 from .tables import Table
 from .textio import (
     Document,
@@ -103,13 +113,20 @@ def formats() -> dict[str, Kind]:
     return {m.FORMAT: m.KIND for m in readers()}
 
 
+@overload
+def read_source(path: Path, *, as_kind: Kind, hints: Mapping[str, Any] | None = None) -> Dataset | Run | Skip: ...
+@overload
+def read_source(
+    path: Path, *, as_kind: None = None, hints: Mapping[str, Any] | None = None
+) -> Dataset | Run | Skip | VerdictFile: ...
 def read_source(
     path: Path,
     *,
     as_kind: Kind | None = None,
     hints: Mapping[str, Any] | None = None,
-) -> Dataset | Run | Skip:
-    """Read one file as whatever it is (or as `as_kind` only).
+) -> Dataset | Run | Skip | VerdictFile:
+    """Read one file as whatever it is (or as `as_kind` only): a judge-verdicts JSONL file
+    (`judge_verdicts`) is a `VerdictFile` (a Skip when a kind is asked for).
 
     `hints` (all optional): `name` (dataset/run name; default the file stem), `split` (dataset
     split when ids do not say), `model` (run model), `family` (dataset scoring family), `format`
@@ -134,6 +151,8 @@ def read_source(
     if reason is not None:
         return Skip(path, reason)
     doc = read_document(path)
+    if claims_verdicts(doc):  # judge verdicts: neither a dataset nor a run
+        return Skip(path, f"judge verdicts, not a {as_kind}") if as_kind else read_verdict_document(doc)
     for module in _by_name_first(path):
         probe = getattr(module, "skip_reason", None)
         reason = probe(doc) if probe is not None else None
@@ -205,8 +224,10 @@ def _read(module: ModuleType, doc: Document, hints: Mapping[str, Any]) -> Datase
             _check_sizes(doc, result)
         if doc.archive is not None and doc.archive.mended:
             doc.notes.append(surrogate_note(doc.archive.mended))
-        if doc.notes:
-            result.meta.setdefault("warnings", []).extend(doc.notes)
+        said = result.meta.setdefault("warnings", [])
+        said.extend(n for n in doc.notes if n not in said)  # readers that add them (`_common`) already did
+        if not said:
+            del result.meta["warnings"]
         return result
     except FormatError:
         raise
@@ -308,4 +329,10 @@ __all__ = [
     "Repeat",
     "find_repeats",
     "repeat_warning",
+    "VERDICT_WORDS",
+    "Verdict",
+    "VerdictFile",
+    "framework_verdicts",
+    "read_verdicts",
+    "verdict_of",
 ]

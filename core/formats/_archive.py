@@ -25,7 +25,7 @@ from typing import Any
 
 from qa_inspect.core.errors import FormatError
 
-from .json_values import REPEATS, loads, mend_surrogates
+from .json_values import loads, mend_surrogates, watch_repeats
 from .limits import Limits, active, shown_size, too_big
 
 __all__ = ["Archive", "Member", "describe_partial", "open_archive"]
@@ -65,9 +65,9 @@ class Archive:
     inflated: int = 0
     mended: int = 0
     """Lone surrogate escapes replaced with U+FFFD in the members read so far."""
-    _parsed: dict[str, Any] = field(default_factory=dict)
     repeats: bool = False
     """Whether a member parsed so far repeats a key in some object (`_repeats` looks only then)."""
+    _parsed: dict[str, Any] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -104,9 +104,9 @@ class Archive:
             del raw
             text, mended = mend_surrogates(text)
             self.mended += mended
-            REPEATS.seen = False
-            value = loads(text, self.limits.max_json_depth)
-            self.repeats = self.repeats or REPEATS.seen
+            with watch_repeats() as seen:
+                value = loads(text, self.limits.max_json_depth)
+            self.repeats = self.repeats or seen()
         except UnicodeDecodeError:
             raise FormatError(str(self.path), "member is not UTF-8 text", name) from None
         except json.JSONDecodeError as exc:

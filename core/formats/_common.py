@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.keys import question_key, split_from_id, split_from_name
 from qa_inspect.core.model import Dataset, Family, Gold, Item, Prediction, Run
 
-from ._repeats import repeat_warning
+from ._repeats import Repeat, repeat_warning
 from .textio import Document, number_text, shown, type_name
 
 __all__ = [
@@ -236,11 +236,12 @@ class Keys:
         return key
 
 
-def add_repeat_warning(doc: Document, meta: dict[str, Any], *, skip_root: bool = False) -> None:
+def add_repeat_warning(doc: Document, meta: dict[str, Any], *, skip_root: bool = False,
+                       also: Sequence[Repeat] = ()) -> None:
     """Every repeated JSON key of the file as one line of `meta["warnings"]` (`_repeats`): the
     last value is kept, as JSON parsers do, but never without a word; and a table's notes (a
     byte-order mark removed from a CSV line)."""
-    said = repeat_warning(doc, skip_root=skip_root)
+    said = repeat_warning(doc, skip_root=skip_root, also=also)
     notes = ([] if said is None else [said]) + doc.notes + (doc.table.notes if doc.table is not None else [])
     if notes:
         meta.setdefault("warnings", []).extend(notes)
@@ -301,12 +302,14 @@ def build_run(
     display: Callable[[Path], str | None] | None = None,
     extra_paths: list[str] | None = None,
     root_repeats_said: bool = False,
+    repeats: Sequence[Repeat] = (),
 ) -> Run:
     """A reader's Run, named by the `name` hint, else by `display(path)` (the framework's own
     layout, when the reader has one), else by the file stem. `root_repeats_said`: the reader
-    reports the keys its top-level object repeats itself (a prediction map counts ids)."""
+    reports the keys its top-level object repeats itself (a prediction map counts ids); `repeats`:
+    those the reader found in values it did not keep."""
     meta = {} if meta is None else meta
-    add_repeat_warning(doc, meta, skip_root=root_repeats_said)
+    add_repeat_warning(doc, meta, skip_root=root_repeats_said, also=repeats)
     return Run(
         name=str(hints.get("name") or (display(doc.path) if display is not None else None) or doc.path.stem),
         path=str(doc.path),

@@ -12,7 +12,7 @@ answers, questions, predictions, `data`), the value that was kept. `_common.buil
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,10 +106,11 @@ def find_repeats(place: str, value: Any, *, skip_root: bool = False) -> Iterator
         stack.extend(reversed(children))
 
 
-def repeat_warning(doc: Document, *, skip_root: bool = False) -> str | None:
+def repeat_warning(doc: Document, *, skip_root: bool = False, also: Sequence[Repeat] = ()) -> str | None:
     """One line for every repeated key in the file: the first in full, and how many more; None
-    when no object repeats a key."""
-    found: list[Repeat] = []
+    when no object repeats a key. `also`: repeats a reader found in values it did not keep
+    (an Inspect log's samples, parsed one at a time)."""
+    found: list[Repeat] = list(also)
     for place, value in roots(doc):
         found.extend(find_repeats(place, value, skip_root=skip_root))
     if not found:

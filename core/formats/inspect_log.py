@@ -30,10 +30,11 @@ from qa_inspect.core.errors import FormatError
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run, clean_id
+from ._repeats import Repeat, find_repeats
 from .prompts import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
 
-__all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "skip_reason", "sniff"]
+__all__ = ["FORMAT", "FRAMEWORK", "KIND", "PRIORITY", "read", "samples", "skip_reason", "sniff"]
 
 FORMAT = "inspect-log"
 KIND: Literal["run"] = "run"
@@ -79,7 +80,10 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     texts: dict[str, list[tuple[int, str]]] = {}
     order: list[str] = []
     epochs: set[int] = set()
+    repeats: list[Repeat] = []
     for where, sample in samples:
+        if doc.archive is not None and doc.archive.repeats:  # samples are not kept: look as they pass
+            repeats.extend(find_repeats(f"member {where}", sample))
         prediction, epoch = _prediction(doc, where, sample)
         epochs.add(epoch)
         first = chosen.get(prediction.ref)
@@ -109,7 +113,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     model = hints.get("model") or (spec["model"] if isinstance(spec.get("model"), str) else None)
     predictions = [replace(chosen[r], samples=tuple(t for _, t in sorted(texts[r], key=lambda e: e[0])))
                    if len(texts[r]) > 1 else chosen[r] for r in order]
-    return build_run(doc, hints, FORMAT, predictions, model, meta)
+    return build_run(doc, hints, FORMAT, predictions, model, meta, repeats=repeats)
 
 
 def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
@@ -124,6 +128,12 @@ def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
     found = [(m, n) for n in archive.names if (m := _SAMPLE.match(n)) is not None]
     found.sort(key=lambda pair: (int(pair[0].group("epoch")), _natural(pair[0].group("id"))))
     return header, ((n, archive.json(n, "max_record_bytes", keep=False)) for _, n in found)
+
+
+def samples(doc: Document) -> Iterable[tuple[str, Any]]:
+    """Each sample of a log with where it sits, one at a time: for other readers of the same log
+    (judge verdicts), through the same archive helpers and limits."""
+    return (_archive(doc) if doc.archive is not None else _json(doc))[1]
 
 
 def _json(doc: Document) -> tuple[dict[str, Any], Iterable[tuple[str, Any]]]:

@@ -12,13 +12,14 @@ import json
 import math
 import re
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .limits import active
 
 __all__ = [
     "MAX_PARSER_DEPTH",
-    "REPEATS",
     "JSONFloat",
     "JSONObject",
     "duplicate_keys",
@@ -29,6 +30,7 @@ __all__ = [
     "shown",
     "surrogate_note",
     "type_name",
+    "watch_repeats",
 ]
 
 
@@ -54,15 +56,23 @@ class JSONObject(dict[str, Any]):
     duplicates: list[str]
 
 
-REPEATS = threading.local()
-"""Whether the parse running on this thread met a repeated key (`Document.repeats`, `Archive.repeats`)."""
+_REPEATS = threading.local()
+"""Whether a parse running on this thread met a repeated key (`watch_repeats`)."""
+
+
+@contextmanager
+def watch_repeats() -> Iterator[Callable[[], bool]]:
+    """Watch the parses on this thread inside the block: the function yielded says whether any
+    object repeated a key, so readers look for repeats (`_repeats`) only in files that have them."""
+    _REPEATS.seen = False
+    yield lambda: bool(getattr(_REPEATS, "seen", False))
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
-    REPEATS.seen = True
+    _REPEATS.seen = True
     seen: set[str] = set()
     repeats = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
     out = JSONObject(obj)

@@ -38,7 +38,6 @@ from qa_inspect.core.errors import FormatError
 
 from ._archive import Archive, describe_partial, open_archive
 from .json_values import (
-    REPEATS,
     JSONFloat,
     JSONObject,
     duplicate_keys,
@@ -49,6 +48,7 @@ from .json_values import (
     shown,
     surrogate_note,
     type_name,
+    watch_repeats,
 )
 from .limits import Limits, active, too_big
 from .tables import CSV_SUFFIXES, Table, csv_problem, csv_table, open_binary, table_kind
@@ -105,7 +105,7 @@ class Document:
     table: Table | None = None
     """Set (and `value`/`lines` None) when the file is a Parquet, Arrow or CSV table."""
     notes: list[str] = field(default_factory=list)
-    """What parsing changed or mended that a user should know (a BOM removed from a JSONL line, lone
+    """What reading changed or mended that a user should know (a BOM removed from a JSONL line, lone
     surrogates replaced, a partial archive): the reader's result carries them as warnings."""
     repeats: bool = True
     """False when `parse` saw no object repeat a key, so nothing needs looking for (`_repeats`)."""
@@ -299,11 +299,12 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
 
 def parse(path: Path, text: str, encoding: str) -> Document:
     """Parse decoded text as JSON, else as JSONL (see the module docstring for the rule); lone
-    surrogate escapes become U+FFFD, counted in `Document.notes`."""
+    surrogate escapes become U+FFFD, counted in `Document.notes`; `Document.repeats` says whether
+    some object repeated a key."""
     text, mended = mend_surrogates(text)
-    REPEATS.seen = False
-    doc = _parse(path, text, encoding)
-    doc.repeats = REPEATS.seen
+    with watch_repeats() as seen:
+        doc = _parse(path, text, encoding)
+    doc.repeats = seen()
     if mended:
         doc.notes.append(surrogate_note(mended))
     return doc

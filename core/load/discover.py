@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from qa_inspect.core.formats import (
     CANDIDATE_SUFFIXES,
@@ -21,6 +21,9 @@ from qa_inspect.core.formats import (
 from qa_inspect.core.model import Dataset, Run
 
 from .manifest import MANIFEST_NAME, Manifest
+
+if TYPE_CHECKING:
+    from qa_inspect.core.formats import VerdictFile
 
 __all__ = [
     "GENERIC_STEMS",
@@ -172,7 +175,7 @@ def run_display_name(path: Path, runs_dir: Path, manifest: Manifest | None = Non
 
 def read_in_folder(
     path: Path, runs_dir: Path | None = None, manifest: Manifest | None = None, *, hints: Mapping[str, Any] | None = None
-) -> Dataset | Run | Skip:
+) -> Dataset | Run | Skip | VerdictFile:
     """Read one file of a runs folder: the manifest's entry for it supplies the kind, the hints and
     a dataset's scorer, and a run is named by `run_display_name`. Explicit `hints` win over both."""
     kind: Kind | None = None

@@ -454,4 +454,5 @@ def delete_path(conn: sqlite3.Connection, rel_path: str) -> None:
         unindex_items(conn, "dataset_id = ?", (ds_id,))
         conn.execute("UPDATE runs SET prediction_count = 0 WHERE dataset_id = ?", (ds_id,))  # rows cascade away
         conn.execute("DELETE FROM datasets WHERE id = ?", (ds_id,))
+    conn.execute("DELETE FROM verdicts WHERE source = ?", (rel_path,))  # judge verdicts read from it
     conn.execute("DELETE FROM files WHERE path = ?", (rel_path,))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, sha256_file, side_owners, use_limits
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, sha256_file, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     get_setting,
@@ -37,17 +37,18 @@ from .file_writes import manifest_stamp, mark_loading, record_side, resuming, ta
 from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
 from .ingest_runs import RunCache, RunWrite, write_run
 from .items import dataset_scorer
+from .journals import merge_journal_files
 from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
-from .relpaths import rel as _rel
-from .relpaths import relmsg as _relmsg
+from .relpaths import rel as _rel, relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, report_stored, unique_name
 from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
 from .warmup import warm_overview
+from .verdicts import PendingVerdicts, framework_pending, pending_file, store_verdicts
 
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
@@ -125,6 +126,7 @@ class _Pass:
     """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
     readers: dict[str, Any] = field(default_factory=dict)
     """Reading processes of the datasets to stream, started when found (they read ahead)."""
+    verdicts: list[PendingVerdicts] = field(default_factory=list)
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
@@ -155,7 +157,9 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             _take(lp, cand, _read_one(lp, cand), found, runs)
             _store_datasets(lp, found)
         lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+        merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
         _store_runs(lp, runs)
+        store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
 
 
@@ -312,9 +316,12 @@ def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list
     elif isinstance(src, Run):
         src.name = src.name or run_display_name(cand.path, lp.runs_dir, lp.manifest)
         runs.append((cand, src))
+        lp.verdicts += framework_pending(cand.path, cand.rel, src, lp.summary)
+    elif isinstance(src, VerdictFile):
+        lp.verdicts.append(pending_file(cand.rel, src, _stamp(cand, "verdicts", src.format, None)))
 
 
-def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | None:
+def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | VerdictFile | None:
     """One file read whole; None when it is not QA data (remembered) or cannot be read (an error)."""
     try:
         src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
@@ -350,14 +357,13 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         fresh = not has_rows(conn, ds.name)
         resume = resuming(lp.stored.get(cand.rel), cand.sha256)
         stepped = (fresh or resume) and len(ds.items) > STEP_ROWS
-        notes = list(ds.meta.pop("warnings", ()))  # kept in the file's note: an unchanged load repeats them
 
         def store_dataset(ds: Dataset = ds, cand: _Candidate = cand, stepped: bool = stepped) -> tuple[int, int, int]:
             if stepped:
                 mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
             out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
             store_fingerprint(conn, ds.name)
-            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding, note="\n".join(notes) or None))
+            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
             return out
 
         def undo(name: str = ds.name, cand: _Candidate = cand) -> None:
@@ -367,7 +373,6 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         written = write_file(conn, cand.rel, store_dataset, lp.summary, lp.errored, undo if stepped else None)
         if written is not None:
             items, golds, _ = written
-            lp.summary.warnings.extend({"path": cand.rel, "message": f"{cand.rel}: {w}"} for w in notes)
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )

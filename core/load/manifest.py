@@ -40,6 +40,9 @@ and names. Paths are relative to RUNS_DIR (absolute paths work too)::
 
     [limits]                               # what one file may cost (core.formats.limits; docs/limits.md)
     max_file_bytes = "8 GiB"
+    [team]                                 # who reviews what (core.review.assign; docs/guide/team.md)
+    annotators = ["ana", "bo", "cy"]
+    overlap = 2
 
 A file listed under `[[dataset]]` is read as a dataset only, under `[[run]]` as a run only. An
 explicit `dataset =` beats a `[[link]]` glob, which beats guessing by coverage (`link_run`).
@@ -128,6 +131,8 @@ class Manifest:
     """`[labels] set`: the project's error labels (None: the default set of `core.labels`)."""
     limits: Limits = DEFAULT_LIMITS
     """`[limits]`: what one file, member, record or pattern may cost (`core.formats.limits`)."""
+    team: Mapping[str, Any] | None = None
+    """`[team]` as written (annotators, overlap), checked by `core.review.team_settings`."""
 
     @staticmethod
     def _rel_to(root: Path, path: Path) -> str:
@@ -189,8 +194,9 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         return None
     data = _parse(path)
     for key in data:
-        if key not in ("dataset", "run", "link", "ignore", "settings", "labels", "limits"):
-            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels, limits)", key)
+        if key not in ("dataset", "run", "link", "ignore", "settings", "labels", "limits", "team"):
+            raise FormatError(str(path), "unknown key (expected dataset, run, link, ignore, settings, labels, limits, team)",
+                              key)
     limits = _limits(path, data.get("limits", {}))
     ignore = data.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
@@ -222,7 +228,15 @@ def load_manifest(runs_dir: Path) -> Manifest | None:
         links.append((str(runs), str(dataset)))
     explicit = {Manifest._rel_to(root, e.path): e.dataset for e in entries["run"] if e.dataset}
     return Manifest(path, root, entries["dataset"], entries["run"], explicit, tuple(links), tuple(ignore),
-                    _patterns(path, data.get("settings", {}), limits), _labels(path, data), limits)
+                    _patterns(path, data.get("settings", {}), limits), _labels(path, data), limits, team=_team(path, data))
+
+
+def _team(path: Path, data: dict[str, Any]) -> Mapping[str, Any] | None:
+    """`[team]`, a table (its keys are checked where they are used: `core.review.team_settings`)."""
+    table = data.get("team")
+    if table is not None and not isinstance(table, dict):
+        raise FormatError(str(path), "expected a [team] table", "team")
+    return table
 
 
 def _limits(path: Path, table: Any) -> Limits:

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from qa_inspect.core.store import ITEMS_MARK, PREDICTIONS_MARK, index_marks, pending_marks, pending_rows, set_marks
+from qa_inspect.core.store import ITEMS_MARK, PREDICTIONS_MARK, index_marks, pending_marks, pending_rows
 
 __all__ = [
     "INLINE_LIMIT",

@@ -26,8 +26,6 @@ def report_stored(conn: sqlite3.Connection, rels: list[str], summary: LoadSummar
             ).fetchone()
             if row:
                 summary.datasets.append(DatasetReport(row[0], rel, row[1], row[2], row[3], status, row[4], row[5]))
-                notes = kind_row[2].split("\n") if kind_row[2] else []  # the reader's warnings, as stored
-                summary.warnings.extend({"path": rel, "message": f"{rel}: {w}"} for w in notes)
                 summary.warnings.extend(dataset_warnings(rel, json.loads(row[6]) if row[6] else {}))
         elif kind == "run":
             rows = conn.execute(

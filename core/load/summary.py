@@ -51,6 +51,8 @@ class LoadSummary:
     removed: list[str] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     """{path, message}: loaded, but a choice was made the user should check (links, coverage)."""
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    """{path, format, stored, judges, runs}: judge verdicts stored this load (`core.load.verdicts`)."""
     database_notes: list[str] = field(default_factory=list)
     """Where annotations go when it is not the folder's own database (a read-only folder's overlay);
     also among `warnings`, and said by every command, not only `load`."""
@@ -72,4 +74,5 @@ class LoadSummary:
             "errors": self.errors,
             "warnings": self.warnings,
             "removed": self.removed,
+            "verdicts": self.verdicts,
         }

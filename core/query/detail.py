@@ -25,7 +25,7 @@ from .sql import FEATURE_DIMENSIONS, feature_columns
 
 __all__ = [
     "GoldInfo", "GoldMatch", "ItemDetail", "PredictionInfo", "Range", "StaleInfo", "copy_choices", "evidence_url",
-    "item_detail",
+    "item_detail", "judge_verdicts", "VerdictInfo",
 ]
 
 Range = tuple[int, int]
@@ -56,6 +56,20 @@ class GoldInfo:
         return not self.superseded
 
 
+@dataclass(frozen=True, slots=True)
+class VerdictInfo:
+    """One judge's imported verdict on a run's answer (`core.formats.judge_verdicts`): shown beside
+    the official score, never instead of it."""
+
+    judge: str
+    verdict: str
+    """correct | incorrect | partial"""
+    value: float
+    raw: str | None = None
+    rationale: str | None = None
+    source: str | None = None
+
+
 GoldMatch = detail_align.Match
 """A prediction against one gold: its own scores and what the metric matched in each string."""
 
@@ -84,6 +98,8 @@ class PredictionInfo:
     """Why, in words ("contains the gold plus 4 characters after it")."""
     samples: list[SampleGroup] = field(default_factory=list)
     """Every sample of a run that sampled the item several times, grouped by equivalent answer."""
+    verdicts: list[VerdictInfo] = field(default_factory=list)
+    """Judge verdicts on this answer, by judge name (imported; empty when none)."""
 
     @property
     def main(self) -> float | None:
@@ -206,6 +222,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
             info.samples = sample_groups(conn, p[14], info.scorer)
         _align(info, detail)
         _categorize(info, detail)
+        info.verdicts = judge_verdicts(conn, info.run, detail.key)
         seen.add(info.run)
         if info.run == run_name:
             detail.prediction = info
@@ -219,6 +236,13 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
     if run_name is not None and detail.prediction is None:
         detail.missing_runs.insert(0, run_name)
     return detail
+
+
+def judge_verdicts(conn: Any, run: str, item_key: str) -> list[VerdictInfo]:
+    """The judges' verdicts on `run`'s answer to the item `item_key`, by judge name."""
+    return [VerdictInfo(*row) for row in conn.execute(
+        "SELECT judge, verdict, value, raw, rationale, source FROM verdicts WHERE run = ? AND item_key = ?"
+        " ORDER BY judge", (run, item_key))]
 
 
 def _align(info: PredictionInfo, detail: ItemDetail) -> None:

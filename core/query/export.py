@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import STALE_GOLDS_SQL
 from qa_inspect.core.labels import labels_of_sql
-from qa_inspect.core.visible import FORMULA_PATTERN, VISIBLE, one_line, visible
+from qa_inspect.core.visible import FORMULA_PATTERN, VISIBLE, one_line
 
 from .filters import Filter
 from .sql import DELTA_SQL, FEATURE_DIMENSIONS, build, feature_columns, order_clause
@@ -228,7 +228,6 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str | None = None, *, raw_
     """Write `frame` to `path` in `fmt` (default: from the extension), replacing the file
     atomically so a failed export never leaves half a file. CSV and Markdown cells show control
     characters as the terminal does; CSV cells never start a formula unless `raw_cells`."""
-    import polars as pl  # only an export needs polars: the app starts without it
 
     path = Path(path)
     fmt = fmt or export_format(path)

@@ -24,6 +24,8 @@ from .filters import Filter
 from .sql import (
     ERROR_SQL,
     FACETS,
+    JUDGE_VS,
+    judge_facet,
     LENGTH_BUCKETS,
     LONGEST,
     NO_PREDICTION,
@@ -37,6 +39,10 @@ __all__ = [
     "clear",
     "facet_table",
     "facet_tables",
+    "JUDGE_CHOICES",
+    "judge_facet_names",
+    "judge_selection",
+    "judges",
     "length_bucket",
     "question_word",
     "select",
@@ -74,6 +80,8 @@ class FacetTable:
 
 
 def _label(d: FacetDef, value: Any) -> str:
+    if value is None and d.name.startswith(("judge:", "judge_vs:")):
+        return "no verdict"
     if d.name == "refused":
         return {1: "refused", 0: "answered"}.get(value, NO_PREDICTION)
     if d.name == "stale":
@@ -114,9 +122,49 @@ def _table(f: Filter, d: FacetDef, rows: list[tuple[Any, int, int]], has_run: bo
     return FacetTable(name=d.name, label=d.label, total=total, errors=total_errors, rows=out)
 
 
+def _def(name: str, f: Filter | None = None) -> FacetDef:
+    """A fixed facet, or a judge's (`judge:NAME`, `judge_vs:NAME`, at the filter's threshold)."""
+    d = FACETS.get(name) or judge_facet(name, f.outcome_threshold if f is not None else None)
+    if d is None:
+        raise KeyError(name)
+    return d
+
+
+def judges(conn: Any, run: str | None) -> list[str]:
+    """The judges with verdicts on run `run` (imported, `core.load`), by name."""
+    if not run:
+        return []
+    return [r[0] for r in conn.execute("SELECT DISTINCT judge FROM verdicts WHERE run = ? ORDER BY judge", (run,))]
+
+
+def judge_facet_names(conn: Any, run: str | None) -> list[str]:
+    """`judge:NAME` and `judge_vs:NAME` of every judge of `run`: the facets a panel adds for them."""
+    return [f"{kind}:{judge}" for judge in judges(conn, run) for kind in ("judge", "judge_vs")]
+
+
+JUDGE_CHOICES: dict[str, tuple[str, str]] = {
+    "correct": ("judge", "correct"),
+    "incorrect": ("judge", "incorrect"),
+    "partial": ("judge", "partial"),
+    "judge-right": ("judge_vs", JUDGE_VS[0]),
+    "judge-wrong": ("judge_vs", JUDGE_VS[1]),
+}
+"""What a judge-verdict selection can ask for (`--judge-verdict JUDGE=CHOICE`) → (facet kind, value):
+the judge's verdict, or a disagreement with the official score ("judge-right": official wrong,
+judge right; "judge-wrong": official right, judge not right)."""
+
+
+def judge_selection(judge: str, choice: str) -> tuple[str, str]:
+    """The `Filter.facets` pair of one judge-verdict choice (`JUDGE_CHOICES`); ValueError if unknown."""
+    if choice not in JUDGE_CHOICES:
+        raise ValueError(f"{choice!r}: choose from {', '.join(JUDGE_CHOICES)}")
+    kind, value = JUDGE_CHOICES[choice]
+    return f"{kind}:{judge}", value
+
+
 def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
     """Counts and errors per value of one facet for the items of `f` (one GROUP BY query)."""
-    d = FACETS[name]
+    d = _def(name, f)
     sql, params = build(conn, f)
     rows = conn.execute(
         f"SELECT ({d.expr}) AS v, COUNT(*), SUM({ERROR_SQL}) {sql} GROUP BY v",
@@ -129,8 +177,10 @@ def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> li
     """Every facet (or the named ones) that tells something here, from one pass over the items
     (about 3× faster than one `facet_table` per facet on 100k items). Left out: facets of the run
     when `f` has none, and optional labels when no item has a value (no tags in this dataset, no
-    refusals from a span scorer, no unanswerable questions)."""
-    defs = [FACETS[n] for n in (names or FACETS) if not (FACETS[n].needs_run and not f.run)]
+    refusals from a span scorer, no unanswerable questions). Every judge of the run adds two
+    (`judge_facet_names`) when `names` is not given."""
+    wanted = list(names) if names else [*FACETS, *judge_facet_names(conn, f.run)]
+    defs = [d for d in (_def(n, f) for n in wanted) if not (d.needs_run and not f.run)]
     if not defs:
         return []
     sql, params = build(conn, f)
@@ -162,7 +212,7 @@ def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | N
     """The filter with `value` of facet `name` selected; `add=True` adds it to the facet's current
     selection (OR) instead of replacing it. None when the value cannot be selected (an item
     without a split/tag/answer type, or without a prediction in the refused facet)."""
-    d = FACETS[name]
+    d = _def(name)
     if value is None and d.optional:
         return None
     if d.field in ("splits", "tags", "answer_types"):
@@ -181,7 +231,7 @@ def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | N
 
 def clear(f: Filter, name: str) -> Filter:
     """The filter without any selection on facet `name`."""
-    d = FACETS[name]
+    d = _def(name)
     if d.field in ("splits", "tags", "answer_types"):
         return f.with_(**{d.field: ()})
     if d.field in ("refused", "stale"):
@@ -191,7 +241,7 @@ def clear(f: Filter, name: str) -> Filter:
 
 def selected(f: Filter, name: str) -> tuple[Any, ...]:
     """The values of facet `name` that `f` currently selects (to mark rows in the panel)."""
-    d = FACETS[name]
+    d = _def(name)
     if d.field in ("splits", "tags", "answer_types"):
         return tuple(getattr(f, d.field))
     if d.field in ("refused", "stale"):

@@ -140,8 +140,9 @@ def _unknown(kind: str, values: list[str], known: list[str]) -> str:
 
 
 def _parse(name: str, data: str) -> Filter:
-    """The stored filter; anything else (hand-edited, nested 5,000 deep, from a future version) is a
-    `SliceError` naming the slice: a shipped qa.db must not crash every user of the folder."""
+    """The stored filter; anything else (hand-edited, nested 5,000 deep, from a future version, a
+    repeated key) is a `SliceError` naming the slice: a shipped qa.db must not crash every user of
+    the folder."""
     from qa_inspect.core.formats import find_repeats, loads  # the readers' JSON, only when a slice is read
 
     try:

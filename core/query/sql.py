@@ -33,6 +33,7 @@ __all__ = [
     "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "PASS_BANDS", "QUESTION_WORDS", "SLICES",
     "STALE_ITEMS_SQL", "Built", "answered_sql", "FacetDef", "band_sql", "build", "build_parts", "dimension_columns", "error_expr", "facet_where",
     "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
+    "JUDGE_THRESHOLD", "JUDGE_VS", "judge_facet", "judge_verdict_sql",
 ]
 
 
@@ -251,20 +252,55 @@ def feature_columns() -> str:
     return ", ".join(f"{_FEATURE_SQL.get(d, 'i.' + d)} AS {d}" for d in FEATURE_DIMENSIONS)
 
 
-def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any]) -> str:
-    """SQL condition for `Filter.facets`: values of one facet OR-ed, facets AND-ed (appends params)."""
+def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any], threshold: float | None = None) -> str:
+    """SQL condition for `Filter.facets`: values of one facet OR-ed, facets AND-ed (appends params).
+    `threshold`: the filter's `outcome_threshold`, which the judge-vs-official facets judge by."""
     by_name: dict[str, list[Any]] = {}
     for name, value in pairs:
-        if name not in FACETS:
-            raise ValueError(unknown_name("facet", name, FACETS))
+        if name not in FACETS and judge_facet(name, threshold) is None:
+            raise ValueError(unknown_name("facet", name, [*FACETS, "judge:NAME", "judge_vs:NAME"]))
         by_name.setdefault(name, []).append(value)
     clauses = []
     for name, values in by_name.items():
-        d = FACETS[name]
+        d = FACETS.get(name) or judge_facet(name, threshold)
+        assert d is not None
         params.extend(d.params)
         params.extend(values)
         clauses.append(f"({d.expr}) IN ({', '.join('?' * len(values))})")
     return "(" + " AND ".join(clauses) + ")"
+
+
+JUDGE_THRESHOLD = 0.5
+"""F1 (F1-recall) at which an official score counts as right beside a judge's verdict when the
+filter names no `outcome_threshold`: the compare screen's default."""
+JUDGE_VS = ("official wrong · judge right", "official right · judge wrong", "agree")
+"""Values of a judge-vs-official facet: the two disagreements first (they are what one looks at)."""
+
+
+def judge_verdict_sql(judge_param: str = "?") -> str:
+    """Run A's verdict of the item by one judge (the judge as a parameter): NULL when none."""
+    return ("(SELECT v.verdict FROM verdicts v WHERE v.run = (SELECT r.name FROM runs r WHERE r.id = p.run_id)"
+            f" AND v.item_key = i.key AND v.judge = {judge_param})")
+
+
+def judge_facet(name: str, threshold: float | None = None) -> FacetDef | None:
+    """The facet of one judge: `judge:NAME` (its verdicts: correct/incorrect/partial) or `judge_vs:NAME`
+    (official right at `threshold` — default `JUDGE_THRESHOLD` — against the judge's "correct");
+    None for other names. Judge names reach SQLite as parameters."""
+    kind, _, judge = name.partition(":")
+    if not judge or kind not in ("judge", "judge_vs"):
+        return None
+    if kind == "judge":
+        return FacetDef(name, f"judge {judge}", judge_verdict_sql(), (judge,), order=("correct", "incorrect", "partial"),
+                        needs_run=True, optional=True)
+    bound: list[Any] = []
+    right = right_sql("p", JUDGE_THRESHOLD if threshold is None else threshold, bound)
+    verdict = judge_verdict_sql()  # a partial verdict is not a "judge right"
+    expr = (f"CASE WHEN {verdict} IS NULL THEN NULL WHEN NOT {right} AND {verdict} = 'correct' THEN ?"
+            f" WHEN {right} AND {verdict} != 'correct' THEN ? ELSE ? END")
+    params = (judge, *bound, judge, JUDGE_VS[0], *bound, judge, *JUDGE_VS[1:])
+    return FacetDef(name, f"official vs judge {judge}", expr, tuple(params), order=JUDGE_VS, needs_run=True,
+                    optional=True)
 
 
 def run_ids(conn: Any, f: Filter) -> tuple[int | None, int | None, int | None]:
@@ -361,7 +397,7 @@ def build_parts(conn: Any, f: Filter, *, scan_short_search: bool = False) -> Bui
             " OR ABS(COALESCE(p.f1_recall, -1) - COALESCE(pb.f1_recall, -1)) > 1e-9)"
         )
     if f.facets:
-        where.append(facet_where(f.facets, params))
+        where.append(facet_where(f.facets, params, f.outcome_threshold))
     if f.keys is not None:  # one JSON parameter, however many keys (no host-parameter limit)
         where.append("i.key IN (SELECT value FROM json_each(?))")
         params.append(json.dumps(list(f.keys), ensure_ascii=False))

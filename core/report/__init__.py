@@ -10,10 +10,12 @@ more than noise: intervals, p-values, McNemar, Holm over slices; `StatOptions`),
 intervals and a Holm-corrected pairwise significance matrix), `run_settings` (what each run was:
 model, prompt, shots …), `paper_table` (runs grouped by settings × slices, the papers' table
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
-`adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones)
+`adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones),
+`judge_agree` (imported judge verdicts against hand judgements and the official score: κ, confusion, disagreements)
 `sample_metrics` (pass@k, majority vote and consistency of runs with several samples per item)
 and `release_diff` (two releases of a dataset: items, golds,
-open flags, each run's score split into the part the changed golds explain and the rest).
+open flags, each run's score split into the part the changed golds explain and the rest),
+`agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements).
 
 May import: `core.query`, `core.review` and everything below them; never `tui`, textual or rich.
 """
@@ -35,6 +37,7 @@ __all__ = [
     "sample_columns",
     "with_sample_metrics",
     "ADJUDICATED",
+    "AGREEMENT_WHATS",
     "ALL",
     "ALL_GOLDS",
     "CELL_METRICS",
@@ -50,6 +53,12 @@ __all__ = [
     "FLAG_OUTCOMES",
     "FEATURE_DIMENSIONS",
     "HUMAN",
+    "HAND_VERDICTS",
+    "OFFICIAL_CATEGORIES",
+    "Agreement",
+    "JudgeAgreement",
+    "hand_verdicts",
+    "judge_agreement",
     "METRIC_LABELS",
     "REPORT_METRICS",
     "SLICES",
@@ -126,6 +135,12 @@ __all__ = [
     "table_axes",
     "template_label",
     "with_intervals",
+    "AgreementReport",
+    "Judgement",
+    "JudgedUnit",
+    "agreement_report",
+    "disagreement_filter",
+    "gather_judgements",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -136,6 +151,15 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         adjudicated_summary,
         AdjudicatedRun,
         overview_adjudicated,
+    )
+    from .agreement import (
+        AGREEMENT_WHATS,
+        agreement_report,
+        AgreementReport,
+        disagreement_filter,
+        gather_judgements,
+        Judgement,
+        JudgedUnit,
     )
     from .chart import (
         chart_svg,
@@ -156,6 +180,14 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         latex_escape,
         latex_table,
     )
+    from .judge_agree import (
+        Agreement,
+        HAND_VERDICTS,
+        hand_verdicts,
+        judge_agreement,
+        JudgeAgreement,
+        OFFICIAL_CATEGORIES,
+    )
     from .leaderboard import (
         Leaderboard,
         leaderboard,
@@ -170,6 +202,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         RunSamples,
         SAMPLE_NOTE,
         sample_columns,
+        sliced_samples,
         with_sample_metrics,
     )
     from .metrics import (

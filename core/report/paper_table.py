@@ -32,7 +32,6 @@ from .sample_metrics import SAMPLE_CELLS, item_samples, sample_cells
 from .run_settings import RunSettings
 
 if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
-    import numpy as np
     import polars as pl
 
 __all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes", "template_label"]

@@ -7,8 +7,10 @@ Holds, each module importing only those listed before it:
   runs give that is not the gold (asking `core.metrics.relation`: new, replaced, or a cut); `score`: the signals of one gold and the documented score that
   combines them (with its reasons in words). These three are pure (no I/O).
 - `verified`: when each gold was last verified (`verify` journal entries); `gather`: which
-  datasets can go stale, and the signals of every gold of one read from the database; `queue`: the ranked queue, its filters and
-  the reviewer's progress. (The freshness summary is a report: `core.report`.)
+  datasets can go stale, and the signals of every gold of one read from the database; `queue`: the
+  ranked queue, its filters and the reviewer's progress; `assign`: the queue split among a team
+  (rendezvous hashing, SHA-256), each annotator's done/assigned. (The freshness summary is a
+  report: `core.report`.)
 
 May import: `core.store`, `core.flags`, `core.metrics`, `core.model`, `core.keys`, `core.errors`.
 """
@@ -21,6 +23,7 @@ from qa_inspect.core.faces import lazy_face
 
 __all__ = [
     "CHANGE_TAGS",
+    "DEFAULT_OVERLAP",
     "DISAGREE_BELOW",
     "FRESH_DAYS",
     "HALF_LIFE_DAYS",
@@ -40,12 +43,18 @@ __all__ = [
     "Scope",
     "Scored",
     "Signals",
+    "Team",
+    "TeamProgress",
+    "assigned_to",
     "consensus",
     "dataset_names",
     "evidence_date",
     "gather_signals",
+    "item_key",
+    "judged",
     "last_verified",
     "months_between",
+    "mine",
     "normalise",
     "parse_date",
     "points_table",
@@ -54,10 +63,25 @@ __all__ = [
     "run_weights",
     "score_signals",
     "stale_datasets",
+    "team_progress",
+    "team_settings",
+    "team_share",
     "ts_date",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .assign import (
+        assigned_to,
+        DEFAULT_OVERLAP,
+        item_key,
+        judged,
+        mine,
+        Team,
+        team_progress,
+        team_settings,
+        team_share,
+        TeamProgress,
+    )
     from .consensus import (
         Consensus,
         consensus,

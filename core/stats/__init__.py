@@ -6,6 +6,8 @@ per-item scores in, numbers out. `core.report` decides what is compared on which
 Holds: `bootstrap` (percentile intervals for a mean, by item or clustered by passage; paired
 bootstrap Δ with interval and p; approximate randomisation), `exact` (exact McNemar on the
 discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum detectable effect),
+`kappa` (Cohen's κ of two raters from their confusion matrix, with a bootstrap interval),
+`raters` (several annotators: pairwise Cohen's κ, Fleiss' κ, Krippendorff's α, bootstrapped over items),
 `resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded)
 and `seeds` (the fixed default seed, resample count, and one random stream per named test).
 
@@ -25,17 +27,28 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "MIN_BOOTSTRAP_UNITS",
+    "Agreement",
+    "AgreementInterval",
     "Interval",
     "PairedTest",
+    "Ratings",
     "StatsError",
+    "agreement",
     "benjamini_hochberg",
     "binomial_tail",
     "bootstrap_mean",
     "bootstrap_totals",
     "check_settings",
+    "cohen_kappa",
+    "confusion_matrix",
+    "fleiss_kappa",
     "holm",
+    "kappa_interval",
+    "krippendorff_alpha",
+    "pair_kappa",
     "mcnemar_exact",
     "minimum_detectable_effect",
+    "pair_items",
     "paired_bootstrap",
     "randomisation_p",
     "rng_for",
@@ -44,6 +57,21 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
+    from .kappa import (
+        cohen_kappa,
+        confusion_matrix,
+        kappa_interval,
+    )
+    from .raters import (
+        Agreement,
+        agreement,
+        AgreementInterval,
+        fleiss_kappa,
+        krippendorff_alpha,
+        pair_items,
+        pair_kappa,
+        Ratings,
+    )
     from .bootstrap import (
         bootstrap_mean,
         Interval,

@@ -72,6 +72,7 @@ __all__ = [
     "get_setting",
     "journal_bindings",
     "known_names",
+    "after_commit",
     "merge_shipped",
     "migrate",
     "open_db",
@@ -164,6 +165,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         UserConfig,
     )
     from .transaction import (
+        after_commit,
         BusyCallback,
         sqlite_connection,
         write_transaction,

@@ -288,7 +288,26 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS golds_superseded ON golds(item_id) WHERE superseded = 1;
     DELETE FROM settings WHERE key = 'analysis_filled';
     """,
-    # 12 → 13: many answers per item (epochs, repeats). Each sample of a (run, item) is a row of
+    # 12 → 13: judge verdicts, imported (`core.formats.judge_verdicts`), never computed: what each
+    # judge said of a run's answer, beside the official score. Keyed like hand labels, by run name
+    # and item key (not row ids), so a reloaded run keeps them; `source` is the file they were read
+    # from (a verdicts JSONL, or the run's own log): reloading or removing it replaces its rows.
+    """
+    CREATE TABLE IF NOT EXISTS verdicts (
+        run TEXT NOT NULL,              -- runs.name
+        item_key TEXT NOT NULL,         -- items.key in the run's dataset
+        judge TEXT NOT NULL,            -- the judge (an Inspect scorer's name, ...)
+        verdict TEXT NOT NULL,          -- 'correct' | 'incorrect' | 'partial'
+        value REAL NOT NULL,            -- 0-1: 1 correct, 0 incorrect
+        raw TEXT,                       -- the verdict as the source wrote it ('C', '0.7', ...)
+        rationale TEXT,
+        source TEXT NOT NULL,           -- files.path it was read from
+        PRIMARY KEY (run, item_key, judge)
+    );
+    CREATE INDEX IF NOT EXISTS verdicts_source ON verdicts(source);
+    CREATE INDEX IF NOT EXISTS verdicts_judge ON verdicts(run, judge, verdict);
+    """,
+    # 13 → 14: many answers per item (epochs, repeats). Each sample of a (run, item) is a row of
     # `completions`, keyed by its prediction and sample number (1-based), with its own scores; the
     # `predictions` row stays the official answer (first or marked sample) and gains the samples'
     # aggregate (`core.metrics.summarise_item`). Runs of one answer per item write no completions

@@ -13,18 +13,36 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from qa_inspect.core.errors import StoreError
 
 from .busy import TIMEOUT_ENV, database_file, default_timeout
 from .identity import check_same_files
 
-__all__ = ["BusyCallback", "sqlite_connection", "write_transaction"]
+__all__ = ["BusyCallback", "after_commit", "sqlite_connection", "write_transaction"]
 
 _ATTEMPT_MS = 250
 
 BusyCallback = Callable[[str], None]
+
+_AFTER_COMMIT: dict[int, dict[str, Callable[[], None]]] = {}
+"""Per connection (by id) inside `write_transaction`: what runs once its transaction is committed."""
+
+_Action = TypeVar("_Action", bound=Callable[[], None])
+
+
+def after_commit(conn: sqlite3.Connection, key: str, make: Callable[[], _Action]) -> _Action | None:
+    """The action registered under `key` to run once the `write_transaction` open on `conn`
+    commits (never when it rolls back), made by `make()` on first use in that transaction: a copy
+    of the journal kept outside the database must hold committed entries only, written once per
+    transaction. None (nothing registered) when no `write_transaction` is open on `conn`."""
+    pending = _AFTER_COMMIT.get(id(conn))
+    if pending is None:
+        return None
+    if key not in pending:
+        pending[key] = make()
+    return pending[key]  # type: ignore[return-value]
 
 
 def sqlite_connection(conn: Any) -> sqlite3.Connection:
@@ -94,6 +112,7 @@ def write_transaction(
                 wait(exc)
         try:
             check_same_files(conn)
+            _AFTER_COMMIT[id(conn)] = {}
             result = work(conn)
         except sqlite3.Error as exc:
             if conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
@@ -109,7 +128,7 @@ def write_transaction(
             try:
                 conn.execute("COMMIT")
                 _checkpoint(conn)
-                return result
+                break
             except sqlite3.OperationalError as exc:
                 try:
                     wait(exc)
@@ -117,5 +136,9 @@ def write_transaction(
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
                     raise
+        for action in _AFTER_COMMIT.pop(id(conn), {}).values():
+            action()
+        return result
     finally:
+        _AFTER_COMMIT.pop(id(conn), None)  # rolled back: nothing of it happened
         conn.execute(f"PRAGMA busy_timeout = {int(old_timeout)}")

@@ -93,8 +93,8 @@ def test_help_lists_the_commands_in_their_order() -> None:
     res = invoke("--help")
     assert res.exit_code == 0
     listed = re.findall(r"^  ([a-z]+) ", res.stdout.split("Commands:", 1)[1], flags=re.MULTILINE)
-    assert listed == ["load", "open", "score", "report", "diff", "leaderboard", "table", "export", "schema", "slices", "stale",
-                      "release", "label", "alias"]
+    assert listed == ["load", "open", "score", "report", "diff", "leaderboard", "table", "export", "schema", "agree", "slices",
+                      "stale", "release", "label", "alias", "judge"]
     res = invoke("stale", "--help")
     listed = re.findall(r"^  ([a-z]+) ", res.stdout.split("Commands:", 1)[1], flags=re.MULTILINE)
     assert listed == ["mark", "unmark", "undo", "redo", "list", "export", "import", "author", "score", "verify",

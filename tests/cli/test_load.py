@@ -19,7 +19,7 @@ RUN_KEYS = {"name", "path", "format", "dataset", "predictions", "unmatched", "st
 # Beyond the first summary's shape, it documents which encoding each file was read with, and
 # which files disappeared since the last load.
 EXTRA_ENTRY_KEYS = {"encoding"}
-EXTRA_TOP_KEYS = {"removed", "warnings"}
+EXTRA_TOP_KEYS = {"removed", "warnings", "verdicts"}
 # How each run was linked: coverage of the dataset and of the run (%), the method, warnings.
 EXTRA_RUN_KEYS = {"coverage", "run_coverage", "method", "warnings"}
 
@@ -93,6 +93,8 @@ def _contents(db: Path) -> dict[str, list[tuple[Any, ...]]]:
             rec = dict(zip(cols, row))
             if table == "files":
                 rec["loaded_at"] = None
+            if table == "settings" and rec["key"] == "journal:dir":
+                rec["value"] = None  # beside each database (`--db` elsewhere): named after it
             if table == "settings" and rec["key"] == LOG_SETTING:
                 log = json.loads(rec["value"])
                 rec["value"] = {k: v for k, v in log["summary"].items() if k != "db"}

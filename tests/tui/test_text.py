@@ -15,7 +15,7 @@ from qa_inspect.core.visible import PLACEHOLDERS
 from qa_inspect.core.visible import visible as core_visible
 from qa_inspect.core.query import Filter
 from qa_inspect.tui.text import bar, cell_text, clean, count_cells, truncate
-from qa_inspect.tui.widgets.detail_parts import fold, fold_offsets
+from qa_inspect.tui.widgets.detail_blocks import fold, fold_offsets
 from qa_inspect.tui.widgets.filter_bar import describe
 
 CONTROL = {"Cc"}
@@ -107,7 +107,7 @@ def test_no_line_of_a_passage_starts_with_a_comma_or_a_closing_mark() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from qa_inspect.tui.widgets.detail_parts import NO_LINE_START, fold_offsets
+    from qa_inspect.tui.widgets.detail_blocks import NO_LINE_START, fold_offsets
 
     text = "一二三四五六七八九十，一二三四五六七八九十。」好的：第三行、第四行"
     for width in range(8, 30):

@@ -8,8 +8,8 @@ consoles, `fail`, `print_json`, `loaded_db`, text-cleaning for table cells), `ou
 console, load progress and summary), `filter_options` (the item-filter options and
 `build_filter`), `stat_options` (the statistics options of `diff` and `leaderboard`), and one
 module per command or command group, each registering itself on `app` when imported: `load`
-(`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `schema`, `slices`, `stale`, `release`, `label`,
-`alias`.
+(`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `schema`, `agree`, `slices`, `stale`, `release`,
+`label`, `alias`, `judge`.
 
 Start-up is kept short: `main` imports only the module of the command asked for, and
 `--help` none (it lists `COMMANDS`); `app` from this package is the whole app, every module imported.

@@ -77,6 +77,9 @@ COMMANDS: dict[str, Command] = {
                                 "scores to a file; the format follows the extension."),
     "schema": Command("schema", "The database's tables: columns (type, NOT NULL, primary key), indexes and "
                                 "foreign keys."),
+    "agree": Command("agree", "Inter-annotator agreement on what two or more annotators judged: Cohen's κ per pair, "
+                              "Fleiss' κ and Krippendorff's α with bootstrap intervals, per tag and answer type; "
+                              "the disagreements."),
     "slices": Command("slices", "Saved slices: named item filters stored in the database; `slices find`, the slice finder."),
     "stale": Command("stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new "
                               "release, import."),
@@ -86,6 +89,8 @@ COMMANDS: dict[str, Command] = {
                               "taxonomy)."),
     "alias": Command("alias", "Accepted aliases (answers correct for an item beside its golds): add, remove, list, "
                               "export, import."),
+    "judge": Command("judge", "Imported LLM-judge verdicts: how far they agree with hand judgements and the "
+                              "official score."),
 }
 """Every top-level command in `--help` order. `tests/cli/test_startup.py` checks this against the
 commands the modules register and the help they give."""

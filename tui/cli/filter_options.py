@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from qa_inspect.core.errors import UnknownNameError, unknown_name
-from qa_inspect.core.query import SORTS, Filter
+from qa_inspect.core.query import JUDGE_CHOICES, SORTS, Filter, judge_selection, judges
 from qa_inspect.core.store import require_dataset, require_run
 
 from .common import fail
@@ -27,6 +27,7 @@ __all__ = [
     "EmOpt",
     "F1MaxOpt",
     "F1MinOpt",
+    "JudgeVerdictOpt",
     "RefusedOpt",
     "RunOpt",
     "SearchOpt",
@@ -38,6 +39,7 @@ __all__ = [
     "FilterArgs",
     "build_filter",
     "filter_options",
+    "judge_pairs",
 ]
 
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name.", show_default=False)]
@@ -64,6 +66,30 @@ StaleOpt = Annotated[
 ]
 SortOpt = Annotated[str | None, typer.Option("--sort", help=f"Order: {', '.join(SORTS)}.", show_default=False)]
 DescOpt = Annotated[bool, typer.Option("--desc", help="Sort descending.")]
+JudgeVerdictOpt = Annotated[list[str] | None, typer.Option(
+    "--judge-verdict", help=f"JUDGE=CHOICE: items of --run whose imported judge verdict is CHOICE ({', '.join(JUDGE_CHOICES)};"
+    " judge-right = official wrong, judge right). Repeatable.", show_default=False)]
+
+
+def judge_pairs(conn: sqlite3.Connection, run: str | None, opts: list[str] | None) -> tuple[tuple[str, str], ...]:
+    """`--judge-verdict JUDGE=CHOICE` values as `Filter.facets` pairs; a missing --run, an unknown
+    judge or choice → one line naming the option."""
+    pairs: list[tuple[str, str]] = []
+    for opt in opts or ():
+        judge, sep, choice = opt.rpartition("=")
+        if not sep or not judge.strip():
+            raise fail(f"--judge-verdict {opt}: expected JUDGE=CHOICE ({', '.join(JUDGE_CHOICES)})")
+        if not run:
+            raise fail(f"--judge-verdict {opt}: needs --run (the run whose answers the judge saw)")
+        known = judges(conn, run)
+        if judge.strip() not in known:
+            raise fail(f"--judge-verdict {opt}: no verdicts of judge {judge.strip()!r} on run {run}"
+                       f" (judges: {', '.join(known) or 'none imported'})")
+        try:
+            pairs.append(judge_selection(judge.strip(), choice.strip()))
+        except ValueError as exc:
+            raise fail(f"--judge-verdict {opt}: {exc}") from None
+    return tuple(pairs)
 
 
 def _values(opts: list[str] | None) -> tuple[str, ...] | None:
@@ -114,6 +140,7 @@ class FilterArgs:
     f1_max: float | None = None
     search: str | None = None
     stale: bool | None = None
+    judge_verdict: list[str] | None = None
     sort: str | None = None
     descending: bool = False
 
@@ -121,7 +148,7 @@ class FilterArgs:
 FILTER_OPTIONS: dict[str, Any] = {
     "dataset": DatasetOpt, "run": RunOpt, "compare": CompareOpt, "split": SplitOpt, "tag": TagOpt,
     "answer_type": TypeOpt, "refused": RefusedOpt, "em": EmOpt, "f1_min": F1MinOpt, "f1_max": F1MaxOpt,
-    "search": SearchOpt, "stale": StaleOpt,
+    "search": SearchOpt, "stale": StaleOpt, "judge_verdict": JudgeVerdictOpt,
 }
 """The options that choose items (`FilterArgs` field → its Typer option), in `--help` order."""
 ORDER_OPTIONS: dict[str, Any] = {"sort": SortOpt, "descending": DescOpt}
@@ -168,10 +195,15 @@ def build_filter(conn: sqlite3.Connection, base: Filter, args: FilterArgs) -> Fi
     changes: dict[str, object] = {}
     for field in fields(FilterArgs):
         value = getattr(args, field.name)
+        if field.name == "judge_verdict":
+            continue  # facets, below
         if field.name in renamed:
             value = _values(value)
         if value is not None and field.name != "descending":
             changes[renamed.get(field.name, field.name)] = value
     if args.descending:
         changes["descending"] = True
+    if args.judge_verdict:
+        pairs = judge_pairs(conn, args.run or base.run, args.judge_verdict)
+        changes["facets"] = (*base.facets, *(p for p in pairs if p not in base.facets))
     return base.with_(**changes)

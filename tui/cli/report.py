@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 from qa_inspect.core.errors import unknown_name
-from qa_inspect.core.query import csv_frame, load_slice, markdown_table
+from qa_inspect.core.query import Filter, csv_frame, load_slice, markdown_table
 from qa_inspect.core.report import SAMPLE_NOTE, SLICES, report, slice_report
 from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, plural, share
 from rich.table import Table
@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ..text import clean
 from .common import DbOpt, JsonOpt, app, fail, loaded_db, out, print_json, short, write_text
+from .filter_options import JudgeVerdictOpt, judge_pairs
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
 __all__ = ["adjudicated_markdown", "adjudicated_table", "freshness_table", "intervals_table", "partial_notes", "report_cmd", "report_markdown", "report_table"]
@@ -46,8 +47,12 @@ def report_cmd(
         bool, typer.Option("--freshness", help="Instead: the share of golds verified within 30/90/365 days and "
                                                "open stale flags, per tag and answer type.")
     ] = False,
+    judge_verdict: JudgeVerdictOpt = None,
+    run: Annotated[str | None, typer.Option(
+        "--run", help="With --judge-verdict: the run whose judge verdicts pick the items.", show_default=False)] = None,
 ) -> None:
-    """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors."""
+    """Every run × slice: counts, EM/F1 or F1-recall/answer rate, each slice's share of errors.
+    With --judge-verdict, every run on the items where --run's judge said so."""
     if freshness:
         return _freshness(runs_dir, db, as_json)
     dims = [d.strip() for d in by.split(",") if d.strip()]
@@ -57,10 +62,14 @@ def report_cmd(
     if adjudicated and (csv or slice_name):
         raise fail("--adjudicated: numbers of whole runs beside the official table; leave out --csv and --slice")
     with loaded_db(runs_dir, db) as conn:
-        frame = slice_report(conn, load_slice(conn, slice_name), dims) if slice_name else report(conn, dims)
+        chosen = load_slice(conn, slice_name) if slice_name else None
+        if judge_verdict:
+            chosen = chosen or Filter()
+            chosen = chosen.with_(run=run or chosen.run, facets=(*chosen.facets, *judge_pairs(conn, run or chosen.run, judge_verdict)))
+        frame = slice_report(conn, chosen, dims) if chosen is not None else report(conn, dims)
         frame = _with_samples(conn, frame, dims)
         if ci:
-            frame = _with_intervals(conn, frame, seed, resamples, bool(slice_name))
+            frame = _with_intervals(conn, frame, seed, resamples, chosen is not None)
         adj = _adjudicated(conn) if adjudicated else None
     if as_json:
         print_json(frame.to_dicts() if adj is None else {"official": frame.to_dicts(), "adjudicated": [a.to_dict() for a in adj]})

@@ -7,6 +7,7 @@ is no import circle). The queue's score, reasons and header (which datasets it c
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,8 +16,19 @@ from qa_inspect.core import flags as F
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.load import load_manifest
 from qa_inspect.core.query import Filter
-from qa_inspect.core.review import SIGNALS, ReviewQueue, review_queue
-from qa_inspect.tui.present import number
+from qa_inspect.core.review import (
+    DEFAULT_OVERLAP,
+    SIGNALS,
+    ReviewQueue,
+    Team,
+    TeamProgress,
+    mine,
+    review_queue,
+    team_progress,
+    team_settings,
+)
+from qa_inspect.core.store import author_for
+from qa_inspect.tui.present import count, number, percent
 from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
@@ -30,6 +42,14 @@ ItemArg = Annotated[
     str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
 ]
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
+AnnotatorsOpt = Annotated[str | None, typer.Option(
+    "--annotators", help="Split the queue among these annotators (comma-separated; default: [team] annotators in qa-inspect.toml).")]
+OverlapOpt = Annotated[int | None, typer.Option(
+    "--overlap", help="Annotators per item (default: [team] overlap, else 1).", min=1)]
+MeOpt = Annotated[str | None, typer.Option(
+    "--me", help="Whose share of the split queue to show (default: the annotator name).")]
+ProgressOpt = Annotated[bool, typer.Option(
+    "--progress", help="Each annotator's done/assigned golds of the split queue, instead of the queue.")]
 AuthorOpt = Annotated[
     str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
 ]
@@ -92,6 +112,10 @@ def queue_cmd(
     limit: Annotated[int | None, typer.Option("--limit", help="At most N golds.", min=1)] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Also golds already reviewed (marked by you, or verified within 90 days), last.")] = False,
     author: AuthorOpt = None,
+    annotators: AnnotatorsOpt = None,
+    overlap: OverlapOpt = None,
+    me: MeOpt = None,
+    progress: ProgressOpt = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -103,10 +127,20 @@ def queue_cmd(
         scope = build_filter(conn, Filter(), FilterArgs(dataset=dataset, tag=tag, answer_type=answer_type, split=split,
                                                        search=search))
         try:
+            team = _team(runs_dir, annotators, overlap)
+            for given, option in ((progress, "--progress"), (me, "--me"), (overlap, "--overlap")):
+                if given and team is None:
+                    raise fail(f"{option}: name the team with --annotators (or [team] annotators in qa-inspect.toml)")
             queue = review_queue(conn, dataset=scope.dataset, tag=scope.tags, answer_type=scope.answer_types,
                                  split=scope.splits, search=scope.search, signal=signal, author=author,
                                  given_dates=manifest_dates(runs_dir), dynamic=manifest_dynamic(runs_dir),
-                                 include_reviewed=show_all, limit=limit)
+                                 include_reviewed=show_all or progress, limit=None if team else limit)
+            if team is not None and progress:
+                _print_progress(team_progress(conn, team, _golds(queue)), as_json)
+                return
+            if team is not None:
+                who = me or author_for(conn, author)
+                queue = replace(queue, entries=mine(queue.entries, team, who)[:limit])
         except QAInspectError as exc:
             raise fail(str(exc)) from None
     if as_json:
@@ -120,6 +154,34 @@ def queue_cmd(
                     "queue": [e.to_dict() for e in queue.entries]})
         return
     _print_queue(queue)
+
+
+def _team(runs_dir: Path, annotators: str | None, overlap: int | None) -> Team | None:
+    """The team from the options, else `[team]` of the manifest (None: the queue is not split)."""
+    declared = team_settings(load_manifest(runs_dir))
+    if annotators is None:
+        if declared is None:
+            return None
+        return Team(declared.annotators, overlap or declared.overlap)
+    names = tuple(n.strip() for n in annotators.split(",") if n.strip())
+    return Team(names, overlap or (declared.overlap if declared else DEFAULT_OVERLAP))
+
+
+def _golds(queue: ReviewQueue) -> list[tuple[str, str, str]]:
+    return [(e.scored.signals.dataset, e.scored.signals.item_key, e.scored.signals.gold_text) for e in queue.entries]
+
+
+def _print_progress(rows: list[TeamProgress], as_json: bool) -> None:
+    if as_json:
+        print_json({"progress": [r.to_dict() for r in rows]})
+        return
+    t = Table(show_edge=False)
+    for col in ("annotator", "done", "assigned", "share"):
+        t.add_column(col, justify="left" if col == "annotator" else "right")
+    for r in rows:
+        t.add_row(Text(clean(r.annotator)), Text(count(r.done)), Text(count(r.assigned)),
+                  Text(percent(100 * r.done / r.assigned if r.assigned else None)))
+    out.print(t)
 
 
 def _print_queue(queue: ReviewQueue) -> None:

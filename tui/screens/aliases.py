@@ -2,8 +2,8 @@
 
 `A` writes an `alias` journal entry (`core.flags.accept_answer`): the answer of the run shown (the
 browser's run A) on the item shown, or on the row under the cursor, with that run as provenance.
-It goes through the stale actions' write queue (`StaleActions.stale_write`), so it shares the one
-undo stack (`u`/`U`) and refresh path with flags and labels. Official scores never change; the
+It goes through the screen's `StaleActions` write queue, so it shares the one undo stack (`u`/`U`)
+and refresh path with flags and labels. Official scores never change; the
 numbers that count aliases are `qa-inspect report --adjudicated` and its kin.
 """
 
@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import sqlite3
 from functools import partial
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core import flags as F
-from qa_inspect.core.query import Filter
 from textual.binding import Binding, BindingType
 
 from ..stale.jobs import JobResult
 from ..text import clean, truncate
+
+if TYPE_CHECKING:
+    from ..base import BaseScreen
+    from ..stale import StaleActions
+    from .labels import LabelScope
 
 ALIAS_BINDINGS: list[BindingType] = [
     Binding("A", "accept_alias", "Accept answer", id="aliases.accept", show=False,
@@ -39,19 +44,22 @@ def accept_job(run: str, item_id: int, conn: sqlite3.Connection, on_busy: Any) -
 
 
 class AliasActions:
-    """Mixed into the browser and the detail screens (next to `LabelActions`, whose scope it reads)."""
+    """`A` on one screen (the browser or the detail): what it acts on is the screen's label scope
+    (`LabelScope`: the run, the item under the cursor or shown, whether a selection is active);
+    writes go through the screen's `StaleActions`."""
 
-    if TYPE_CHECKING:  # provided by the screen (LabelActions, StaleActions, BaseScreen)
-        def notify(self, *args: Any, **kwargs: Any) -> None: ...
-        def stale_write(self, job: Any, on_done: Any = None) -> None: ...
-        def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]: ...
+    def __init__(self, host: BaseScreen, stale: StaleActions, scope: Callable[[], LabelScope]) -> None:
+        self.host = host
+        self.stale = stale
+        self.scope = scope
 
-    def action_accept_alias(self) -> None:
-        run, ids, _, selection = self.label_scope()
+    def accept(self) -> None:
+        """Accept the run's answer on the one item in scope as an alias of it."""
+        run, ids, _, selection = self.scope()
         if not run:
-            self.notify("Choose a run first (r): the answer accepted is a run's.", severity="warning")
+            self.host.notify("Choose a run first (r): the answer accepted is a run's.", severity="warning")
             return
         if selection or not ids or len(ids) != 1:
-            self.notify("A accepts one answer: open the item, or clear the selection.", severity="warning")
+            self.host.notify("A accepts one answer: open the item, or clear the selection.", severity="warning")
             return
-        self.stale_write(partial(accept_job, run, ids[0]))
+        self.stale.write(partial(accept_job, run, ids[0]))

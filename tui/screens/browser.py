@@ -2,31 +2,42 @@
 
 Every filter change bumps `generation` and starts two exclusive workers — count + metrics, and
 the first window of rows — so a fast typist never sees an older filter's answer land last.
+
+The screen holds the filter and its counts (vars); what it does besides lives in objects it owns
+(see the `tui.screens` face): windows, counts, Δ order, columns, split view, export, filter keys,
+labels, and from `tui.stale` the selection, the excluded metrics and `StaleActions`.
+
+Following `s` (mark a gold stale) from a browser row, six files:
+  1. `stale/keys.py` — `BROWSER_STALE_BINDINGS`: `s` is the action `mark_stale`;
+  2. `screens/browser.py` — `BrowserScreen.action_mark_stale`: the selection, else the row under the
+     cursor, goes to `self.stale` (`open_form`, or `bulk` for a selection);
+  3. `stale/screen.py` — `StaleScreen`, the browser's base, builds `self.stale` with the browser's
+     `stale_changed` as what to do after a write;
+  4. `stale/actions.py` — `StaleActions` reads the form's data in a worker, opens `StaleForm`,
+     queues the write and, once written, calls `stale_changed` (back in browser.py: rows and
+     numbers again, the cursor kept);
+  5. `stale/jobs.py` — `form_data` and `mark_job`: what runs on the connection (over `core.flags`);
+  6. `stale/form.py` — `StaleForm`: the dialog that says which gold, why, and what replaces it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Resize
-from textual.message import Message
-from textual.timer import Timer
-from textual.widgets import Header, Input, Static
-from textual.worker import get_current_worker
+from textual.reactive import var
+from textual.widgets import Header, Static
 
-from qa_inspect.core import query
-from qa_inspect.core.query import Filter, ItemRow, SliceMetrics, is_cdqa
-from qa_inspect.core.report import BrowseInfo, browse_info
+from qa_inspect.core.query import Filter, ItemRow, SliceMetrics
+from qa_inspect.core.report import BrowseInfo
 
-from ..base import BaseScreen
-from ..dialogs import FilterScreen, RunPicker
-from ..stale import BROWSER_STALE_BINDINGS, BrowserStale
+from ..dialogs import SaveSliceDialog
+from ..stale import ExcludedMetrics, Selection, StaleScreen
 from ..text import clean
 from ..widgets import (
     TABLE_KEYS,
@@ -41,110 +52,71 @@ from ..widgets import (
     SelectableItemTable,
     StatusLine,
 )
-from .browser_count import BrowserCount, CountLoaded
-from .browser_delta import BrowserDeltaOrder
-from .browser_layout import BrowserLayout
-from .browser_triage import TriageActions
+from .browser_keys import BROWSER_BINDINGS, SORT_LABELS
+from .column_fit import ColumnFit
+from .compare import open_compare
+from .compare_tables import scope_of
+from .delta_order import DeltaOrder
 from .detail import DetailScreen, TotalLoaded
-from .aliases import ALIAS_BINDINGS, AliasActions
-from .labels import BROWSER_LABEL_BINDINGS, LabelActions
-
-SORT_LABELS = {
-    "key": "id", "split": "split", "tag": "tag", "answer_type": "type", "question": "question",
-    "prediction": "prediction", "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "refused": "refused",
-    "stale": "stale", "delta": "Δ B−A",
-}
-
-
-@dataclass
-class InfoLoaded(Message):
-    """What the browser needs before its first query: runs, scorer, label values, id width."""
-
-    info: BrowseInfo
+from .distribution import DistributionScreen
+from .filter_keys import FilterKeys, cleared, errors_toggled, sorted_by, with_pair
+from .item_counts import ItemCounts
+from .item_export import ItemExport, export_name
+from .item_windows import ItemWindows
+from .aliases import AliasActions
+from .labels import LabelActions, LabelScope
+from .search_box import SearchBox
+from .split_view import SplitView
 
 
-@dataclass
-class WindowLoaded(Message):
-    """Rows `start … start+len(rows)` of a filter, and the row (absolute index) to put the cursor on."""
-
-    generation: int
-    filter: Filter
-    start: int
-    rows: list[ItemRow]
-    cursor: int
-
-
-class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions, LabelActions, BrowserStale, TriageActions,
-                    BaseScreen):
+class BrowserScreen(StaleScreen):
     """Filter bar, status line and the item table of one run."""
 
     HELP_TITLE = "Item browser"
     HELP_EXTRA = TABLE_KEYS
     HELP_WIDGETS = (("Facet panel (F)", FacetList),)
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="browser.open", tooltip="Open the item under the cursor"),
-        Binding("slash", "search", "Search", id="browser.search",
-                tooltip="Free-text search over question, golds and prediction"),
-        Binding("f", "filters", "Filters", id="browser.filters", tooltip="Open the filter dialog"),
-        Binding("r", "choose_run", "Run", id="browser.choose-run", show=False,
-                tooltip="Choose the run whose predictions are shown"),
-        Binding("c", "compare", "Compare", id="browser.compare",
-                tooltip="Compare this run (A) with run B: fixed, broken, per-slice Δ"),
-        Binding("C", "compare_columns", "B columns", id="browser.compare-columns", show=False,
-                tooltip="Show another run's scores beside this one's (B and Δ B−A columns)"),
-        Binding("d", "toggle_disagree", "Disagree", id="browser.toggle-disagree", show=False,
-                tooltip="Only items where run A and run B disagree"),
-        Binding("w", "toggle_errors", "Wrong only", id="browser.toggle-errors",
-                tooltip="Only wrong answers (EM 0 / F1-recall below 1) or all items"),
-        Binding("F", "toggle_facets", "Facets", id="browser.toggle-facets",
-                tooltip="Facet panel: counts and errors per value; select to filter"),
-        Binding("ctrl+s", "save_slice", "Save slice", id="browser.save-slice", show=False,
-                tooltip="Save the current filter as a named slice"),
-        Binding("e", "export", "Export", id="browser.export",
-                tooltip="Export the item list to CSV, JSONL, Parquet or Markdown"),
-        Binding("o", "sort", "Sort", id="browser.sort", show=False,
-                tooltip="Choose the sort column (or click a header; again reverses)"),
-        Binding("O", "reverse", "Reverse", id="browser.reverse", show=False, tooltip="Reverse the sort order"),
-        Binding("x", "clear", "Clear", id="browser.clear", show=False, tooltip="Clear all filters but the run"),
-        Binding("k", "columns", "Columns", id="browser.columns", show=False,
-                tooltip="Choose and order the table's columns (kept per dataset)"),
-        Binding("D", "distribution", "Distribution", id="browser.distribution", show=False,
-                tooltip="Score histogram of these items (+ A-vs-B grid)"),
-        Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
-                tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
-        *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
-        *BROWSER_LABEL_BINDINGS,  # l, 1–9 (screens.labels)
-        *ALIAS_BINDINGS,  # A (screens.aliases)
-        Binding("escape", "back", "Back", id="browser.back",
-                tooltip="Back one screen (to where this browser was opened from)"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = BROWSER_BINDINGS
+
+    filter: var[Filter] = var(Filter, init=False)
+    """What the table shows: run, compared run, sort and every filter (`set_filter` applies one)."""
+    total: var[int | None] = var(None, init=False)
+    """The filter's item count (None while counting)."""
+    metrics: var[SliceMetrics | None] = var(None, init=False)
+    compare_metrics: var[SliceMetrics | None] = var(None, init=False)
+    """Run A's and run B's numbers over the filter (None while counting)."""
 
     def __init__(self, f: Filter, *, slice_name: str | None = None) -> None:
         super().__init__()
         self.filter = f
         self.slice_name = slice_name
+        """The saved slice this browser shows (opened from it, or saved here); export names files after it."""
         self.slice_filter = f if slice_name is not None else None
         self.generation = 0
         self.count_generation = -1  # the generation whose count/rows are on screen (tests, bench)
         self.window_generation = -1
         self.info: BrowseInfo | None = None
-        self.total: int | None = None
-        self.metrics: query.SliceMetrics | None = None
-        self.compare_metrics: query.SliceMetrics | None = None
         self._last_width = 0
-        self._search_timer: Timer | None = None
-        self.init_counts()
+        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded)
+        self.counts = ItemCounts(self, self.counted)
+        self.delta_order = DeltaOrder(self)
+        self.columns = ColumnFit(self)
+        self.split_view = SplitView(self)
+        self.export = ItemExport(self)
+        self.selection = Selection(lambda: self.filter)
+        self.excluded = ExcludedMetrics(self, self.show_status)
+        self.label_actions = LabelActions(self, self.stale, self.label_scope)
+        self.alias_actions = AliasActions(self, self.stale, self.label_scope)
+        self.filter_keys = FilterKeys(self, lambda: self.filter, lambda: self.info, self.set_filter)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield FilterBar(id="filter-bar")
-        yield Input(placeholder="/ search question, golds, prediction (as you type; escape closes)",
-                    id="search", classes="hidden", compact=True)
+        yield SearchBox(id="search")
         yield StatusLine(id="status")
         yield Static(id="items-empty")
         with Horizontal(id="browser-body"):
             with Horizontal(id="items-pane"):  # the bar stays beside the list when facets go below it
-                yield SelectableItemTable(self.is_selected, id="items")
+                yield SelectableItemTable(self.selection.has, id="items")
                 yield ResultBar(id="result-bar")
             yield FacetPanel(id="facets")
             yield ItemPreview(id="preview")
@@ -157,51 +129,15 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
         table.focus()
         self.watch(table, "scroll_y", lambda *_: self.show_place(), init=False)  # wheel scrolling moves the bar too
         # A sideways scrollbar appearing (columns wider than the table) takes a row from the window.
-        def show_place_later(*_: object) -> None:
-            self.call_after_refresh(self.show_place)
+        self.watch(table, "show_horizontal_scrollbar", self._place_after_refresh, init=False)
+        self.windows.info(self.filter)
 
-        self.watch(table, "show_horizontal_scrollbar", show_place_later, init=False)
-        self.load_info(self.filter)
-
-    # -- workers -----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, exit_on_error=False, group="info")
-    def load_info(self, f: Filter) -> None:
-        with self.db.connect() as conn:
-            info = browse_info(conn, f.run, f.dataset)
-        if not get_current_worker().is_cancelled:
-            self.post_message(InfoLoaded(info))
-
-    def on_info_loaded(self, message: InfoLoaded) -> None:
-        info = self.info = message.info
+    def info_loaded(self, info: BrowseInfo) -> None:
+        """What the browser needs before its first query: runs, scorer, label values, id width."""
+        self.info = info
         if self.filter.dataset is None and info.dataset:
             self.filter = self.filter.with_(dataset=info.dataset)
         self.refresh_items(cursor=0)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="window")
-    def load_window(self, generation: int, f: Filter, start: int, cursor: int) -> None:
-        with self.db.connect() as conn:
-            rows = query.page(conn, f, start, WINDOW)
-        if not get_current_worker().is_cancelled:
-            self.post_message(WindowLoaded(generation, f, start, rows, cursor))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="window")  # one window load at a time
-    def load_position(self, generation: int, f: Filter, item_id: int, near: int | None = None) -> None:
-        """The window around `item_id`'s row. `near`: where it was (a flag marked, the data
-        re-read): that window is looked at first, a page walk; ranking every item of the filter
-        to find the row (seconds at a million) only when it moved out of it."""
-        with self.db.connect() as conn:
-            start = max(0, (near or 0) - WINDOW // 2)
-            rows = query.page(conn, f, start, WINDOW) if near is not None else []
-            ids = [r.item_id for r in rows]
-            if item_id in ids:
-                pos = start + ids.index(item_id)
-            else:
-                found = query.position(conn, f, item_id)
-                pos = 0 if found is None else found
-                start = max(0, pos - WINDOW // 2)
-                rows = query.page(conn, f, start, WINDOW)
-        if not get_current_worker().is_cancelled:
-            self.post_message(WindowLoaded(generation, f, start, rows, pos))
 
     # -- state -------------------------------------------------------------------------------
     def set_filter(self, f: Filter, *, keep_item: int | None = None) -> None:
@@ -210,7 +146,7 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
         self.filter = f
         self.qa_app.remember_filter(f)
         if run_changed:
-            self.load_info(f)
+            self.windows.info(f)
             return
         self.refresh_items(cursor=0, keep_item=keep_item, same_data=True)
 
@@ -221,40 +157,44 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
         self.total = None
         self.metrics = self.compare_metrics = None  # the old filter's numbers are not shown beside "counting…"
         if not same_data:
-            self.forget_counts()
-        self.start_count(self.generation, self.filter)
+            self.counts.forget()
+        self.counts.start(self.generation, self.filter)
         if keep_item is not None:
             table = self.query_one(ItemTable)
             here = table.current is not None and table.current.item_id == keep_item
-            self.load_position(self.generation, self.filter, keep_item, table.absolute_cursor if here else None)
+            self.windows.around(self.generation, self.filter, keep_item, table.absolute_cursor if here else None)
         else:
-            self.load_window(self.generation, self.filter, 0, cursor)
+            self.windows.window(self.generation, self.filter, 0, cursor)
         self.rebuild_columns(refill=False)
         self.show_status()
         self.query_one(FilterBar).show(self.filter, self.size.width)
-        self.follow_facets()
-        self.follow_compare()  # browser_delta: the compared pair's Δ order, built once
+        self.query_one(FacetPanel).follow(self.filter)  # counts again (debounced, in its worker) if shown
+        self.delta_order.follow(self.filter)  # the compared pair's Δ order, built once
 
     def rebuild_columns(self, *, refill: bool = True) -> None:
         if self.info is None:
             return
         table = self.query_one(ItemTable)
         width = table.size.width or self.size.width or self.app.size.width  # less while the facet panel is beside it
-        cols = self.fit_columns(width)  # browser_layout: the user's choice (k), or what fits
-        table.set_columns(cols,
-                          self.filter.sort, self.filter.descending, refill=refill)
+        cols = self.columns.fit(self.info, self.filter, width)  # the user's choice (k), or what fits
+        table.set_columns(cols, self.filter.sort, self.filter.descending, refill=refill)
         self._last_width = self.size.width
 
     def show_status(self) -> None:
         table = self.query_one(ItemTable)
         label = SORT_LABELS.get(self.filter.sort, self.filter.sort) + (" ↓" if self.filter.descending else " ↑")
-        metrics, compare = self.stale_metrics(self.metrics, self.compare_metrics if self.filter.compare else None)
+        metrics, compare = self.excluded.shown(self.generation, self.metrics,
+                                               self.compare_metrics if self.filter.compare else None)
         self.query_one(StatusLine).show(
             self.total, self.info.items if self.info else None, metrics, compare, label,
             table.absolute_cursor if table.win_rows else None,
-            extra=self.stale_status_parts(), notice=self.hidden_columns_parts(),
+            extra=self.excluded.status_parts(self.generation) + self.selection.status_parts(self.total),
+            notice=self.columns.hidden_parts(),
         )
         self.show_place()
+
+    def _place_after_refresh(self) -> None:
+        self.call_after_refresh(self.show_place)
 
     def show_place(self) -> None:
         """The result bar: where the rows on screen sit among all the filter's items."""
@@ -264,20 +204,22 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
         self.query_one(ResultBar).show(total, table.win_start + int(table.scroll_y), min(shown, total))
 
     # -- messages ----------------------------------------------------------------------------
-    def on_count_loaded(self, message: CountLoaded) -> None:
-        if message.generation != self.generation:
+    def counted(self, generation: int, f: Filter, metrics: SliceMetrics) -> None:
+        """`ItemCounts` has the count of `f`: show it if it is still the filter's on screen."""
+        if generation != self.generation:
             return
-        self.count_generation = message.generation
-        self.total = message.total
-        self.metrics = message.metrics
-        self.compare_metrics = message.metrics.extra.get("compare")
+        self.count_generation = generation
+        self.total = metrics.items
+        self.metrics = metrics
+        self.compare_metrics = metrics.extra.get("compare")
         table = self.query_one(ItemTable)
-        table.win_total = message.total
+        table.win_total = metrics.items
         self.show_status()
-        self._show_empty(message.total == 0)
+        self._show_empty(metrics.items == 0)
         detail = self.app.screen
         if isinstance(detail, DetailScreen) and detail.total is None and detail.filter == self.filter:
-            detail.post_message(TotalLoaded(message.total))  # it was opened before the count came
+            detail.post_message(TotalLoaded(metrics.items))  # it was opened before the count came
+        self.excluded.start(generation, f)  # in excluded mode, re-score the slice too
 
     def _show_empty(self, empty: bool) -> None:
         """An empty result says so and how to get out of it (not a bare table)."""
@@ -288,46 +230,49 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
                 ("No items match this filter.", "bold $warning"),
                 ("  x clears every filter but the run · f opens the filters · / searches", "$foreground-muted")))
 
-    def on_window_loaded(self, message: WindowLoaded) -> None:
-        if message.generation != self.generation:
+    def window_loaded(self, generation: int, f: Filter, start: int, rows: list[ItemRow], cursor: int) -> None:
+        if generation != self.generation:
             return
-        self.window_generation = message.generation
+        self.window_generation = generation
         table = self.query_one(ItemTable)
-        total = self.total if self.total is not None else max(message.start + len(message.rows), table.win_total)
-        table.show_window(message.start, message.rows, message.cursor, total)
+        total = self.total if self.total is not None else max(start + len(rows), table.win_total)
+        table.show_window(start, rows, cursor, total)
         self.show_status()
 
     def on_item_table_need_window(self, message: ItemTable.NeedWindow) -> None:
-        self.load_window(self.generation, self.filter, message.start, message.cursor)
+        self.windows.window(self.generation, self.filter, message.start, message.cursor)
 
     def on_item_table_sort(self, message: ItemTable.Sort) -> None:
-        same = message.sort == self.filter.sort
-        self.set_filter(self.filter.with_(sort=message.sort, descending=not self.filter.descending if same else False))
+        self.set_filter(sorted_by(self.filter, message.sort))
 
     @on(ItemTable.RowHighlighted)
     def _row_moved(self) -> None:
         self.show_status()
-        self.follow_preview()
+        self.split_view.follow(self.filter.run)
 
     @on(ItemTable.RowSelected)
     def _row_selected(self) -> None:
         self.action_open()
 
     def on_resize(self, event: Resize) -> None:
-        self.follow_preview()
+        self.split_view.follow(self.filter.run)
         if self.info is not None and abs(event.size.width - self._last_width) > 0:
-            table = self.query_one(ItemTable)
-            self.rebuild_columns()
-            if table.win_rows:
-                table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
+            self._relayout()
+
+    def _relayout(self) -> None:
+        """The columns laid out for the table's width, the rows on screen drawn in them."""
+        table = self.query_one(ItemTable)
+        self.rebuild_columns()
+        if table.win_rows:
+            table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
 
     # -- actions -----------------------------------------------------------------------------
-    def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]:
+    def label_scope(self) -> LabelScope:
         """Labels act on the selection when there is one, else on the row under the cursor."""
-        if self.select_filter is not None:
+        if self.selection.every is not None:
             return self.filter.run, None, self.filter, True
-        if self.selected_ids:
-            return self.filter.run, sorted(self.selected_ids), None, True
+        if self.selection.ids:
+            return self.filter.run, sorted(self.selection.ids), None, True
         row = self.query_one(ItemTable).current
         return self.filter.run, [row.item_id] if row is not None else None, None, False
 
@@ -344,7 +289,9 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
     def _back_from_detail(self, item_id: int | None, position: int | None = None) -> None:
         """n/p may have moved on in the detail view: follow it in the table (at the row the detail
         counted it at: finding an item's row anew ranks every item of the filter, seconds at 1M)."""
-        if self.stale_refresh_if_outdated(item_id):  # a flag changed there: reload rows and numbers
+        if self.stale.outdated():  # a flag changed there: reload rows and numbers, cursor on `item_id`
+            self.stale.shown()
+            self._reload(item_id)
             return
         table = self.query_one(ItemTable)
         if item_id is None or (table.current is not None and table.current.item_id == item_id):
@@ -354,114 +301,200 @@ class BrowserScreen(BrowserCount, BrowserDeltaOrder, BrowserLayout, AliasActions
             table.move_cursor(row=ids.index(item_id))
             return
         self.generation += 1
-        self.start_count(self.generation, self.filter)
+        self.counts.start(self.generation, self.filter)
         if position is not None:
-            self.load_window(self.generation, self.filter, max(0, position - WINDOW // 2), position)
+            self.windows.window(self.generation, self.filter, max(0, position - WINDOW // 2), position)
         else:
-            self.load_position(self.generation, self.filter, item_id)
+            self.windows.around(self.generation, self.filter, item_id)
 
     def action_search(self) -> None:
-        box = self.query_one("#search", Input)
-        box.remove_class("hidden")
-        box.value = self.filter.search
-        box.focus()
+        self.query_one(SearchBox).open(self.filter.search)
 
-    @on(Input.Changed, "#search")
-    def _search_typed(self, event: Input.Changed) -> None:
-        """Search as you type, once typing pauses (each keystroke would start a full query)."""
-        if self._search_timer is not None:
-            self._search_timer.stop()
-        value = event.value.strip()
-        if value != self.filter.search:
-            self._search_timer = self.set_timer(0.35, lambda: self.set_filter(self.filter.with_(search=value)))
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        if self._search_timer is not None:
-            self._search_timer.stop()
-        if event.value.strip() != self.filter.search:
-            self.set_filter(self.filter.with_(search=event.value.strip()))
-        self.query_one(ItemTable).focus()
-
-    def _close_search(self) -> None:
-        box = self.query_one("#search", Input)
-        if not self.filter.search:
-            box.add_class("hidden")
-        self.query_one(ItemTable).focus()
+    def on_search_box_search(self, message: SearchBox.Search) -> None:
+        if message.text != self.filter.search:
+            self.set_filter(self.filter.with_(search=message.text))
+        if message.submitted:
+            self.query_one(ItemTable).focus()
 
     def action_back(self) -> None:
-        if self.focused is self.query_one("#search", Input):
-            self._close_search()
+        box = self.query_one(SearchBox)
+        if self.focused is box:
+            box.close(self.filter.search)
+            self.query_one(ItemTable).focus()
             return
         self.dismiss(None)
 
     def action_filters(self) -> None:
-        def done(f: Filter | None) -> None:
-            if f is not None:
-                self.set_filter(f)
-
-        self.app.push_screen(FilterScreen(self.filter), done)
+        self.filter_keys.filters()
 
     def action_choose_run(self) -> None:
-        def done(run: str | None) -> None:
-            if run and run != self.filter.run:
-                cmp_ = None if self.filter.compare == run else self.filter.compare
-                keep = dict(splits=(), tags=(), answer_types=()) if self._other_dataset(run) else {}
-                self.set_filter(self.filter.with_(run=run, compare=cmp_, dataset=None, **keep))
-
-        self.app.push_screen(RunPicker("Show run", self.filter.run, None), done)
-
-    def _other_dataset(self, run: str) -> bool:
-        return self.info is None or run not in self.info.runs
+        self.filter_keys.choose_run()
 
     def action_compare_columns(self) -> None:
-        if self.info is None:
-            return
-
-        def done(run: str | None) -> None:
-            if run is None:
-                return
-            value = None if run == "" else run
-            self.set_filter(self.filter.with_(compare=value, only_disagree=self.filter.only_disagree and bool(value)))
-
-        others = [r for r in self.info.runs if r != self.filter.run]
-        if not others:
-            self.notify("No other run on this dataset to compare with.", severity="warning")
-            return
-        self.app.push_screen(RunPicker("Compare with", self.filter.compare, others, allow_none=True), done)
+        self.filter_keys.choose_compare()
 
     def action_toggle_disagree(self) -> None:
-        if not self.filter.compare:
-            self.notify("Disagreement needs a run B: press C to add its columns.", severity="warning")
-            return
-        self.set_filter(self.filter.with_(only_disagree=not self.filter.only_disagree))
+        self.filter_keys.toggle_disagree()
 
     def action_toggle_errors(self) -> None:
-        f = self.filter
-        cdqa = self.info is not None and is_cdqa(self.info.scorer, self.info.family)
-        if cdqa:
-            on_ = f.f1_max is not None
-            self.set_filter(f.with_(f1_max=None if on_ else 0.999999, refused=None))
-        else:
-            self.set_filter(f.with_(em=None if f.em == 0 else 0))
+        self.set_filter(errors_toggled(self.filter, self.info))
 
     def action_sort(self) -> None:
-        table = self.query_one(ItemTable)
-        choices = [c.sort for c in table.cols if c.sort]
-        labels = {c.sort: c.label for c in table.cols if c.sort}
-
-        def done(sort: str | None) -> None:
-            if sort:
-                self.on_item_table_sort(ItemTable.Sort(sort))
-
-        self.app.push_screen(RunPicker("Sort by (again: reverse)", self.filter.sort, choices, labels=labels), done)
+        self.filter_keys.choose_sort(self.query_one(ItemTable).cols)
 
     def action_reverse(self) -> None:
         self.set_filter(self.filter.with_(descending=not self.filter.descending))
 
     def action_clear(self) -> None:
+        self.query_one(SearchBox).clear()
+        self.set_filter(cleared(self.filter))
+
+    # -- stale flags and labels (u, U, m: StaleScreen) ---------------------------------------
+    def action_mark_stale(self) -> None:
+        self._stale_act("mark")
+
+    def action_unmark_stale(self) -> None:
+        self._stale_act("unmark")
+
+    def _stale_act(self, action: str) -> None:
+        """`s` / `S` on the selection (every item of the filter, or some), else on the row."""
+        if self.selection.every is not None:
+            self.stale.bulk(action, f=self.filter)
+        elif self.selection.ids:
+            self.stale.bulk(action, item_ids=sorted(self.selection.ids))
+        elif (row := self.query_one(ItemTable).current) is not None:
+            if action == "mark":
+                self.stale.open_form(row.item_id)
+            else:
+                self.stale.unmark_item(row.item_id)
+
+    def action_toggle_select(self) -> None:
+        table = self.query_one(ItemTable)
+        row = table.current
+        if row is None:
+            return
+        if self.selection.every is not None:
+            self.notify("Every item of the filter is selected; ctrl+a clears the selection.")
+            return
+        self.selection.toggle(row.item_id)
+        self._redraw_marks(table.cursor_row)
+        table.action_cursor_down()
+
+    def action_select_all(self) -> None:
+        if self.selection:
+            self.unselect_all()
+            return
+        self.selection.select_every()
+        self._redraw_marks()
+
+    def unselect_all(self) -> None:
+        self.selection.clear()
+        self._redraw_marks()
+
+    def _redraw_marks(self, row: int | None = None) -> None:
+        self.query_one(SelectableItemTable).refresh_marks(row)
+        self.show_status()
+
+    def stale_bulk_done(self) -> None:
+        self.unselect_all()
+
+    def stale_changed(self) -> None:
+        row = self.query_one(ItemTable).current
+        self._reload(row.item_id if row is not None else None)
+
+    def _reload(self, item_id: int | None) -> None:
+        """Flags changed: rows and numbers again, the cursor on `item_id` (else the row under it);
+        flags are a facet (and stale golds change error counts): the panel counts again."""
+        if item_id is None and (row := self.query_one(ItemTable).current) is not None:
+            item_id = row.item_id
+        self.refresh_items(keep_item=item_id)
+        self.query_one(FacetPanel).follow(self.filter, data_changed=True)
+
+    def stale_mode_changed(self) -> None:
+        self.excluded.forget()
+        self.excluded.start(self.generation, self.filter)
+        self.show_status()
+
+    def action_label_dialog(self) -> None:
+        self.label_actions.pick()
+
+    def action_label_toggle(self, n: int) -> None:
+        self.label_actions.toggle(n)
+
+    def action_accept_alias(self) -> None:
+        self.alias_actions.accept()
+
+    # -- layout: columns, split view, distribution --------------------------------------------
+    def action_columns(self) -> None:
+        """`k`: choose and order the columns (kept per dataset)."""
+        if self.info is not None and self.query_one(ItemTable).cols:
+            self.columns.choose(self.info, self.filter, self.rebuild_columns)
+
+    def action_toggle_split(self) -> None:
+        self.split_view.toggle()
+        self.split_view.follow(self.filter.run)
+
+    def action_distribution(self) -> None:
+        """`D`: the score histogram of this filter's items (and the A-vs-B grid with run B)."""
+        if self.filter.run is None:
+            self.notify("A distribution needs a run: press r to choose one.", severity="warning")
+            return
+        self.app.push_screen(DistributionScreen(self.filter))
+
+    def on_item_table_resized(self, message: ItemTable.Resized) -> None:
+        """The panel took or gave back width, or the terminal changed: once the table has its new
+        size, lay its columns out for it (the screen's own resize handler sees the old size)."""
+        if self.info is not None and self.query_one(ItemTable).cols:
+            self._relayout()
+
+    # -- triage: compare, facets, saved slices, export -----------------------------------------
+    def action_compare(self) -> None:
+        """`c`: the compare screen for this run (B = the compare run, else picked)."""
         f = self.filter
-        box = self.query_one("#search", Input)
-        box.value = ""
-        box.add_class("hidden")
-        self.set_filter(Filter(dataset=f.dataset, run=f.run, compare=f.compare, sort=f.sort, descending=f.descending))
+        if not f.run:
+            self.notify("Choose a run first (r): the comparison is run A against run B.", severity="warning")
+            return
+        if self.info is None:
+            return
+        scope, dropped = scope_of(f)
+        if dropped:
+            self.notify("The comparison ignores the filters on the run's scores (EM, F1, refused, prediction "
+                        "length): its outcome table splits the items by them.", timeout=6)
+        open_compare(self, f.run, list(self.info.runs), run_b=f.compare, scope=scope, done=self._compared)
+
+    def _compared(self, result: Filter | None) -> None:
+        """`b` on the compare screen: keep this filter, show runs A and B as compared there."""
+        if result is not None:
+            self.set_filter(with_pair(self.filter, result))
+
+    def action_toggle_facets(self) -> None:
+        """`F`: show the facet panel and move into it; again: hide it."""
+        panel = self.query_one(FacetPanel)
+        if panel.shown and not panel.query_one(FacetList).has_focus:
+            panel.query_one(FacetList).focus()
+            return
+        panel.follow(self.filter)
+        panel.show(not panel.shown)
+        (panel.query_one(FacetList) if panel.shown else self.query_one(ItemTable)).focus()
+        self.split_view.follow(self.filter.run)  # the facet panel takes the split view's place while shown
+
+    def on_facet_panel_selected(self, message: FacetPanel.Selected) -> None:
+        self.set_filter(message.filter)
+
+    def on_facet_panel_leave(self, message: FacetPanel.Leave) -> None:
+        self.query_one(ItemTable).focus()
+
+    def action_save_slice(self) -> None:
+        """`ctrl+s`: name the current filter."""
+        f = self.filter
+
+        def done(name: str | None) -> None:
+            if name:
+                self.slice_name, self.slice_filter = name, f
+                self.notify(f"Saved slice {clean(name)} (ctrl+o lists saved slices).", markup=False)
+
+        self.app.push_screen(SaveSliceDialog(f, self.slice_name or ""), done)
+
+    def action_export(self) -> None:
+        """`e`: write the current item list to a file (format from the extension)."""
+        self.export.ask(self.filter, export_name(self.filter, self.slice_name, self.slice_filter), self.total)

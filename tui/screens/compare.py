@@ -11,7 +11,7 @@ those cells in, so the screen never waits on resampling. `o` sorts the slices by
 
 The screen dismisses with a browser `Filter` when the user asks to browse with the B columns
 (`b`); the opener applies it (the browser) or opens a browser on it (the overview). The tables and
-how the diff fills them are in `compare_parts`; this module holds the data, the worker and the keys.
+how the diff fills them are in `compare_tables`; this module holds the data, the worker and the keys.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
@@ -36,12 +37,11 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import OUTCOMES, Filter
 from qa_inspect.core.store import run_names
 
-from ..base import BaseScreen
 from ..widgets import KeyFooter
 from ..dialogs import RunPicker
-from ..stale import COMPARE_STALE_BINDINGS, StaleActions
+from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import clean
-from .compare_parts import (
+from .compare_tables import (
     SLICE_FIELD,
     SLICE_SORTS,
     THRESHOLDS,
@@ -96,7 +96,7 @@ class StatsLoaded(Message):
     error: str | None
 
 
-class CompareScreen(StaleActions, BaseScreen):
+class CompareScreen(StaleScreen):
     """Run A against run B on the items both answer."""
 
     HELP_TITLE = "Compare runs"
@@ -138,6 +138,9 @@ class CompareScreen(StaleActions, BaseScreen):
         Binding("escape", "back", "Back", id="compare.back", tooltip="Back to where you came from"),
     ]
 
+    slice_sort: var[str] = var("slice", init=False)
+    """How the slices table is sorted (`s` cycles `SLICE_SORTS`); setting it redraws the tables."""
+
     def __init__(self, run_a: str, run_b: str, *, scope: Filter | None = None, threshold: float = 0.5,
                  top: int = 50) -> None:
         super().__init__()
@@ -152,7 +155,6 @@ class CompareScreen(StaleActions, BaseScreen):
         self.significance: PairSignificance | None = None
         self.stats_error: str | None = None
         self.stats_generation = -1  # the generation whose significance is on screen (tests)
-        self.slice_sort = "slice"
         self.slice_keys: list[tuple[str, str]] = []
         self.runs: list[str] = []
         self.generation = 0
@@ -251,7 +253,7 @@ class CompareScreen(StaleActions, BaseScreen):
             self._fill(outcomes=False)
             update_mcnemar(self.query_one(OutcomeTable), self.significance)
 
-    # -- drawing (compare_parts) -------------------------------------------------------------
+    # -- drawing (compare_tables) -------------------------------------------------------------
     @property
     def cdqa(self) -> bool:
         return is_cdqa(self.diff)
@@ -407,6 +409,8 @@ class CompareScreen(StaleActions, BaseScreen):
 
     def action_sort_slices(self) -> None:
         self.slice_sort = SLICE_SORTS[(SLICE_SORTS.index(self.slice_sort) + 1) % len(SLICE_SORTS)]
+
+    def watch_slice_sort(self) -> None:
         if self.diff is not None:
             self._fill()
 

@@ -1,7 +1,9 @@
 """Item detail: question, passage, the prediction against every gold, other runs, metadata.
 
 `n`/`p` walk the browser's filter (in its sort order) without going back; the screen returns
-the item it ends on, so the browser's cursor follows.
+the item it ends on, so the browser's cursor follows. What drives the drawing is reactive
+(`chosen_gold`, `subsequence`): setting it redraws. Stale keys go to the screen's `StaleActions`
+(`StaleScreen`), label keys to its `LabelActions`, the gold choice rules are `stale.gold_choice`.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
@@ -21,14 +24,13 @@ from qa_inspect.core import query
 from qa_inspect.core.labels import ItemLabels, item_labels
 from qa_inspect.core.query import Filter, ItemDetail, copy_choices, evidence_url, item_detail
 
-from ..base import BaseScreen
 from ..dialogs import RunPicker
-from ..stale import DETAIL_STALE_BINDINGS, DetailStale
+from ..stale import DETAIL_STALE_BINDINGS, StaleScreen, gold_by_number, next_gold, target_gold
 from ..text import clean, copy_text, truncate
 from ..widgets import KeyFooter
-from ..widgets import detail_parts as parts
+from ..widgets import detail_blocks as parts
 from .aliases import ALIAS_BINDINGS, AliasActions
-from .labels import DETAIL_LABEL_BINDINGS, LabelActions, label_line
+from .labels import DETAIL_LABEL_BINDINGS, LabelActions, LabelScope, label_line
 
 
 @dataclass
@@ -65,7 +67,7 @@ NAV_PAGE = 120
 """Ids fetched around a step past those at hand (as many as the browser's window)."""
 
 
-class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
+class DetailScreen(StaleScreen):
     """One item; everything needed to see why it scored what it scored."""
 
     HELP_TITLE = "Item detail"
@@ -86,6 +88,11 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the item browser"),
     ]
 
+    chosen_gold: var[int | None] = var(None, init=False)
+    """0-based index of the gold `s` and `S` act on (the first of its group of identical golds)."""
+    subsequence: var[bool] = var(False, init=False)
+    """Alignment shown: character subsequence (`a`) instead of the official F1 alignment."""
+
     def __init__(
         self, f: Filter, item_id: int, run: str | None = None, *, nav: list[int] | None = None, nav_start: int = 0,
         total: int | None = None, total_coming: bool = False,
@@ -102,12 +109,13 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
         self.labels: ItemLabels | None = None
         self.position: int | None = None
         self.total: int | None = total
-        self.subsequence = False
         self.step_anchor: tuple[int, int | None] = (item_id, None)
         """(item id, position) `n`/`p` count from: the item the last step lands on, even before it shows."""
         self.pending_steps = 0
         """Steps from the anchor still being walked in SQL (keys typed while a step loads add up)."""
         self.counting = total_coming
+        self.label_actions = LabelActions(self, self.stale, self.label_scope)
+        self.alias_actions = AliasActions(self, self.stale, self.label_scope)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -181,7 +189,7 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
     def _labels_of(self, conn: Any, detail: ItemDetail | None) -> ItemLabels | None:
         return item_labels(conn, self.run, detail.dataset, detail.key) if self.run and detail is not None else None
 
-    def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]:
+    def label_scope(self) -> LabelScope:
         """Labels act on the item shown, for the run shown."""
         return self.run, [self.detail.item_id] if self.detail is not None else None, None, False
 
@@ -247,9 +255,14 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
             self.pending_steps = steps
             self.step(anchor_id, steps, target)
 
+    def watch_chosen_gold(self) -> None:
+        self.render_detail()
+
+    def watch_subsequence(self) -> None:
+        self.render_detail()
+
     def action_toggle_alignment(self) -> None:
         self.subsequence = not self.subsequence
-        self.render_detail()
         self.notify("Character subsequence alignment" if self.subsequence else "Official F1 alignment", timeout=2)
 
     def action_choose_run(self) -> None:
@@ -292,3 +305,38 @@ class DetailScreen(AliasActions, LabelActions, DetailStale, BaseScreen):
 
     def action_back(self) -> None:
         self.dismiss(self.item_id)
+
+    # -- stale flags and labels (u, U, m: StaleScreen) ---------------------------------------
+    def action_next_gold(self, step: int) -> None:
+        self.chosen_gold = next_gold(self.detail, self.chosen_gold, step)
+
+    def on_key(self, event: events.Key) -> None:
+        """1–9 choose a gold by the number it is shown with."""
+        if event.character is None or event.character not in "123456789" or self.detail is None:
+            return
+        chosen = gold_by_number(self.detail, int(event.character) - 1)
+        if chosen is None:
+            return
+        event.stop()
+        if isinstance(chosen, str):
+            self.notify(chosen, severity="warning")
+        else:
+            self.chosen_gold = chosen
+
+    def action_mark_stale(self) -> None:
+        if self.detail is not None:
+            self.stale.open_form(self.detail.item_id, target_gold(self.detail, self.chosen_gold))
+
+    def action_unmark_stale(self) -> None:
+        if self.detail is not None:
+            self.stale.unmark_item(self.detail.item_id, self.chosen_gold)
+
+    def stale_changed(self) -> None:
+        if self.detail is not None:
+            self.load(self.detail.item_id, self.position)
+
+    def action_label_dialog(self) -> None:
+        self.label_actions.pick()
+
+    def action_accept_alias(self) -> None:
+        self.alias_actions.accept()

@@ -26,8 +26,7 @@ from textual.worker import get_current_worker
 
 from qa_inspect.core.query import Filter, Histogram, ScoreGrid, grid_cell, histogram, score_grid
 
-from ..base import BaseScreen
-from ..stale import COMPARE_STALE_BINDINGS, StaleActions
+from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter, describe
 
@@ -141,7 +140,7 @@ class GridTable(DataTable[Text]):
         return g.bands[at.row], g.bands[at.column]
 
 
-class DistributionScreen(StaleActions, BaseScreen):
+class DistributionScreen(StaleScreen):
     """Histograms of run A (and B) over a filter's items, and the A-vs-B score grid."""
 
     HELP_TITLE = "Distribution"

@@ -6,7 +6,7 @@
   off when every one of them has it (one action: `u` undoes it, `U` redoes it, as marks).
 
 Labels belong to run A (the browser's run, the run the detail shows). Writes go through the stale
-actions' write queue (`StaleActions.stale_write`), so labels and flags share one undo stack and
+actions' write queue (`StaleActions.write`), so labels and flags share one undo stack and
 one refresh path. The project's set is `qa-inspect.toml` `[labels] set` (else the defaults) plus
 names added in the picker.
 """
@@ -14,16 +14,13 @@ names added in the picker.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from textual import work
-from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.worker import get_current_worker
 
 from qa_inspect.core import labels as L
@@ -31,11 +28,11 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.load import load_manifest
 from qa_inspect.core.query import Filter, item_ids
 
-from ..base import QAApp
+from ..base import BaseScreen
 from ..dialogs import LabelDialog, LabelDialogData, LabelDialogResult
+from ..stale import StaleActions
 from ..stale.jobs import JobResult, plural
 from ..text import clean, truncate
-from ..workers import Db
 
 PICK_BINDING = Binding("l", "label_dialog", "Label", id="labels.pick", show=False,
                        tooltip="Error labels of the item or of the selection")
@@ -109,51 +106,39 @@ def toggle_job(run: str, ids: list[int] | None, f: Filter | None, n: int, runs_d
     return JobResult(f"Labelled {_whom(keys)}: {clean(name)}  (u undoes)")
 
 
-@dataclass
-class LabelsReady(Message):
-    """The picker's data, read in a worker."""
-
-    data: LabelDialogData
-    run: str
-    keys: list[str]
-    bulk: bool
+LabelScope = tuple[str | None, list[int] | None, Filter | None, bool]
+"""(run, item ids or a filter whose every item is meant, whether that is a selection)."""
 
 
 class LabelActions:
-    """Mixed into the browser and the detail screens before their stale mixin."""
+    """The label keys of one screen: `scope` says what they act on; writes go through the screen's
+    `StaleActions` (one undo stack for flags and labels)."""
 
-    if TYPE_CHECKING:  # provided by the screen (BaseScreen, StaleActions)
-        app: App[Any]
-        qa_app: QAApp
-        db: Db
+    def __init__(self, host: BaseScreen, stale: StaleActions, scope: Callable[[], LabelScope]) -> None:
+        self.host = host
+        self.stale = stale
+        self.scope = scope
 
-        def notify(self, *args: Any, **kwargs: Any) -> None: ...
-        def post_message(self, message: Message) -> bool: ...
-        def stale_write(self, job: Any, on_done: Any = None) -> None: ...
-        def stale_bulk_done(self) -> None: ...
-
-    def label_scope(self) -> tuple[str | None, list[int] | None, Filter | None, bool]:
-        """(run, item ids or a filter whose every item is meant, whether that is a selection)."""
-        raise NotImplementedError
-
-    def _label_run(self) -> tuple[str, list[int] | None, Filter | None, bool] | None:
-        run, ids, f, selection = self.label_scope()
+    def _scope(self) -> tuple[str, list[int] | None, Filter | None, bool] | None:
+        run, ids, f, selection = self.scope()
         if not run:
-            self.notify("Choose a run first (r): labels belong to a run's prediction of an item.", severity="warning")
+            self.host.notify("Choose a run first (r): labels belong to a run's prediction of an item.",
+                             severity="warning")
             return None
         if f is None and not ids:
             return None
         return run, ids, f, selection
 
-    def action_label_dialog(self) -> None:
-        scope = self._label_run()
+    def pick(self) -> None:
+        """`l`: the label picker for the scope, read in a worker."""
+        scope = self._scope()
         if scope is not None:
-            self._labels_prepare(*scope, self.qa_app.runs_dir)
+            self.host.run_worker(partial(self._prepare, *scope, self.host.qa_app.runs_dir), thread=True,
+                                 exclusive=True, exit_on_error=False, group="labels-prepare")
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="labels-prepare")
-    def _labels_prepare(self, run: str, ids: list[int] | None, f: Filter | None, selection: bool,
-                        runs_dir: Path | None) -> None:
-        with self.db.connect() as conn:
+    def _prepare(self, run: str, ids: list[int] | None, f: Filter | None, selection: bool,
+                 runs_dir: Path | None) -> None:
+        with self.host.db.connect() as conn:
             keys = _keys(conn, ids, f)
             if not keys:
                 return
@@ -167,25 +152,26 @@ class LabelActions:
         title = f"Labels of {_whom(keys)} ({truncate(clean(run), 30)})"
         data = LabelDialogData(title, names, counts, len(keys), note)
         if not get_current_worker().is_cancelled:
-            self.post_message(LabelsReady(data, run, keys, selection))
+            self.host.call_later(self._show, data, run, keys, selection)
 
-    def on_labels_ready(self, message: LabelsReady) -> None:
-        runs_dir = self.qa_app.runs_dir
+    def _show(self, data: LabelDialogData, run: str, keys: list[str], bulk: bool) -> None:
+        runs_dir = self.host.qa_app.runs_dir
 
         def done(result: LabelDialogResult | None) -> None:
             if result is not None and not result.empty:
-                self.stale_write(partial(apply_job, message.run, message.keys, result, runs_dir),
-                                 self.stale_bulk_done if message.bulk else None)
+                self.stale.write(partial(apply_job, run, keys, result, runs_dir),
+                                 self.stale.bulk_done if bulk else None)
 
-        self.app.push_screen(LabelDialog(message.data), done)
+        self.host.app.push_screen(LabelDialog(data), done)
 
-    def action_label_toggle(self, n: int) -> None:
-        scope = self._label_run()
+    def toggle(self, n: int) -> None:
+        """`1`–`9`: label `n` of the set on (or off) the scope."""
+        scope = self._scope()
         if scope is None:
             return
         run, ids, f, selection = scope
-        self.stale_write(partial(toggle_job, run, ids, f, n, self.qa_app.runs_dir),
-                         self.stale_bulk_done if selection else None)
+        self.stale.write(partial(toggle_job, run, ids, f, n, self.host.qa_app.runs_dir),
+                         self.stale.bulk_done if selection else None)
 
 
 def label_line(labels: L.ItemLabels | None, run: str | None) -> Content:

@@ -13,6 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import var
+from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
@@ -27,9 +29,8 @@ from qa_inspect.core.report import (
     overview,
 )
 
-from ..base import BaseScreen
 from ..dialogs import RunPicker, RunSettingsFilter, matches
-from ..stale import OVERVIEW_STALE_BINDINGS, OverviewStale
+from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
@@ -123,7 +124,7 @@ class RunsBox(VerticalScroll, can_focus=False):
     """Scrolls the per-dataset tables; the tables take focus, not the box."""
 
 
-class OverviewScreen(OverviewStale, BaseScreen):
+class OverviewScreen(StaleScreen):
     """Start screen: which run is best where, and where the errors are."""
 
     HELP_TITLE = "Runs overview"
@@ -143,10 +144,13 @@ class OverviewScreen(OverviewStale, BaseScreen):
         *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
 
+    current: var[RunsTable | None] = var(None, always_update=True, init=False)
+    """The runs table whose highlighted row the slices pane shows: setting it redraws the pane."""
+
     def __init__(self) -> None:
         super().__init__()
+        self.stale_titles = StaleTitles(self)
         self.datasets: list[DatasetOverview] = []
-        self.current: RunsTable | None = None
         self.complete = False
         self._busy: sqlite3.Connection | None = None
         self._interrupted = False
@@ -196,14 +200,14 @@ class OverviewScreen(OverviewStale, BaseScreen):
         with self.db.connect() as conn:
             self._busy = conn
             try:
-                quick = self.stale_adjust(conn, overview(conn, slices=False), slices=False)
+                quick = self.stale_titles.adjust(conn, overview(conn, slices=False), slices=False)
                 if worker.is_cancelled:
                     return
                 self.post_message(OverviewLoaded(quick, complete=False))
                 self.post_message(FreshnessLoaded(freshness_overview(conn)))
                 self.post_message(SettingsLoaded(
                     {r.run: dict(r.settings) for r in folder_run_settings(conn, self.qa_app.runs_dir)}))
-                full = self.stale_adjust(conn, overview(conn))
+                full = self.stale_titles.adjust(conn, overview(conn))
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):
                     return  # the screen was left: it resumes the work when shown again
@@ -319,8 +323,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 table.update_data(ds)
             for title, ds in zip(self.query(".dataset-title").results(Static), self.datasets):
                 title.update(dataset_title(ds, self._title_parts(ds.name)))
-            if self.current is not None:
-                self._show_slices(self.current)
+            self.current = self.current  # the pane again, from the new numbers
             return
         box = self.query_one("#overview-runs", VerticalScroll)
         await box.remove_children()
@@ -331,7 +334,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
                 "No datasets loaded. Put a dataset file and prediction files in the runs folder and restart.",
                 "$warning"))
             return
-        widgets: list[Static | RunsTable] = []
+        widgets: list[Widget] = []
         for ds in self.datasets:
             widgets.append(Static(dataset_title(ds, self._title_parts(ds.name)), classes="dataset-title"))
             widgets.append(RunsTable(ds, classes="runs-table"))
@@ -341,10 +344,10 @@ class OverviewScreen(OverviewStale, BaseScreen):
             self._apply_run_filter()
         first = self.query(RunsTable).first()
         first.focus()
-        self._show_slices(first)
+        self.current = first
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
-        return self.stale_title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
+        return self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
 
     def _filter_parts(self, dataset: str) -> list[tuple[str, str]]:
         """"runs: model=… (3 of 54, f)" while a settings filter narrows the list."""
@@ -368,7 +371,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         """Only the table the user is in drives the slices (every table highlights a row on mount)."""
         table = event.data_table
         if isinstance(table, RunsTable) and (table.has_focus or table is self.current):
-            self._show_slices(table)
+            self.current = table
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -377,10 +380,11 @@ class OverviewScreen(OverviewStale, BaseScreen):
     def on_descendant_focus(self) -> None:
         focused = self.focused
         if isinstance(focused, RunsTable) and focused is not self.current:
-            self._show_slices(focused)
+            self.current = focused
 
-    def _show_slices(self, table: RunsTable) -> None:
-        self.current = table
+    def watch_current(self, table: RunsTable | None) -> None:
+        if table is None:
+            return
         ref = table.ref
         ds = table.ds
         run = next((r for r in ds.runs if ref is not None and r.name == ref.run), None)
@@ -392,7 +396,7 @@ class OverviewScreen(OverviewStale, BaseScreen):
         if ref is not None and ref.human:
             metric = "each gold scored against the others"
         self.query_one("#slices-title", Static).update(Content.assemble(
-            ("Slices of ", "$foreground-muted"), (who, "bold"), *self.stale_mode_parts(), ("  ", ""), (metric, "$foreground-muted"),
+            ("Slices of ", "$foreground-muted"), (who, "bold"), *self.stale_titles.mode_parts(), ("  ", ""), (metric, "$foreground-muted"),
             (" · share = slice errors / run errors", "$foreground-muted"),
         ))
 
@@ -439,4 +443,10 @@ class OverviewScreen(OverviewStale, BaseScreen):
         open_compare(self, ref.run, [r.name for r in table.ds.runs], done=done)
 
     def action_reload(self) -> None:
+        self.load()
+
+    def stale_changed(self) -> None:
+        self.load()
+
+    def stale_mode_changed(self) -> None:
         self.load()

@@ -34,8 +34,7 @@ from qa_inspect.core.report import (
     template_label,
 )
 
-from ..base import BaseScreen
-from ..stale import COMPARE_STALE_BINDINGS, StaleActions
+from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter
 
@@ -69,7 +68,7 @@ def axes_for(runs: list[RunSettings], dimensions: list[str]) -> tuple[list[tuple
     return rows, [*dimensions, *varying, ""], best
 
 
-class PaperTableScreen(StaleActions, BaseScreen):
+class PaperTableScreen(StaleScreen):
     """One dataset's runs as a paper table, with bars."""
 
     HELP_TITLE = "Paper table"

@@ -29,6 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Header, Static
 
 from qa_inspect.core import flags
@@ -146,6 +147,9 @@ class ReviewQueueScreen(BaseScreen):
         Binding("escape", "app.pop_screen", "Back", id="review-queue.back", tooltip="Back to the previous screen"),
     ]
 
+    pos: var[int] = var(0, always_update=True, init=False)
+    """Index of the gold on screen in the queue: setting it shows that gold (and remembers it)."""
+
     def __init__(self, *, today: date | None = None, scope: Filter | None = None) -> None:
         super().__init__()
         self.today = today
@@ -154,7 +158,6 @@ class ReviewQueueScreen(BaseScreen):
         """The browser's filter the queue was opened from: its dataset (when it can go stale),
         tags, answer types, splits and search text scope the queue."""
         self.queue: ReviewQueue | None = None
-        self.pos = 0
         self.filters: dict[str, str | None] = dict.fromkeys(FILTERS)
         self.answer_types: set[str] = set()
         self.view: Group | None = None
@@ -214,9 +217,10 @@ class ReviewQueueScreen(BaseScreen):
         self.answer_types |= {e.scored.signals.answer_type for e in message.queue.entries
                               if e.scored.signals.answer_type}
         targets = [_target(e) for e in message.queue.entries]
-        if message.focus in targets:
-            self.pos = targets.index(message.focus)
-        self.pos = max(0, min(self.pos, len(targets) - 1))
+        pos = targets.index(message.focus) if message.focus in targets else self.pos
+        self.pos = max(0, min(pos, len(targets) - 1))
+
+    def watch_pos(self) -> None:
         self.show()
 
     def show(self) -> None:
@@ -251,14 +255,12 @@ class ReviewQueueScreen(BaseScreen):
             self.notify("This is the last gold of the queue.", timeout=3)
             return
         self.pos += 1
-        self.show()
 
     def action_previous(self) -> None:
         if self.pos <= 0:
             self.notify("This is the first gold of the queue.", timeout=3)
             return
         self.pos -= 1
-        self.show()
 
     def action_filter(self, name: str) -> None:
         values = {"tag": [t for t in TAG_POINTS if t], "answer_type": sorted(self.answer_types),
@@ -269,7 +271,7 @@ class ReviewQueueScreen(BaseScreen):
             if choice is None:
                 return
             self.filters[name] = None if choice == ANY else choice
-            self.pos = 0
+            self.set_reactive(ReviewQueueScreen.pos, 0)  # shown once the filtered queue is in
             self.load()
 
         self.app.push_screen(RunPicker(FILTERS[name], self.filters[name] or ANY, choices,

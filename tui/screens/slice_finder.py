@@ -19,8 +19,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core import report  # the lazy face: find_slices (numpy, polars) loads when first called
 from qa_inspect.core.query import Filter, select
 
-from ..base import BaseScreen
-from ..stale import COMPARE_STALE_BINDINGS, StaleActions
+from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import clean, truncate
 from ..widgets import KeyFooter
 
@@ -44,7 +43,7 @@ def _p(p: float | None) -> str:
     return "—" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
 
 
-class SliceFinderScreen(StaleActions, BaseScreen):
+class SliceFinderScreen(StaleScreen):
     """Where B really differs from A, once chance over many slices is accounted for."""
 
     HELP_TITLE = "Slice finder"

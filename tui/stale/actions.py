@@ -1,15 +1,16 @@
-"""`StaleActions`: what every screen with stale actions shares.
+"""`StaleActions`: the stale-answer behaviour every screen with stale keys shares, as an object the
+screen owns (`StaleScreen.stale`), not a mixin reaching into it.
 
 - `s` marks a gold stale through `StaleForm`; on a selection (`space`, `ctrl+a` = every item of the
   filter) it first asks `ConfirmDialog` with the count, then marks them all in one undo step.
 - `S` clears stale flags; `u` / `U` undo / redo the annotator's last flag action.
 - `m` switches every metric between "all golds" and "stale golds excluded".
 
-Every read and write runs in a thread worker (`jobs`, over `qa_inspect.core.flags`); results come
-back as messages. Writes go one at a time through a small queue (a second `u` waits for the
-first), so an exclusive worker group never cancels a write that has not started. `on_busy`
-("database busy, retrying") reaches the user as a message turned into a notification on the UI
-thread.
+Every read and write runs in a thread worker of the screen (`jobs`, over `qa_inspect.core.flags`);
+results come back to the UI thread with `call_later` on the screen (dropped if it closed). Writes
+go one at a time through a small queue (a second `u` waits for the first), so an exclusive worker
+group never cancels a write that has not started. `on_busy` ("database busy, retrying") reaches
+the user as a notification on the UI thread.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
-from textual import work
-from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
-from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
 from qa_inspect.core import flags
@@ -31,9 +29,8 @@ from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE
 
-from ..base import QAApp
+from ..base import BaseScreen, QAApp
 from ..dialogs import ConfirmDialog
-from ..workers import Db
 from .form import ALL, StaleForm, StaleFormData, StaleFormResult
 from .jobs import (
     BulkPlan,
@@ -48,7 +45,8 @@ from .jobs import (
     undo_job,
     unmark_item_job,
 )
-from .messages import BulkReady, StaleBusy, StaleFormReady, StaleNotice, StaleWritten
+
+Hook = Callable[[], None]
 
 
 def exclude_stale(app: QAApp) -> bool:
@@ -67,197 +65,165 @@ def mode_parts(app: QAApp) -> list[tuple[str, str]]:
     return [(ALL_GOLDS, "$foreground-muted")]
 
 
+def _nothing() -> None:
+    """A hook a screen does not need."""
+
+
 class StaleActions:
-    """The write queue, undo/redo, the metrics mode, the mark form and bulk actions.
+    """The write queue, undo/redo, the metrics mode, the mark form and bulk actions of one screen.
 
-    Mixed in before `BaseScreen` (it relies on its `qa_app`, `db`, `notify`, `post_message`).
-    Screens override `stale_changed` to show the new state after a write.
-    """
+    `changed` runs after a write (here or, seen on resume, elsewhere), `mode_changed` after `m`,
+    `bulk_done` after a bulk write (the browser clears its selection)."""
 
-    stale_seen: tuple[int, bool] | None = None
-    """`stale_version()` this screen last showed (a write or a mode switch elsewhere changes it)."""
+    def __init__(self, host: BaseScreen, *, changed: Hook = _nothing, mode_changed: Hook = _nothing,
+                 bulk_done: Hook = _nothing) -> None:
+        self.host = host
+        self.changed = changed
+        self.mode_changed = mode_changed
+        self.bulk_done = bulk_done
+        self.seen: tuple[int, bool] | None = None
+        """`version()` this screen last showed (a write or a mode switch elsewhere changes it)."""
+        self._queue: deque[tuple[Job, Hook | None]] = deque()
+        self._writing = False
 
-    if TYPE_CHECKING:  # provided by the screen this is mixed into
-        app: App[Any]
-        qa_app: QAApp
-        db: Db
-
-        def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None, markup: bool = True) -> None: ...
-        def post_message(self, message: Message) -> bool: ...
-        def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
-        def refresh_bindings(self) -> None: ...
-
-    # -- hooks -------------------------------------------------------------------------------
-    def stale_changed(self) -> None:
-        """A flag changed (here or on another screen): show the new state."""
-
-    def stale_mode_changed(self) -> None:
-        """The metrics mode was switched."""
-
-    def stale_bulk_done(self) -> None:
-        """A bulk action was written (the browser clears its selection)."""
-
-    # -- shared state ------------------------------------------------------------------------
     @property
-    def _stale_queue(self) -> deque[tuple[Job, Callable[[], None] | None]]:
-        q = self.__dict__.get("_stale_q")
-        if q is None:
-            q = self.__dict__["_stale_q"] = deque()
-        return q
+    def app(self) -> QAApp:
+        return self.host.qa_app
 
-    def stale_version(self) -> tuple[int, bool]:
+    def _run(self, job: Callable[[], None], group: str) -> None:
+        self.host.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group=group)
+
+    def _notify(self, text: str, severity: SeverityLevel = "warning", timeout: float | None = None) -> None:
+        self.host.notify(text, severity=severity, markup=False, timeout=timeout)
+
+    # -- what the screen shows ---------------------------------------------------------------
+    def version(self) -> tuple[int, bool]:
         """(writes so far, metrics mode): what the screen's rows and numbers depend on."""
-        return self.qa_app.stale_version, exclude_stale(self.qa_app)
+        return self.app.stale_version, exclude_stale(self.app)
 
-    def stale_outdated(self) -> bool:
-        return self.stale_seen != self.stale_version()
+    def outdated(self) -> bool:
+        return self.seen != self.version()
 
-    def on_mount(self) -> None:
-        self.stale_seen = self.stale_version()
+    def shown(self) -> None:
+        """The screen shows the current flags and mode."""
+        self.seen = self.version()
 
-    def on_screen_resume(self) -> None:
-        # After the result callback of the screen that closed (the browser's follows the detail's item).
-        self.call_after_refresh(self._stale_resume_check)
-
-    def _stale_resume_check(self) -> None:
-        if self.stale_outdated():
-            self.stale_seen = self.stale_version()
-            self.stale_changed()
+    def resume_check(self) -> None:
+        """Back on screen: a flag or the mode changed meanwhile, show the new state."""
+        if self.outdated():
+            self.shown()
+            self.changed()
 
     # -- writing -----------------------------------------------------------------------------
-    def stale_write(self, job: Job, on_done: Callable[[], None] | None = None) -> None:
+    def write(self, job: Job, on_done: Hook | None = None) -> None:
         """Queue a write; it runs once the writes before it are done."""
-        self._stale_queue.append((job, on_done))
-        if not self.__dict__.get("_stale_writing"):
-            self._stale_next()
+        self._queue.append((job, on_done))
+        if not self._writing:
+            self._next()
 
-    def _stale_next(self) -> None:
-        if not self._stale_queue:
-            self.__dict__["_stale_writing"] = False
+    def _next(self) -> None:
+        if not self._queue:
+            self._writing = False
             return
-        self.__dict__["_stale_writing"] = True
-        job, on_done = self._stale_queue.popleft()
-        self._stale_write_worker(job, on_done, self.qa_app)
+        self._writing = True
+        job, on_done = self._queue.popleft()
+        self._run(partial(self._write_worker, job, on_done, self.app), "stale-write")
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="stale-write")
-    def _stale_write_worker(self, job: Job, on_done: Callable[[], None] | None, app: QAApp) -> None:
-        post = self.post_message
+    def _write_worker(self, job: Job, on_done: Hook | None, app: QAApp) -> None:
+        later = self.host.call_later
 
         def busy(text: str) -> None:
-            post(StaleBusy(text))
+            later(self._notify, text)
 
         try:
-            with self.db.connect() as conn:
+            with self.host.db.connect() as conn:
                 result = job(conn, busy)
         except QAInspectError as exc:
-            post(StaleWritten(JobResult(str(exc), False, "error")))
+            later(self._written, JobResult(str(exc), False, "error"), None)
             return
         except BaseException:
-            post(StaleWritten(JobResult("", False, "error")))  # frees the queue; the error is reported
+            later(self._written, JobResult("", False, "error"), None)  # frees the queue; the error is reported
             raise
         if result.changed:  # bumped here, so a screen closed meanwhile still sees it on the next one
             app.stale_version += 1
-        post(StaleWritten(result, on_done if result.changed else None))
+        later(self._written, result, on_done if result.changed else None)
 
-    def on_stale_written(self, message: StaleWritten) -> None:
-        r = message.result
+    def _written(self, r: JobResult, on_done: Hook | None) -> None:
         if r.text:
-            self.notify(r.text, severity=r.severity, markup=False, timeout=6)
+            self._notify(r.text, r.severity, timeout=6)
         if r.changed:
-            self.stale_seen = self.stale_version()
-            if message.on_done is not None:
-                message.on_done()
-            self.stale_changed()
-        self._stale_next()
+            self.shown()
+            if on_done is not None:
+                on_done()
+            self.changed()
+        self._next()
 
-    def on_stale_busy(self, message: StaleBusy) -> None:
-        self.notify(message.text, severity="warning", markup=False)
+    def undo(self) -> None:
+        self.write(undo_job)
 
-    def on_stale_notice(self, message: StaleNotice) -> None:
-        self.notify(message.text, severity=message.severity, markup=False)
-
-    # -- undo / redo -------------------------------------------------------------------------
-    def action_stale_undo(self) -> None:
-        self.stale_write(undo_job)
-
-    def action_stale_redo(self) -> None:
-        self.stale_write(redo_job)
+    def redo(self) -> None:
+        self.write(redo_job)
 
     # -- metrics mode ------------------------------------------------------------------------
-    def action_toggle_stale_metrics(self) -> None:
-        self.qa_app.exclude_stale = not exclude_stale(self.qa_app)
-        self.stale_seen = self.stale_version()
-        self.notify(f"Metrics: {mode_label(self.qa_app)}", timeout=3)
-        self.stale_mode_changed()
-        self.refresh_bindings()
-        self.qa_app.remember_preferences()
+    def toggle_mode(self) -> None:
+        self.app.exclude_stale = not exclude_stale(self.app)
+        self.shown()
+        self.host.notify(f"Metrics: {mode_label(self.app)}", timeout=3)
+        self.mode_changed()
+        self.host.refresh_bindings()
+        self.app.remember_preferences()
 
-    def action_include_stale_metrics(self) -> None:
-        self.action_toggle_stale_metrics()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_action(self, action: str) -> bool:
         """The footer names what `m` does now: "Excl. stale", or "All golds" while they are excluded."""
         if action == "include_stale_metrics":
-            return exclude_stale(self.qa_app)
-        if action == "toggle_stale_metrics" and exclude_stale(self.qa_app):
+            return exclude_stale(self.app)
+        if action == "toggle_stale_metrics" and exclude_stale(self.app):
             return not any(isinstance(b, Binding) and b.action == "include_stale_metrics"
-                           for b in getattr(self, "BINDINGS", ()))
+                           for b in getattr(self.host, "BINDINGS", ()))
         return True
 
     # -- one item ----------------------------------------------------------------------------
-    def stale_open_form(self, item_id: int, gold_idx: int | None = None) -> None:
+    def open_form(self, item_id: int, gold_idx: int | None = None) -> None:
         """Open the form for one item: the gold at `gold_idx` chosen, else every gold."""
-        self._stale_prepare(item_id, gold_idx)
+        self._run(partial(self._prepare_form, item_id, gold_idx), "stale-prepare")
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="stale-prepare")
-    def _stale_prepare(self, item_id: int, gold_idx: int | None) -> None:
-        with self.db.connect() as conn:
+    def _prepare_form(self, item_id: int, gold_idx: int | None) -> None:
+        with self.host.db.connect() as conn:
             data = form_data(conn, item_id, gold_idx)
         if isinstance(data, JobResult):
-            self.post_message(StaleNotice(data.text, data.severity))
+            self.host.call_later(self._notify, data.text, data.severity)
         elif not get_current_worker().is_cancelled:
-            self.post_message(StaleFormReady(data))
+            self.host.call_later(self._show_form, data)
 
-    def on_stale_form_ready(self, message: StaleFormReady) -> None:
-        data = message.data
-
+    def _show_form(self, data: StaleFormData) -> None:
         def done(result: StaleFormResult | None) -> None:
             if result is None:
                 return
             texts = [g.text for g in data.golds] if result.choice == ALL else [data.golds[result.choice - 1].text]
             targets = [flags.Target(data.dataset, data.item_key, t) for t in texts]
-            self.stale_write(partial(mark_job, targets, result, False))
+            self.write(partial(mark_job, targets, result, False))
 
-        self.app.push_screen(StaleForm(data), done)
+        self.host.app.push_screen(StaleForm(data), done)
 
-    def stale_unmark_item(self, item_id: int, gold_idx: int | None = None) -> None:
+    def unmark_item(self, item_id: int, gold_idx: int | None = None) -> None:
         """Clear the flags of one item's golds (only the gold at `gold_idx` when given)."""
-        self.stale_write(partial(unmark_item_job, item_id, gold_idx))
+        self.write(partial(unmark_item_job, item_id, gold_idx))
 
     # -- many items --------------------------------------------------------------------------
-    def stale_bulk(self, action: str, item_ids: list[int] | None = None, f: Filter | None = None) -> None:
+    def bulk(self, action: str, item_ids: list[int] | None = None, f: Filter | None = None) -> None:
         """Mark (or clear) every gold of the selected items, or of every item matching `f`."""
-        self._stale_bulk_prepare(action, item_ids, f)
+        self._run(partial(self._prepare_bulk, action, item_ids, f), "stale-prepare")
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="stale-prepare")
-    def _stale_bulk_prepare(self, action: str, item_ids: list[int] | None, f: Filter | None) -> None:
-        with self.db.connect() as conn:
+    def _prepare_bulk(self, action: str, item_ids: list[int] | None, f: Filter | None) -> None:
+        with self.host.db.connect() as conn:
             plan = bulk_plan(conn, action, item_ids, f)
         if not get_current_worker().is_cancelled:
-            self.post_message(BulkReady(plan))
+            self.host.call_later(self._confirm_unmark if plan.action == "unmark" else self._confirm_mark, plan)
 
-    def on_bulk_ready(self, message: BulkReady) -> None:
-        plan = message.plan
-        if plan.action == "unmark":
-            self._confirm_bulk_unmark(plan)
-        else:
-            self._confirm_bulk_mark(plan)
-
-    def _confirm_bulk_unmark(self, plan: BulkPlan) -> None:
+    def _confirm_unmark(self, plan: BulkPlan) -> None:
         n, items = len(plan.targets), plan.items
         if not n:
-            self.notify("No stale gold among the selected items.", severity="warning")
+            self._notify("No stale gold among the selected items.")
             return
         question = Content.assemble(
             "Clear the stale flags of ", (plural(n, "gold answer"), "bold"), " of ", (plural(items, "item"), "bold"),
@@ -266,18 +232,18 @@ class StaleActions:
 
         def cleared(yes: bool | None) -> None:
             if yes:
-                self.stale_write(partial(bulk_unmark_job, plan.targets), self.stale_bulk_done)
+                self.write(partial(bulk_unmark_job, plan.targets), self.bulk_done)
 
-        self.app.push_screen(ConfirmDialog("Clear stale flags?", question, yes="Clear"), cleared)
+        self.host.app.push_screen(ConfirmDialog("Clear stale flags?", question, yes="Clear"), cleared)
 
-    def _confirm_bulk_mark(self, plan: BulkPlan) -> None:
+    def _confirm_mark(self, plan: BulkPlan) -> None:
         n, items = len(plan.targets), plan.items
         if not n:
-            self.notify("The selected items have no scored gold answer to flag.", severity="warning")
+            self._notify("The selected items have no scored gold answer to flag.")
             return
         todo = n - plan.already
         if not todo:
-            self.notify(f"All {plural(n, 'gold answer')} of the selection are already stale.", severity="warning")
+            self._notify(f"All {plural(n, 'gold answer')} of the selection are already stale.")
             return
         parts: list[tuple[str, str] | str] = [
             "Mark ", (plural(todo, "gold answer"), "bold"), " of ", (plural(items, "item"), "bold"), " stale?",
@@ -291,10 +257,13 @@ class StaleActions:
 
         def filled(result: StaleFormResult | None) -> None:
             if result is not None:
-                self.stale_write(partial(mark_job, plan.targets, result, True), self.stale_bulk_done)
+                self.write(partial(mark_job, plan.targets, result, True), self.bulk_done)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.push_screen(StaleForm(data), filled)
+                self.host.app.push_screen(StaleForm(data), filled)
 
-        self.app.push_screen(ConfirmDialog("Mark stale?", Content.assemble(*parts), yes="Mark"), confirmed)
+        self.host.app.push_screen(ConfirmDialog("Mark stale?", Content.assemble(*parts), yes="Mark"), confirmed)
+
+
+__all__ = ["StaleActions", "exclude_stale", "mode_label", "mode_parts"]

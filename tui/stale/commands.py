@@ -5,10 +5,10 @@ from __future__ import annotations
 from qa_inspect.core.query import Filter
 
 from ..base import qa_app
-from ..commands import Entry, EntriesProvider
+from ..commands import EntriesProvider, Entry
 from ..dialogs import ReleaseDialog, ReleaseFilter
-from .browser import BrowserStale
 from .form import AuthorForm
+from .selection import Selection
 
 
 class StaleCommands(EntriesProvider):
@@ -22,8 +22,9 @@ class StaleCommands(EntriesProvider):
              lambda: self.app.push_screen(ReleaseDialog(), self._release)),
         ]
         screen = self.screen
-        if isinstance(screen, BrowserStale) and (screen.selected_ids or screen.select_filter is not None):
-            out.append(("Clear selection", "unselect every selected item", screen.stale_clear_selection))
+        selection, unselect = getattr(screen, "selection", None), getattr(screen, "unselect_all", None)  # the browser's
+        if isinstance(selection, Selection) and selection and callable(unselect):
+            out.append(("Clear selection", "unselect every selected item", unselect))
         return out
 
     def _release(self, got: ReleaseFilter | None) -> None:
@@ -33,7 +34,8 @@ class StaleCommands(EntriesProvider):
         self.app.notify(f"{len(got.keys):,} item{'s' if len(got.keys) != 1 else ''} of {got.dataset} with golds"
                         f" changed in {got.path}", markup=False)
         screen = self.screen
-        if isinstance(screen, BrowserStale) and screen.filter.dataset == got.dataset:
-            getattr(screen, "set_filter")(screen.filter.with_(keys=got.keys))
+        shown, apply = getattr(screen, "filter", None), getattr(screen, "set_filter", None)  # the browser's
+        if isinstance(shown, Filter) and callable(apply) and shown.dataset == got.dataset:
+            apply(shown.with_(keys=got.keys))
         else:
             qa_app(self.app).open_browser(Filter(dataset=got.dataset, keys=got.keys))

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual.notifications import SeverityLevel
+
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 

@@ -4,8 +4,8 @@ Holds `item_table` (a window of rows over a filter that may match 100k items) an
 `selectable_table` (the same with a selection mark), `facet_panel` (counts and errors per facet
 value, in its own worker), `filter_bar` and `status_line` (one line each above the items),
 `overview_tables` (runs and slices of the overview), `key_footer` (the footer: help and quit first), `result_bar` (the item table's scrollbar
-over the whole result), `item_preview` (the split view's item, following the cursor) and `detail_parts` (the item detail's blocks
-as `Content`; imported as a module: `from ..widgets import detail_parts`).
+over the whole result), `item_preview` (the split view's item, following the cursor) and `detail_blocks` (the item detail's blocks
+as `Content`; imported as a module: `from ..widgets import detail_blocks`).
 
 May import: `tui.base`, `tui.commands`, `tui.workers`, `tui.text` and `qa_inspect.core`; never a
 dialog, a screen or the app. A widget tells its screen what happened by posting a message.
@@ -13,8 +13,8 @@ dialog, a screen or the app. A widget tells its screen what happened by posting 
 
 from __future__ import annotations
 
-from . import detail_parts
-from .detail_parts import group_golds, show_ts
+from . import detail_blocks
+from .detail_blocks import group_golds, show_ts
 from .facet_panel import FacetList, FacetPanel
 from .filter_bar import FilterBar, describe
 from .key_footer import KeyFooter
@@ -44,7 +44,7 @@ __all__ = [
     "StatusLine",
     "columns_for",
     "describe",
-    "detail_parts",
+    "detail_blocks",
     "group_golds",
     "hidden_for_width",
     "show_ts",

@@ -40,6 +40,7 @@ from qa_inspect.core.query import (
     clear,
     facet_table,
     facet_tables,
+    judge_facet,
     select,
     selected,
 )
@@ -119,7 +120,8 @@ class Widths:
 
 def facet_head(name: str, chosen: bool, widths: Widths, colours: Colours) -> Text:
     """A facet's title row label; ⌫ when it has a selection (backspace clears it)."""
-    head = Text.assemble((FACETS[name].label, f"bold {colours.ok}"))
+    d = FACETS.get(name) or judge_facet(name)  # a judge's facet names the judge (data: cleaned)
+    head = Text.assemble((clean(d.label) if d is not None else clean(name), f"bold {colours.ok}"))
     if chosen:
         head.append(" ⌫", style="dim")
     head.truncate(3 + widths.value, overflow="ellipsis")
@@ -239,6 +241,9 @@ class FacetPanel(WorkerErrors, Vertical):
         self._dirty = True
         self._lock = threading.Lock()
         self._busy: sqlite3.Connection | None = None
+        self._order_scope: tuple[str | None, str | None] | None = None
+        self._order: dict[str, dict[str, int]] = {}
+        """Per facet, the place each value was first listed at (while `_order_scope` stays)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="facet-title")
@@ -321,9 +326,9 @@ class FacetPanel(WorkerErrors, Vertical):
         """Values keep the order they were first listed in while the dataset and run stay (counts
         change under the cursor, rows do not jump); values new to a facet follow, largest first."""
         scope = (f.dataset, f.run)
-        if self.__dict__.get("_order_scope") != scope:
-            self.__dict__["_order_scope"], self.__dict__["_order"] = scope, {}
-        order: dict[str, dict[str, int]] = self.__dict__["_order"]
+        if self._order_scope != scope:
+            self._order_scope, self._order = scope, {}
+        order = self._order
         out = []
         for t in tables:
             seen = order.setdefault(t.name, {})
@@ -377,7 +382,7 @@ class FacetPanel(WorkerErrors, Vertical):
         has_errors = any(t.errors is not None for t in self.tables)
         inner = max((table.size.width or (self.size.width or 48) - 1) - 2, 30)  # less the scrollbar
         longest = max([8, *(cell_len(clean(r.label)) for t in self.tables for r in t.rows),
-                       *(cell_len(FACETS[t.name].label) - 3 for t in self.tables)])
+                       *(cell_len(t.label) - 3 for t in self.tables)])
         value_w = min(longest, 24 if inner >= 70 else 14)
         items_w = count_cells((r.items for t in self.tables for r in t.rows), 5) + 1  # and a space before it
         fixed = 3 + value_w + items_w + (5 + 6 if has_errors else 0) + 2  # columns are unpadded: widths space them

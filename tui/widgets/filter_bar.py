@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qa_inspect.core.query import FACETS, Filter
+from qa_inspect.core.query import FACETS, Filter, judge_facet
 
 from ..present import plural
 from ..text import clean, truncate
@@ -42,7 +42,7 @@ def describe(f: Filter) -> list[tuple[str, str]]:
     for name, value in facets:
         grouped.setdefault(str(name), []).append(str(value))
     for name, chosen in grouped.items():  # values of one facet are OR-ed: one chip
-        d = FACETS.get(name)
+        d = FACETS.get(name) or judge_facet(name)
         out.append((d.label if d is not None else name, ",".join(chosen)))
     keys = getattr(f, "keys", None)  # a listed set of items (the release diff's golds changed)
     if keys is not None:

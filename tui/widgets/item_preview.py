@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from qa_inspect.core.query import ItemDetail
 
-from . import detail_parts as parts
+from . import detail_blocks as parts
 
 __all__ = ["PREVIEW_MIN_WIDTH", "ItemPreview"]
 

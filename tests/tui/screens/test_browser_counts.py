@@ -56,7 +56,7 @@ async def test_a_sort_or_a_toggle_back_is_not_counted_again(env: Env, monkeypatc
             await settle(pilot)
             assert browser.total == (wrong if f.em == 0 else total)
         assert len(counted) == n + 1  # each set of items counted once
-        browser.forget_counts()
+        browser.counts.forget()
         browser.refresh_items()
         await settle(pilot)
         assert len(counted) == n + 2  # after a change of the data, counted afresh

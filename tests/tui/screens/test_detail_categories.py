@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from qa_inspect.core.query import Filter, PredictionInfo
 from qa_inspect.tui.screens import DetailScreen
-from qa_inspect.tui.widgets.detail_parts import category_line
+from qa_inspect.tui.widgets.detail_blocks import category_line
 from tests.helpers import SIZE, app_for, async_test, item_id, settle
 
 

@@ -87,7 +87,7 @@ async def test_bulk_labelling_on_a_selection_is_one_action(db: Path) -> None:
         await pilot.press("2")
         await settle(pilot)
         assert labels(db) == [(k, "ambiguous-question") for k in sorted(keys)]
-        assert not screen.selected_ids  # the selection is done with, as after a bulk mark
+        assert not screen.selection.ids  # the selection is done with, as after a bulk mark
         assert any("Labelled 3 items: ambiguous-question" in n for n in notices(pilot))
         await pilot.press("u")
         await settle(pilot)

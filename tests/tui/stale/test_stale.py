@@ -18,7 +18,7 @@ from qa_inspect.tui.dialogs import ConfirmDialog
 from qa_inspect.tui.screens import BrowserScreen, DetailScreen, OverviewScreen
 from qa_inspect.tui.stale import AuthorForm, StaleCommands, StaleForm
 from qa_inspect.tui.widgets import ItemTable, StatusLine
-from qa_inspect.tui.widgets.detail_parts import answers
+from qa_inspect.tui.widgets.detail_blocks import answers
 from tests.helpers import SIZE, app_for, async_test, open_run, settle
 
 DS = "cmrc2018_dev_sample"
@@ -197,7 +197,7 @@ async def test_bulk_mark_selection_after_confirmation(db: Path) -> None:
         table = screen.query_one(ItemTable)
         ids = [r.item_id for r in table.win_rows[:3]]
         await pilot.press("space", "space", "space")
-        assert screen.selected_ids == set(ids)
+        assert screen.selection.ids == set(ids)
         assert [cell(table, k, "sel") for k in range(4)] == ["✓", "✓", "✓", ""]
         assert "3 selected" in str(screen.query_one(StatusLine).render())
         await pilot.press("s")
@@ -210,7 +210,7 @@ async def test_bulk_mark_selection_after_confirmation(db: Path) -> None:
         assert f"Mark {len(targets)} gold answers of 3 items stale?" in body
         await pilot.press("n")  # no: nothing written, the selection stays
         await settle(pilot)
-        assert journal(db) == [] and screen.selected_ids == set(ids)
+        assert journal(db) == [] and screen.selection.ids == set(ids)
         await pilot.press("s")
         await settle(pilot)
         await pilot.press("y")
@@ -224,7 +224,7 @@ async def test_bulk_mark_selection_after_confirmation(db: Path) -> None:
         entries = journal(db)
         assert {e.target for e in entries} == set(targets) and {e.reason for e in entries} == {"2024 release check"}
         assert len({e.meta.get("batch") for e in entries}) == 1  # one action
-        assert screen.selected_ids == set() and [cell(table, k, "sel") for k in range(3)] == ["", "", ""]
+        assert screen.selection.ids == set() and [cell(table, k, "sel") for k in range(3)] == ["", "", ""]
         assert all(r.stale for r in table.win_rows[:3])
         await pilot.press("u")  # one undo step for the whole selection
         await settle(pilot)
@@ -242,7 +242,7 @@ async def test_select_all_matching_the_filter(db: Path) -> None:
         table = screen.query_one(ItemTable)
         assert screen.total and screen.total > 1
         await pilot.press("ctrl+a")
-        assert screen.select_filter is not None
+        assert screen.selection.every is not None
         assert all(cell(table, k, "sel") == "✓" for k in range(len(table.win_rows)))
         assert f"all {screen.total} selected" in str(screen.query_one(StatusLine).render())
         with sqlite3.connect(db) as conn:
@@ -270,7 +270,7 @@ async def test_select_all_matching_the_filter(db: Path) -> None:
         await pilot.press("ctrl+a")
         screen.set_filter(screen.filter.with_(search=""))
         await settle(pilot)
-        assert screen.select_filter is None and cell(table, 0, "sel") == ""
+        assert screen.selection.every is None and cell(table, 0, "sel") == ""
 
 
 @async_test
@@ -292,14 +292,14 @@ async def test_metrics_toggle_excludes_stale_golds(db: Path) -> None:
         await settle(pilot)
         text = str(status.render())
         assert "stale golds excluded" in text and "1 item dropped" in text
-        assert screen.stale_slice is not None and screen.stale_slice.metrics.em == pytest.approx(excluded.metrics.em)
+        assert (shown := screen.excluded.of(screen.generation)) is not None and shown.metrics.em == pytest.approx(excluded.metrics.em)
         assert f"EM {excluded.metrics.em:.1f}" in text and f"{excluded.metrics.em:.1f}" != f"{em_all:.1f}"
         # a filter change re-scores the new slice in the same mode
         screen.set_filter(screen.filter.with_(search="嘉兴南站"))
         await settle(pilot)
         with sqlite3.connect(db) as conn:
             part = slice_metrics_excluding_stale(conn, screen.filter)
-        assert screen.stale_slice is not None and screen.stale_slice.metrics.em == pytest.approx(part.metrics.em)
+        assert (shown := screen.excluded.of(screen.generation)) is not None and shown.metrics.em == pytest.approx(part.metrics.em)
         # the overview follows the same mode
         await pilot.press("escape")
         await settle(pilot)

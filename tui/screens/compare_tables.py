@@ -1,4 +1,4 @@
-"""The compare screen's parts: its tables, and how a `RunDiff` fills them and the titles above them.
+"""The compare screen's tables, and how a `RunDiff` fills them and the titles above them.
 
 Rendering only: each `fill_*` function takes a table, the diff and the theme's colours and lays the
 rows out for the table's width; `CompareScreen` (compare.py) owns the data, the workers and the

@@ -11,7 +11,7 @@ import pytest
 
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import ItemDetail, item_detail
-from qa_inspect.tui.widgets.detail_parts import answers
+from qa_inspect.tui.widgets.detail_blocks import answers
 
 
 @pytest.fixture(scope="module")

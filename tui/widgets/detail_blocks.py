@@ -13,7 +13,7 @@ from textual.content import Content
 
 from qa_inspect.core.flags import Flag
 from qa_inspect.core.metrics import uses_f1_recall
-from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo, SampleRow
+from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo, SampleRow, VerdictInfo
 
 from ..text import clean, truncate
 
@@ -101,6 +101,7 @@ def answers(d: ItemDetail, subsequence: bool, width: int, chosen: int | None = N
         lines.append(Content.assemble("  ", highlight(p.text, ranges, multiline=False)))
         if p.category is not None:
             lines.append(category_line(p, "  "))
+        lines.extend(verdict_line(v, "  ") for v in p.verdicts)
     if d.unanswerable:
         lines.append(_no_answer_line(p))
         if not any(g.scored for g in d.golds):
@@ -129,6 +130,14 @@ def category_line(p: PredictionInfo, indent: str) -> Content:
     head = "Right: " if p.category == "exact" else "Why: "
     return Content.assemble((indent + head, MUTED), (p.category or "", "bold $accent"),
                             (" — " + clean(p.category_reason or ""), MUTED))
+
+
+def verdict_line(v: VerdictInfo, indent: str) -> Content:
+    """`Judge model_graded_fact: partial — its rationale` (imported; beside the official score)."""
+    style = {"correct": "$success", "incorrect": "$error"}.get(v.verdict, "$warning")
+    why = " ".join((v.rationale or "").split())
+    return Content.assemble((indent + "Judge ", MUTED), (clean(v.judge), "bold"), (": ", MUTED), (v.verdict, style),
+                            (" — " + truncate(clean(why), 200) if why else "", MUTED))
 
 
 def _no_answer_line(p: PredictionInfo | None) -> Content:

@@ -8,40 +8,37 @@ same rows, only slower; the browser stays usable throughout.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
-
-from textual import work
+from functools import partial
 
 from qa_inspect.core import query
 from qa_inspect.core.query import Filter
 
-from ..workers import Db
-
-__all__ = ["BrowserDeltaOrder"]
+from ..base import BaseScreen
 
 
-class BrowserDeltaOrder:
-    """Mixed into `BrowserScreen` before `BaseScreen`."""
+class DeltaOrder:
+    """The (run, compare run) pairs one browser asked to have ordered."""
 
-    if TYPE_CHECKING:  # provided by BrowserScreen / BaseScreen
-        db: Db
-        filter: Filter
-        __dict__: dict[str, Any]
+    def __init__(self, host: BaseScreen) -> None:
+        self.host = host
+        self.asked: set[tuple[str | None, str | None]] = set()
 
-    def follow_compare(self) -> None:
+    def follow(self, f: Filter) -> None:
         """Every filter change: a pair (run, compare run) not asked for yet on this screen gets
         its Δ order built (a fresh stored one is only checked: well under a millisecond)."""
-        f = self.filter
         pair = (f.run, f.compare)
-        if not f.run or not f.compare or f.run == f.compare or pair in self.__dict__.setdefault("_ordered", set()):
+        if not f.run or not f.compare or f.run == f.compare or pair in self.asked:
             return
-        self.__dict__["_ordered"].add(pair)
-        self.build_delta_order(f)
+        self.asked.add(pair)
+        self.host.run_worker(partial(self._build, f), thread=True, exclusive=False, exit_on_error=False,
+                             group="delta-order")
 
-    @work(thread=True, exclusive=False, exit_on_error=False, group="delta-order")
-    def build_delta_order(self, f: Filter) -> None:
+    def _build(self, f: Filter) -> None:
         try:
-            with self.db.connect() as conn:
+            with self.host.db.connect() as conn:
                 query.build_delta_order(conn, f)
         except sqlite3.Error:  # interrupted (the app closed) or the database went away: no order, no harm
-            self.__dict__.get("_ordered", set()).discard((f.run, f.compare))
+            self.asked.discard((f.run, f.compare))
+
+
+__all__ = ["DeltaOrder"]
