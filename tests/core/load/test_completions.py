@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import score_prediction, scorer_form
-from qa_inspect.core.store import open_db
+from qa_inspect.core.store import SCHEMA_VERSION, open_db
 
 from tests.sampled_runs import ANSWERS, GOLDS, copy_inspect, write_dataset, write_lm_eval, write_plain
 
@@ -94,18 +94,18 @@ def test_the_marked_sample_is_the_official_one(tmp_path: Path) -> None:
         "quick brown fox", 1, 2, 1)
 
 
-def _make_version_12(db: Path) -> None:
+def _make_previous_version(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DROP TABLE completions")
     for column in ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                    "majority_correct", "distinct_answers", "flaky"):
         conn.execute(f"ALTER TABLE predictions DROP COLUMN {column}")
-    conn.execute("PRAGMA user_version = 12")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     conn.commit()
     conn.close()
 
 
-def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path) -> None:
+def test_a_database_of_the_previous_version_upgrades_keeping_every_annotation(tmp_path: Path) -> None:
     from qa_inspect.core import flags
 
     conn = _loaded(tmp_path, write_plain)
@@ -114,9 +114,9 @@ def test_a_version_12_database_upgrades_keeping_every_annotation(tmp_path: Path)
     want = conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()
     conn.close()
     db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
-    _make_version_12(db)
+    _make_previous_version(db)
     conn = open_db(db).conn
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 13
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == want
     assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
     conn.close()
@@ -127,7 +127,7 @@ def test_an_upgraded_database_reads_the_frameworks_samples_on_its_next_load(tmp_
     conn = _loaded(tmp_path, copy_inspect, write_plain)
     conn.close()
     db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
-    _make_version_12(db)
+    _make_previous_version(db)
     assert not load_runs(tmp_path / "runs").errors
     conn = open_db(db).conn
     by_format = dict(conn.execute("SELECT r.format, COUNT(c.sample) FROM runs r JOIN predictions p ON p.run_id = r.id"
