@@ -47,13 +47,17 @@ class _Scorer:
         if len(self.scores) + len(self.forms) > MEMO_MAX:
             self.scores.clear()
             self.forms.clear()
+        self.by_form = scorer.startswith("squad")
+        """SQuAD's EM and F1 are functions of `normalize_answer(prediction)` (its `scorer_form`):
+        answers of one form share one score ("Paris", "paris."). Not so for CMRC F1 or CDQA."""
 
     def score(self, text: str, golds: tuple[str, ...]) -> Scored:
-        found = self.scores.get((text, golds))
+        key = (self.form(text) if self.by_form else text, golds)
+        found = self.scores.get(key)
         if found is None:
             row = score_prediction(self.scorer, text, golds)
             found = (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall)
-            self.scores[(text, golds)] = found
+            self.scores[key] = found
         return found
 
     def form(self, text: str) -> str:

@@ -9,8 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from qa_inspect.core.load import load_runs
+from qa_inspect.core.load.completions import score_samples
 from qa_inspect.core.metrics import score_prediction, scorer_form
+from qa_inspect.core.model import Prediction
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
 
 from tests.sampled_runs import ANSWERS, GOLDS, copy_inspect, write_dataset, write_lm_eval, write_plain
@@ -150,3 +154,20 @@ def test_changed_golds_rescore_every_sample(tmp_path: Path) -> None:
     assert q3[11] == 1  # flaky now: three samples say "a tree", one "the hill"
     ems = [e for (e,) in conn.execute("SELECT em FROM completions WHERE prediction_id = ? ORDER BY sample", (q3[14],))]
     assert ems == [score_prediction(scorer, a, ["a tree"]).em for a in ANSWERS["Q3"]]
+
+
+_WORDS = st.sampled_from(["The", "the", "Paris", "paris.", "a", "an", "London,", " ", "", "Rome!"])
+_GOLDS = ("Paris", "the paris")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_WORDS, max_size=4).map(" ".join), min_size=2, max_size=6),
+       st.sampled_from(["squad-v1.1", "squad-v2"]))
+def test_squad_samples_scored_by_form_score_as_each_text_would(samples: list[str], scorer: str) -> None:
+    """Samples of one SQuAD form share a score (`completions`): it must be each text's own."""
+    prediction = Prediction("q", "id", samples[0], samples=tuple(samples))
+    (scored,) = score_samples(scorer, [(1, prediction)], {1: (_GOLDS, (0, 1))}, {})
+    assert scored is not None
+    for text, got in zip(samples, scored[1]):
+        row = score_prediction(scorer, text, list(_GOLDS))
+        assert got == (row.em, row.f1, None, None)
