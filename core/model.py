@@ -98,6 +98,9 @@ class Prediction:
     candidates: list[Candidate] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
+    samples: tuple[str, ...] = ()
+    """Every sampled answer to the item in sample order (epochs, repeats), `text` among them as the
+    official one; empty for a run with one answer per item (the usual case, stored as before)."""
 
 
 @dataclass(slots=True)

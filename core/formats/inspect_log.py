@@ -13,8 +13,9 @@ Two forms of the same `EvalLog`:
 - Text = `output.completion` (the assistant's final text), as Inspect's own scorers see it; the
   scorers' extracted answers go to `meta["framework_answers"]` and their values to
   `meta["framework_scores"]` as numbers (C/I/P/N → 1/0/0.5/0, as Inspect's `value_to_float`).
-- Several epochs: the first is the prediction, later ones are counted in `Run.meta["epochs"]`
-  and kept in the first one's `meta["other_epochs"]`.
+- Several epochs: every epoch's completion is a sample (`Prediction.samples`, in epoch order);
+  the first epoch is the official prediction; the epochs are counted in `Run.meta["epochs"]` and
+  the later ones' framework scores kept in the first one's `meta["other_epochs"]`.
 - Model = `eval.model`; settings: task, task args, dataset, generation config, solver plan.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
@@ -75,6 +77,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     header, samples = _archive(doc) if doc.archive is not None else _json(doc)
     spec = header["eval"]
     chosen: dict[str, Prediction] = {}
+    texts: dict[str, list[tuple[int, str]]] = {}
     order: list[str] = []
     epochs: set[int] = set()
     repeats: list[Repeat] = []
@@ -84,6 +87,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         prediction, epoch = _prediction(doc, where, sample)
         epochs.add(epoch)
         first = chosen.get(prediction.ref)
+        texts.setdefault(prediction.ref, []).append((epoch, prediction.text))
         if first is None:
             chosen[prediction.ref] = prediction
             order.append(prediction.ref)
@@ -107,7 +111,9 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     if len(epochs) > 1:
         meta["epochs"] = len(epochs)
     model = hints.get("model") or (spec["model"] if isinstance(spec.get("model"), str) else None)
-    return build_run(doc, hints, FORMAT, [chosen[r] for r in order], model, meta, repeats=repeats)
+    predictions = [replace(chosen[r], samples=tuple(t for _, t in sorted(texts[r], key=lambda e: e[0])))
+                   if len(texts[r]) > 1 else chosen[r] for r in order]
+    return build_run(doc, hints, FORMAT, predictions, model, meta, repeats=repeats)
 
 
 def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:

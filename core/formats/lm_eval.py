@@ -14,6 +14,11 @@ document and filter: `doc_id`, `doc`, `target`, `arguments` (`{"gen_args_0": {"a
   text (`question`/`query`, or a CDQA `qa` record's 问题 part); else the question found in the
   prompt (`meta["prompt"]` keeps the prompt for the loader's fallback).
 - Text = the first filtered response, raw = the first raw response; `target` goes to meta.
+- Several responses per document (`repeats` in the task config, self-consistency): every filtered
+  response of the first request (else every raw one, when the record has no `filtered_resps`) is a
+  sample (`Prediction.samples`), the first the official answer; a document logged again under the
+  same filter adds its answer as a further sample. A filter that keeps one of them (`take_first`,
+  majority vote) leaves one answer: no samples.
 - The framework's per-sample metrics (numbers and booleans only: SQuAD-style metrics that hold
   (prediction, reference) pairs are aggregated later and are not scores) go to
   `meta["framework_scores"]`. Several filters per document (`strict-match`, `flexible-extract`):
@@ -181,6 +186,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
                 _add_filter(known, record, flt)
             else:
                 known.meta["repeats"] = known.meta.get("repeats", 1) + 1
+                known.samples = (*(known.samples or (known.text,)), _answer(record)[0])
         except OverflowError:
             raise fail(doc, "a score is a number too large to read", where) from None
     task = _task(doc.path)
@@ -251,7 +257,16 @@ def _prediction(doc: Document, number: int, record: dict[str, Any], flt: str | N
     if scores:
         meta["framework_scores"] = scores
     text, raw = _answer(record)
-    return Prediction(ref=ref, ref_kind=kind, text=text, raw=raw, meta=meta, line=number)
+    return Prediction(ref=ref, ref_kind=kind, text=text, raw=raw, meta=meta, line=number, samples=_samples(record))
+
+
+def _samples(record: dict[str, Any]) -> tuple[str, ...]:
+    """Every response of the first request when it holds several (filtered, else raw); else ()."""
+    value = record.get("filtered_resps" if "filtered_resps" in record else "resps")
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        texts = tuple(t for t in value[0] if isinstance(t, str))
+        return texts if len(texts) > 1 else ()
+    return ()
 
 
 def _add_filter(prediction: Prediction, record: dict[str, Any], flt: str) -> None:

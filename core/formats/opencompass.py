@@ -16,6 +16,9 @@ and so does this reader: `_0` is the run, the other shards are its side files (`
   `--dump-eval-details`) when there is one, else the prediction itself; the evaluator's per-item
   verdict (`correct`) goes to `meta["framework_scores"]`, its aggregate to
   `Run.meta["framework_results"]`. The results file is a side file of the predictions.
+- Several predictions per row (`num_return_sequences`, `n`: `prediction` is a list): each is a
+  sample (`Prediction.samples`), the first the official answer; the evaluator's extracted answers,
+  when it gives one per sample, replace them (text = the first).
 - Model: the `path` (else `abbr`) of the entry in `<ts>/configs/*.py` whose `abbr` is the model
   folder, with its plain settings (`max_out_len`, `batch_size`, `generation_kwargs`, ...); the
   config is parsed with `ast`, never executed. Without a config the model is the folder name.
@@ -222,12 +225,17 @@ def _prediction(doc: Document, position: int, index: int, row: Any, shard: int |
     shown = shown_prompt(prompt)
     if shown:
         meta["prompt"] = shown
+    samples: tuple[str, ...] = ()
     if isinstance(value, list) and len(value) > 1:
         meta["all_predictions"] = plain(value)
+        texts = tuple(v for v in value if isinstance(v, str))
+        samples = texts if len(texts) > 1 else ()
     if question:
-        return Prediction(ref=question, ref_kind="question", text=raw or "", raw=raw, meta=meta, line=position + 1)
+        return Prediction(ref=question, ref_kind="question", text=raw or "", raw=raw, meta=meta, line=position + 1,
+                          samples=samples)
     # No question to go by: an id that names nothing, so only the position (or prompt) can match it.
-    return Prediction(ref=f"#{position}", ref_kind="id", text=raw or "", raw=raw, meta=meta, line=position + 1)
+    return Prediction(ref=f"#{position}", ref_kind="id", text=raw or "", raw=raw, meta=meta, line=position + 1,
+                      samples=samples)
 
 
 def _first_text(value: Any) -> str | None:
@@ -259,6 +267,10 @@ def _attach_results(path: Path, predictions: list[Prediction], meta: dict[str, A
             continue
         extracted = detail.get("pred", detail.get("predictions"))
         if isinstance(extracted, list) and len(extracted) == 1:
+            extracted = extracted[0]
+        if (isinstance(extracted, list) and prediction.samples and len(extracted) == len(prediction.samples)
+                and all(isinstance(e, str) for e in extracted)):
+            prediction.samples = tuple(extracted)  # one extracted answer per sample
             extracted = extracted[0]
         if isinstance(extracted, str):
             prediction.text = extracted

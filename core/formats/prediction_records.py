@@ -8,18 +8,25 @@ model output before extraction) and `model` are optional; every other field goes
 `Prediction.meta`, including `question` when the record also has an id (so a run whose ids do not
 match a dataset can still be matched by question). `Run.model` is set when all records agree.
 A null prediction is an empty answer (the model said nothing), not an error.
+
+Many answers per question (repeated sampling): records carrying a `sample` (or `epoch`) number
+beside the id or question are one item's samples, in sample order; the official answer is the
+record marked `"official": true`, else the lowest sample number (`Prediction.samples` holds them
+all). A sample number given twice for one item is an error naming both records.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from qa_inspect.core.model import Prediction, Run
 
 from ._common import (
     ID_FIELDS,
+    describe,
     PREDICTION_FIELDS,
     build_run,
     fail,
@@ -36,7 +43,9 @@ KIND: Literal["run"] = "run"
 PRIORITY = 20
 
 TEXT_FIELDS = PREDICTION_FIELDS
-_OWN = frozenset({*ID_FIELDS, *TEXT_FIELDS, "raw", "model"})
+SAMPLE_FIELDS = ("sample", "epoch")
+"""A record's sample number: records with one are one item's samples."""
+_OWN = frozenset({*ID_FIELDS, *TEXT_FIELDS, *SAMPLE_FIELDS, "official", "raw", "model"})
 _SNIFF = 5
 
 
@@ -49,8 +58,26 @@ def sniff(doc: Document) -> bool:
 def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     """Predictions in file order; `Prediction.line` is the JSONL line (or JSON record number)."""
     found = RunRecords(doc)
+    groups: dict[tuple[str, str], list[Sample]] = {}
+    seen: dict[Any, tuple[str, str]] = {}  # a record's raw id → its group, once one record of it was read whole
     for number, record in doc.records() or []:
-        found.add(number, *_prediction(doc, number, record))
+        sample = _sample_number(doc, number, record)
+        again = _further_sample(doc, number, record, seen) if sample is not None else None
+        if sample is not None and again is not None:  # a later sample of a known item: only its text (the common case)
+            groups[again[0]].append((sample, number, again[1], None, False))
+            continue
+        prediction, model = _prediction(doc, number, record)
+        if sample is None:
+            found.add(number, prediction, model)
+        else:
+            official = isinstance(record, dict) and record.get("official") is True
+            key = (prediction.ref_kind, prediction.ref)
+            groups.setdefault(key, []).append((sample, number, prediction, model, official))
+            raw = _raw_id(record)
+            if raw is not None:
+                seen[raw] = key
+    for group in groups.values():
+        found.add(*_sampled(doc, group))
     return build_run(doc, hints, FORMAT, found.predictions, found.model(hints), found.meta())
 
 
@@ -81,3 +108,61 @@ def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, st
     model = record.get("model")
     model = model if isinstance(model, str) and model else None
     return Prediction(ref=ref, ref_kind=kind, text=text, raw=raw, meta=meta, line=number), model
+
+
+def _sample_number(doc: Document, number: int, record: Any) -> int | None:
+    """The record's sample (or epoch) number; None when it has none."""
+    field = next((f for f in SAMPLE_FIELDS if isinstance(record, dict) and f in record), None)
+    if field is None:
+        return None
+    value = record[field]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(doc, f"{field} is {type_name(value)}, expected a whole number", doc.where(number))
+    return value
+
+
+def _raw_id(record: dict[str, Any]) -> tuple[str, Any] | None:
+    """The record's id as the file wrote it (field and value), when it is a plain string or number."""
+    field = next((f for f in ID_FIELDS if record.get(f) is not None), None)
+    if field is None:
+        return None
+    value = record[field]
+    return (field, value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _further_sample(
+    doc: Document, number: int, record: Any, seen: dict[Any, tuple[str, str]]
+) -> tuple[tuple[str, str], str] | None:
+    """(group, text) of a later, unmarked sample of an item already read whole; None otherwise (the
+    record is then read whole: the first of its item, a marked one, or one of another shape)."""
+    if not isinstance(record, dict) or record.get("official") is not None:
+        return None
+    raw = _raw_id(record)
+    key = seen.get(raw) if raw is not None else None
+    field = next((f for f in TEXT_FIELDS if f in record), None)
+    if key is None or field is None:
+        return None
+    value = record[field]
+    text = "" if value is None else number_text(value)
+    if text is None:
+        raise fail(doc, f"{field} is {type_name(value)}, expected text", doc.where(number))
+    return key, text
+
+
+Sample = tuple[int, int, "Prediction | str", "str | None", bool]
+"""(sample number, record number, the record's prediction — or only its text for a later sample —,
+its model, marked official)."""
+
+
+def _sampled(doc: Document, group: list[Sample]) -> tuple[int, Prediction, str | None]:
+    """One item's sample records as one prediction: the official one's, with every sample's text."""
+    group.sort(key=lambda g: (g[0], g[1]))
+    whole = next(g[2] for g in group if isinstance(g[2], Prediction))
+    for (a, first, *_), (b, again, *_) in zip(group, group[1:]):
+        if a == b:
+            message = f"sample {a} of {shown(whole.ref)} given twice (first at {describe(doc.where(first))})"
+            raise fail(doc, message, doc.where(again))
+    official = next((g for g in group if g[4]), group[0])
+    samples = tuple(g[2].text if isinstance(g[2], Prediction) else g[2] for g in group)
+    chosen = official[2] if isinstance(official[2], Prediction) else replace(whole, text=official[2], line=official[1])
+    return official[1], replace(chosen, samples=samples if len(samples) > 1 else ()), official[3]

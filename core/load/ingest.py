@@ -24,6 +24,7 @@ from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import human_score
 from qa_inspect.core.model import Dataset, Item
 
+from .completions import rescore_samples
 from .features import FEATURE_COLUMNS, Context, FeatureMemo, gold_spans, item_contexts
 from .items import dataset_scorer
 from .score_pool import score_rows
@@ -406,6 +407,7 @@ def rescore_dataset(conn: sqlite3.Connection, dataset_id: int, only: list[int] |
         " WHERE id=?",
         [(*score, row[0]) for score, row in zip(scores, rows)],
     )
+    rescore_samples(conn, dataset_id, golds, where, params)  # and every sample of runs that sampled
     return len(rows)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from qa_inspect.core.model import Prediction, Run
 
+from .completions import AGGREGATE_COLUMNS, INSERT_COMPLETION, NO_AGGREGATE, SampleMemo, SampleScores, score_samples
 from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
@@ -72,6 +73,8 @@ class RunCache:
     superseded: dict[int, dict[int, Superseded]] = field(default_factory=dict)
     """Per dataset, each item's superseded golds (for the stored relation; read on first use)."""
     memo: ScoreMemo = field(default_factory=dict)
+    sample_memo: SampleMemo = field(default_factory=dict)
+    """Scores and forms of sampled answers (`completions.score_samples`)."""
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
         """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
@@ -120,7 +123,8 @@ def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
 
 _INSERT_PREDICTION = (
     "INSERT INTO predictions (id, run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
-    " refused, f1_recall, best_gold, error_category, relation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f" refused, f1_recall, best_gold, error_category, relation, {', '.join(AGGREGATE_COLUMNS)})"
+    f" VALUES ({', '.join(['?'] * (16 + len(AGGREGATE_COLUMNS)))})"
 )
 
 
@@ -143,6 +147,7 @@ def write_run(
     scorer = None
     matched: list[tuple[int, Prediction]] = []
     scores: list[tuple[Any, ...]] = []
+    sampled: list[SampleScores | None] = []
     if dataset_id is not None:
         scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
         by_key, by_q, golds, contexts = cache.for_dataset(conn, dataset_id)
@@ -150,6 +155,7 @@ def write_run(
         replaced = cache.superseded_of(conn, dataset_id)
         scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
                              for item_id, p in matched], cache.memo)
+        sampled = score_samples(scorer, matched, golds, cache.sample_memo)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)
@@ -163,10 +169,10 @@ def write_run(
     if steps is None or steps.size is None:
         _delete_runs(conn, "path = ?" + part[0], (rel_path, *part[1]))
         run_id = _insert_run(conn, run.name, rel_path, values, meta)
-        _insert_predictions(conn, run_id, matched, scores, set(), Steps(conn))
+        _insert_predictions(conn, run_id, matched, scores, sampled, set(), Steps(conn))
     else:
         run_id, done = _staged_run(conn, run.name, rel_path, values, {**meta, "loading": resume_key})
-        _insert_predictions(conn, run_id, matched, scores, done, steps)
+        _insert_predictions(conn, run_id, matched, scores, sampled, done, steps)
         _delete_runs(conn, "path = ? AND id != ?" + part[0], (rel_path, run_id, *part[1]))
         conn.execute("UPDATE runs SET name = ?, meta = ? WHERE id = ?", (run.name, json_text(meta), run_id))
     result.predictions = len(matched)
@@ -229,16 +235,24 @@ def _staged_run(
 
 def _insert_predictions(
     conn: sqlite3.Connection, run_id: int, matched: Sequence[tuple[int, Prediction]], scores: Sequence[tuple[Any, ...]],
-    done: set[int], steps: Steps,
+    sampled: Sequence[SampleScores | None], done: set[int], steps: Steps,
 ) -> None:
-    """Insert the predictions not in `done` (item ids), ids assigned up front, a step at a time."""
-    todo = [(item_id, p, s) for (item_id, p), s in zip(matched, scores) if item_id not in done]
+    """Insert the predictions not in `done` (item ids), ids assigned up front, a step at a time;
+    with them their samples' completions (a step holds a prediction and all its samples)."""
+    sampled = sampled or [None] * len(matched)
+    todo = [(item_id, p, s, x) for (item_id, p), s, x in zip(matched, scores, sampled) if item_id not in done]
     pid = next_id(conn, "predictions")
     for chunk in steps.chunks(todo):
-        rows = []
-        for item_id, p, score in chunk:
+        rows: list[tuple[Any, ...]] = []
+        completions: list[tuple[Any, ...]] = []
+        for item_id, p, score, samples in chunk:
             cands = json_text([{"text": c.text, "probability": c.probability, "score": c.score}
                                for c in p.candidates]) if p.candidates else None
-            rows.append((pid, run_id, item_id, p.text, p.raw, cands, p.line, json_text(p.meta), *score))
+            aggregate = NO_AGGREGATE if samples is None else samples[0]
+            rows.append((pid, run_id, item_id, p.text, p.raw, cands, p.line, json_text(p.meta), *score, *aggregate))
+            if samples is not None:
+                completions.extend((pid, n, text, *s) for n, (text, s) in enumerate(zip(p.samples, samples[1]), 1))
             pid += 1
         conn.executemany(_INSERT_PREDICTION, rows)
+        if completions:
+            conn.executemany(INSERT_COMPLETION, completions)

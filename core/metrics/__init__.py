@@ -11,7 +11,8 @@
   `question_features`: question type, length/position buckets, cross-sentence reasoning;
   `sentences`: Chinese and English sentence boundaries; `textnorm`: "written the same way";
   `equivalence`: how an answer relates to the golds (same, format, alias, superseded, partial,
-  different), the one judgement categories, the review queue and adjudication ask.
+  different), the one judgement categories, the review queue and adjudication ask;
+  `samples`: many answers per item — pass@k (unbiased), majority vote, consistency.
 
 Importing this package is cheap: jieba, OpenCC and cn2an load on first use, and NLTK never does.
 
@@ -62,6 +63,15 @@ __all__ = [
     "metrics_of",
     "score_prediction",
     "uses_f1_recall",
+    "SAMPLE_F1_THRESHOLD",
+    "ItemSamples",
+    "SampleCounts",
+    "answer_groups",
+    "pass_at_k",
+    "pass_ks",
+    "run_sample_metrics",
+    "sample_correct",
+    "summarise_item",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -110,6 +120,17 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         SQUAD_V11,
         SQUAD_V2,
         uses_f1_recall,
+    )
+    from .samples import (
+        answer_groups,
+        ItemSamples,
+        pass_at_k,
+        pass_ks,
+        run_sample_metrics,
+        SAMPLE_F1_THRESHOLD,
+        sample_correct,
+        SampleCounts,
+        summarise_item,
     )
     from .sentences import (
         split_sentences,

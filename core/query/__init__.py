@@ -48,6 +48,7 @@ __all__ = [
     "DIMENSIONS",
     "ERROR_SQL",
     "FACETS",
+    "PASS_BANDS",
     "FEATURE_DIMENSIONS",
     "LABEL",
     "FORMATS",
@@ -99,6 +100,9 @@ __all__ = [
     "in_context",
     "is_cdqa",
     "item_detail",
+    "SampleGroup",
+    "SampleRow",
+    "sample_groups",
     "item_ids",
     "item_table",
     "length_bucket",
@@ -170,6 +174,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         PredictionInfo,
         StaleInfo,
         VerdictInfo,
+    )
+    from .sample_detail import (
+        SampleGroup,
+        sample_groups,
+        SampleRow,
     )
     from .distribution import (
         CATEGORY_COLUMN,
@@ -271,6 +280,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ERROR_SQL,
         FacetDef,
         FACETS,
+        PASS_BANDS,
         feature_columns,
         FEATURE_DIMENSIONS,
         LABEL,

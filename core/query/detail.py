@@ -19,6 +19,7 @@ from qa_inspect.core.flags import Flag, flags_for_item
 from qa_inspect.core.metrics import CDQA_F1_RECALL, error_category
 from qa_inspect.core.store import STALE_GOLDS_SQL
 
+from .sample_detail import SampleGroup, sample_groups
 from . import align as detail_align
 from .sql import FEATURE_DIMENSIONS, feature_columns
 
@@ -95,6 +96,8 @@ class PredictionInfo:
     """The error category code (`core.metrics.CATEGORY_CODES`); None when it cannot be told."""
     category_reason: str | None = None
     """Why, in words ("contains the gold plus 4 characters after it")."""
+    samples: list[SampleGroup] = field(default_factory=list)
+    """Every sample of a run that sampled the item several times, grouped by equivalent answer."""
     verdicts: list[VerdictInfo] = field(default_factory=list)
     """Judge verdicts on this answer, by judge name (imported; empty when none)."""
 
@@ -204,7 +207,7 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
 
     preds = conn.execute(
         "SELECT r.name, r.model, p.text, p.scorer, p.em, p.f1, p.refused, p.f1_recall, p.best_gold,"
-        " p.raw, p.candidates, r.path, p.source_line, p.meta FROM predictions p JOIN runs r ON r.id = p.run_id"
+        " p.raw, p.candidates, r.path, p.source_line, p.meta, p.id, p.samples FROM predictions p JOIN runs r ON r.id = p.run_id"
         " WHERE p.item_id = ? ORDER BY r.name",
         (item_id,),
     ).fetchall()
@@ -215,6 +218,8 @@ def item_detail(conn: Any, item_id: int, run_name: str | None = None) -> ItemDet
             f1_recall=p[7], best_gold=p[8], raw=p[9], candidates=_json(p[10]) or [], run_path=p[11],
             source_line=p[12], meta=_json(p[13]) or {},
         )
+        if p[15]:
+            info.samples = sample_groups(conn, p[14], info.scorer)
         _align(info, detail)
         _categorize(info, detail)
         info.verdicts = judge_verdicts(conn, info.run, detail.key)

@@ -30,7 +30,7 @@ from .filters import OUTCOMES, SORTS, Filter
 
 __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
-    "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "QUESTION_WORDS", "SLICES",
+    "FEATURE_DIMENSIONS", "LABEL", "LENGTH_LABELS", "LONGEST", "NO_GOLD", "NO_PREDICTION", "OTHER", "PASS_BANDS", "QUESTION_WORDS", "SLICES",
     "STALE_ITEMS_SQL", "Built", "answered_sql", "FacetDef", "band_sql", "build", "build_parts", "dimension_columns", "error_expr", "facet_where",
     "bounds_case_sql", "feature_columns", "labels_sql", "order_clause", "right_sql", "run_ids",
     "JUDGE_THRESHOLD", "JUDGE_VS", "judge_facet", "judge_verdict_sql",
@@ -191,6 +191,13 @@ class FacetDef:
     missing value cannot be selected."""
 
 
+PASS_BANDS = ("0", "1–49", "50–99", "100")
+"""Bands of a run's share of right samples on an item (%), for runs with several samples per item."""
+_PASS_BAND = ("CASE WHEN p.samples IS NULL THEN NULL WHEN p.correct_samples = 0 THEN '0'"
+              " WHEN p.correct_samples = p.samples THEN '100' WHEN 2 * p.correct_samples < p.samples THEN '1–49'"
+              " ELSE '50–99' END")
+"""The pass-rate band of run A's item (NULL for a run of one answer per item: the facet hides)."""
+
 FACETS: dict[str, FacetDef] = {
     d.name: d
     for d in (
@@ -213,6 +220,11 @@ FACETS: dict[str, FacetDef] = {
         FacetDef("gold_agreement", "gold agreement", "i.gold_agreement", order=AGREEMENTS),
         FacetDef("passage_length", "passage length", "i.passage_length", order=PASSAGE_LENGTHS, optional=True),
         FacetDef("label", "label", _LABELS, needs_run=True, optional=True),
+        FacetDef("pass_band", "pass rate", _PASS_BAND, order=PASS_BANDS, needs_run=True, optional=True),
+        FacetDef("distinct_answers", "distinct answers", "CAST(p.distinct_answers AS TEXT)", needs_run=True,
+                 optional=True),
+        FacetDef("flaky", "flaky", "CASE p.flaky WHEN 1 THEN 'flaky' WHEN 0 THEN 'stable' END",
+                 order=("flaky", "stable"), needs_run=True, optional=True),
     )
 }
 """Every facet, in the order a facet panel lists them. Question type (`qword`, its name from when

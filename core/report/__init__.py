@@ -12,6 +12,7 @@ model, prompt, shots …), `paper_table` (runs grouped by settings × slices, th
 shapes) and `chart` (such a table as an SVG bar chart), `latex` (booktabs tables), `slice_finder` (the facet values where B differs from A, Holm over all)
 `adjudicated` (each run's scores with accepted aliases counted as golds, beside the official ones),
 `judge_agree` (imported judge verdicts against hand judgements and the official score: κ, confusion, disagreements)
+`sample_metrics` (pass@k, majority vote and consistency of runs with several samples per item)
 and `release_diff` (two releases of a dataset: items, golds,
 open flags, each run's score split into the part the changed golds explain and the rest),
 `agreement` (inter-annotator agreement on stale flags, labels and aliases; the disagreements),
@@ -27,6 +28,15 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "SAMPLE_CELLS",
+    "SAMPLE_NOTE",
+    "RunSamples",
+    "item_samples",
+    "sample_cells",
+    "sliced_samples",
+    "run_samples",
+    "sample_columns",
+    "with_sample_metrics",
     "ADJUDICATED",
     "AGREEMENT_WHATS",
     "ALL",
@@ -192,6 +202,17 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         leaderboard,
         LeaderboardError,
         PairCell,
+    )
+    from .sample_metrics import (
+        item_samples,
+        run_samples,
+        SAMPLE_CELLS,
+        sample_cells,
+        RunSamples,
+        SAMPLE_NOTE,
+        sample_columns,
+        sliced_samples,
+        with_sample_metrics,
     )
     from .metrics import (
         DIMENSIONS,

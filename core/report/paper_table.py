@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
+from .sample_metrics import SAMPLE_CELLS, item_samples, sample_cells
 from .run_settings import RunSettings
 
 if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
@@ -38,14 +39,14 @@ __all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "Tabl
 ALL = "all"
 """The one column of a table without `cols`."""
 
-CELL_METRICS = ("em", "f1", "f1_recall", "answer_rate", "items", "predicted", "answered", "errors")
+CELL_METRICS = ("em", "f1", "f1_recall", "answer_rate", "items", "predicted", "answered", "errors", *SAMPLE_CELLS)
 """Names a cell template may use."""
 
 PARTITION_KEYS = frozenset({"tag", "task", "split", "dataset"})
 """Settings that say which items a file covers, not how the run was made: runs differing only in
 these are one run over the union of their items."""
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:@[0-9]+)?")
 
 
 class TableError(QAInspectError):
@@ -195,8 +196,13 @@ def _values(frame: pl.DataFrame, spec: TableSpec) -> dict[str, dict[str, float |
     by = spec.cols if spec.cols in DIMENSIONS else None
     table = slice_table(_one_dataset(frame), by)
     out: dict[str, dict[str, float | None]] = {}
+    sampled = any(m in SAMPLE_CELLS for t in spec.cells for m in spec.metrics_of(t))
+    slices = _slices(frame, spec) if sampled and by else {ALL: frame}
     for row in table.iter_rows(named=True):
-        out[str(row["value"]) if by else ALL] = {m: row[m] for m in CELL_METRICS}
+        column = str(row["value"]) if by else ALL
+        out[column] = {m: row[m] for m in CELL_METRICS if m not in SAMPLE_CELLS}
+        if sampled and column in slices:
+            out[column].update(sample_cells(slices[column]))
     return out
 
 
@@ -259,6 +265,8 @@ def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSet
     if not chosen:
         raise TableError("no run matches" + (f" --where {spec.where}" if spec.where else ""))
     frame = item_frame(conn, [r.run for r in chosen], human=spec.human)
+    if any(m in SAMPLE_CELLS for t in spec.cells for m in spec.metrics_of(t)):
+        frame = frame.join(item_samples(conn, [r.run for r in chosen]), on=["dataset", "run", "item_key"], how="left")
     if spec.adjudicated:
         from .adjudicated import adjudicate_item_frame
 

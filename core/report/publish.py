@@ -29,7 +29,7 @@ METADATA_NAME = "metadata.json"
 
 FACETS: dict[str, list[str]] = {
     "items": ["dataset_id", "split", "tag", "answer_type", "question_type"],
-    "predictions": ["run_id", "error_category", "relation"],
+    "predictions": ["run_id", "error_category", "relation", "flaky"],
     "annotations": ["action", "author", "dataset"],
     "runs": ["dataset_id", "scorer"],
     "verdicts": ["run", "judge", "verdict"],

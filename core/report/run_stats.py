@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from qa_inspect.core import stats
-from qa_inspect.core.metrics import uses_f1_recall
+from qa_inspect.core.metrics import SAMPLE_F1_THRESHOLD, uses_f1_recall
 from qa_inspect.core.store import require_dataset
 
 from .metrics import HUMAN
@@ -44,6 +44,7 @@ __all__ = [
 METRIC_LABELS = {
     "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "answer_rate": "answer rate",
     "em_hasans": "HasAns EM", "f1_hasans": "HasAns F1", "em_noans": "NoAns EM", "f1_noans": "NoAns F1",
+    "pass@1": "pass@1",
 }
 """Every metric a run can have an interval for, with the name people read."""
 
@@ -51,6 +52,7 @@ _OVER = {
     "em": "all items, missing = 0", "f1": "all items, missing = 0", "f1_recall": "answered items",
     "answer_rate": "the run's responses", "em_hasans": "answerable items", "f1_hasans": "answerable items",
     "em_noans": "unanswerable items", "f1_noans": "unanswerable items",
+    "pass@1": "all items, the share of right samples (one answer: right or not), missing = 0",
 }
 
 
@@ -96,6 +98,8 @@ class DatasetItems:
     runs: dict[str, dict[str, np.ndarray]]  # run → predicted, em, f1, refused, f1_recall
     models: dict[str, str | None]
     human: dict[str, np.ndarray] | None  # predicted (has an estimate), em, f1
+    sampled: bool = False
+    """Some run sampled items several times: `pass@1` (the per-item share of right samples) is a metric."""
 
     @property
     def cdqa(self) -> bool:
@@ -105,21 +109,27 @@ class DatasetItems:
     def metrics(self) -> list[str]:
         """The metrics its runs are judged by, headline first."""
         if self.cdqa:
-            return ["f1_recall", "answer_rate"]
+            return ["f1_recall", "answer_rate", *(["pass@1"] if self.sampled else [])]
         has_noans = bool((self.answerable == "unanswerable").any())
-        return ["em", "f1", *(["em_hasans", "f1_hasans", "em_noans", "f1_noans"] if has_noans else [])]
+        return ["em", "f1", *(["em_hasans", "f1_hasans", "em_noans", "f1_noans"] if has_noans else []),
+                *(["pass@1"] if self.sampled else [])]
 
 
 _ITEMS_SQL = """
 SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
 FROM items i WHERE i.dataset_id = ? ORDER BY i.id
 """
-_RUN_SQL = """
-SELECT p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0), COALESCE(p.f1_recall, 0)
+_RUN_SQL = f"""
+SELECT p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0), COALESCE(p.f1_recall, 0),
+       COALESCE(1.0 * p.correct_samples / p.samples, p.em,
+                COALESCE(p.refused, 0) = 0 AND COALESCE(p.f1_recall, 0) >= {float(SAMPLE_F1_THRESHOLD)!r}, 0)
 FROM items i LEFT JOIN predictions p ON p.run_id = ? AND p.item_id = i.id
 WHERE i.dataset_id = ? ORDER BY i.id
 """
-_RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall")
+_RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall", "pass")
+"""`pass`: the item's share of right samples (a run of one answer: whether that one is right)."""
+_SAMPLED_SQL = ("SELECT EXISTS (SELECT 1 FROM predictions p JOIN runs r ON r.id = p.run_id"
+                " WHERE r.dataset_id = ? AND p.samples IS NOT NULL)")
 _PASSAGES_SQL = "SELECT id, MIN(id) OVER (PARTITION BY text) FROM contexts WHERE dataset_id = ?"
 _CHUNK = 20_000
 """Rows read at a time into the arrays: a million rows as Python tuples would hold ten times the
@@ -181,7 +191,8 @@ def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
     if has.any() and not uses_f1_recall(scorer, family):
         human = {"predicted": has.astype(np.float64), "em": np.nan_to_num(human_em, nan=0.0),
                  "f1": np.nan_to_num(human_f1, nan=0.0)}
-    return DatasetItems(name, family, scorer, ids, contexts, answerable, runs, models, human)
+    sampled = bool(conn.execute(_SAMPLED_SQL, (ds_id,)).fetchone()[0])
+    return DatasetItems(name, family, scorer, ids, contexts, answerable, runs, models, human, sampled)
 
 
 def metric_values(
@@ -189,6 +200,8 @@ def metric_values(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-item values of `metric` in points, and the items it is computed over (official denominators)."""
     predicted = scores["predicted"] > 0
+    if metric == "pass@1":  # the per-item mean over samples; statistics resample items, never samples
+        return scores["pass"] * 100.0, np.ones(len(predicted), dtype=bool)
     if metric == "answer_rate":
         return (scores["refused"] == 0) * 100.0, predicted
     if metric == "f1_recall":

@@ -18,6 +18,8 @@
   answers never group. A group's normalised answer is asked too: "答案是同程音乐生活节。" is the
   replaced 同程音乐生活节 once the filler is gone. A partial answer that holds the gold
   ("答案是蓉江新区。") is the gold said at length, no cut.
+- **Samples**: a run that sampled the item several times agrees through its official answer; the
+  consensus also counts how many of the agreeing runs' samples give the answer ("8 of 8 samples").
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class RunAnswer:
     relation: str | None = None
     """Its relation to the item's golds as stored (`core.metrics.Relation` value); None: unknown,
     the score decides."""
+    samples: tuple[str, ...] = ()
+    """Every sample's answer when the run sampled the item several times (`text` is the official one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,11 @@ class Consensus:
     """`different` (a new answer), `superseded` (the replaced answer) or `partial` (the same cut)."""
     replaced: str | None = None
     """For `superseded`: the replaced gold the runs give."""
+    samples: int = 0
+    """Of the agreeing runs that sampled the item: their samples giving the answer (same normalised form)."""
+    sample_total: int = 0
+    """... and all their samples (0: no agreeing run sampled the item)."""
+    sampled_runs: int = 0
 
 
 def normalise(text: str, scorer: str | None, question: str = "") -> str:
@@ -184,7 +193,10 @@ def consensus(
         eq = relation(answer, golds.scored, scorer=scorer, superseded=golds.superseded)
         replaced = eq.text if eq.relation == Relation.SUPERSEDED else answer
     total_weight = sum(a.weight for a in answers) or 1.0
+    sampled = [a for a in members if a.samples]
+    agreeing = sum(normalise(t, scorer, question) == key for a in sampled for t in a.samples)
     return Consensus(
         answer=answer, key=key, runs=tuple(a.run for a in members), count=len(members), total=len(answers),
         share=sum(a.weight for a in members) / total_weight, kind=found, replaced=replaced,
+        samples=agreeing, sample_total=sum(len(a.samples) for a in sampled), sampled_runs=len(sampled),
     )

@@ -38,8 +38,12 @@ FROM items i JOIN golds g ON g.item_id = i.id
 WHERE i.dataset_id = ? ORDER BY i.id, g.idx
 """
 _PREDICTIONS_SQL = """
-SELECT p.item_id, r.name, p.text, COALESCE(p.f1_recall, p.f1), COALESCE(p.refused, 0), p.relation
+SELECT p.item_id, r.name, p.text, COALESCE(p.f1_recall, p.f1), COALESCE(p.refused, 0), p.relation, p.id
 FROM predictions p JOIN runs r ON r.id = p.run_id WHERE r.dataset_id = ? ORDER BY r.name
+"""
+_SAMPLES_SQL = """
+SELECT c.prediction_id, c.text FROM completions c JOIN predictions p ON p.id = c.prediction_id
+JOIN runs r ON r.id = p.run_id WHERE r.dataset_id = ? ORDER BY c.prediction_id, c.sample
 """
 _TAGGED_SQL = f"""
 SELECT d.name, d.path, EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id
@@ -92,10 +96,14 @@ def _scorer(conn: sqlite3.Connection, dataset_id: int) -> str:
 
 
 def _answers(conn: sqlite3.Connection, dataset_id: int, weights: dict[str, float]) -> dict[int, list[RunAnswer]]:
+    """Every run's answer per item, with its samples' texts when the run sampled the item."""
+    samples: dict[int, list[str]] = {}
+    for prediction_id, text in conn.execute(_SAMPLES_SQL, (dataset_id,)):
+        samples.setdefault(prediction_id, []).append(text)
     out: dict[int, list[RunAnswer]] = {}
-    for item_id, run, text, score, refused, rel in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
-        out.setdefault(item_id, []).append(
-            RunAnswer(run, text or "", None if refused else score, bool(refused), weights.get(run, 1.0), rel))
+    for item_id, run, text, score, refused, rel, pid in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
+        out.setdefault(item_id, []).append(RunAnswer(run, text or "", None if refused else score, bool(refused),
+                                                     weights.get(run, 1.0), rel, tuple(samples.get(pid, ()))))
     return out
 
 

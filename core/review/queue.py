@@ -49,6 +49,7 @@ class QueueEntry:
             "reasons": list(self.scored.reasons), "status": self.status,
             "consensus": None if c is None else {"answer": c.answer, "key": c.key, "runs": list(c.runs),
                                                  "count": c.count, "total": c.total, "share": round(c.share, 4),
+                                                 "samples": c.samples, "sample_total": c.sample_total,
                                                  "kind": c.kind, "replaced": c.replaced},
             "last": self.scored.last,
             "evidence": s.evidence, "evidence_date": None if s.evidence_date is None else {

@@ -96,6 +96,9 @@ def _consensus(s: Signals, kind: str) -> tuple[float, str | None]:
     if c is None or c.kind != kind:
         return 0.0, None
     runs = f"{c.count} of {c.total} runs"
+    if c.sample_total:
+        of = "one run" if c.sampled_runs == 1 else f"{c.sampled_runs} runs"
+        runs = f"{c.samples} of {c.sample_total} samples of {of}, {runs}"
     if kind == "superseded":
         return POINTS["replaced"] * c.share, f"runs still give the replaced answer {c.replaced or c.answer} ({runs})"
     if kind == "partial":

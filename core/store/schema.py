@@ -307,6 +307,35 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS verdicts_source ON verdicts(source);
     CREATE INDEX IF NOT EXISTS verdicts_judge ON verdicts(run, judge, verdict);
     """,
+    # 13 → 14: many answers per item (epochs, repeats). Each sample of a (run, item) is a row of
+    # `completions`, keyed by its prediction and sample number (1-based), with its own scores; the
+    # `predictions` row stays the official answer (first or marked sample) and gains the samples'
+    # aggregate (`core.metrics.summarise_item`). Runs of one answer per item write no completions
+    # and leave these columns NULL: their numbers are what they were. Run files of the frameworks
+    # that sample (Inspect, lm-eval, OpenCompass) are marked changed, so the next load reads their samples.
+    """
+    CREATE TABLE IF NOT EXISTS completions (
+        prediction_id INTEGER NOT NULL REFERENCES predictions(id) ON DELETE CASCADE,
+        sample INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        em INTEGER,
+        f1 REAL,
+        refused INTEGER,
+        f1_recall REAL,
+        PRIMARY KEY (prediction_id, sample)
+    ) WITHOUT ROWID;
+    ALTER TABLE predictions ADD COLUMN samples INTEGER;          -- how many; NULL = one
+    ALTER TABLE predictions ADD COLUMN correct_samples INTEGER;  -- right at EM (F1-recall: at 0.5)
+    ALTER TABLE predictions ADD COLUMN mean_em REAL;
+    ALTER TABLE predictions ADD COLUMN mean_f1 REAL;             -- F1, or F1-recall for CDQA
+    ALTER TABLE predictions ADD COLUMN majority TEXT;            -- the most frequent equivalent answer
+    ALTER TABLE predictions ADD COLUMN majority_share REAL;
+    ALTER TABLE predictions ADD COLUMN majority_correct INTEGER;
+    ALTER TABLE predictions ADD COLUMN distinct_answers INTEGER;
+    ALTER TABLE predictions ADD COLUMN flaky INTEGER;            -- some samples right, some wrong
+    UPDATE files SET mtime_ns = -1, sha256 = '' WHERE kind = 'run'
+        AND format IN ('inspect-log', 'lm-eval-samples', 'opencompass-predictions');  -- read again: their samples
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -9,7 +9,7 @@ import polars as pl
 import typer
 from qa_inspect.core.errors import unknown_name
 from qa_inspect.core.query import Filter, csv_frame, load_slice, markdown_table
-from qa_inspect.core.report import SLICES, report, slice_report
+from qa_inspect.core.report import SAMPLE_NOTE, SLICES, report, slice_report
 from qa_inspect.tui.present import MISSING, count, dimension_name, interval, number, plural, share
 from rich.table import Table
 from rich.text import Text
@@ -67,6 +67,7 @@ def report_cmd(
             chosen = chosen or Filter()
             chosen = chosen.with_(run=run or chosen.run, facets=(*chosen.facets, *judge_pairs(conn, run or chosen.run, judge_verdict)))
         frame = slice_report(conn, chosen, dims) if chosen is not None else report(conn, dims)
+        frame = _with_samples(conn, frame, dims)
         if ci:
             frame = _with_intervals(conn, frame, seed, resamples, chosen is not None)
         adj = _adjudicated(conn) if adjudicated else None
@@ -78,12 +79,19 @@ def report_cmd(
         write_text(report_markdown(frame) + ("" if adj is None else "\n" + adjudicated_markdown(adj)))
     else:
         out.print(report_table(frame.drop([c for c in frame.columns if c.endswith(("_low", "_high", "ci_unit"))])))
-        for note in partial_notes(frame):
+        for note in partial_notes(frame) + ([SAMPLE_NOTE] if "maj" in frame.columns else []):
             out.print(Text(note, style="dim"))
         if ci:
             out.print(intervals_table(frame, seed, resamples))
         if adj is not None:
             out.print(adjudicated_table(adj))
+
+
+def _with_samples(conn: Any, frame: pl.DataFrame, dims: list[str]) -> pl.DataFrame:
+    """pass@k, majority vote and consistency on the rows of runs with several samples."""
+    from qa_inspect.core.report import with_sample_metrics
+
+    return with_sample_metrics(conn, frame, dims)
 
 
 def _adjudicated(conn: Any) -> list[Any]:

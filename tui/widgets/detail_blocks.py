@@ -13,7 +13,7 @@ from textual.content import Content
 
 from qa_inspect.core.flags import Flag
 from qa_inspect.core.metrics import uses_f1_recall
-from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo, VerdictInfo
+from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo, SampleRow, VerdictInfo
 
 from ..text import clean, truncate
 
@@ -43,7 +43,7 @@ def _score(value: float | None, label: str, digits: int = 1) -> list[tuple[str, 
     return [(f"{label} ", MUTED), (shown, "bold"), ("  ", "")]
 
 
-def scores(p: PredictionInfo | GoldMatch, refused: int | None = None) -> list[tuple[str, str]]:
+def scores(p: PredictionInfo | GoldMatch | SampleRow, refused: int | None = None) -> list[tuple[str, str]]:
     """`EM 0  F1 61.5` or `F1-recall 50.0` or `refused`."""
     if refused:
         return [("refused", "italic $warning"), ("  ", "")]
@@ -357,12 +357,27 @@ def meta(d: ItemDetail, width: int = 0) -> Content:
                     ("    ", ""), (f"{prob:.3f} " if isinstance(prob, (int, float)) else "      ", MUTED),
                     clean(str(c.get("text", ""))),
                 ))
+        if p.samples:
+            lines += samples(p)
         if p.raw and p.raw != p.text:
             lines.append(Content.styled("  raw response", MUTED))
             raw = highlight(p.raw, [], multiline=True)
             raw = fold(raw, width - 4) if width else raw
             lines.append(Content("\n").join(Content.assemble("    ", line) for line in raw.split("\n")))
     return Content("\n").join(lines)
+
+
+def samples(p: PredictionInfo) -> list[Content]:
+    """Every sample of the run, grouped by equivalent answer with its count; each with its scores."""
+    total = sum(g.count for g in p.samples)
+    lines = [Content.styled(f"  samples: {total}, {len(p.samples)} distinct answer{'s' if len(p.samples) != 1 else ''}",
+                            MUTED)]
+    for g in p.samples:
+        lines.append(Content.assemble(("    ", ""), (f"×{g.count} ", "bold"), clean(g.answer)))
+        for r in g.rows:
+            shown = Content.assemble(*scores(r, r.refused))
+            lines.append(Content.assemble((f"      #{r.sample} ", MUTED), shown, "  ", clean(r.text)))
+    return lines
 
 
 def _pad(s: str, width: int) -> str:

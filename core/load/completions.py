@@ -1,0 +1,120 @@
+"""Many answers per item at ingest: each sample scored, the item's aggregate computed once.
+
+A run's `Prediction.samples` (epochs, repeats) become rows of `completions` (one per sample, with
+its scores), and the prediction's row gains their aggregate (`core.metrics.summarise_item`): the
+official columns stay the official answer's. A prediction without samples gets NULL aggregates and
+no completions, so a run of one answer per item is stored exactly as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
+from qa_inspect.core.model import Prediction
+
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "rescore_samples",
+           "score_samples"]
+
+AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
+                     "majority_correct", "distinct_answers", "flaky")
+"""The `predictions` columns that hold an item's sample aggregate (schema 13)."""
+NO_AGGREGATE: tuple[None, ...] = (None,) * len(AGGREGATE_COLUMNS)
+INSERT_COMPLETION = ("INSERT INTO completions (prediction_id, sample, text, em, f1, refused, f1_recall)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+Scored = tuple[int | None, float | None, int | None, float | None]
+"""(em, f1, refused, f1_recall) of one sample."""
+SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
+"""(the aggregate columns, each sample's scores) of one prediction."""
+
+
+SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Scored], dict[str, str]]]
+"""Per scorer: the scores of (answer, golds) pairs and the forms of answers already computed (kept
+by the load across its runs: samples repeat answers, and runs repeat each other's)."""
+MEMO_MAX = 1_000_000
+
+
+class _Scorer:
+    """Scores and forms of samples; equal (answer, golds) pairs are scored once."""
+
+    def __init__(self, scorer: str, memo: SampleMemo) -> None:
+        self.scorer = scorer
+        self.f1_scorer = uses_f1_recall(scorer)
+        self.scores, self.forms = memo.setdefault(scorer, ({}, {}))
+        if len(self.scores) + len(self.forms) > MEMO_MAX:
+            self.scores.clear()
+            self.forms.clear()
+        self.by_form = scorer.startswith("squad")
+        """SQuAD's EM and F1 are functions of `normalize_answer(prediction)` (its `scorer_form`):
+        answers of one form share one score ("Paris", "paris."). Not so for CMRC F1 or CDQA."""
+
+    def score(self, text: str, golds: tuple[str, ...]) -> Scored:
+        key = (self.form(text) if self.by_form else text, golds)
+        found = self.scores.get(key)
+        if found is None:
+            row = score_prediction(self.scorer, text, golds)
+            found = (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall)
+            self.scores[key] = found
+        return found
+
+    def form(self, text: str) -> str:
+        """The answer as the scorer compares it: equal forms are one answer for the majority."""
+        found = self.forms.get(text)
+        if found is None:
+            found = self.forms[text] = scorer_form(text, self.scorer)
+        return found
+
+
+def score_samples(
+    scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any],
+    memo: SampleMemo | None = None,
+) -> list[SampleScores | None]:
+    """Per matched prediction, its aggregate and sample scores; None where it has no samples.
+    `memo` (the load's) keeps scores across runs."""
+    if scorer is None or not any(p.samples for _, p in matched):
+        return [None] * len(matched)
+    s = _Scorer(scorer, {} if memo is None else memo)
+    out: list[SampleScores | None] = []
+    for item_id, p in matched:
+        if not p.samples:
+            out.append(None)
+            continue
+        texts = tuple(golds[item_id][0]) if item_id in golds else ()
+        scored = tuple(s.score(text, texts) for text in p.samples)
+        right = [sample_correct(em, f1r, s.f1_scorer) for em, _, _, f1r in scored]
+        main = [f1r if s.f1_scorer else f1 for _, f1, _, f1r in scored]
+        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, s.form)
+        aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
+                     int(item.majority_correct), item.distinct, int(item.flaky))
+        out.append((aggregate, scored))
+    return out
+
+
+def rescore_samples(
+    conn: sqlite3.Connection, dataset_id: int, golds: dict[int, Any], where: str = "", params: tuple[Any, ...] = ()
+) -> int:
+    """Golds changed: the stored samples of the dataset's runs (of the predictions `where`, an
+    `AND …` on `p`) scored again with their aggregates, as ingest would. Returns how many."""
+    rows = conn.execute(
+        "SELECT p.id, p.item_id, COALESCE(r.scorer, d.scorer) FROM predictions p JOIN runs r ON r.id = p.run_id"
+        " JOIN datasets d ON d.id = r.dataset_id WHERE r.dataset_id = ? AND p.samples IS NOT NULL" + where,
+        (dataset_id, *params),
+    ).fetchall()
+    memo: SampleMemo = {}
+    for pid, item_id, scorer in rows:
+        texts = tuple(t for (t,) in conn.execute(
+            "SELECT text FROM completions WHERE prediction_id = ? ORDER BY sample", (pid,)))
+        if not texts:
+            continue
+        (scored,) = score_samples(scorer, [(item_id, Prediction("", "id", texts[0], samples=texts))], golds, memo)
+        assert scored is not None
+        aggregate, per_sample = scored
+        conn.execute(f"UPDATE predictions SET {', '.join(c + ' = ?' for c in AGGREGATE_COLUMNS)} WHERE id = ?",
+                     (*aggregate, pid))
+        conn.executemany("UPDATE completions SET em = ?, f1 = ?, refused = ?, f1_recall = ?"
+                         " WHERE prediction_id = ? AND sample = ?",
+                         [(*s, pid, n) for n, s in enumerate(per_sample, 1)])
+    return len(rows)

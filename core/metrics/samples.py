@@ -1,0 +1,141 @@
+"""Many answers per question: pass@k, majority vote and consistency, as pure functions.
+
+LLM evaluations sample a question several times (Inspect epochs, lm-eval `repeats`, OpenCompass
+`n`, self-consistency). The item keeps its official score (the first or the framework's marked
+sample); these functions describe the samples beside it. Statistics resample items or passages,
+never samples: every run-level number here is a mean over items.
+
+- `pass_at_k`: the unbiased estimator of Chen et al. 2021 (1 − C(n−c, k) / C(n, k)) as a product,
+  which neither overflows nor loses precision at n = 64 or 1,000;
+- `answer_groups`: samples grouped by equivalent answer (the scorer's normalisation: answers that
+  score alike count together), largest first — the majority is the first group;
+- `summarise_item`: one item's aggregate row (stored beside the official score);
+- `run_sample_metrics`: pass@1, pass@k for k = 2, 4, … ≤ n, majority-vote accuracy and consistency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "SAMPLE_F1_THRESHOLD",
+    "ItemSamples",
+    "SampleCounts",
+    "answer_groups",
+    "pass_at_k",
+    "pass_ks",
+    "run_sample_metrics",
+    "sample_correct",
+    "summarise_item",
+]
+
+SAMPLE_F1_THRESHOLD = 0.5
+"""A sample of an F1-recall scorer (CDQA) counts as right at this F1-recall or more (no EM there)."""
+
+
+def sample_correct(em: int | None, f1_recall: float | None, f1_scorer: bool) -> bool:
+    """Whether one sample is right: EM, or F1-recall at the threshold for F1-recall scorers."""
+    if f1_scorer:
+        return f1_recall is not None and f1_recall >= SAMPLE_F1_THRESHOLD
+    return bool(em)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one item with `c` right of `n` samples: the chance that k samples
+    drawn without replacement hold a right one. 1 − Π_{i=n−c+1}^{n} (1 − k/i) (Chen et al. 2021)."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 ≤ c ≤ n and 1 ≤ k ≤ n (n={n}, c={c}, k={k})")
+    if n - c < k:
+        return 1.0
+    miss = 1.0
+    for i in range(n - c + 1, n + 1):
+        miss *= 1.0 - k / i
+    return 1.0 - miss
+
+
+def pass_ks(n: int) -> list[int]:
+    """The k a report shows for runs of at least `n` samples an item: 2, 4, 8, … ≤ n (pass@1 apart)."""
+    out, k = [], 2
+    while k <= n:
+        out.append(k)
+        k *= 2
+    return out
+
+
+def answer_groups(answers: Sequence[str], key: Callable[[str], str]) -> list[list[int]]:
+    """Sample indices grouped by `key(answer)` (equal forms are one answer), largest group first,
+    ties in order of first appearance — so the majority answer is the first group's."""
+    groups: dict[str, list[int]] = {}
+    for i, answer in enumerate(answers):
+        groups.setdefault(key(answer), []).append(i)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSamples:
+    """One item's samples summed up: what `predictions` stores beside the official score."""
+
+    n: int
+    correct: int
+    mean_em: float | None
+    mean_f1: float | None
+    majority: str
+    majority_share: float
+    majority_correct: bool
+    distinct: int
+
+    @property
+    def flaky(self) -> bool:
+        """Some samples right and some wrong."""
+        return 0 < self.correct < self.n
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def summarise_item(
+    answers: Sequence[str], em: Sequence[int | None], f1: Sequence[float | None], correct: Sequence[bool],
+    key: Callable[[str], str],
+) -> ItemSamples:
+    """The aggregate of one item's samples (`f1` is F1, or F1-recall for F1-recall scorers)."""
+    if not answers:
+        raise ValueError("an item's samples cannot be empty")
+    groups = answer_groups(answers, key)
+    top = groups[0]
+    return ItemSamples(
+        n=len(answers), correct=sum(correct), mean_em=_mean([None if e is None else float(e) for e in em]),
+        mean_f1=_mean(f1), majority=answers[top[0]], majority_share=len(top) / len(answers),
+        majority_correct=correct[top[0]], distinct=len(groups),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SampleCounts:
+    """What the run-level numbers need of one item (or of `count` alike items)."""
+
+    n: int
+    correct: int
+    majority_correct: bool
+    majority_share: float
+    count: int = 1
+
+
+def run_sample_metrics(items: Iterable[SampleCounts]) -> dict[str, float | int]:
+    """Means over items: pass@1, pass@k for k = 2, 4, … up to the fewest samples any item has,
+    majority-vote accuracy (`maj`) and consistency (the majority answer's share); with the item
+    and sample counts they are over. Empty when no item has samples."""
+    rows = [r for r in items if r.count > 0]
+    total = sum(r.count for r in rows)
+    if total == 0:
+        return {}
+    least = min(r.n for r in rows)
+    out: dict[str, float | int] = {"items": total, "samples": sum(r.n * r.count for r in rows),
+                                   "min_samples": least, "max_samples": max(r.n for r in rows)}
+    for k in [1, *pass_ks(least)]:
+        out[f"pass@{k}"] = sum(pass_at_k(r.n, r.correct, k) * r.count for r in rows) / total
+    out["maj"] = sum(r.count for r in rows if r.majority_correct) / total
+    out["consistency"] = sum(r.majority_share * r.count for r in rows) / total
+    return out

@@ -1,0 +1,173 @@
+"""Many answers per item: every sample of a run stored in `completions` with its scores, and the
+prediction's row holding their aggregate as a direct computation gives it — for an Inspect log
+written by inspect_ai with four epochs, lm-eval samples with four responses, and plain records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from qa_inspect.core.load import load_runs
+from qa_inspect.core.load.completions import score_samples
+from qa_inspect.core.metrics import score_prediction, scorer_form
+from qa_inspect.core.model import Prediction
+from qa_inspect.core.store import SCHEMA_VERSION, open_db
+
+from tests.sampled_runs import ANSWERS, GOLDS, copy_inspect, write_dataset, write_lm_eval, write_plain
+
+def _loaded(tmp_path: Path, *writers: object) -> sqlite3.Connection:
+    runs = tmp_path / "runs"
+    write_dataset(runs)
+    for write in writers:
+        if callable(write):
+            write(runs)
+    summary = load_runs(runs)
+    assert not summary.errors, summary.errors
+    return open_db(runs / ".qa-inspect" / "qa.db").conn
+
+
+def _expected(scorer: str, answers: list[str], gold: str) -> tuple[object, ...]:
+    """The aggregate computed here from its definition, not through core.metrics.samples."""
+    em = [score_prediction(scorer, a, [gold]).em or 0 for a in answers]
+    f1 = [score_prediction(scorer, a, [gold]).f1 for a in answers]
+    forms = [scorer_form(a, scorer) for a in answers]
+    counts = {f: forms.count(f) for f in forms}
+    top = max(counts.values())
+    majority = next(a for a, f in zip(answers, forms) if counts[f] == top)
+    return (len(answers), sum(em), sum(em) / len(em), sum(f1) / len(f1), majority, top / len(answers),
+            em[answers.index(majority)], len(counts), int(0 < sum(em) < len(em)))
+
+
+_AGG = ("SELECT i.key, r.format, p.text, p.samples, p.correct_samples, p.mean_em, p.mean_f1, p.majority,"
+        " p.majority_share, p.majority_correct, p.distinct_answers, p.flaky, p.em, r.scorer, p.id FROM predictions p"
+        " JOIN items i ON i.id = p.item_id JOIN runs r ON r.id = p.run_id ORDER BY r.format, i.key")
+
+
+def test_every_form_loads_every_sample_with_its_aggregate(tmp_path: Path) -> None:
+    pytest.importorskip("zstandard")
+    conn = _loaded(tmp_path, write_plain, write_lm_eval, copy_inspect)
+    rows = conn.execute(_AGG).fetchall()
+    assert {r[1] for r in rows} == {"inspect-log", "lm-eval-samples", "prediction-records"}
+    assert len(rows) == 9
+    for key, fmt, text, *agg, em, scorer, pid in rows:
+        answers = ANSWERS[key]
+        assert text == answers[0], (fmt, key)  # the official answer is the first sample's
+        assert em == score_prediction(scorer, answers[0], [GOLDS[key]]).em  # official score unchanged
+        want = _expected(scorer, answers, GOLDS[key])
+        assert tuple(agg[:3]) == want[:3] and agg[3] == pytest.approx(want[3]) and tuple(agg[4:]) == want[4:], fmt
+        stored = conn.execute("SELECT sample, text, em FROM completions WHERE prediction_id = ? ORDER BY sample",
+                              (pid,)).fetchall()
+        assert [(s, t) for s, t, _ in stored] == list(enumerate(answers, 1))
+        assert [e for *_, e in stored] == [score_prediction(scorer, a, [GOLDS[key]]).em for a in answers]
+
+
+def test_a_run_of_one_answer_per_item_stores_no_samples(tmp_path: Path) -> None:
+    def single(runs: Path) -> None:
+        (runs / "single.jsonl").write_text(
+            "".join(json.dumps({"id": k, "sample": 1, "prediction": a[0]}) + "\n" for k, a in ANSWERS.items()))
+
+    conn = _loaded(tmp_path, single)
+    assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM predictions WHERE samples IS NOT NULL OR flaky IS NOT NULL"
+                        ).fetchone()[0] == 0
+
+
+def test_a_sample_given_twice_names_both_records(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_dataset(runs)
+    (runs / "twice.jsonl").write_text(json.dumps({"id": "Q1", "sample": 2, "prediction": "a"}) + "\n"
+                                      + json.dumps({"id": "Q1", "sample": 2, "prediction": "b"}) + "\n")
+    summary = load_runs(runs)
+    assert len(summary.errors) == 1
+    message = summary.errors[0]["message"]
+    assert "twice.jsonl" in message and "sample 2 of 'Q1' given twice" in message and "line 1" in message
+
+
+def test_the_marked_sample_is_the_official_one(tmp_path: Path) -> None:
+    def marked(runs: Path) -> None:
+        (runs / "marked.jsonl").write_text(
+            json.dumps({"id": "Q1", "sample": 1, "prediction": "a hare"}) + "\n"
+            + json.dumps({"id": "Q1", "sample": 2, "prediction": "quick brown fox", "official": True}) + "\n")
+
+    conn = _loaded(tmp_path, marked)
+    assert conn.execute("SELECT text, em, samples, correct_samples FROM predictions").fetchone() == (
+        "quick brown fox", 1, 2, 1)
+
+
+def _make_previous_version(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE completions")
+    for column in ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
+                   "majority_correct", "distinct_answers", "flaky"):
+        conn.execute(f"ALTER TABLE predictions DROP COLUMN {column}")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn.commit()
+    conn.close()
+
+
+def test_a_database_of_the_previous_version_upgrades_keeping_every_annotation(tmp_path: Path) -> None:
+    from qa_inspect.core import flags
+
+    conn = _loaded(tmp_path, write_plain)
+    dataset = conn.execute("SELECT name FROM datasets").fetchone()[0]
+    flags.mark(conn, dataset, "Q3", "the river bank", proposed="the bank", author="ann")
+    want = conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()
+    conn.close()
+    db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
+    _make_previous_version(db)
+    conn = open_db(db).conn
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == want
+    assert conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0] == 0
+    conn.close()
+
+
+def test_an_upgraded_database_reads_the_frameworks_samples_on_its_next_load(tmp_path: Path) -> None:
+    pytest.importorskip("zstandard")
+    conn = _loaded(tmp_path, copy_inspect, write_plain)
+    conn.close()
+    db = tmp_path / "runs" / ".qa-inspect" / "qa.db"
+    _make_previous_version(db)
+    assert not load_runs(tmp_path / "runs").errors
+    conn = open_db(db).conn
+    by_format = dict(conn.execute("SELECT r.format, COUNT(c.sample) FROM runs r JOIN predictions p ON p.run_id = r.id"
+                                  " LEFT JOIN completions c ON c.prediction_id = p.id GROUP BY r.format").fetchall())
+    assert by_format == {"inspect-log": 12, "prediction-records": 0}  # the log read again; the other left as it was
+
+
+def test_changed_golds_rescore_every_sample(tmp_path: Path) -> None:
+    conn = _loaded(tmp_path, write_plain)
+    conn.close()
+    runs = tmp_path / "runs"
+    data = runs / "qa.jsonl"
+    data.write_text(data.read_text(encoding="utf-8").replace('"the river bank"', '"a tree"'), encoding="utf-8")
+    assert not load_runs(runs).errors
+    conn = open_db(runs / ".qa-inspect" / "qa.db").conn
+    row = conn.execute(_AGG + "").fetchall()
+    q3 = next(r for r in row if r[0] == "Q3")
+    scorer = q3[13]
+    assert tuple(q3[3:6]) == _expected(scorer, ANSWERS["Q3"], "a tree")[:3]
+    assert q3[11] == 1  # flaky now: three samples say "a tree", one "the hill"
+    ems = [e for (e,) in conn.execute("SELECT em FROM completions WHERE prediction_id = ? ORDER BY sample", (q3[14],))]
+    assert ems == [score_prediction(scorer, a, ["a tree"]).em for a in ANSWERS["Q3"]]
+
+
+_WORDS = st.sampled_from(["The", "the", "Paris", "paris.", "a", "an", "London,", " ", "", "Rome!"])
+_GOLDS = ("Paris", "the paris")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_WORDS, max_size=4).map(" ".join), min_size=2, max_size=6),
+       st.sampled_from(["squad-v1.1", "squad-v2"]))
+def test_squad_samples_scored_by_form_score_as_each_text_would(samples: list[str], scorer: str) -> None:
+    """Samples of one SQuAD form share a score (`completions`): it must be each text's own."""
+    prediction = Prediction("q", "id", samples[0], samples=tuple(samples))
+    (scored,) = score_samples(scorer, [(1, prediction)], {1: (_GOLDS, (0, 1))}, {})
+    assert scored is not None
+    for text, got in zip(samples, scored[1]):
+        row = score_prediction(scorer, text, list(_GOLDS))
+        assert got == (row.em, row.f1, None, None)
