@@ -31,8 +31,6 @@ from typing import Any, Literal
 
 from qa_inspect.core.errors import FormatError
 
-from .inspect_log import samples as inspect_samples
-from .opencompass import layout as opencompass_layout
 from .textio import Document, number_text, read_document, type_name
 
 __all__ = [
@@ -189,6 +187,8 @@ def _shown(value: Any) -> str:
 def read_inspect_verdicts(doc: Document) -> VerdictFile:
     """One verdict per scorer of each sample's first epoch; scorers whose value is not a verdict
     (a dict of metrics, a number outside 0–1, text) are counted in a warning, not guessed."""
+    from .inspect_log import samples as inspect_samples  # the readers load when a log is read, not with the face
+
     out = VerdictFile(doc.path, INSPECT_FORMAT, [])
     seen: dict[tuple[str, str], int] = {}
     skipped: dict[str, int] = {}
@@ -291,6 +291,8 @@ def framework_verdicts(run_path: Path, run_format: str) -> VerdictFile | None:
     if run_format == INSPECT_FORMAT:
         return read_inspect_verdicts(read_document(run_path))
     if run_format == OPENCOMPASS_FORMAT:
+        from .opencompass import layout as opencompass_layout  # loads with the results file, not with the face
+
         where = opencompass_layout(run_path)
         results = where.root / "results" / where.model / f"{where.dataset}.json" if where is not None else None
         if results is None or not results.is_file():
