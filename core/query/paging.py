@@ -31,6 +31,7 @@ from typing import Any
 
 from qa_inspect.core.store import pending_marks
 
+from .columns import is_column
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter
 from .sql import STALE_ITEMS_SQL, Built, _fts_phrase, build, build_parts, order_clause
@@ -51,6 +52,8 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
     order = SORTS.get(f.sort, "i.id")
     direction = "DESC" if f.descending else "ASC"
     b = build_parts(conn, f)
+    if f.sort not in SORTS and is_column(f.sort):  # a registry column: the one sorted query below
+        order = "column"
     if order == "i.id":
         conds = _run_only(b)
         if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone
@@ -82,7 +85,9 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         return _two_parts(conn, _items_sql(b, direction, first_cond), _items_sql(b, direction, rest_cond),
                           offset, limit)
     sql, params = build(conn, f)
-    return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params, offset, limit)
+    order_params: list[Any] = []  # a registry column's sort (`core.query.columns`): its parameters
+    order_sql = order_clause(f, order_params)
+    return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_sql}", [*params, *order_params], offset, limit)
 
 
 def _short_search_ids(conn: Any, f: Filter, b: Built, direction: str, offset: int, limit: int) -> list[int]:

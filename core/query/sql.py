@@ -393,6 +393,9 @@ def build_parts(conn: Any, f: Filter, *, scan_short_search: bool = False) -> Bui
         where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
     if f.bands is not None:
         where.append(_bands_clause(f.bands, params) if cmp_ is not None else "0")
+    if f.expression.strip():  # late import: the expression reads columns through the registry, built on this module
+        from .expression import expression_sql
+        where.append(expression_sql(f.expression, params))
     return Built(run if run is not None else -1, cmp_, tuple(where), tuple(params))
 
 
@@ -441,8 +444,13 @@ def _search_clause(text: str, params: list[Any], run: int, pending: tuple[int, i
     )
 
 
-def order_clause(f: Filter) -> str:
-    """ORDER BY for the filter's sort (ties by item id, so paging is stable)."""
+def order_clause(f: Filter, params: list[Any] | None = None) -> str:
+    """ORDER BY for the filter's sort (ties by item id, so paging is stable). A registry column's
+    sort (`core.query.columns`) appends its parameters to `params` (none given: sorted by id)."""
+    if f.sort not in SORTS and params is not None:
+        from .columns import is_column, order_sql
+        if is_column(f.sort):  # an unknown name (a slice from a newer version) sorts by id
+            return order_sql(f.sort, f.descending, params)
     order = SORTS.get(f.sort, "i.id")
     if order == "stale":
         order = f"i.id IN ({STALE_ITEMS_SQL})"

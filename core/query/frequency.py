@@ -1,0 +1,83 @@
+"""A frequency table on any column (VisiData's Shift+F): value, count, share, run A's score and
+error share per value, over the items a filter selects.
+
+One SQL `GROUP BY` on the registry column (`core.query.columns`): text grouped by its folded value
+(`fold_sql`: case, spaces and line breaks folded), shown as one of the texts folded into it;
+numbers and label sets grouped as stored. Selecting a row is the expression `column = value`
+(`core.query.expression.clause`), which selects exactly the row's items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .columns import LABELS, NUMBER, column_def, fold_sql
+from .filters import Filter
+from .sql import ERROR_SQL, build
+
+__all__ = ["FREQUENCY_LIMIT", "FrequencyRow", "FrequencyTable", "frequency"]
+
+FREQUENCY_LIMIT = 200
+"""Values a frequency table lists by default (largest counts first); the rest are counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrequencyRow:
+    value: Any
+    """The value as stored (for text: the smallest of the texts folded into this row); None: missing."""
+    count: int
+    share: float
+    """count / the filter's items (0–1)."""
+    score: float | None
+    """Mean of run A's F1 (F1-recall for CDQA) over the row's items, a missing prediction 0 (0–100);
+    None without a run."""
+    errors: float | None
+    """Share of the row's items that are errors (`ERROR_SQL`); None without a run."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrequencyTable:
+    column: str
+    label: str
+    items: int
+    """Items the filter selects (the shares' denominator)."""
+    values: int
+    """Distinct (folded) values among them; `rows` holds the `limit` most frequent."""
+    rows: tuple[FrequencyRow, ...]
+
+
+def _split_labels(expr: str) -> str:
+    """A ", "-joined label set as a JSON array (label names hold no comma, tab or newline)."""
+    quoted = f"replace(replace({expr}, '\\', '\\\\'), '\"', '\\\"')"
+    return f"CASE WHEN {expr} IS NULL THEN NULL ELSE '[\"' || replace({quoted}, ', ', '\",\"') || '\"]' END"
+
+
+def frequency(conn: Any, f: Filter, column: str, limit: int = FREQUENCY_LIMIT) -> FrequencyTable:
+    """The values of `column` over `f`'s items, most frequent first (ties by value); ValueError
+    for an unknown column (the registry's message). A label set counts an item once under each of
+    its labels (as `label = "x"` selects it), so label shares may add up to more than 1."""
+    col = column_def(column)
+    sql, params = build(conn, f)
+    inner_params: list[Any] = []
+    value = col.value_sql(inner_params)
+    per_item = (f"SELECT {value} AS v, COALESCE(p.f1, p.f1_recall, 0) AS score, {ERROR_SQL} AS err {sql}")
+    source = f"({per_item}) s"
+    v = "s.v"
+    if col.kind == LABELS:
+        source += f" LEFT JOIN json_each({_split_labels('s.v')}) j"
+        v = "j.value"
+    key = v if col.kind == NUMBER else fold_sql(v)
+    args = [*inner_params, *params]
+    rows = conn.execute(
+        f"SELECT MIN({v}), COUNT(*), AVG(s.score), AVG(s.err) FROM {source} GROUP BY {key} ORDER BY 2 DESC, 1 LIMIT ?",
+        [*args, int(limit)],
+    ).fetchall()
+    items = conn.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0]
+    values = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source} GROUP BY {key})", args).fetchone()[0]
+    has_run = f.run is not None
+    out = tuple(
+        FrequencyRow(v, n, n / items if items else 0.0, 100.0 * s if has_run else None, e if has_run else None)
+        for v, n, s, e in rows
+    )
+    return FrequencyTable(col.name, col.label, items, values, out)
