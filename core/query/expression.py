@@ -293,7 +293,6 @@ def clause(column: str, value: Value) -> str:
 
 
 def and_clause(expression: str, extra: str) -> str:
-    """`expression and extra`, the first in parentheses when it has an `or` at its top."""
-    if not expression.strip():
-        return extra
-    return f"({expression.strip()}) and {extra}"
+    """`expression and extra`, each in parentheses when it holds an `or` (so it stays one clause)."""
+    parts = [p.strip() for p in (expression, extra) if p.strip()]
+    return " and ".join(f"({p})" if re.search(r"\bor\b", p, re.I) else p for p in parts)

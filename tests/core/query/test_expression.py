@@ -99,6 +99,7 @@ def test_clauses_read_back_to_the_value() -> None:
     assert parse(clause("answer:my run", "x")).column == "answer:my run"  # type: ignore[union-attr]
     assert and_clause("", "em = 1") == "em = 1"
     assert and_clause("a = 1 or b = 2", "em = 1") == "(a = 1 or b = 2) and em = 1"
+    assert and_clause("em = 1", "a = 1 OR b = 2") == "em = 1 and (a = 1 OR b = 2)"
 
 
 def test_filter_keeps_the_expression_in_saved_slices() -> None:
