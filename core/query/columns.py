@@ -20,7 +20,7 @@ from typing import Any
 
 from qa_inspect.core.errors import unknown_name
 
-from .sql import CATEGORY_SQL, CROSS_SQL, FACETS, STALE_ITEMS_SQL, judge_verdict_sql
+from .item_sql import CATEGORY_SQL, CROSS_SQL, LABELS_SQL, STALE_ITEMS_SQL, judge_verdict_sql
 
 __all__ = [
     "COLUMN_ALIASES", "COLUMNS", "COLUMN_PREFIXES", "LABELS", "NUMBER", "TEXT", "ColumnDef", "available_columns",
@@ -45,6 +45,11 @@ class ColumnDef:
     kind: str = TEXT
     group: str = "item"
     """What the column belongs to: item, run (run A), feature, judge, meta, other run."""
+
+    @property
+    def numeric(self) -> bool:
+        """Whether values are numbers (right-aligned, compared as stored)."""
+        return self.kind == NUMBER
 
     def value_sql(self, params: list[Any]) -> str:
         """The expression, its parameters appended to `params` (in text order)."""
@@ -74,7 +79,7 @@ def _static() -> dict[str, ColumnDef]:
         ColumnDef("refused", "refused", "p.refused", kind=NUMBER, group="run"),
         ColumnDef("pred_length", "pred len", "length(p.text)", kind=NUMBER, group="run"),
         ColumnDef("stale", "stale", f"i.id IN ({STALE_ITEMS_SQL})", kind=NUMBER),
-        ColumnDef("label", "labels", FACETS["label"].expr, kind=LABELS, group="run"),
+        ColumnDef("label", "labels", LABELS_SQL, kind=LABELS, group="run"),
         ColumnDef("error_category", "category", CATEGORY_SQL, group="run"),
         ColumnDef("relation", "relation", "p.relation", group="run"),
         ColumnDef("question_type", "q type", "i.question_type", group="feature"),
