@@ -1,6 +1,6 @@
 """The columns test folder (`from tests.columns_data import ...`): the sample runs plus a run whose
 JSONL records carry extra keys (its `meta`: a number, a text) and a judge's verdicts on
-bert-base-chinese, loaded; two items of bert-base-chinese labelled."""
+bert-base-chinese, loaded; two items of bert-base-chinese and of bert-meta labelled."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ def load_columns(tmp_path: Path) -> Path:
     summary = load_runs(columns_folder(tmp_path), db)
     assert not summary.errors, summary.errors
     with sqlite3.connect(db) as conn:
-        for key, labels in LABELLED.items():
-            add_labels(conn, RUN, [key], list(labels), author="tester")
+        for run in (RUN, META_RUN):
+            for key, labels in LABELLED.items():
+                add_labels(conn, run, [key], list(labels), author="tester")
     return db

@@ -20,11 +20,28 @@ from typing import Any
 
 from qa_inspect.core.errors import unknown_name
 
-from .item_sql import CATEGORY_SQL, CROSS_SQL, LABELS_SQL, STALE_ITEMS_SQL, judge_verdict_sql
+from .item_sql import (
+    CATEGORY_SQL,
+    CROSS_SQL,
+    LABELS_SQL,
+    STALE_ITEMS_SQL,
+    judge_verdict_sql,
+)
 
 __all__ = [
-    "COLUMN_ALIASES", "COLUMNS", "COLUMN_PREFIXES", "LABELS", "NUMBER", "TEXT", "ColumnDef", "available_columns",
-    "column_def", "fold_sql", "is_column", "meta_keys", "order_sql",
+    "COLUMNS",
+    "COLUMN_ALIASES",
+    "COLUMN_PREFIXES",
+    "LABELS",
+    "NUMBER",
+    "TEXT",
+    "ColumnDef",
+    "available_columns",
+    "column_def",
+    "fold_sql",
+    "is_column",
+    "meta_keys",
+    "order_sql",
 ]
 
 TEXT = "text"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from qa_inspect.core.errors import QAInspectError
 
@@ -47,7 +47,7 @@ class ExpressionError(QAInspectError, ValueError):
         super().__init__(f"expression, at character {position + 1}: {message}")
 
 
-Value = Union[float, int, str, None]
+Value = float | int | str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ class Not:
     part: Node
 
 
-Node = Union[Compare, Logic, Not]
+Node = Compare | Logic | Not
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
@@ -101,7 +101,7 @@ def _tokens(text: str) -> list[_Tok]:
         if kind == "number":
             value: Any = float(raw) if any(c in raw for c in ".eE") else int(raw)
         elif kind == "string":
-            value = re.sub(r"\\(.)", r"\1", raw[1:-1], flags=re.S)
+            value = re.sub(r"\\(.)", r"\1", raw[1:-1], flags=re.DOTALL)
         elif kind == "quoted":
             kind, value = "name", raw[1:-1]
         else:
@@ -295,4 +295,4 @@ def clause(column: str, value: Value) -> str:
 def and_clause(expression: str, extra: str) -> str:
     """`expression and extra`, each in parentheses when it holds an `or` (so it stays one clause)."""
     parts = [p.strip() for p in (expression, extra) if p.strip()]
-    return " and ".join(f"({p})" if re.search(r"\bor\b", p, re.I) else p for p in parts)
+    return " and ".join(f"({p})" if re.search(r"\bor\b", p, re.IGNORECASE) else p for p in parts)

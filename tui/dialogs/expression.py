@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from qa_inspect.core.query import ExpressionError, expression_sql
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Label
-
-from qa_inspect.core.query import ExpressionError, expression_sql
 
 from ..base import BaseModal
 from ..text import clean

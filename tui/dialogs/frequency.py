@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from qa_inspect.core.query import Filter, FrequencyTable, clause, frequency
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,8 +22,6 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Label
 from textual.worker import get_current_worker
-
-from qa_inspect.core.query import Filter, FrequencyTable, clause, frequency
 
 from ..base import BaseModal
 from ..present import count, number, percent, share

@@ -96,7 +96,7 @@ class BrowserScreen(StaleScreen):
         self.window_generation = -1
         self.info: BrowseInfo | None = None
         self._last_width = 0
-        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded, lambda: self.columns.extra)
+        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded, lambda f: self.columns.wanted(f))
         self.counts = ItemCounts(self, self.counted)
         self.delta_order = DeltaOrder(self)
         self.columns = ColumnFit(self)

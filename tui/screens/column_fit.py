@@ -45,7 +45,12 @@ class ColumnFit:
         self.hidden: list[str] = []
         """Columns the user keeps that the width left out (the status line says how many)."""
         self.extra: tuple[str, ...] = ()
-        """Registry columns shown now (each page reads their values)."""
+        """Registry columns shown now."""
+
+    def wanted(self, f: Filter) -> tuple[str, ...]:
+        """The registry columns the user keeps for `f`'s dataset: each window reads their values
+        (asked before the columns are laid out: a new filter starts its reads first)."""
+        return self._extras(self.host.qa_app.column_layouts.get(f.dataset or ""), f)
 
     @staticmethod
     def _extras(layout: ColumnLayout | None, f: Filter, own: set[str] | frozenset[str] = _OWN_CELLS) -> tuple[str, ...]:
@@ -116,7 +121,6 @@ class ColumnFit:
         def done(layout: ColumnLayout | None) -> None:
             if layout is not None:
                 self.host.qa_app.remember_columns(dataset, layout)
-                self.extra = self._extras(layout, f)  # the rows read again carry them
                 chosen()
 
         current = self.host.qa_app.column_layouts.get(dataset, ColumnLayout())

@@ -25,8 +25,8 @@ class ItemWindows:
     """Runs one info read and one window read at a time on the screen's workers."""
 
     def __init__(self, host: BaseScreen, info_loaded: Callable[[BrowseInfo], None], loaded: WindowLoaded,
-                 columns: Callable[[], tuple[str, ...]] = tuple) -> None:
-        """`columns`: the registry columns the table shows now (a window reads their values too)."""
+                 columns: Callable[[Filter], tuple[str, ...]] = lambda f: ()) -> None:
+        """`columns`: the registry columns the table shows for a filter (a window reads their values too)."""
         self.host = host
         self.info_loaded = info_loaded
         self.loaded = loaded
@@ -47,7 +47,7 @@ class ItemWindows:
 
     def window(self, generation: int, f: Filter, start: int, cursor: int) -> None:
         """Rows from `start`, the cursor on row `cursor`."""
-        self._run(partial(self._window, generation, f, start, cursor, self.columns()), "window")
+        self._run(partial(self._window, generation, f, start, cursor, self.columns(f)), "window")
 
     def _window(self, generation: int, f: Filter, start: int, cursor: int, columns: tuple[str, ...]) -> None:
         with self.host.db.connect() as conn:
@@ -57,7 +57,7 @@ class ItemWindows:
 
     def around(self, generation: int, f: Filter, item_id: int, near: int | None = None) -> None:
         """The window around `item_id`'s row (one window load at a time, as `window`)."""
-        self._run(partial(self._around, generation, f, item_id, near, self.columns()), "window")
+        self._run(partial(self._around, generation, f, item_id, near, self.columns(f)), "window")
 
     def _around(self, generation: int, f: Filter, item_id: int, near: int | None, columns: tuple[str, ...]) -> None:
         """`near`: where it was (a flag marked, the data re-read): that window is looked at first,

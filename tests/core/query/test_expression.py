@@ -11,7 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from qa_inspect.core import query
-from qa_inspect.core.query import ExpressionError, Filter, and_clause, clause, expression_sql
+from qa_inspect.core.query import (
+    ExpressionError,
+    Filter,
+    and_clause,
+    clause,
+    expression_sql,
+)
 from qa_inspect.core.query.expression import parse
 
 from tests.columns_data import LABELLED, RUN, load_columns

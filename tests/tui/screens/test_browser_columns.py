@@ -8,13 +8,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, SelectionList
-
 from qa_inspect.core import query
 from qa_inspect.core.query import ColumnLayout, Filter
 from qa_inspect.tui.dialogs import ColumnsDialog, ExpressionDialog, FrequencyDialog
 from qa_inspect.tui.screens import BrowserScreen
 from qa_inspect.tui.widgets import ItemTable, describe
+from textual.widgets import DataTable, Input, SelectionList
+
 from tests.columns_data import LABELLED, RUN, load_columns
 from tests.helpers import SIZE, app_for, async_test, open_run, settle, until
 
