@@ -94,6 +94,10 @@ class Filter:
             _check_field(name, value)
         if kwargs.get("facets"):
             kwargs["facets"] = _current_facets(kwargs["facets"])
+        if kwargs.get("expression"):  # a hand-edited slice: the expression must read
+            from .expression import expression_sql
+
+            expression_sql(kwargs["expression"], [])
         return cls(**kwargs)
 
 

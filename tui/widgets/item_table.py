@@ -246,7 +246,7 @@ class ItemTable(DataTable[Text]):
     def _cells(self, r: ItemRow) -> list[Text]:
         out: list[Text] = []
         for col, width in zip(self.cols, self.widths):
-            out.append(_cell(col.key, r, width, self.palette))
+            out.append(item_cell(col.key, r, width, self.palette))
         return out
 
     # -- windowing ---------------------------------------------------------------------------
@@ -338,7 +338,7 @@ class ItemTable(DataTable[Text]):
             self.post_message(self.Sort(col.sort))
 
 
-def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
+def item_cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
     """One cell; dataset/model text always goes through `cell_text` (cleaned, never markup)."""
     if key == "key":
         return Text(truncate_middle(clean(r.key), width), no_wrap=True)  # ids differ at both ends

@@ -113,6 +113,8 @@ def test_filter_keeps_the_expression_in_saved_slices() -> None:
     assert Filter.from_dict(f.to_dict()) == f
     with pytest.raises(ValueError, match="expression"):
         Filter.from_dict({"expression": 3})
+    with pytest.raises(ExpressionError, match="unknown column 'nope'"):
+        Filter.from_dict({"expression": "nope = 1"})
 
 
 @settings(max_examples=300, deadline=None)
