@@ -62,6 +62,11 @@ class ColumnDef:
     kind: str = TEXT
     group: str = "item"
     """What the column belongs to: item, run (run A), feature, judge, meta, other run."""
+    sparse: str | None = None
+    """For a column few items have a value of (labels, a judge's verdicts): a condition true for
+    every item with a value (and few others), over `i` with run A's name as the first parameter
+    and `sparse_params` after it; a sort then reads those items first (`core.query.paging`)."""
+    sparse_params: tuple[Any, ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -96,7 +101,8 @@ def _static() -> dict[str, ColumnDef]:
         ColumnDef("refused", "refused", "p.refused", kind=NUMBER, group="run"),
         ColumnDef("pred_length", "pred len", "length(p.text)", kind=NUMBER, group="run"),
         ColumnDef("stale", "stale", f"i.id IN ({STALE_ITEMS_SQL})", kind=NUMBER),
-        ColumnDef("label", "labels", LABELS_SQL, kind=LABELS, group="run"),
+        ColumnDef("label", "labels", LABELS_SQL, kind=LABELS, group="run",
+                  sparse="i.key IN (SELECT a.item_key FROM annotations a WHERE a.label IS NOT NULL AND a.run = ?)"),
         ColumnDef("error_category", "category", CATEGORY_SQL, group="run"),
         ColumnDef("relation", "relation", "p.relation", group="run"),
         ColumnDef("question_type", "q type", "i.question_type", group="feature"),
@@ -125,7 +131,9 @@ _RUN_ID = "(SELECT r.id FROM runs r WHERE r.name = ?)"  # uncorrelated: looked u
 def _prefixed(kind: str, arg: str) -> ColumnDef | None:
     name = f"{kind}:{arg}"
     if kind == "judge":
-        return ColumnDef(name, f"judge {arg}", judge_verdict_sql(), (arg,), group="judge")
+        return ColumnDef(name, f"judge {arg}", judge_verdict_sql(), (arg,), group="judge",
+                         sparse="i.key IN (SELECT v.item_key FROM verdicts v WHERE v.run = ? AND v.judge = ?)",
+                         sparse_params=(arg,))
     if kind == "meta":
         if '"' in arg:  # a JSON path label cannot hold a double quote
             return None

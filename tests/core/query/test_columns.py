@@ -83,3 +83,19 @@ def test_unknown_columns_are_named() -> None:
 def test_export_sorts_by_a_registry_column(conn: sqlite3.Connection) -> None:
     frame = query.item_table(conn, Filter(run=RUN, sort="label", descending=True))
     assert frame["key"].to_list()[:2] == ["DEV_4_QUERY_1", "DEV_4_QUERY_0"]  # "format, paraphrase" > "format"
+
+
+@pytest.mark.parametrize("name", ["label", f"judge:{JUDGE}"])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("offset", [0, 1, 15, 140])
+def test_sparse_sorts_page_as_the_sorted_query(conn: sqlite3.Connection, name: str, descending: bool,
+                                               offset: int) -> None:
+    """Labels and verdicts sort by their few items first, then the rest by id: the same ids, in the
+    same order, as the one sorted query, on either side of the boundary."""
+    f = Filter(run=RUN, sort=name, descending=descending, expression="gold_count >= 1")
+    sql, params = query.build(conn, f)
+    order: list[object] = []
+    clause = query.order_clause(f, order)
+    expected = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {clause} LIMIT 7 OFFSET ?",
+                                           [*params, *order, offset])]
+    assert query.page_ids(conn, f, offset, 7) == expected and expected
