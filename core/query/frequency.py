@@ -67,17 +67,21 @@ def frequency(conn: Any, f: Filter, column: str, limit: int = FREQUENCY_LIMIT) -
     if col.kind == LABELS:
         source += f" LEFT JOIN json_each({_split_labels('s.v')}) j"
         v = "j.value"
-    key = v if col.kind == NUMBER else fold_sql(v)
+    key = "g.v" if col.kind == NUMBER else fold_sql("g.v")
     args = [*inner_params, *params]
+    # Grouped as stored first, then the stored values folded (each distinct text folded once);
+    # the window sums run over every group before LIMIT (how many values, how many rows).
+    grouped = f"SELECT {v} AS v, COUNT(*) AS n, SUM(s.score) AS score, SUM(s.err) AS err FROM {source} GROUP BY {v}"
     rows = conn.execute(
-        f"SELECT MIN({v}), COUNT(*), AVG(s.score), AVG(s.err) FROM {source} GROUP BY {key} ORDER BY 2 DESC, 1 LIMIT ?",
+        f"SELECT MIN(g.v), SUM(g.n), SUM(g.score) / SUM(g.n), SUM(g.err) * 1.0 / SUM(g.n), COUNT(*) OVER (),"
+        f" SUM(SUM(g.n)) OVER () FROM ({grouped}) g GROUP BY {key} ORDER BY 2 DESC, 1 LIMIT ?",
         [*args, int(limit)],
     ).fetchall()
-    items = conn.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0]
-    values = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source} GROUP BY {key})", args).fetchone()[0]
+    values, counted = (rows[0][4], rows[0][5]) if rows else (0, 0)
+    items = conn.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0] if col.kind == LABELS else counted
     has_run = f.run is not None
     out = tuple(
         FrequencyRow(v, n, n / items if items else 0.0, 100.0 * s if has_run else None, e if has_run else None)
-        for v, n, s, e in rows
+        for v, n, s, e, _, _ in rows
     )
     return FrequencyTable(col.name, col.label, items, values, out)
