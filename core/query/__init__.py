@@ -4,7 +4,7 @@ Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL 
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
 (counts, pages, positions, metrics of a filter), `paging` (page ids by an index walk in the order
 shown: no sort of a million items per page), `columns` (the column registry: every column an item
-has, one definition each), `expression` (the expression filter's language → SQL), `frequency`
+has, one definition each; `item_sql` the SQL of an item's values it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
 (a frequency table on any column), `delta_order` (the stored Δ order of a compared
 pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
