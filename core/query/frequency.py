@@ -30,8 +30,9 @@ class FrequencyRow:
     share: float
     """count / the filter's items (0–1)."""
     score: float | None
-    """Mean of run A's F1 (F1-recall for CDQA) over the row's items, a missing prediction 0 (0–100);
-    None without a run."""
+    """Mean of run A's F1 (F1-recall for CDQA) over the row's items, a missing prediction 0 (0–100):
+    CMRC's official denominator; for CDQA a refusal counts 0 too (its official F1-recall averages
+    answered items only, which the browser's status line shows). None without a run."""
     errors: float | None
     """Share of the row's items that are errors (`ERROR_SQL`); None without a run."""
 
