@@ -20,6 +20,7 @@ text is ever evaluated. Errors are `ExpressionError`: a message, the offset, the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,63 +219,81 @@ def parse(text: str) -> Node:
     return _Parser(text).parse()
 
 
-def expression_sql(text: str, params: list[Any]) -> str:
+def expression_sql(text: str, params: list[Any], run: str | None = None) -> str:
     """SQL condition of the expression over the filter joins (items i, run A's predictions p);
-    its parameters are appended to `params`. Unknown columns are `ExpressionError`s naming them."""
+    its parameters are appended to `params`. Unknown columns are `ExpressionError`s naming them.
+    `run`: run A's name, which lets a comparison on labels or verdicts look at the few items that
+    have one (the same rows, without computing the value for every item)."""
     own: list[Any] = []
-    sql = _sql(parse(text), own)
+    sql = _sql(parse(text), own, run)
     params.extend(own)
     return sql
 
 
-def _sql(node: Node, params: list[Any]) -> str:
+def _sql(node: Node, params: list[Any], run: str | None) -> str:
     if isinstance(node, Logic):
-        return "(" + f" {node.op.upper()} ".join(_sql(p, params) for p in node.parts) + ")"
+        return "(" + f" {node.op.upper()} ".join(_sql(p, params, run) for p in node.parts) + ")"
     if isinstance(node, Not):
-        return f"(NOT {_sql(node.part, params)})"
+        return f"(NOT {_sql(node.part, params, run)})"
     try:
         col = column_def(node.column)
     except ValueError as exc:
         raise ExpressionError(str(exc), node.position, node.column) from None
-    return _compare_sql(col, node, params)
+    return _compare_sql(col, node, params, run)
 
 
-def _compare_sql(col: ColumnDef, node: Compare, params: list[Any]) -> str:
+def _having(col: ColumnDef, run: str | None, params: list[Any], test: Callable[[list[Any]], str]) -> str:
+    """`test` (false for a missing value); on a sparse column (`ColumnDef.sparse`) first limited to
+    the items that may have a value, an uncorrelated set SQLite reads once."""
+    if not (col.sparse and run):
+        return test(params)
+    params.extend([run, *col.sparse_params])
+    return f"({col.sparse} AND {test(params)})"
+
+
+def _compare_sql(col: ColumnDef, node: Compare, params: list[Any], run: str | None) -> str:
     """One comparison, always 0 or 1 (never NULL), so `not` and `or` read two-valued."""
     op, values = node.op, node.values
     if op in ("in", "not in"):
-        inner = " OR ".join(_equal(col, v, params) for v in values)
+        inner = " OR ".join(_equal(col, v, params, run) for v in values)
         return f"(NOT ({inner}))" if op == "not in" else f"({inner})"
     value = values[0]
     if op in ("=", "!="):
-        eq = _equal(col, value, params)
+        eq = _equal(col, value, params, run)
         return f"(NOT {eq})" if op == "!=" else eq
     if value is None:
         raise ExpressionError(f"null compares only with = and != ({node.column} {op} null)", node.position,
                               node.column)
-    expr = col.value_sql(params)
-    if op == "~":
-        params.append(str(value))
-        return f"COALESCE(instr({fold_sql(expr)}, {fold_sql('?')}) > 0, 0)"
-    if isinstance(value, str):
-        params.append(value)
-        return f"COALESCE({fold_sql(expr)} {op} {fold_sql('?')}, 0)"
-    params.append(value)
-    return f"COALESCE({expr} {op} ?, 0)"
+
+    def test(ps: list[Any]) -> str:
+        expr = col.value_sql(ps)
+        if op == "~":
+            ps.append(str(value))
+            return f"COALESCE(instr({fold_sql(expr)}, {fold_sql('?')}) > 0, 0)"
+        ps.append(value)
+        if isinstance(value, str):
+            return f"COALESCE({fold_sql(expr)} {op} {fold_sql('?')}, 0)"
+        return f"COALESCE({expr} {op} ?, 0)"
+
+    return _having(col, run, params, test)
 
 
-def _equal(col: ColumnDef, value: Value, params: list[Any]) -> str:
+def _equal(col: ColumnDef, value: Value, params: list[Any], run: str | None) -> str:
     """`column = value`, 0/1: null asks for a missing value, a string the folded text (a label
     among the labels), a number the stored value."""
-    expr = col.value_sql(params)
     if value is None:
-        return f"({expr} IS NULL)"
-    params.append(value)
-    if isinstance(value, str):
-        if col.kind == LABELS:
-            return f"COALESCE(instr(', ' || {fold_sql(expr)} || ', ', ', ' || {fold_sql('?')} || ', ') > 0, 0)"
-        return f"COALESCE({fold_sql(expr)} = {fold_sql('?')}, 0)"
-    return f"COALESCE({expr} = ?, 0)"
+        return f"({col.value_sql(params)} IS NULL)"
+
+    def test(ps: list[Any]) -> str:
+        expr = col.value_sql(ps)
+        ps.append(value)
+        if isinstance(value, str):
+            if col.kind == LABELS:
+                return f"COALESCE(instr(', ' || {fold_sql(expr)} || ', ', ', ' || {fold_sql('?')} || ', ') > 0, 0)"
+            return f"COALESCE({fold_sql(expr)} = {fold_sql('?')}, 0)"
+        return f"COALESCE({expr} = ?, 0)"
+
+    return _having(col, run, params, test)
 
 
 def literal(value: Value) -> str:

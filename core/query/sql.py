@@ -382,7 +382,7 @@ def build_parts(conn: Any, f: Filter, *, scan_short_search: bool = False) -> Bui
     if f.bands is not None:
         where.append(_bands_clause(f.bands, params) if cmp_ is not None else "0")
     if f.expression.strip():  # an expression over the registry's columns
-        where.append(expression_sql(f.expression, params))
+        where.append(expression_sql(f.expression, params, f.run))
     return Built(run if run is not None else -1, cmp_, tuple(where), tuple(params))
 
 
