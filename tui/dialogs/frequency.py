@@ -61,6 +61,7 @@ class FrequencyDialog(BaseModal):
     FrequencyDialog { align: center middle; }
     FrequencyDialog #frequency { width: 90%; max-width: 100; height: 90%; }
     FrequencyDialog DataTable { height: 1fr; }
+    FrequencyDialog #frequency-status { width: 100%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "choose", "Keep value", id="frequency.choose", priority=True,
@@ -82,6 +83,7 @@ class FrequencyDialog(BaseModal):
         self.filter = f
         self.columns = columns
         self.start = start if start in dict(columns) else columns[0][0]
+        self.value_width = VALUE_WIDTH
 
     def compose(self) -> ComposeResult:
         with Vertical(id="frequency", classes="dialog"):
@@ -93,9 +95,11 @@ class FrequencyDialog(BaseModal):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        score = "score"
-        table.add_column("value", width=VALUE_WIDTH, key="value")
-        for key, width in (("count", 9), ("share", 7), (score, 7), ("errors", 7)):
+        numbers = (("count", 9), ("share", 7), ("score", 7), ("errors", 7))
+        room = min(100, int(self.app.size.width * 0.9)) - 4 - sum(w + 2 for _, w in numbers) - 5  # borders, scrollbar
+        self.value_width = max(12, min(VALUE_WIDTH, room))
+        table.add_column("value", width=self.value_width, key="value")
+        for key, width in numbers:
             table.add_column(Text(key, justify="right"), width=width, key=key)
         table.focus()
         self.column = self.start
@@ -127,12 +131,12 @@ class FrequencyDialog(BaseModal):
             return
         t = message.table
         more = f" · the {len(t.rows)} most frequent shown" if t.values > len(t.rows) else ""
-        status.update(Content.styled(f"{count(t.values)} values over {count(t.items)} items{more}"
-                                     " · score: run A's mean F1 (F1-recall), errors: share wrong", "$foreground-muted"))
+        status.update(Content.styled(f"{count(t.values)} values over {count(t.items)} items{more} · score: run A's"
+                                     " mean F1 (F1-recall) · errors: share wrong", "$foreground-muted"))
         grid = self.query_one(DataTable)
         grid.clear()
         for row in t.rows:
-            grid.add_row(value_text(row.value), Text(count(row.count), justify="right"),
+            grid.add_row(value_text(row.value, self.value_width), Text(count(row.count), justify="right"),
                          Text(share(row.share, 1), justify="right"), Text(percent(row.score, 1), justify="right"),
                          Text(share(row.errors), justify="right"))
 
