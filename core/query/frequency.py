@@ -61,7 +61,11 @@ def frequency(conn: Any, f: Filter, column: str, limit: int = FREQUENCY_LIMIT) -
     col = column_def(column)
     sql, params = build(conn, f)
     inner_params: list[Any] = []
-    value = col.value_sql(inner_params)
+    if col.sparse and f.run:  # labels, verdicts: the value computed only for the few items that may have one
+        inner_params += [f.run, *col.sparse_params]
+        value = f"CASE WHEN {col.sparse} THEN {col.value_sql(inner_params)} END"
+    else:
+        value = col.value_sql(inner_params)
     per_item = (f"SELECT {value} AS v, COALESCE(p.f1, p.f1_recall, 0) AS score, {ERROR_SQL} AS err {sql}")
     source = f"({per_item}) s"
     v = "s.v"
