@@ -22,6 +22,8 @@ SHOTS: dict[str, str] = {
     "overview.svg": "screens/__snapshots__/test_overview_snapshots/test_overview_120x40.svg",
     "browser.svg": "screens/__snapshots__/test_browser_snapshots/test_browser_120x40.svg",
     "facets.svg": "screens/__snapshots__/test_browser_snapshots/test_facets_120x40.svg",
+    "columns.svg": "screens/__snapshots__/test_browser_columns_snapshots/"
+                   "test_browser_with_label_category_and_meta_columns[120x40].svg",
     "detail.svg": "screens/__snapshots__/test_detail_snapshots/test_detail_120x40.svg",
     "compare.svg": "screens/__snapshots__/test_compare_snapshots/test_compare_120x40.svg",
     "distribution.svg": "screens/__snapshots__/test_distribution_snapshots/test_distribution_grid_120x40.svg",

@@ -3,7 +3,9 @@
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
 (counts, pages, positions, metrics of a filter), `paging` (page ids by an index walk in the order
-shown: no sort of a million items per page), `delta_order` (the stored Δ order of a compared
+shown: no sort of a million items per page), `columns` (the column registry: every column an item
+has, one definition each; `item_sql` the SQL of an item's values it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
+(a frequency table on any column), `delta_order` (the stored Δ order of a compared
 pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
@@ -143,12 +145,48 @@ __all__ = [
     "pair_items",
     "read_release",
     "stored_items",
+    "COLUMNS",
+    "ColumnDef",
+    "available_columns",
+    "column_def",
+    "fold_sql",
+    "is_column",
+    "meta_keys",
+    "ExpressionError",
+    "and_clause",
+    "clause",
+    "expression_sql",
+    "FREQUENCY_LIMIT",
+    "FrequencyRow",
+    "FrequencyTable",
+    "frequency",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
     from .paging import (
         explain_page,
         page_ids,
+    )
+    from .columns import (
+        available_columns,
+        column_def,
+        ColumnDef,
+        COLUMNS,
+        fold_sql,
+        is_column,
+        meta_keys,
+    )
+    from .expression import (
+        and_clause,
+        clause,
+        expression_sql,
+        ExpressionError,
+    )
+    from .frequency import (
+        frequency,
+        FREQUENCY_LIMIT,
+        FrequencyRow,
+        FrequencyTable,
     )
     from .delta_order import (
         build_delta_order,

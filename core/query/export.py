@@ -18,7 +18,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.store import STALE_GOLDS_SQL
@@ -122,14 +122,15 @@ def item_table(conn: sqlite3.Connection, f: Filter) -> pl.DataFrame:
         if f.compare
         else "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
     )
+    order_params: list[Any] = []
     cursor = conn.execute(
         "SELECT i.id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id), i.key, i.split, i.tag,"
         " i.answer_type, i.answerable, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
         f" p.em, p.f1, p.refused, p.f1_recall, p.scorer, p.error_category, {_labels_of('p')},"
         f" {feature_columns()}, i.id IN (SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s), {cmp_cols}"
-        f" {sql} ORDER BY {order_clause(f)}",
-        params,
+        f" {sql} ORDER BY {order_clause(f, order_params)}",
+        [*params, *order_params],
     )
     schema = {
         "item_id": pl.Int64, "dataset": pl.String, "key": pl.String, "split": pl.String, "tag": pl.String,

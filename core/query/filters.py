@@ -59,6 +59,8 @@ class Filter:
     """With `compare`: one cell of the A-vs-B score grid, (A's band, B's band) named in
     `core.query.sql.BANDS`, on items both runs predicted (a refusal scores 0). Matches nothing
     without `compare`."""
+    expression: str = ""
+    """An expression over the item columns (`core.query.expression`), AND-ed with the rest."""
 
     def with_(self, **changes: Any) -> Filter:
         return replace(self, **changes)
@@ -92,6 +94,10 @@ class Filter:
             _check_field(name, value)
         if kwargs.get("facets"):
             kwargs["facets"] = _current_facets(kwargs["facets"])
+        if kwargs.get("expression"):  # a hand-edited slice: the expression must read
+            from .expression import expression_sql
+
+            expression_sql(kwargs["expression"], [])
         return cls(**kwargs)
 
 
@@ -116,7 +122,7 @@ OUTCOMES: tuple[str, ...] = ("fixed", "broken", "both_wrong", "both_right")
 _TEXTS = ("splits", "tags", "answer_types")
 _FLAGS = ("refused", "stale", "has_proposal", "only_disagree", "descending")
 _NUMBERS = ("f1_min", "f1_max", "outcome_threshold")
-_STRINGS = ("dataset", "run", "search", "compare", "sort", "outcome")
+_STRINGS = ("dataset", "run", "search", "compare", "sort", "outcome", "expression")
 
 
 def _check_field(name: str, value: Any) -> None:

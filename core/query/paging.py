@@ -31,6 +31,7 @@ from typing import Any
 
 from qa_inspect.core.store import pending_marks
 
+from .columns import ColumnDef, column_def, is_column
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter
 from .sql import STALE_ITEMS_SQL, Built, _fts_phrase, build, build_parts, order_clause
@@ -51,6 +52,12 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
     order = SORTS.get(f.sort, "i.id")
     direction = "DESC" if f.descending else "ASC"
     b = build_parts(conn, f)
+    if f.sort not in SORTS and is_column(f.sort):  # a registry column: the one sorted query below
+        order = "column"
+        registry = column_def(f.sort)
+        if registry.sparse and f.run:  # few items have a value: those sorted, then the others by id
+            first, rest = _sparse_parts(b, registry, f.run, direction)
+            return _two_parts(conn, first, rest, offset, limit)
     if order == "i.id":
         conds = _run_only(b)
         if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone
@@ -82,7 +89,25 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         return _two_parts(conn, _items_sql(b, direction, first_cond), _items_sql(b, direction, rest_cond),
                           offset, limit)
     sql, params = build(conn, f)
-    return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params, offset, limit)
+    order_params: list[Any] = []  # a registry column's sort (`core.query.columns`): its parameters
+    order_sql = order_clause(f, order_params)
+    return _ids(conn, f"SELECT i.id {sql} ORDER BY {order_sql}", [*params, *order_params], offset, limit)
+
+
+def _sparse_parts(b: Built, column: ColumnDef, run: str,
+                  direction: str) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]]]:
+    """A sparse column's sort as two parts (see `ColumnDef.sparse`): the items with a value, by it
+    (ties by id), then the others by id, as `order_clause` puts NULLs last either way."""
+    jb, pb = _joins_b(b)
+    head = f"SELECT i.id FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
+    value: list[Any] = []
+    expr = column.value_sql(value)
+    has = f"({column.sparse} AND {expr} IS NOT NULL)"
+    has_params = [run, *column.sparse_params, *value]
+    first = (f"{head}{b.where_sql(has)} ORDER BY {expr} {direction}, i.id {direction}",
+             [b.run, *pb, *b.params, *has_params, *value])
+    rest = (f"{head}{b.where_sql(f'NOT {has}')} ORDER BY i.id {direction}", [b.run, *pb, *b.params, *has_params])
+    return first, rest
 
 
 def _short_search_ids(conn: Any, f: Filter, b: Built, direction: str, offset: int, limit: int) -> list[int]:

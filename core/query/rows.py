@@ -12,6 +12,7 @@ from qa_inspect.core.flags import Target, targets_for_items
 from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
+from .columns import column_def
 from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, order_clause, run_ids
 
@@ -43,6 +44,8 @@ class ItemRow:
     compare_f1: float | None = None
     compare_f1_recall: float | None = None
     delta: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Values of the registry columns `page` was asked for (`core.query.columns`), by name."""
 
 
 @dataclass(slots=True)
@@ -64,12 +67,13 @@ def count(conn: Any, f: Filter) -> int:
     return conn.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0]
 
 
-def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRow]:
+def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100, columns: tuple[str, ...] = ()) -> list[ItemRow]:
     """One page of rows in the filter's order; ties broken by item id so paging is stable.
 
     Two steps: the ids of the page (`core.query.paging`: an index walk in the order shown where
     there is one, else only the sort key computed for every matching item), then the shown
     columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
+    `columns`: registry columns (`core.query.columns`) computed for the page too, in `ItemRow.extra`.
     """
     ids = page_ids(conn, f, offset, limit)
     if not ids:
@@ -82,26 +86,36 @@ def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[ItemRo
     if f.compare:
         joins += " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?"
         jparams.append(cmp_ if cmp_ is not None else -1)
+    extra_params: list[Any] = []
+    extra = "".join(f", {column_def(c).value_sql(extra_params)}" for c in columns)
     rows = conn.execute(
         "SELECT i.id, i.key, i.split, i.tag, i.answer_type, i.question, p.text,"
         " (SELECT g.text FROM golds g WHERE g.item_id = i.id AND g.idx = COALESCE(p.best_gold, 0)),"
         " p.em, p.f1, p.refused, p.f1_recall,"
         f" i.id IN ({STALE_ITEMS_SQL}) AS stale,"
-        f" {cmp_cols}, {delta} AS delta"
+        f" {cmp_cols}, {delta} AS delta{extra}"
         f" FROM items i {joins} WHERE i.id IN ({', '.join('?' * len(ids))})",
-        [*jparams, *ids],
+        [*extra_params, *jparams, *ids],
     ).fetchall()
     by_id = {r[0]: r for r in rows}
-    return [ItemRow(*by_id[i]) for i in ids if i in by_id]
+    n = len(rows[0]) - len(columns) if rows else 0
+    out = []
+    for i in ids:
+        if i in by_id:
+            out.append(row := ItemRow(*by_id[i][:n]))
+            row.extra = dict(zip(columns, by_id[i][n:]))
+    return out
 
 
 def position(conn: Any, f: Filter, item_id: int) -> int | None:
     """0-based row index of an item within the filter, or None when the filter excludes it."""
     sql, params = build(conn, f)
+    order_params: list[Any] = []
+    order = order_clause(f, order_params)
     row = conn.execute(
-        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {order_clause(f)}) - 1 AS rn {sql})"
+        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {order}) - 1 AS rn {sql})"
         " WHERE id = ?",
-        [*params, item_id],
+        [*order_params, *params, item_id],
     ).fetchone()
     return row[0] if row else None
 
@@ -110,10 +124,12 @@ def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
     """The item `step` rows away from `item_id` in the filter's order (for n/p), None past either end."""
     sql, params = build(conn, f)
     fn = "LEAD" if step >= 0 else "LAG"
+    order_params: list[Any] = []
+    order = order_clause(f, order_params)
     row = conn.execute(
-        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {order_clause(f)}) AS nid"
+        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {order}) AS nid"
         f" {sql}) WHERE id = ?",
-        [*params, item_id],
+        [*order_params, *params, item_id],
     ).fetchone()
     return row[0] if row else None
 

@@ -26,7 +26,11 @@ from qa_inspect.core.store import DIMENSIONS, ERROR_SQL, answered_sql
 
 from qa_inspect.core.metrics import CATEGORY_CODES, GOLD_LENGTHS, PASSAGE_LENGTHS, QUESTION_TYPES
 
+from .columns import is_column, order_sql
+from .expression import expression_sql
 from .filters import OUTCOMES, SORTS, Filter
+# The SQL of an item's values beyond its columns, shared with the column registry (part of this face).
+from .item_sql import CATEGORY_SQL, CROSS_SQL, LABELS_SQL, NO_PREDICTION, STALE_ITEMS_SQL, judge_verdict_sql
 
 __all__ = [
     "BANDS", "CATEGORY", "CATEGORY_SQL", "CROSS_SQL", "DELTA_SQL", "DIMENSIONS", "ERROR_SQL", "FACETS",
@@ -58,8 +62,6 @@ def error_expr() -> Any:
     )
 
 
-STALE_ITEMS_SQL = f"SELECT s.item_id FROM ({STALE_GOLDS_SQL}) s"
-"""Ids of items with a gold flagged stale now (uncorrelated: SQLite evaluates it once)."""
 
 DELTA_SQL = "COALESCE(pb.f1, pb.f1_recall, 0) - COALESCE(p.f1, p.f1_recall, 0)"
 """Δ of a compared item: run B's score − run A's (F1, or F1-recall for CDQA), as `qa-inspect diff`."""
@@ -131,7 +133,6 @@ def _bands_clause(bands: tuple[str, str], params: list[Any]) -> str:
 
 
 OTHER = "other"
-NO_PREDICTION = "no prediction"
 NO_GOLD = "no gold"
 
 LENGTH_BUCKETS: tuple[tuple[int, str], ...] = (
@@ -162,15 +163,8 @@ _PRED_LEN = _bucket_sql("(CASE WHEN p.id IS NULL THEN NULL ELSE length(p.text) E
 _GOLD_LEN = ("COALESCE(i.gold_length, ?)", (NO_GOLD,))
 """The gold length ingest stored (`core.metrics.gold_length`: units of the first current gold), so
 the facet, the item detail, exports and reports bin it one way; `no gold` for an item without one."""
-CROSS_SQL = "CASE i.cross_sentence WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END"
-"""`items.cross_sentence` (1/0/NULL) as the text value facets and reports show (a selection is text)."""
-CATEGORY_SQL = f"CASE WHEN p.id IS NULL THEN '{NO_PREDICTION}' ELSE p.error_category END"
-"""Run A's error category of an item (`no prediction` when it has none): facets, filters, reports."""
 _STALE = f"i.id IN ({STALE_ITEMS_SQL})"  # uncorrelated: evaluated once
-_LABELS = labels_of_sql("(SELECT r.name FROM runs r WHERE r.id = p.run_id)",
-                        "(SELECT d.name FROM datasets d WHERE d.id = i.dataset_id)", "i.key")
-"""Run A's labels of the item (`core.labels`), joined with ", ": an item with several labels counts
-under their combination (one value per item, as every facet); NULL (none) when it has no labels."""
+_LABELS = LABELS_SQL
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +252,7 @@ def facet_where(pairs: Iterable[tuple[str, str]], params: list[Any], threshold: 
     by_name: dict[str, list[Any]] = {}
     for name, value in pairs:
         if name not in FACETS and judge_facet(name, threshold) is None:
-            raise ValueError(unknown_name("facet", name, [*FACETS, "judge:NAME", "judge_vs:NAME"]))
+            raise ValueError(unknown_name("facet", name, ["judge:NAME", "judge_vs:NAME", *FACETS]))
         by_name.setdefault(name, []).append(value)
     clauses = []
     for name, values in by_name.items():
@@ -275,12 +269,6 @@ JUDGE_THRESHOLD = 0.5
 filter names no `outcome_threshold`: the compare screen's default."""
 JUDGE_VS = ("official wrong · judge right", "official right · judge wrong", "agree")
 """Values of a judge-vs-official facet: the two disagreements first (they are what one looks at)."""
-
-
-def judge_verdict_sql(judge_param: str = "?") -> str:
-    """Run A's verdict of the item by one judge (the judge as a parameter): NULL when none."""
-    return ("(SELECT v.verdict FROM verdicts v WHERE v.run = (SELECT r.name FROM runs r WHERE r.id = p.run_id)"
-            f" AND v.item_key = i.key AND v.judge = {judge_param})")
 
 
 def judge_facet(name: str, threshold: float | None = None) -> FacetDef | None:
@@ -405,6 +393,8 @@ def build_parts(conn: Any, f: Filter, *, scan_short_search: bool = False) -> Bui
         where.append(_outcome_clause(f, params) if cmp_ is not None else "0")
     if f.bands is not None:
         where.append(_bands_clause(f.bands, params) if cmp_ is not None else "0")
+    if f.expression.strip():  # an expression over the registry's columns
+        where.append(expression_sql(f.expression, params, f.run))
     return Built(run if run is not None else -1, cmp_, tuple(where), tuple(params))
 
 
@@ -453,8 +443,12 @@ def _search_clause(text: str, params: list[Any], run: int, pending: tuple[int, i
     )
 
 
-def order_clause(f: Filter) -> str:
-    """ORDER BY for the filter's sort (ties by item id, so paging is stable)."""
+def order_clause(f: Filter, params: list[Any] | None = None) -> str:
+    """ORDER BY for the filter's sort (ties by item id, so paging is stable). A registry column's
+    sort (`core.query.columns`) appends its parameters to `params` (none given: sorted by id)."""
+    if f.sort not in SORTS and params is not None:
+        if is_column(f.sort):  # an unknown name (a slice from a newer version) sorts by id
+            return order_sql(f.sort, f.descending, params)
     order = SORTS.get(f.sort, "i.id")
     if order == "stale":
         order = f"i.id IN ({STALE_ITEMS_SQL})"

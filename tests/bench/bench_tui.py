@@ -45,6 +45,8 @@ from typing import Any
 CJK = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质"
 SPLITS = ("dev", "test", "challenge")
 TAGS = ("fast-changing", "slow-changing", "never-changing")
+SAMPLERS = ("greedy", "beam", "top-p")
+CATEGORIES = ("boundary-long", "boundary-short", "wrong-span-same-sentence", "wrong-span-other-sentence", "empty")
 TYPES = ("person", "place", "organisation", "number", "date", "event", "work", "other")
 
 
@@ -95,14 +97,26 @@ def build(path: Path, n_items: int, n_runs: int, seed: int = 7) -> None:
             pid = (r - 1) * n_items + i
             em = int(rng.random() < quality)
             f1 = 1.0 if em else round(rng.random(), 4)
-            preds.append((pid, r, i, _text(rng, 2, 10), i, "cmrc2018-official", em, f1, rng.randrange(3)))
+            meta = f'{{"latency": {rng.random() * 4:.3f}, "sampler": "{rng.choice(SAMPLERS)}"}}' if r == 1 else None
+            preds.append((pid, r, i, _text(rng, 2, 10), i, "cmrc2018-official", em, f1, rng.randrange(3),
+                          "exact" if em else rng.choice(CATEGORIES), meta))
         conn.executemany(
-            "INSERT INTO predictions (id, run_id, item_id, text, source_line, scorer, em, f1, best_gold)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", preds)
+            "INSERT INTO predictions (id, run_id, item_id, text, source_line, scorer, em, f1, best_gold,"
+            " error_category, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", preds)
         conn.executemany("INSERT INTO predictions_fts (rowid, text) VALUES (?, ?)", [(p[0], p[3]) for p in preds])
     conn.execute("COMMIT")
     conn.execute("ANALYZE")
+    _label(conn, n_items, rng)
     conn.close()
+
+
+def _label(conn: sqlite3.Connection, n_items: int, rng: random.Random) -> None:
+    """Hand labels on 1% of run-01's items (the label column and `label = …` expressions)."""
+    from qa_inspect.core.labels import add_labels
+
+    keys = [f"SYN_{i}_QUERY" for i in rng.sample(range(1, n_items + 1), max(1, n_items // 100))]
+    add_labels(conn, "run-01", keys[::2], ["format"], author="bench")
+    add_labels(conn, "run-01", keys[1::2], ["paraphrase"], author="bench")
 
 
 def discover(db: Path, dataset: str | None, run: str | None, compare: str | None) -> tuple[str, str, str | None]:
@@ -198,6 +212,54 @@ def _changes(base: Any, compare: str | None) -> list[Any]:
     return [*changes, base]
 
 
+COLUMN_LAYOUT = ("key", "label", "error_category", "meta:latency", "question", "prediction", "em", "f1")
+"""The columns shown while the registry columns are measured (`k`: labels, category, a meta key)."""
+
+
+def _column_changes(base: Any) -> list[Any]:
+    """Sorts and filters on the registry columns (`core.query.columns`): label, error category, an
+    item feature, a meta key, and expressions over them."""
+    return [
+        base.with_(sort="label", descending=True), base.with_(sort="error_category"),
+        base.with_(sort="gold_count"), base.with_(sort="meta:latency", descending=True),
+        base.with_(expression='label = "format"'), base.with_(expression='category = "boundary-long"'),
+        base.with_(expression="meta:latency > 3.5"), base.with_(expression='meta:sampler = "beam"'),
+        base.with_(expression='f1 < 0.5 and category != "empty" and label != "format"'),
+        base.with_(expression='category = "boundary-long"', sort="meta:latency"),
+        base,
+    ]
+
+
+async def _timed(screen: Any, changes: list[Any], rounds: int) -> tuple[list[float], list[float]]:
+    """Rows shown and count shown after each filter change, `rounds` passes."""
+    rows_t: list[float] = []
+    count_t: list[float] = []
+    for _ in range(rounds):
+        for f in changes:
+            t0 = time.perf_counter()
+            screen.set_filter(f)
+            gen = screen.generation
+            await _until(lambda: screen.window_generation == gen)
+            rows_t.append(time.perf_counter() - t0)
+            await _until(lambda: screen.count_generation == gen)
+            count_t.append(time.perf_counter() - t0)
+    return rows_t, count_t
+
+
+def frequencies(db: Path, dataset: str, run: str) -> list[tuple[str, float]]:
+    """Time of one frequency table (`core.query.frequency`) per column over the run's items."""
+    from qa_inspect.core.query import Filter, frequency
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    out = []
+    for column in ("prediction", "error_category", "label", "meta:sampler", "gold_count"):
+        t0 = time.perf_counter()
+        frequency(conn, Filter(dataset=dataset, run=run), column)
+        out.append((column, time.perf_counter() - t0))
+    conn.close()
+    return out
+
+
 async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | None) -> dict[str, Any]:
     t_start = time.perf_counter()
     from qa_inspect.core.query import Filter
@@ -249,6 +311,17 @@ async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | 
         out["filter_worst_ms"] = 1000 * max(rows_t)
         out["count_median_ms"] = 1000 * statistics.median(count_t)
         out["count_worst_ms"] = 1000 * max(count_t)
+
+        from qa_inspect.core.query import ColumnLayout
+
+        app.column_layouts[dataset] = ColumnLayout(order=COLUMN_LAYOUT)
+        col_changes = _column_changes(base)
+        rows_c, count_c = await _timed(screen, col_changes, rounds)
+        n = len(col_changes)
+        out["_per_column_change"] = [(1000 * statistics.median(rows_c[i::n]), 1000 * statistics.median(count_c[i::n]),
+                                      _short(col_changes[i])) for i in range(n)]
+        out["columns_median_ms"], out["columns_worst_ms"] = 1000 * statistics.median(rows_c), 1000 * max(rows_c)
+        app.column_layouts.pop(dataset)
 
         table = screen.query_one(ItemTable)
         table.focus()
@@ -378,6 +451,12 @@ def main() -> None:
     print("per filter change (median of the rounds): rows shown / count shown")
     for rows_ms, count_ms, f in res["_per_change"]:
         print(f"  {rows_ms:6.0f} / {count_ms:6.0f} ms  {f}")
+    print(f"registry columns shown ({', '.join(COLUMN_LAYOUT[1:4])}): sort / filter change, median"
+          f" {res['columns_median_ms']:.0f} ms, worst {res['columns_worst_ms']:.0f} ms; rows shown / count shown")
+    for rows_ms, count_ms, f in res["_per_column_change"]:
+        print(f"  {rows_ms:6.0f} / {count_ms:6.0f} ms  {f}")
+    print("frequency table (core.query.frequency, run A's items): " + "; ".join(
+        f"{column} {1000 * s:.0f} ms" for column, s in frequencies(args.db, dataset, run)))
 
 
 if __name__ == "__main__":

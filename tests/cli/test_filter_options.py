@@ -42,7 +42,7 @@ def _options(*path: str) -> list[str]:
 
 def test_both_commands_take_every_filter_option_once_and_in_one_order() -> None:
     shared = list(FILTER_OPTIONS)
-    assert len(shared) == 13  # the 12 item filters and --judge-verdict (facets of imported verdicts)
+    assert len(shared) == 14  # the 12 item filters, --judge-verdict (facets of imported verdicts) and --where
     export, save = _options("export"), _options("slices", "save")
     assert [o for o in export if o in FILTER_OPTIONS or o in ORDER_OPTIONS] == [*shared, *ORDER_OPTIONS]
     assert [o for o in save if o in FILTER_OPTIONS or o in ORDER_OPTIONS] == shared
@@ -91,3 +91,36 @@ def test_a_python_caller_passes_one_filter_args(runs_dir: Path, tmp_path: Path) 
     r = runner.invoke(app, ["export", str(runs_dir), "--dataset", "tiny", "--run", "run-a", "--em", "0", "-o", str(same)])
     assert r.exit_code == 0, r.output
     assert out.read_text(encoding="utf-8") == same.read_text(encoding="utf-8") != ""
+
+
+def test_where_selects_what_the_equivalent_options_select(runs_dir: Path, tmp_path: Path) -> None:
+    by_options = runner.invoke(app, ["export", str(runs_dir), "--run", "run-a", "--em", "1", "--split", "dev",
+                                     "-o", str(tmp_path / "a.jsonl")])
+    by_where = runner.invoke(app, ["export", str(runs_dir), "--run", "run-a", "--where", 'em = 1 and split = "dev"',
+                                   "--sort", "error_category", "-o", str(tmp_path / "b.jsonl")])
+    assert by_options.exit_code == 0 and by_where.exit_code == 0, by_where.output
+    keys = [{json.loads(line)["key"] for line in (tmp_path / n).read_text(encoding="utf-8").splitlines()}
+            for n in ("a.jsonl", "b.jsonl")]
+    assert keys[0] == keys[1] and keys[0]
+
+
+def test_where_is_saved_in_the_slice_and_anded_with_it(runs_dir: Path) -> None:
+    assert runner.invoke(app, ["slices", "save", str(runs_dir), "s", "--run", "run-a", "--where", "em = 0"]).exit_code == 0
+    [entry] = json.loads(runner.invoke(app, ["slices", "list", str(runs_dir), "--json"]).stdout)
+    assert entry["filter"] == {"run": "run-a", "expression": "em = 0"}
+    conn = open_db(runs_dir / ".qa-inspect" / "qa.db").conn
+    try:
+        f = build_filter(conn, Filter(run="run-a", expression="em = 0"), FilterArgs(where="f1 < 0.5 or f1 > 0.9"))
+    finally:
+        conn.close()
+    assert f.expression == "em = 0 and (f1 < 0.5 or f1 > 0.9)"
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ("f1 <", "--where: expression, at character 5: expected a number"),
+    ("f2 < 1", "--where: expression, at character 1: unknown column 'f2'"),
+])
+def test_a_bad_where_is_one_line(runs_dir: Path, tmp_path: Path, where: str, message: str) -> None:
+    r = runner.invoke(app, ["export", str(runs_dir), "--run", "run-a", "--where", where, "-o", str(tmp_path / "x.csv")])
+    assert r.exit_code == 1 and r.stderr.strip().startswith(f"qa-inspect: {message}")
+    assert len(r.stderr.strip().splitlines()) == 1

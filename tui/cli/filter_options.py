@@ -13,7 +13,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from qa_inspect.core.errors import UnknownNameError, unknown_name
-from qa_inspect.core.query import JUDGE_CHOICES, SORTS, Filter, judge_selection, judges
+from qa_inspect.core.query import (
+    JUDGE_CHOICES, SORTS, ExpressionError, Filter, and_clause, expression_sql, is_column, judge_selection, judges,
+)
 from qa_inspect.core.store import require_dataset, require_run
 
 from .common import fail
@@ -36,6 +38,7 @@ __all__ = [
     "StaleOpt",
     "TagOpt",
     "TypeOpt",
+    "WhereOpt",
     "FilterArgs",
     "build_filter",
     "filter_options",
@@ -57,6 +60,9 @@ RefusedOpt = Annotated[
 ]
 EmOpt = Annotated[int | None, typer.Option("--em", help="EM of --run: 0 or 1.", show_default=False)]
 F1MinOpt = Annotated[float | None, typer.Option("--f1-min", help="F1 (or F1-recall) of --run at least.", show_default=False)]
+WhereOpt = Annotated[str | None, typer.Option(
+    "--where", help='Expression over the item columns, e.g. \'f1 < 0.5 and tag = "fast-changing" and label !='
+    ' "format"\' (see the guide: Columns, frequencies and expressions).', show_default=False)]
 F1MaxOpt = Annotated[float | None, typer.Option("--f1-max", help="F1 (or F1-recall) of --run at most.", show_default=False)]
 SearchOpt = Annotated[
     str | None, typer.Option("--search", help="Text in the question, a gold or the prediction.", show_default=False)
@@ -64,7 +70,9 @@ SearchOpt = Annotated[
 StaleOpt = Annotated[
     bool | None, typer.Option("--stale/--not-stale", help="Items with / without a gold flagged stale.", show_default=False)
 ]
-SortOpt = Annotated[str | None, typer.Option("--sort", help=f"Order: {', '.join(SORTS)}.", show_default=False)]
+SortOpt = Annotated[str | None, typer.Option(
+    "--sort", help=f"Order: {', '.join(SORTS)}, or any item column (label, error_category, meta:KEY …).",
+    show_default=False)]
 DescOpt = Annotated[bool, typer.Option("--desc", help="Sort descending.")]
 JudgeVerdictOpt = Annotated[list[str] | None, typer.Option(
     "--judge-verdict", help=f"JUDGE=CHOICE: items of --run whose imported judge verdict is CHOICE ({', '.join(JUDGE_CHOICES)};"
@@ -106,8 +114,17 @@ def _check_ranges(em: int | None, f1_min: float | None, f1_max: float | None, so
     for opt, v in (("--f1-min", f1_min), ("--f1-max", f1_max)):
         if v is not None and not 0.0 <= v <= 1.0:
             raise fail(f"{opt} {v}: must be between 0 and 1")
-    if sort is not None and sort not in SORTS:
+    if sort is not None and sort not in SORTS and not is_column(sort):
         raise fail("--sort: " + unknown_name("sort", sort, SORTS))
+
+
+def _check_where(where: str | None) -> None:
+    """An expression that does not read → one line naming the option, the place and the column."""
+    if where is not None:
+        try:
+            expression_sql(where, [])
+        except ExpressionError as exc:
+            raise fail(f"--where: {exc}") from None
 
 
 def _check_names(conn: sqlite3.Connection, dataset: str | None, run: str | None, compare: str | None) -> None:
@@ -141,6 +158,7 @@ class FilterArgs:
     search: str | None = None
     stale: bool | None = None
     judge_verdict: list[str] | None = None
+    where: str | None = None
     sort: str | None = None
     descending: bool = False
 
@@ -148,7 +166,7 @@ class FilterArgs:
 FILTER_OPTIONS: dict[str, Any] = {
     "dataset": DatasetOpt, "run": RunOpt, "compare": CompareOpt, "split": SplitOpt, "tag": TagOpt,
     "answer_type": TypeOpt, "refused": RefusedOpt, "em": EmOpt, "f1_min": F1MinOpt, "f1_max": F1MaxOpt,
-    "search": SearchOpt, "stale": StaleOpt, "judge_verdict": JudgeVerdictOpt,
+    "search": SearchOpt, "stale": StaleOpt, "judge_verdict": JudgeVerdictOpt, "where": WhereOpt,
 }
 """The options that choose items (`FilterArgs` field → its Typer option), in `--help` order."""
 ORDER_OPTIONS: dict[str, Any] = {"sort": SortOpt, "descending": DescOpt}
@@ -191,18 +209,21 @@ def build_filter(conn: sqlite3.Connection, base: Filter, args: FilterArgs) -> Fi
     that field; names are checked against the database so a typo is an error, not an empty list."""
     _check_ranges(args.em, args.f1_min, args.f1_max, args.sort)
     _check_names(conn, args.dataset, args.run, args.compare)
+    _check_where(args.where)
     renamed = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
     changes: dict[str, object] = {}
     for field in fields(FilterArgs):
         value = getattr(args, field.name)
-        if field.name == "judge_verdict":
-            continue  # facets, below
+        if field.name in ("judge_verdict", "where"):
+            continue  # added to the slice's, below
         if field.name in renamed:
             value = _values(value)
         if value is not None and field.name != "descending":
             changes[renamed.get(field.name, field.name)] = value
     if args.descending:
         changes["descending"] = True
+    if args.where is not None:  # AND-ed with a slice's own expression
+        changes["expression"] = and_clause(base.expression, args.where)
     if args.judge_verdict:
         pairs = judge_pairs(conn, args.run or base.run, args.judge_verdict)
         changes["facets"] = (*base.facets, *(p for p in pairs if p not in base.facets))

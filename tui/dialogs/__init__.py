@@ -1,6 +1,7 @@
 """Dialogs: modal screens that ask one thing and dismiss with the answer.
 
-Holds `columns` (choose and order the item table's columns), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
+Holds `columns` (choose and order the item table's columns), `frequency` (a frequency table on
+a column), `expression` (the expression filter's input), `confirm` (yes/no), `export` (a file path for the item list), `labels` (the label picker), `filters` (every browser
 filter in one form, with a live count), `help` (every key, as the app lists them), `pick_run`
 (choose a run or any named choice), `release` (a new release's file → the items whose golds it
 changes), `run_settings` (which runs the overview lists, by their settings), `served` (served mode: the
@@ -17,6 +18,8 @@ from __future__ import annotations
 from .columns import ColumnsDialog
 from .confirm import ConfirmDialog
 from .export import ExportDialog, default_path, export_dir, safe_stem
+from .expression import ExpressionDialog
+from .frequency import FrequencyDialog
 from .filters import FilterScreen
 from .help import HelpScreen, section
 from .labels import LabelDialog, LabelDialogData, LabelDialogResult
@@ -35,6 +38,8 @@ __all__ = [
     "ColumnsDialog",
     "ConfirmDialog",
     "ExportDialog",
+    "ExpressionDialog",
+    "FrequencyDialog",
     "FilterScreen",
     "HelpScreen",
     "LabelDialog",

@@ -96,7 +96,7 @@ class BrowserScreen(StaleScreen):
         self.window_generation = -1
         self.info: BrowseInfo | None = None
         self._last_width = 0
-        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded)
+        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded, lambda f: self.columns.wanted(f))
         self.counts = ItemCounts(self, self.counted)
         self.delta_order = DeltaOrder(self)
         self.columns = ColumnFit(self)
@@ -425,10 +425,10 @@ class BrowserScreen(StaleScreen):
         self.alias_actions.accept()
 
     # -- layout: columns, split view, distribution --------------------------------------------
-    def action_columns(self) -> None:
-        """`k`: choose and order the columns (kept per dataset)."""
+    def action_columns(self, what: str = "choose") -> None:
+        """`k`: choose and order the columns (kept per dataset); `ctrl+f` a frequency table, `|` an expression."""
         if self.info is not None and self.query_one(ItemTable).cols:
-            self.columns.choose(self.info, self.filter, self.rebuild_columns)
+            self.columns.act(what, self.info, self.filter, self.set_filter, lambda: self._reload(None))
 
     def action_toggle_split(self) -> None:
         self.split_view.toggle()

@@ -19,7 +19,7 @@ from .facet_panel import FacetList, FacetPanel
 from .filter_bar import FilterBar, describe
 from .key_footer import KeyFooter
 from .item_preview import PREVIEW_MIN_WIDTH, ItemPreview
-from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for, hidden_for_width
+from .item_table import TABLE_KEYS, WINDOW, Col, ItemTable, columns_for, hidden_for_width, registry_col
 from .result_bar import ResultBar
 from .overview_tables import RowRef, RunsTable, SlicesTable
 from .selectable_table import SelectableItemTable
@@ -43,6 +43,7 @@ __all__ = [
     "SlicesTable",
     "StatusLine",
     "columns_for",
+    "registry_col",
     "describe",
     "detail_blocks",
     "group_golds",

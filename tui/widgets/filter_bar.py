@@ -37,6 +37,8 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         out.append(("", "has proposal" if f.has_proposal else "no proposal"))
     if f.search.strip():
         out.append(("search", f.search.strip()))
+    if getattr(f, "expression", "").strip():  # the expression filter (`|`)
+        out.append(("where", f.expression.strip()))
     facets = getattr(f, "facets", ())  # set by saved slices / the run diff (core.facets)
     grouped: dict[str, list[str]] = {}
     for name, value in facets:

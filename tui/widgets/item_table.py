@@ -63,6 +63,20 @@ DELTA = Col("delta", "Δ B−A", "delta", 7, justify="right")
 """B − A (core's `delta`), as the compare screen and `qa-inspect diff` report it."""
 
 
+def registry_col(name: str, label: str, numeric: bool) -> Col:
+    """The table's column for a registry column (`core.query.columns`): sortable by its name,
+    numbers right-aligned; its cells come from `ItemRow.extra`."""
+    if numeric:
+        return Col(name, label, name, max(6, min(len(label), 12)), justify="right")
+    if name.startswith("answer:"):  # another run's answer: as flexible as the prediction
+        return Col(name, label, name, weight=2)
+    return Col(name, label, name, REGISTRY_WIDTHS.get(name, max(8, min(len(label) + 2, 16))))
+
+
+REGISTRY_WIDTHS = {"label": 18, "error_category": 16, "relation": 10}
+"""Cells of the registry columns whose values run longer than their header."""
+
+
 def columns_for(
     cdqa: bool, dims: set[str], compare: bool, key_width: int = 10, width: int = 120,
     dim_widths: dict[str, int] | None = None, has_run: bool = True, keep_all: bool = False,
@@ -232,7 +246,7 @@ class ItemTable(DataTable[Text]):
     def _cells(self, r: ItemRow) -> list[Text]:
         out: list[Text] = []
         for col, width in zip(self.cols, self.widths):
-            out.append(_cell(col.key, r, width, self.palette))
+            out.append(item_cell(col.key, r, width, self.palette))
         return out
 
     # -- windowing ---------------------------------------------------------------------------
@@ -324,7 +338,7 @@ class ItemTable(DataTable[Text]):
             self.post_message(self.Sort(col.sort))
 
 
-def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
+def item_cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
     """One cell; dataset/model text always goes through `cell_text` (cleaned, never markup)."""
     if key == "key":
         return Text(truncate_middle(clean(r.key), width), no_wrap=True)  # ids differ at both ends
@@ -352,6 +366,8 @@ def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
         return number(r.compare_em, 0)
     if key == "b_main":
         return number(r.compare_f1 if r.compare_f1 is not None else r.compare_f1_recall, 1, percent=True)
+    if key in r.extra:
+        return _extra_cell(r.extra[key], width)
     if key == "delta":
         if r.delta is None:
             return Text(MISSING, style="dim", justify="right")
@@ -360,3 +376,13 @@ def _cell(key: str, r: ItemRow, width: int, palette: dict[str, str]) -> Text:
             return Text("0", justify="right", style="dim")
         return Text(signed(d, 1), justify="right", style=palette["good"] if d > 0 else palette["bad"])
     return Text("")
+
+
+def _extra_cell(value: object, width: int) -> Text:
+    """A registry column's value: numbers right-aligned (scores 0–1 as they are stored), text
+    cleaned (never markup), missing as —."""
+    if value is None:
+        return Text(MISSING, style="dim")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return cell_text(str(value), width)
+    return Text(str(value) if isinstance(value, int) else f"{value:.3g}", justify="right", no_wrap=True)

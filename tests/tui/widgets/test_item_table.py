@@ -85,3 +85,21 @@ async def test_no_notice_when_everything_fits(db: Path) -> None:
         await settle(pilot)
         assert "b_em" in _keys(screen.query_one(ItemTable).cols)
         assert "hidden" not in _status(screen)
+
+
+def test_registry_columns_cells_are_data_never_markup() -> None:
+    from qa_inspect.core.query import ItemRow
+    from qa_inspect.tui.widgets import registry_col
+    from qa_inspect.tui.widgets.item_table import item_cell
+
+    row = ItemRow(1, "K", None, None, None, "q", "p", None, 0, 0.5, None, None, 0,
+                  extra={"meta:note": "[bold]x[/bold]\x1b[31m", "meta:latency": 1.25, "label": None, "gold_count": 3})
+    palette = {"good": "green", "bad": "red", "warn": "yellow"}
+    text = item_cell("meta:note", row, 30, palette)
+    assert "[bold]x[/bold]" in text.plain and "\x1b" not in text.plain and not text.spans  # literal, escape visible
+    assert item_cell("meta:latency", row, 8, palette).plain == "1.25"
+    assert item_cell("gold_count", row, 8, palette).plain == "3"
+    assert item_cell("label", row, 8, palette).plain == "—"
+    assert registry_col("meta:latency", "latency", True).justify == "right"
+    assert registry_col("answer:b", "b answer", False).weight > 0  # as flexible as a prediction
+    assert registry_col("label", "labels", False).width >= len("format, paraphrase")
