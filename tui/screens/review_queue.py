@@ -36,7 +36,15 @@ from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.load import Manifest, load_manifest
 from qa_inspect.core.query import Filter
-from qa_inspect.core.review import SIGNALS, TAG_POINTS, QueueEntry, ReviewQueue, review_queue, stale_datasets
+from qa_inspect.core.review import (
+    SIGNALS,
+    TAG_POINTS,
+    QueueEntry,
+    ReviewQueue,
+    review_queue,
+    stale_datasets,
+    team_share,
+)
 
 from ..base import BaseScreen
 from ..dialogs import RunPicker
@@ -189,15 +197,23 @@ class ReviewQueueScreen(BaseScreen):
             return None  # the load already said what is wrong with it
 
     def _queue(self, conn: Any) -> ReviewQueue:
-        """The queue in the browser's scope; a dataset that cannot go stale widens it to all that can."""
+        """The queue in the browser's scope; a dataset that cannot go stale widens it to all that can.
+        With a `[team]` in qa-inspect.toml, the annotator's own share (`team_share`); an annotator
+        not in the team sees the whole queue, and a notice says why."""
         manifest = self._manifest()
         dynamic = manifest.dynamic_datasets() if manifest is not None else frozenset()
         covered = {name for name, _ in stale_datasets(conn, dynamic)[0]}
         s = self.scope
-        return review_queue(conn, dataset=s.dataset if s.dataset in covered else None,
-                            tag=self.filters["tag"] or s.tags, answer_type=self.filters["answer_type"] or s.answer_types,
-                            split=s.splits, search=s.search, signal=self.filters["signal"], today=self.today,
-                            given_dates=manifest.run_dates() if manifest is not None else {}, dynamic=dynamic)
+        queue = review_queue(conn, dataset=s.dataset if s.dataset in covered else None,
+                             tag=self.filters["tag"] or s.tags, answer_type=self.filters["answer_type"] or s.answer_types,
+                             split=s.splits, search=s.search, signal=self.filters["signal"], today=self.today,
+                             given_dates=manifest.run_dates() if manifest is not None else {}, dynamic=dynamic)
+        try:
+            return team_share(conn, queue, manifest)
+        except QAInspectError as exc:
+            self.app.call_from_thread(self.notify, f"{exc}; showing the whole queue", title="Team",
+                                      severity="warning", markup=False)
+            return queue
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue")
     def load(self, focus: flags.Target | None = None) -> None:

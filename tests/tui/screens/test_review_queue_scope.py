@@ -82,3 +82,26 @@ async def test_runs_giving_the_replaced_answer_propose_nothing(tmp_path: Path) -
         await settle(pilot)
         assert isinstance(app.screen, StaleForm)
         assert app.screen.query_one("#sf-proposed", Input).value == ""
+
+
+@async_test
+async def test_with_a_team_the_queue_shows_the_annotators_share(review_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[team]` in qa-inspect.toml: the app's queue is the annotator's share, as `stale queue --me` gives it."""
+    from qa_inspect.core import flags
+    from qa_inspect.core.review import Team, mine, review_queue
+
+    runs = review_db.parent / "runs"
+    (runs / "qa-inspect.toml").write_text('[team]\nannotators = ["ana", "bo", "cy"]\noverlap = 1\n', encoding="utf-8")
+    monkeypatch.setenv(flags.AUTHOR_ENV, "bo")
+    app = QAInspectApp(db_path=review_db, runs_dir=runs, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(ReviewQueueScreen(today=date(2025, 11, 1)))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewQueueScreen) and screen.queue is not None
+        with app.db.connect() as conn:  # type: ignore[attr-defined]
+            whole = review_queue(conn, today=date(2025, 11, 1))
+        expected = mine(whole.entries, Team(("ana", "bo", "cy"), 1), "bo")
+        assert [e.scored.signals.item_key for e in screen.queue.entries] == [e.scored.signals.item_key for e in expected]
+        assert 0 < len(screen.queue.entries) < len(whole.entries)
