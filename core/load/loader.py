@@ -43,7 +43,7 @@ from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .relpaths import rel as _rel, relmsg as _relmsg
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
-from .stored import bind_datasets, report_stored, unique_name
+from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
@@ -376,6 +376,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
             lp.summary.datasets.append(
                 DatasetReport(ds.name, cand.rel, ds.format, items, golds, "loaded", ds.encoding, dataset_scorer(ds))
             )
+            lp.summary.warnings.extend(dataset_warnings(cand.rel, ds.meta))  # kept in its meta: said on every load
 
 
 def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
