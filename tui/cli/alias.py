@@ -20,17 +20,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .annotation_options import AuthorOpt, DatasetOpt, OutputOpt, import_counts, report_written, write_jsonl
-from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+from .common import DbOpt, JsonOpt, RunsDir, command_group, fail, line, loaded_db, out, print_json, say, short
 
 __all__ = ["add_cmd", "alias_app", "export_cmd", "import_cmd", "list_cmd", "remove_cmd"]
 
-alias_app = typer.Typer(
-    help="Accepted aliases (answers correct for an item beside its golds): add, remove, list, export, import.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+alias_app = command_group(
+    "alias", "Accepted aliases (answers correct for an item beside its golds): add, remove, list, export, import."
 )
-app.add_typer(alias_app, name="alias")
 
 ItemArg = Annotated[str, typer.Argument(help="Item key, or the question text for items without ids.", show_default=False)]
 

@@ -21,17 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .annotation_options import AuthorOpt, OutputOpt, import_counts, report_written, write_jsonl
-from .common import DbOpt, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+from .common import DbOpt, JsonOpt, RunsDir, command_group, fail, line, loaded_db, out, print_json, say, short
 
 __all__ = ["add_cmd", "export_cmd", "import_cmd", "label_app", "list_cmd", "remove_cmd", "set_cmd"]
 
-label_app = typer.Typer(
-    help="Error labels by hand: add, remove, set, list, export, import (the project's own taxonomy).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+label_app = command_group(
+    "label", "Error labels by hand: add, remove, set, list, export, import (the project's own taxonomy)."
 )
-app.add_typer(label_app, name="label")
 
 RunArg = Annotated[str, typer.Argument(help="Run name (as `qa-inspect report` lists it).", show_default=False)]
 ItemsArg = Annotated[list[str], typer.Argument(help="Item keys (dataset ids), one or more.", show_default=False)]

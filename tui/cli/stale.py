@@ -25,7 +25,7 @@ from .common import (
     DbOpt,
     JsonOpt,
     RunsDir,
-    app,
+    command_group,
     fail,
     line,
     loaded_db,
@@ -49,13 +49,9 @@ __all__ = [
     "unmark_cmd",
 ]
 
-stale_app = typer.Typer(
-    help="Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+stale_app = command_group(
+    "stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import."
 )
-app.add_typer(stale_app, name="stale")
 
 GoldOpt = Annotated[int | None, typer.Option("--gold", help="Gold answer number, from 1 (as the detail view shows).")]
 AnswerOpt = Annotated[str | None, typer.Option("--answer", help="Gold answer text (instead of --gold).")]
