@@ -113,6 +113,18 @@ def _check_summary(case: Case, summary: dict[str, Any]) -> None:
     assert GOOD_RUN in {r["name"] for r in summary["runs"] if r["dataset"] == "dev"}
 
 
+def _loads_again_to_the_same_line(runs: Path, db: str, case: Case, code: int) -> None:
+    """`load` again, as people read it: exit `code` and the same one line (a file in error is read
+    again, not forgotten), none for a skip (`test_limits.py` checks its cases with this too)."""
+    res = invoke("load", str(runs), "--db", db)
+    assert res.exit_code == code, res.output[-2000:]
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
+    if case.expect == "skip":
+        assert lines == []
+    else:
+        assert _one_line(case, lines).startswith(f"{case.expect}: ")
+
+
 def _good_run_still_works(runs: Path, db: str) -> None:
     """The good run loaded beside a bad case: `report` gives its numbers, `stale mark`/`list` work on
     the good dataset (`test_limits.py` checks its cases with this too)."""
@@ -140,14 +152,7 @@ def test_bad_input_is_one_line_and_harmless(name: str, tmp_path: Path, monkeypat
         assert res.exit_code == code, res.output[-2000:]
         _check_summary(case, json.loads(res.stdout))
 
-        # again, as people read it: the same one line (a file in error is read again, not forgotten)
-        res = invoke("load", str(runs), "--db", db)
-        assert res.exit_code == code, res.output[-2000:]
-        lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
-        if case.expect == "skip":
-            assert lines == []
-        else:
-            assert _one_line(case, lines).startswith(f"{case.expect}: ")
+        _loads_again_to_the_same_line(runs, db, case, code)
 
         _good_run_still_works(runs, db)
 

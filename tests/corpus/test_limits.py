@@ -23,7 +23,7 @@ from tests.corpus.test_bad_inputs import (  # noqa: F401
     _check_summary,
     _command_built_once,
     _good_run_still_works,
-    _one_line,
+    _loads_again_to_the_same_line,
     _write,
 )
 
@@ -61,13 +61,7 @@ def test_limit_case_is_one_line_bounded_and_harmless(name: str, tmp_path: Path, 
         assert errors and all(all(w in e["message"] for w in case.says) for e in errors), errors
         return
     _check_summary(case, json.loads(res.stdout))
-    res = invoke("load", str(runs), "--db", db)  # again, as people read it: the same one line
-    assert res.exit_code == code, res.output[-2000:]
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
-    if case.expect == "skip":
-        assert lines == []
-    else:
-        assert _one_line(case, lines).startswith(f"{case.expect}: ")
+    _loads_again_to_the_same_line(runs, db, case, code)
     assert _peak_mb() - before < MAX_GROWTH_MB
     _good_run_still_works(runs, db)
 
