@@ -7,11 +7,12 @@ command; `--check` reports a stale page and exits 1 (the docs test runs it).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from _generated import regenerate
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "cli-options.md"
@@ -57,21 +58,10 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Regenerate docs/cli-options.md from the CLI's --help.")
-    parser.add_argument("--check", action="store_true", help="only report whether the page is current; exit 1 if not")
-    args = parser.parse_args(argv)
-    page = generate()
-    current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
-    if args.check:
-        # Whitespace aside: another click/typer release may wrap and pad the same help differently.
-        if page.split() != current.split():
-            print("docs/cli-options.md is out of date: run python docs/gen_cli.py")
-            return 1
-        return 0
-    if page != current:
-        PAGE.write_text(page, encoding="utf-8")
-        print("wrote docs/cli-options.md")
-    return 0
+    # Whitespace aside: another click/typer release may wrap and pad the same help differently.
+    return regenerate(__file__, PAGE, generate, argv,
+                      description="Regenerate docs/cli-options.md from the CLI's --help.",
+                      same=lambda page, current: page.split() == current.split())
 
 
 if __name__ == "__main__":

@@ -8,11 +8,12 @@ Run `python docs/gen_schema.py` after adding a migration; `--check` reports a st
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+
+from _generated import regenerate
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "database-tables.md"
@@ -88,20 +89,8 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Regenerate docs/database-tables.md from a loaded database.")
-    parser.add_argument("--check", action="store_true", help="only report whether the page is current; exit 1 if not")
-    args = parser.parse_args(argv)
-    page = generate()
-    current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
-    if args.check:
-        if page != current:
-            print("docs/database-tables.md is out of date: run python docs/gen_schema.py")
-            return 1
-        return 0
-    if page != current:
-        PAGE.write_text(page, encoding="utf-8")
-        print("wrote docs/database-tables.md")
-    return 0
+    return regenerate(__file__, PAGE, generate, argv,
+                      description="Regenerate docs/database-tables.md from a loaded database.")
 
 
 if __name__ == "__main__":

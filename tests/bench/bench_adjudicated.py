@@ -11,59 +11,30 @@ for scale, the official `report` overall; then one `add_alias` through the publi
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
-import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-HERE = Path(__file__).resolve().parent
-
-
-def _bench_tui() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_tui", HERE / "bench_tui.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def timed(fn: Any, rounds: int = 3) -> float:
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from bench_tui import DB, machine, timed, work_copy  # the script's own folder is sys.path[0]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--aliases", type=int, default=5_000)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db")
+    ap.add_argument("--db", type=Path, default=DB)
     args = ap.parse_args()
-    tui = _bench_tui()
-    if not args.db.exists():
-        subprocess.run([sys.executable, str(HERE / "bench_tui.py"), "--build-only", "--db", str(args.db),
-                        "--items", str(args.items)], check=True)
     from qa_inspect.core import flags as F
     from qa_inspect.core.report import adjudicated_scores, adjudicated_summary, report
-    from qa_inspect.core.store import open_db, write_transaction
+    from qa_inspect.core.store import write_transaction
 
-    work = Path(tempfile.mkdtemp()) / "aliases.db"
-    shutil.copy(args.db, work)
-    conn = open_db(work).conn
+    work, conn = work_copy(args.db, args.items, "aliases.db")
     run, dataset = conn.execute(
         "SELECT r.name, d.name FROM runs r JOIN datasets d ON d.id = r.dataset_id ORDER BY r.name LIMIT 1").fetchone()
     answers = conn.execute(
         "SELECT i.key, p.text FROM predictions p JOIN items i ON i.id = p.item_id JOIN runs r ON r.id = p.run_id"
         " WHERE r.name = ? AND p.em = 0 AND trim(p.text) != '' ORDER BY i.id LIMIT ?", (run, args.aliases)).fetchall()
-    print(f"machine: {tui.machine()}")
+    print(f"machine: {machine()}")
     print(f"database: {conn.execute('SELECT COUNT(*) FROM items').fetchone()[0]:,} items; run A {run}")
     t0 = time.perf_counter()
     write_transaction(conn, lambda c: [F.insert_entry(c, "alias", F.Target(dataset, key, text), "bench",

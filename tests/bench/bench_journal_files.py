@@ -14,10 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from qa_inspect.core import flags as F
@@ -25,16 +23,9 @@ from qa_inspect.core.load import load_runs
 from qa_inspect.core.report import agreement_report
 from qa_inspect.core.store import open_db
 
+from bench_tui import timed  # the script's own folder is sys.path[0]
+
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_runs"
-
-
-def timed(fn: Callable[[], object], rounds: int = 1) -> float:
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def teammates(runs: Path, entries: int, authors: int) -> None:
@@ -69,19 +60,19 @@ def main() -> None:
         print(f"one mark (+ journal line, fsync):   "
               f"{timed(lambda: F.mark(conn, ref.dataset, ref.key, ref.scored_texts()[0], author='me'), 5) * 1000:8.1f} ms")
         teammates(runs, args.entries, args.authors)
-        print(f"merge {args.entries:,} entries from {args.authors} files: {timed(lambda: load_runs(runs)):8.2f} s")
+        print(f"merge {args.entries:,} entries from {args.authors} files: {timed(lambda: load_runs(runs), 1):8.2f} s")
         print(f"re-load after it:                   {timed(lambda: load_runs(runs), 5) * 1000:8.1f} ms")
         with (runs / ".qa-inspect" / "journal" / "mate0.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"uid": "f" * 32, "action": "verify", "author": "mate0", "dataset": ref.dataset,
                                  "item_key": ref.key, "gold_text": ref.scored_texts()[0]}) + "\n")
-        print(f"one appended line merged:           {timed(lambda: load_runs(runs)) * 1000:8.1f} ms")
+        print(f"one appended line merged:           {timed(lambda: load_runs(runs), 1) * 1000:8.1f} ms")
         t0 = time.perf_counter()
         report = agreement_report(conn, "stale", resamples=1000)
         print(f"agree over {len(report.units):,} golds (1,000 resamples): {time.perf_counter() - t0:8.2f} s")
         conn.close()
         for p in (runs / ".qa-inspect").glob("qa.db*"):
             p.unlink()
-        print(f"rebuild from the files (no qa.db):  {timed(lambda: load_runs(runs)):8.2f} s")
+        print(f"rebuild from the files (no qa.db):  {timed(lambda: load_runs(runs), 1):8.2f} s")
 
 
 if __name__ == "__main__":

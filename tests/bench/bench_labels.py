@@ -11,57 +11,28 @@ then `current_labels` of the run and one undo of the last bulk action.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
-import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _bench_tui():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_tui", HERE / "bench_tui.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def timed(fn, rounds: int = 3) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from bench_tui import DB, machine, timed, work_copy  # the script's own folder is sys.path[0]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--labels", type=int, default=5_000)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db")
+    ap.add_argument("--db", type=Path, default=DB)
     args = ap.parse_args()
-    tui = _bench_tui()
-    if not args.db.exists():
-        subprocess.run([sys.executable, str(HERE / "bench_tui.py"), "--build-only", "--db", str(args.db),
-                        "--items", str(args.items)], check=True)
     from qa_inspect.core import flags
     from qa_inspect.core import labels as L
     from qa_inspect.core.query import FACETS, Filter, facet_tables
-    from qa_inspect.core.store import open_db
 
-    work = Path(tempfile.mkdtemp()) / "labels.db"
-    shutil.copy(args.db, work)
-    conn = open_db(work).conn
+    work, conn = work_copy(args.db, args.items, "labels.db")
     run = conn.execute("SELECT name FROM runs ORDER BY name LIMIT 1").fetchone()[0]
     f = Filter(run=run)
     without = [n for n in FACETS if n != "label"]
-    print(f"machine: {tui.machine()}")
+    print(f"machine: {machine()}")
     print(f"database: {conn.execute('SELECT COUNT(*) FROM items').fetchone()[0]:,} items; run A {run}")
     print(f"facet pass, no labels:        {timed(lambda: facet_tables(conn, f, without)) * 1000:7.0f} ms without"
           f" the label facet, {timed(lambda: facet_tables(conn, f)) * 1000:7.0f} ms with it")

@@ -33,12 +33,14 @@ import os
 import platform
 import random
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -381,6 +383,34 @@ def _short(f: object) -> str:
     return ", ".join(p for p in parts if not p.startswith(("dataset=", "run=")))  or "(run only)"
 
 
+DB = Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db"
+"""Where the synthetic database is built (and found again) unless `--db` names another."""
+
+
+def timed(fn: Callable[[], object], rounds: int = 3) -> float:
+    """Median seconds of `rounds` calls of `fn` (the benches that import this module share it)."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def work_copy(db: Path, items: int, name: str) -> tuple[Path, sqlite3.Connection]:
+    """A copy of the synthetic database `db` (built first with `items` items if missing, in a child
+    process) as `name` in a new temporary folder, opened: (its path, the connection). The caller
+    closes the connection and removes the folder."""
+    from qa_inspect.core.store import open_db
+
+    if not db.exists():
+        subprocess.run([sys.executable, str(Path(__file__)), "--build-only", "--db", str(db),
+                        "--items", str(items)], check=True)
+    work = Path(tempfile.mkdtemp()) / name
+    shutil.copy(db, work)
+    return work, open_db(work).conn
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -397,7 +427,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "qa-inspect-bench-tui.db",
+    ap.add_argument("--db", type=Path, default=DB,
                     help="database to browse: built here if missing (or --rebuild), else used as it is"
                          " (a copy of one `qa-inspect load` wrote: the app may migrate it)")
     ap.add_argument("--dataset", help="dataset to browse (default: the one with the most runs)")

@@ -113,6 +113,32 @@ def _check_summary(case: Case, summary: dict[str, Any]) -> None:
     assert GOOD_RUN in {r["name"] for r in summary["runs"] if r["dataset"] == "dev"}
 
 
+def _loads_again_to_the_same_line(runs: Path, db: str, case: Case, code: int) -> None:
+    """`load` again, as people read it: exit `code` and the same one line (a file in error is read
+    again, not forgotten), none for a skip (`test_limits.py` checks its cases with this too)."""
+    res = invoke("load", str(runs), "--db", db)
+    assert res.exit_code == code, res.output[-2000:]
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
+    if case.expect == "skip":
+        assert lines == []
+    else:
+        assert _one_line(case, lines).startswith(f"{case.expect}: ")
+
+
+def _good_run_still_works(runs: Path, db: str) -> None:
+    """The good run loaded beside a bad case: `report` gives its numbers, `stale mark`/`list` work on
+    the good dataset (`test_limits.py` checks its cases with this too)."""
+    rows = json.loads(invoke("report", str(runs), "--db", db, "--json", "--by", "split").stdout)
+    good = next(r for r in rows if r["run"] == GOOD_RUN and r["dataset"] == "dev" and r["slice"] == "overall")
+    assert (good["items"], good["em"], round(good["f1"], 2)) == (4, GOOD_EM, GOOD_F1)
+    res = invoke("stale", "mark", str(runs), "Q1", "--dataset", "dev", "--gold", "1", "--reason", "moved",
+                 "--author", "corpus", "--db", db)
+    assert res.exit_code == 0, res.output
+    res = invoke("stale", "list", str(runs), "--dataset", "dev", "--db", db, "--json")
+    assert res.exit_code == 0, res.output
+    assert [(f["item_key"], f["gold_text"]) for f in json.loads(res.stdout)] == [("Q1", "quick brown fox")]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_input_is_one_line_and_harmless(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     case = CASES[name]
@@ -126,25 +152,9 @@ def test_bad_input_is_one_line_and_harmless(name: str, tmp_path: Path, monkeypat
         assert res.exit_code == code, res.output[-2000:]
         _check_summary(case, json.loads(res.stdout))
 
-        # again, as people read it: the same one line (a file in error is read again, not forgotten)
-        res = invoke("load", str(runs), "--db", db)
-        assert res.exit_code == code, res.output[-2000:]
-        lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
-        if case.expect == "skip":
-            assert lines == []
-        else:
-            assert _one_line(case, lines).startswith(f"{case.expect}: ")
+        _loads_again_to_the_same_line(runs, db, case, code)
 
-        rows = json.loads(invoke("report", str(runs), "--db", db, "--json", "--by", "split").stdout)
-        good = next(r for r in rows if r["run"] == GOOD_RUN and r["dataset"] == "dev" and r["slice"] == "overall")
-        assert (good["items"], good["em"], round(good["f1"], 2)) == (4, GOOD_EM, GOOD_F1)
-
-        res = invoke("stale", "mark", str(runs), "Q1", "--dataset", "dev", "--gold", "1", "--reason", "moved",
-                     "--author", "corpus", "--db", db)
-        assert res.exit_code == 0, res.output
-        res = invoke("stale", "list", str(runs), "--dataset", "dev", "--db", db, "--json")
-        assert res.exit_code == 0, res.output
-        assert [(f["item_key"], f["gold_text"]) for f in json.loads(res.stdout)] == [("Q1", "quick brown fox")]
+        _good_run_still_works(runs, db)
 
 
 def test_a_folder_turned_unreadable_is_not_a_removal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

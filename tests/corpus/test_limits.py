@@ -18,11 +18,12 @@ import pytest
 
 from tests.cli.helpers import invoke
 from tests.corpus.limit_cases import GOOD_LOADS, LIMIT_CASES, M, manifest_bytes
-from tests.corpus.shapes import GOOD_EM, GOOD_F1, GOOD_FILES, GOOD_RUN
+from tests.corpus.shapes import GOOD_FILES
 from tests.corpus.test_bad_inputs import (  # noqa: F401
     _check_summary,
     _command_built_once,
-    _one_line,
+    _good_run_still_works,
+    _loads_again_to_the_same_line,
     _write,
 )
 
@@ -40,18 +41,6 @@ def test_the_limits_corpus_is_big_and_covers_every_limit() -> None:
     for limit in ("max_file_bytes", "max_member_bytes", "max_archive_bytes", "max_record_bytes", "max_json_depth",
                   "max_pattern_chars"):
         assert limit in says, limit
-
-
-def _good_run_still_works(runs: Path, db: str) -> None:
-    rows = json.loads(invoke("report", str(runs), "--db", db, "--json", "--by", "split").stdout)
-    good = next(r for r in rows if r["run"] == GOOD_RUN and r["dataset"] == "dev" and r["slice"] == "overall")
-    assert (good["items"], good["em"], round(good["f1"], 2)) == (4, GOOD_EM, GOOD_F1)
-    res = invoke("stale", "mark", str(runs), "Q1", "--dataset", "dev", "--gold", "1", "--reason", "moved",
-                 "--author", "corpus", "--db", db)
-    assert res.exit_code == 0, res.output
-    res = invoke("stale", "list", str(runs), "--dataset", "dev", "--db", db, "--json")
-    assert res.exit_code == 0, res.output
-    assert [(f["item_key"], f["gold_text"]) for f in json.loads(res.stdout)] == [("Q1", "quick brown fox")]
 
 
 @pytest.mark.parametrize("name", sorted(LIMIT_CASES))
@@ -72,13 +61,7 @@ def test_limit_case_is_one_line_bounded_and_harmless(name: str, tmp_path: Path, 
         assert errors and all(all(w in e["message"] for w in case.says) for e in errors), errors
         return
     _check_summary(case, json.loads(res.stdout))
-    res = invoke("load", str(runs), "--db", db)  # again, as people read it: the same one line
-    assert res.exit_code == code, res.output[-2000:]
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith(("error: ", "warning: "))]
-    if case.expect == "skip":
-        assert lines == []
-    else:
-        assert _one_line(case, lines).startswith(f"{case.expect}: ")
+    _loads_again_to_the_same_line(runs, db, case, code)
     assert _peak_mb() - before < MAX_GROWTH_MB
     _good_run_still_works(runs, db)
 

@@ -11,7 +11,7 @@ when several datasets are loaded).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, TextIO, cast
+from typing import Annotated
 
 import typer
 from qa_inspect.core import flags as F
@@ -19,36 +19,16 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
-from .common import (
-    DbOpt,
-    JsonLinesOut,
-    JsonOpt,
-    RunsDir,
-    app,
-    fail,
-    line,
-    loaded_db,
-    out,
-    print_json,
-    say,
-    short,
-)
+from .annotation_options import AuthorOpt, DatasetOpt, OutputOpt, import_counts, report_written, write_jsonl
+from .common import DbOpt, JsonOpt, RunsDir, command_group, fail, line, loaded_db, out, print_json, say, short
 
 __all__ = ["add_cmd", "alias_app", "export_cmd", "import_cmd", "list_cmd", "remove_cmd"]
 
-alias_app = typer.Typer(
-    help="Accepted aliases (answers correct for an item beside its golds): add, remove, list, export, import.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+alias_app = command_group(
+    "alias", "Accepted aliases (answers correct for an item beside its golds): add, remove, list, export, import."
 )
-app.add_typer(alias_app, name="alias")
 
 ItemArg = Annotated[str, typer.Argument(help="Item key, or the question text for items without ids.", show_default=False)]
-DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
-AuthorOpt = Annotated[
-    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
-]
 
 
 def _done(entry: F.Entry | None, what: str, as_json: bool, item: str) -> None:
@@ -129,30 +109,15 @@ def list_cmd(
 @alias_app.command("export")
 def export_cmd(
     runs_dir: RunsDir,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write ('-': stdout).")] = None,
+    output: OutputOpt = None,
     dataset: DatasetOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Write the alias entries of the journal (alias, unalias, their undos) as JSONL, for `alias import`."""
     if output is None:
         raise fail("give the file to write with -o FILE")
-    to_stdout = str(output) == "-"
     with loaded_db(runs_dir, db) as conn:
-        if to_stdout:  # JSON lines with control characters escaped: a TextIO as far as core writes to it
-            n = F.export_aliases(conn, cast(TextIO, JsonLinesOut()), dataset)
-        else:
-            try:
-                fh = output.open("w", encoding="utf-8")
-            except OSError as exc:
-                raise fail(f"{output}: cannot write ({exc.strerror})") from None
-            with fh:
-                n = F.export_aliases(conn, fh, dataset)
-    message = f"wrote {n} {'line' if n == 1 else 'lines'} (alias journal) to {'stdout' if to_stdout else output}"
-    if as_json and not to_stdout:
-        print_json({"output": str(output), "lines": n})
-    elif to_stdout:
-        say(message)
-    else:
-        line(message)
+        n = write_jsonl(output, lambda fh: F.export_aliases(conn, fh, dataset))
+    report_written(n, "alias journal", output, as_json)
 
 
 @alias_app.command("import")
@@ -169,6 +134,6 @@ def import_cmd(
     if as_json:
         print_json(result.to_dict())
         return
-    line(f"{path}: {result.added} entr{'y' if result.added == 1 else 'ies'} added, {result.duplicates} already here")
+    line(import_counts(path, result.added, result.duplicates))
     if result.unknown_line:
         say(clean(result.unknown_line))

@@ -38,6 +38,7 @@ __all__ = [
     "SliceOpt",
     "app",
     "console",
+    "command_group",
     "err",
     "fail",
     "line",
@@ -138,6 +139,19 @@ app = typer.Typer(
 def _root() -> None:
     # No options of its own; it keeps `app` a group however few command modules are imported.
     pass
+
+
+def command_group(name: str, help: str) -> typer.Typer:
+    """A command with sub-commands (`stale mark`, `label add` …), registered on `app` as `name`:
+    without a sub-command it prints its help; `-h` works as `--help`."""
+    group = typer.Typer(
+        help=help,
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.add_typer(group, name=name)
+    return group
 
 
 _consoles: dict[str, SafeConsole] = {}

@@ -19,18 +19,14 @@ from qa_inspect.core.store import require_run
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonOpt, RunsDir, app, fail, loaded_db, out, print_json, short
+from .common import DbOpt, JsonOpt, RunsDir, command_group, fail, loaded_db, out, print_json, short
 from .stat_options import DEFAULT_RESAMPLES, DEFAULT_SEED, ResamplesOpt, SeedOpt
 
 __all__ = ["agree_cmd", "judge_app"]
 
-judge_app = typer.Typer(
-    help="Imported LLM-judge verdicts: how far they agree with hand judgements and the official score.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+judge_app = command_group(
+    "judge", "Imported LLM-judge verdicts: how far they agree with hand judgements and the official score."
 )
-app.add_typer(judge_app, name="judge")
 
 
 @judge_app.command("agree")

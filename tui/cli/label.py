@@ -20,25 +20,19 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonLinesOut, JsonOpt, RunsDir, app, fail, line, loaded_db, out, print_json, say, short
+from .annotation_options import AuthorOpt, OutputOpt, import_counts, report_written, write_jsonl
+from .common import DbOpt, JsonOpt, RunsDir, command_group, fail, line, loaded_db, out, print_json, say, short
 
 __all__ = ["add_cmd", "export_cmd", "import_cmd", "label_app", "list_cmd", "remove_cmd", "set_cmd"]
 
-label_app = typer.Typer(
-    help="Error labels by hand: add, remove, set, list, export, import (the project's own taxonomy).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+label_app = command_group(
+    "label", "Error labels by hand: add, remove, set, list, export, import (the project's own taxonomy)."
 )
-app.add_typer(label_app, name="label")
 
 RunArg = Annotated[str, typer.Argument(help="Run name (as `qa-inspect report` lists it).", show_default=False)]
 ItemsArg = Annotated[list[str], typer.Argument(help="Item keys (dataset ids), one or more.", show_default=False)]
 LabelOpt = Annotated[
     list[str] | None, typer.Option("--label", "-l", help="A label (repeat, or comma-separate several).")
-]
-AuthorOpt = Annotated[
-    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
 ]
 
 
@@ -160,31 +154,16 @@ def list_cmd(
 @label_app.command("export")
 def export_cmd(
     runs_dir: RunsDir,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write ('-': stdout).")] = None,
+    output: OutputOpt = None,
     run: Annotated[str | None, typer.Option("--run", help="Only this run's entries.")] = None,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Write every label entry (label, unlabel, note, undo) as JSONL, for `label import` elsewhere."""
     if output is None:
         raise fail("give the file to write with -o FILE")
-    to_stdout = str(output) == "-"
     with loaded_db(runs_dir, db) as conn:
-        try:
-            fh = None if to_stdout else output.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise fail(f"{output}: cannot write ({exc.strerror})") from None
-        try:
-            n = L.export_labels(conn, JsonLinesOut() if fh is None else fh, run)
-        finally:
-            if fh is not None:
-                fh.close()
-    message = f"wrote {n} {'line' if n == 1 else 'lines'} (label journal) to {'stdout' if to_stdout else output}"
-    if as_json and not to_stdout:
-        print_json({"output": str(output), "lines": n})
-    elif to_stdout:
-        say(message)
-    else:
-        line(message)
+        n = write_jsonl(output, lambda fh: L.export_labels(conn, fh, run))
+    report_written(n, "label journal", output, as_json)
 
 
 @label_app.command("import")
@@ -200,7 +179,7 @@ def import_cmd(
     if as_json:
         print_json(result.to_dict())
         return
-    line(f"{path}: {result.added} entr{'y' if result.added == 1 else 'ies'} added, {result.duplicates} already here")
+    line(import_counts(path, result.added, result.duplicates))
     if result.unknown:
         done = "imported anyway" if keep_unknown else "not imported (--keep-unknown imports them)"
         say(clean(f"{len(result.unknown)} name what this database does not hold ({'; '.join(result.unknown[:3])}); {done}"))

@@ -19,17 +19,13 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
-from .common import DbOpt, JsonOpt, MarkdownOpt, app, fail, line, loaded_db, out, print_json, short, write_text
+from .common import DbOpt, JsonOpt, MarkdownOpt, command_group, fail, line, loaded_db, out, print_json, short, write_text
 
 __all__ = ["diff_cmd", "release_app", "release_markdown"]
 
-release_app = typer.Typer(
-    help="Compare two releases of a dataset: items, golds, open stale flags, each run's score.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+release_app = command_group(
+    "release", "Compare two releases of a dataset: items, golds, open stale flags, each run's score."
 )
-app.add_typer(release_app, name="release")
 
 _OUTCOME_WORDS = {
     "resolved-to-proposal": "resolved: gold is now the proposal",

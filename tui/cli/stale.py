@@ -20,12 +20,12 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
+from .annotation_options import AuthorOpt, DatasetOpt, ItemArg, report_written, write_jsonl
 from .common import (
     DbOpt,
-    JsonLinesOut,
     JsonOpt,
     RunsDir,
-    app,
+    command_group,
     fail,
     line,
     loaded_db,
@@ -49,23 +49,12 @@ __all__ = [
     "unmark_cmd",
 ]
 
-stale_app = typer.Typer(
-    help="Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+stale_app = command_group(
+    "stale", "Flag outdated (stale) gold answers, undo/redo, list, export a patch or a new release, import."
 )
-app.add_typer(stale_app, name="stale")
 
-ItemId = Annotated[
-    str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
-]
-DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
 GoldOpt = Annotated[int | None, typer.Option("--gold", help="Gold answer number, from 1 (as the detail view shows).")]
 AnswerOpt = Annotated[str | None, typer.Option("--answer", help="Gold answer text (instead of --gold).")]
-AuthorOpt = Annotated[
-    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
-]
 
 
 def _gold_choice(gold: int | None, answer: str | None) -> tuple[int | None, str | None]:
@@ -97,7 +86,7 @@ def _print_entries(entries: list[F.Entry], done: str, as_json: bool) -> None:
 @stale_app.command("mark")
 def mark_cmd(
     runs_dir: RunsDir,
-    item_id: ItemId,
+    item_id: ItemArg,
     dataset: DatasetOpt = None,
     gold: GoldOpt = None,
     answer: AnswerOpt = None,
@@ -121,7 +110,7 @@ def mark_cmd(
 @stale_app.command("unmark")
 def unmark_cmd(
     runs_dir: RunsDir,
-    item_id: ItemId,
+    item_id: ItemArg,
     dataset: DatasetOpt = None,
     gold: GoldOpt = None,
     answer: AnswerOpt = None,
@@ -323,30 +312,14 @@ def export_cmd(
             n = _export_changelog(conn, output, dataset, open_only)
         else:
             n = _export_lines(conn, fmt, output, dataset, open_only)
-    to_stdout = str(output) == "-"
-    message = f"wrote {n} {'line' if n == 1 else 'lines'} ({fmt}) to {'stdout' if to_stdout else output}"
-    if as_json and not to_stdout:
-        print_json({"format": fmt, "output": str(output), "lines": n})
-    elif to_stdout:
-        say(message)
-    else:
-        line(message)
+    report_written(n, fmt, output, as_json, format=fmt)
 
 
 def _export_lines(conn: sqlite3.Connection, fmt: str, output: Path, dataset: str | None, open_only: bool) -> int:
     """The patch or the journal as JSONL to `output` ('-': stdout); the number of lines written."""
-    try:
-        fh = None if str(output) == "-" else output.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise fail(f"{output}: cannot write ({exc.strerror})") from None
-    sink = JsonLinesOut() if fh is None else fh
-    try:
-        if fmt == "patch":
-            return F.export_patch(conn, sink, dataset, include_resolved=not open_only)
-        return F.export_journal(conn, sink, dataset)
-    finally:
-        if fh is not None:
-            fh.close()
+    if fmt == "patch":
+        return write_jsonl(output, lambda sink: F.export_patch(conn, sink, dataset, include_resolved=not open_only))
+    return write_jsonl(output, lambda sink: F.export_journal(conn, sink, dataset))
 
 
 def _export_changelog(conn: sqlite3.Connection, output: Path, dataset: str | None, open_only: bool) -> int:

@@ -33,15 +33,12 @@ from qa_inspect.tui.text import clean
 from rich.table import Table
 from rich.text import Text
 
+from .annotation_options import AuthorOpt, DatasetOpt, ItemArg
 from .common import DbOpt, JsonOpt, RunsDir, fail, line, loaded_db, out, print_json, say, short
 from .filter_options import FilterArgs, SearchOpt, SplitOpt, TagOpt, TypeOpt, build_filter
 
 __all__ = ["manifest_dates", "manifest_dynamic", "queue_cmd", "verify_cmd"]
 
-ItemArg = Annotated[
-    str, typer.Argument(help="Item key (dataset id), or for items without ids the question text.", show_default=False)
-]
-DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Dataset name (when several are loaded).")]
 AnnotatorsOpt = Annotated[str | None, typer.Option(
     "--annotators", help="Split the queue among these annotators (comma-separated; default: [team] annotators in qa-inspect.toml).")]
 OverlapOpt = Annotated[int | None, typer.Option(
@@ -50,9 +47,6 @@ MeOpt = Annotated[str | None, typer.Option(
     "--me", help="Whose share of the split queue to show (default: the annotator name).")]
 ProgressOpt = Annotated[bool, typer.Option(
     "--progress", help="Each annotator's done/assigned golds of the split queue, instead of the queue.")]
-AuthorOpt = Annotated[
-    str | None, typer.Option("--author", help="Annotator name (default: the stored name, else the system user).")
-]
 
 
 def manifest_dates(runs_dir: Path) -> dict[str, Any]:
