@@ -10,8 +10,9 @@ from pathlib import Path
 import qa_inspect.tui.cli as cli_package
 
 CLI = Path(cli_package.__file__).parent
-SHARED = {"common", "output", "filter_options", "stat_options"}  # what command modules may import from the package
+SHARED = {"common", "output", "filter_options", "stat_options", "annotation_options"}  # what command modules may import from the package
 ALLOWED = {"output": set(), "common": {"output"}, "filter_options": {"common"}, "stat_options": set(),  # no circle
+           "annotation_options": {"common"},
            "stale": SHARED | {"stale_review"},  # stale registers its companion's commands (stale verify, queue)
            "slices": SHARED | {"slices_find"}}  # and slices its slice finder
 

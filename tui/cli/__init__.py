@@ -5,7 +5,8 @@ prints numbers has `--json`. User errors print one line and exit 1; a traceback 
 
 Holds: `common` (the Typer `app` and its command table `COMMANDS`, shared option types, the
 consoles, `fail`, `print_json`, `loaded_db`, text-cleaning for table cells), `output` (the safe
-console, load progress and summary), `filter_options` (the item-filter options and
+console, load progress and summary), `annotation_options` (the item, dataset, author and output options
+the annotation commands share), `filter_options` (the item-filter options and
 `build_filter`), `stat_options` (the statistics options of `diff` and `leaderboard`), and one
 module per command or command group, each registering itself on `app` when imported: `load`
 (`load` and `open`), `score`, `report`, `diff`, `leaderboard`, `export`, `schema`, `agree`, `serve`, `publish`, `slices`,
