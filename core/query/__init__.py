@@ -2,7 +2,8 @@
 
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
-(counts, pages, positions, metrics of a filter), `paging` (page ids by an index walk in the order
+(counts, pages, positions, metrics of a filter), `convert`
+(a filter moved to another scorer's run: each part in the new scorer's meaning, or dropped and said), `paging` (page ids by an index walk in the order
 shown: no sort of a million items per page), `delta_order` (the stored Δ order of a compared
 pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
@@ -139,12 +140,26 @@ __all__ = [
     "pair_items",
     "read_release",
     "stored_items",
+    "RIGHT_MIN",
+    "WRONG_MAX",
+    "convert_filter",
+    "errors_only",
+    "for_other_dataset",
+    "shows_errors_only",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
     from .paging import (
         explain_page,
         page_ids,
+    )
+    from .convert import (
+        convert_filter,
+        errors_only,
+        for_other_dataset,
+        RIGHT_MIN,
+        shows_errors_only,
+        WRONG_MAX,
     )
     from .delta_order import (
         build_delta_order,
