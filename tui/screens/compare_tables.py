@@ -142,7 +142,7 @@ def compare_title(run_a: str, run_b: str, d: RunDiff | None, error: str | None, 
         text = describe(within.with_(run=None, dataset=None))
         parts += [("  · scope ", "$foreground-muted"), (truncate(clean(text), 50), "$accent")]
     elif scoped:
-        parts += [("  · whole dataset (a: back to the filter)", "$foreground-muted")]
+        parts += [("  · whole dataset (z: back to the filter)", "$foreground-muted")]
     return Content.assemble(*parts)
 
 

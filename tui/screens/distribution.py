@@ -156,7 +156,7 @@ class DistributionScreen(StaleScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Browse cell", id="distribution.open",
                 tooltip="Browse the items of the grid cell under the cursor"),
-        Binding("tab", "app.focus_next", "Next", show=False, id="distribution.next",
+        Binding("tab", "app.focus_next", "Next", show=False, id="distribution.next-table",
                 tooltip="Move between the grid and the histograms"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="distribution.back", tooltip="Back to where you came from"),

@@ -135,11 +135,11 @@ class OverviewScreen(StaleScreen):
                 tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("D", "distribution", "Distribution", id="overview.distribution", show=False,
                 tooltip="Score histogram of the highlighted run or slice"),
-        Binding("f", "filter_runs", "Runs by setting", id="overview.filter-runs", show=False,
+        Binding("f", "filter_runs", "Runs by setting", id="overview.filters", show=False,
                 tooltip="List only the runs with chosen settings (model, prompt, shots …)"),
         Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
                 tooltip="Move to the next table"),
-        Binding("g", "reload", "Reload", id="overview.reload", show=False,
+        Binding("ctrl+r", "reload", "Reload", id="overview.reload", show=False,
                 tooltip="Recompute the overview from the database"),
         *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]

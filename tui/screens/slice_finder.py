@@ -1,4 +1,4 @@
-"""The slice finder (`f` on the compare screen): every facet value where run B differs from run A,
+"""The slice finder (`i` on the compare screen): every facet value where run B differs from run A,
 tested and Holm-corrected over all slices tested (`core.report.find_slices`), most significant
 first; Enter browses a slice's items with A and B side by side."""
 
@@ -50,7 +50,7 @@ class SliceFinderScreen(StaleScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Browse", id="slice-finder.open",
                 tooltip="Browse the items of the slice under the cursor, with A and B"),
-        Binding("l", "toggle_rank", "By |Δ|", id="slice-finder.toggle-rank",
+        Binding("o", "toggle_rank", "By |Δ|", id="slice-finder.sort",
                 tooltip="Rank by adjusted p (most significant first) or by the size of Δ"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="slice-finder.back", tooltip="Back to the comparison"),

@@ -48,7 +48,7 @@ async def test_the_screen_shows_diff_runs_statistics(env: Env) -> None:
         em = expected.test("overall", "all", "em")
         assert f"Δ {em.delta:+.2f} [{em.low:+.2f}, {em.high:+.2f}]" in detail and "McNemar" in detail
         assert "over 39 passages" in str(screen.query_one("#cmp-slices-title", Static).render())
-        await pilot.press("x")  # swapped runs: the statistics follow, mirrored
+        await pilot.press("X")  # swapped runs: the statistics follow, mirrored
         await settle(pilot)
         swapped = screen.significance.test("overall", "all", "em")
         assert (swapped.delta, swapped.low, swapped.high, swapped.p) == (-em.delta, -em.high, -em.low, em.p)

@@ -47,7 +47,7 @@ async def test_t_shows_the_table_of_the_highlighted_dataset(loaded_db: Path, tmp
             want = [expected.rows[i][0]] + [cell_text(expected.cell(i, c, spec.cells[0]), spec.cells[0])
                                              for c in expected.columns]
             assert shown == want
-        await pilot.press("r")  # rows by run
+        await pilot.press("V")  # rows by run
         await settle(pilot)
         assert screen.table is not None and screen.table.spec.rows == ("run",)
 
