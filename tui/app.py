@@ -164,6 +164,8 @@ class QAInspectApp(App[None]):
         self.known_runs: list[tuple[str, str]] = []
         self.exclude_stale = False
         """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
+        self.adjudicated = False
+        """Metrics mode `M`: accepted aliases counted as golds (never with `exclude_stale`)."""
         self.stale_version = 0
         """Bumped by every stale-flag write, so screens below redraw when shown again."""
         self.sub_title = clean(runs_dir.name if runs_dir is not None else self.db_path.name)
@@ -215,8 +217,8 @@ class QAInspectApp(App[None]):
         self.column_layouts = {**prefs.columns, **self.column_layouts}
         if prefs.theme and prefs.theme in self.available_themes:
             self.theme = prefs.theme
-        if prefs.exclude_stale != self.exclude_stale:
-            self.exclude_stale = prefs.exclude_stale
+        if (prefs.exclude_stale, prefs.adjudicated) != (self.exclude_stale, self.adjudicated):
+            self.exclude_stale, self.adjudicated = prefs.exclude_stale, prefs.adjudicated
             self.stale_version += 1  # screens already shown redraw in the restored mode
             self.screen.refresh_bindings()
             if isinstance(self.screen, OverviewScreen):
@@ -235,7 +237,8 @@ class QAInspectApp(App[None]):
     def remember_preferences(self) -> None:
         if self.remember:
             self._prefs_version += 1
-            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts))
+            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts),
+                                self.adjudicated)
             self._save_preferences(prefs, self._prefs_version)
 
     @work(thread=True, exit_on_error=False, group="preferences-save")

@@ -30,7 +30,7 @@ from qa_inspect.core.report import (
 )
 
 from ..dialogs import RunPicker, RunSettingsFilter, matches
-from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles
+from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles, scores_key
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
@@ -89,10 +89,7 @@ class IntervalsLoaded(Message):
     boards: dict[str, Leaderboard]
 
 
-def _scores_key(ds: DatasetOverview) -> tuple[object, ...]:
-    """What a dataset's intervals depend on: each run and its overall numbers."""
-    return tuple((r.name, r.predictions, r.overall.em, r.overall.f1, r.overall.f1_recall, r.overall.answer_rate)
-                 for r in ds.runs)
+_scores_key = scores_key  # one definition (tui.stale.titles): the modes' numbers compared to the last result digit
 
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
@@ -262,7 +259,7 @@ class OverviewScreen(StaleScreen):
         if self._interrupted:
             self._interrupted = False
             self.load()
-        elif self.complete and not self.qa_app.exclude_stale:
+        elif self.complete:
             self._refresh_intervals()  # those a leave cancelled; the rest are at hand
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
@@ -295,16 +292,18 @@ class OverviewScreen(StaleScreen):
     def _refresh_intervals(self) -> None:
         """Show the intervals of datasets whose runs scored as before (a mark, `m` or a return to
         the overview changes no stored score); resample only the others."""
-        stale = [ds.name for ds in self.datasets
-                 if ds.runs and self.boards.get(ds.name, (None,))[0] != _scores_key(ds)]
+        stale = [ds.name for ds in self.datasets if ds.runs and ds.name not in self.stale_titles.changed
+                 and self.boards.get(ds.name, (None,))[0] != _scores_key(ds)]
         self._show_boards()
         if stale:
             self.load_intervals(stale)
 
     def _show_boards(self) -> None:
-        for table in self.query(RunsTable):
+        for table in self.query(RunsTable):  # intervals are of the official numbers: none where a mode changed them
             cached = self.boards.get(table.ds.name)
-            if cached is not None and cached[0] == _scores_key(table.ds):
+            if table.ds.name in self.stale_titles.changed:
+                table.show_intervals(None)
+            elif cached is not None and cached[0] == _scores_key(table.ds):
                 table.show_intervals(cached[1])
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
@@ -313,11 +312,8 @@ class OverviewScreen(StaleScreen):
         self.datasets = message.datasets
         self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
-        if message.complete and not self.qa_app.exclude_stale:  # intervals are of the all-golds numbers
+        if message.complete:  # intervals of the official numbers, where the mode left them as they are
             self._refresh_intervals()
-        elif self.qa_app.exclude_stale:
-            for table in tables:
-                table.show_intervals(None)
         if same and tables:  # second pass: refresh in place, keep the cursor and focus
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
@@ -347,7 +343,8 @@ class OverviewScreen(StaleScreen):
         self.current = first
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
-        return self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
+        return (self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset))
+                + self._filter_parts(dataset) + self.stale_titles.interval_note(dataset))
 
     def _filter_parts(self, dataset: str) -> list[tuple[str, str]]:
         """"runs: model=… (3 of 54, f)" while a settings filter narrows the list."""

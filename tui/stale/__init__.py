@@ -31,7 +31,7 @@ from .keys import (
 )
 from .screen import StaleScreen
 from .selection import Selection
-from .titles import StaleTitles
+from .titles import StaleTitles, scores_key
 
 __all__ = [
     "BROWSER_STALE_BINDINGS",
@@ -49,6 +49,7 @@ __all__ = [
     "StaleFormResult",
     "StaleScreen",
     "StaleTitles",
+    "scores_key",
     "exclude_stale",
     "gold_by_number",
     "mode_label",
