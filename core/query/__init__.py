@@ -3,7 +3,8 @@
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
 (counts, pages, positions, metrics of a filter), `convert`
-(a filter moved to another scorer's run: each part in the new scorer's meaning, or dropped and said), `paging` (page ids by an index walk in the order
+(a filter moved to another scorer's run: each part in the new scorer's meaning, or dropped and said), `view`
+(the browser's state as `qa-inspect open` options: what `Y` copies, what `open` reads back), `paging` (page ids by an index walk in the order
 shown: no sort of a million items per page), `delta_order` (the stored Δ order of a compared
 pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
@@ -146,6 +147,11 @@ __all__ = [
     "errors_only",
     "for_other_dataset",
     "shows_errors_only",
+    "ViewError",
+    "view_args",
+    "view_command",
+    "view_filter",
+    "view_item",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -160,6 +166,13 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         RIGHT_MIN,
         shows_errors_only,
         WRONG_MAX,
+    )
+    from .view import (
+        view_args,
+        view_command,
+        view_filter,
+        view_item,
+        ViewError,
     )
     from .delta_order import (
         build_delta_order,
