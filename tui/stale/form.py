@@ -118,6 +118,9 @@ class StaleForm(BaseModal):
     """
 
     HELP_TITLE = "Mark stale form"
+    AUTO_FOCUS = "#sf-reason"
+    """Focused from the first frame: what is typed while the form opens lands in its first text
+    field (focusing it in `on_mount` left the first keys to the gold choice)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Mark stale", id="stale-form.submit",
                 tooltip="Write the stale flag (enter in the last field does too)"),
@@ -171,7 +174,6 @@ class StaleForm(BaseModal):
     def on_mount(self) -> None:
         self._prefill()
         self._show_note()
-        self.query_one("#sf-reason", Input).focus()
 
     def _choice(self) -> int:
         if self.data.bulk:
