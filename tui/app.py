@@ -49,6 +49,7 @@ from .screens import (
     SliceFinderScreen,
 )
 from .stale import PALETTE_ROWS, StaleCommands
+from .present import plural
 from .text import clean, copy_text
 from .workers import Db
 
@@ -202,7 +203,7 @@ class QAInspectApp(App[None]):
             pending = pending_rows(conn)
             if not pending:
                 return
-            self.post_message(SearchIndexNote(f"Indexing {pending:,} rows for search in the background…"))
+            self.post_message(SearchIndexNote(f"Indexing {plural(pending, 'row')} for search in the background…"))
             build_search_index(conn)
         self.post_message(SearchIndexNote("Search index ready."))
 

@@ -12,6 +12,7 @@ from qa_inspect.core.report import BrowseInfo
 
 from ..base import BaseScreen
 from ..dialogs import ColumnsDialog
+from ..present import plural
 from ..text import clean
 from ..widgets import Col, columns_for, hidden_for_width
 
@@ -49,7 +50,7 @@ class ColumnFit:
         key = next((self.host.app.get_key_display(b) for b in self.host.BINDINGS
                     if getattr(b, "id", None) == "browser.columns"), "k")
         n = len(self.hidden)
-        return [("  ", ""), (f"{n} column{'s' if n != 1 else ''} hidden ({key})", "$warning")]
+        return [("  ", ""), (f"{plural(n, 'column')} hidden ({key})", "$warning")]
 
     def choose(self, info: BrowseInfo, f: Filter, chosen: Callable[[], None]) -> None:
         """`k`: choose and order the columns (kept per dataset); `chosen` lays the table out again."""

@@ -10,6 +10,7 @@ from qa_inspect.core.query import ExportError, Filter, export_items
 
 from ..base import BaseScreen
 from ..dialogs import ExportDialog, default_path, export_dir
+from ..present import plural
 from ..text import clean
 
 
@@ -63,7 +64,7 @@ class ItemExport:
 
     def _done(self, path: Path, rows: int) -> None:
         path = path.resolve()
-        self.host.notify(f"{rows:,} row{'s' if rows != 1 else ''} → {path}", title="Exported", timeout=8,
+        self.host.notify(f"{plural(rows, 'row')} → {path}", title="Exported", timeout=8,
                          markup=False)
 
 

@@ -31,6 +31,7 @@ from qa_inspect.core.report import (
 
 from ..dialogs import RunPicker, RunSettingsFilter, matches
 from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles, scores_key
+from ..present import count, plural
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
@@ -48,7 +49,7 @@ class LoadProblems(Message):
 
 
 def problems_line(errors: int, warnings: int, key: str) -> Content:
-    parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    parts = [plural(n, word) for n, word in ((errors, "error"), (warnings, "warning")) if n]
     return Content.assemble(("⚠ ", "$warning"), (" and ".join(parts) + " in the last load", "$warning"),
                             (f"  ({key}: load log)", "$foreground-muted"))
 
@@ -64,7 +65,7 @@ def freshness_parts(row: FreshnessRow | None) -> list[tuple[str, str]]:
     """"  ✓ 26 of 212 verified ≤90 d" for a dataset title (nothing before anyone verified a gold)."""
     if row is None:
         return []
-    return [(f"  ✓ {row.verified_within[90]:,} of {row.golds:,} verified ≤90 d", "$success")]
+    return [(f"  ✓ {count(row.verified_within[90])} of {count(row.golds)} verified ≤90 d", "$success")]
 
 
 @dataclass
@@ -108,9 +109,9 @@ def filter_for(ref: RowRef) -> Filter:
 def dataset_title(ds: DatasetOverview, extra: list[tuple[str, str]] | None = None) -> Content:
     parts: list[tuple[str, str] | str] = [
         (clean(ds.name), "bold $primary"), ("  ", ""), (ds.scorer or ds.family, "$foreground-muted"),
-        ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
+        ("  ", ""), (plural(ds.items, "item"), ""), ("  ", ""), (plural(ds.golds, "gold"), "$foreground-muted"),
         *(extra or []),  # stale golds, and whether the numbers leave them out
-        ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
+        ("  ", ""), (plural(len(ds.runs), "run"), "$foreground-muted"),
     ]
     if not ds.runs:
         parts.append(("  (no predictions matched it: enter browses its items and golds)", "italic $foreground-muted"))

@@ -35,6 +35,7 @@ from qa_inspect.core.report import (
 )
 
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
+from ..present import number
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter
 
@@ -181,7 +182,7 @@ class PaperTableScreen(StaleScreen):
                 value = None if cell is None else cell.values.get(metric)
                 out.append(f"  {truncate(clean(names[i]), width):<{width}} ")
                 out.append(bar(None if value is None else value / 100, BAR), style="bold" if cell and cell.best else "")
-                out.append("  —\n" if value is None else f"  {value:.1f}\n")
+                out.append(f"  {number(value)}\n")  # — when missing
         return out
 
     def action_cycle(self, axis: str) -> None:

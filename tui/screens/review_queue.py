@@ -42,6 +42,7 @@ from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import StaleForm, StaleFormData, StaleFormResult
 from ..stale.jobs import JobResult, golds_of, mark_job
+from ..present import number
 from ..text import clean, copy_text
 from ..widgets import KeyFooter
 
@@ -84,7 +85,7 @@ def safe_url(url: str | None) -> str | None:
 def entry_view(entry: QueueEntry, rank: int, total: int) -> Group:
     """One gold as rich renderables: dataset text is always `Text` (never markup), cleaned."""
     sc, s = entry.scored, entry.scored.signals
-    head = Text.assemble((f"#{rank} of {total}", "bold"), "  ", (f"score {sc.score:.2f}", "bold"), "  ",
+    head = Text.assemble((f"#{rank} of {total}", "bold"), "  ", (f"score {number(sc.score, 2)}", "bold"), "  ",
                          (clean(s.dataset), "dim"), " ", (clean(s.item_key), "dim"),
                          "  ", (clean(s.tag or "no tag"), "dim"), " · ", (clean(s.answer_type or "no type"), "dim"))
     lines: list[Any] = [head, Text(clean(s.question), style="bold")]
@@ -112,8 +113,8 @@ def entry_view(entry: QueueEntry, rank: int, total: int) -> Group:
     for a in s.answers:
         style = "yellow" if a.run in agree else ("dim" if a.refused else "")
         table.add_row(Text(clean(a.run)), Text(clean(a.text), style=style),
-                      Text("refused" if a.refused else (f"{a.score:.2f}" if a.score is not None else "—")),
-                      Text(f"{a.weight:.2f}"))
+                      Text("refused" if a.refused else number(a.score, 2)),
+                      Text(number(a.weight, 2)))
     lines += [Text(""), table if s.answers else Text("no run answers this item", style="dim")]
     return Group(*lines)
 

@@ -20,6 +20,7 @@ from qa_inspect.core import report  # the lazy face: find_slices (numpy, polars)
 from qa_inspect.core.query import Filter, select
 
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
+from ..present import count, p_value, plural, signed
 from ..text import clean, truncate
 from ..widgets import KeyFooter
 
@@ -33,14 +34,6 @@ __all__ = ["SliceFinderScreen", "SlicesFound"]
 class SlicesFound(Message):
     finding: SliceFinding | None
     error: str | None = None
-
-
-def _signed(v: float | None) -> str:
-    return "—" if v is None else f"{v:+.2f}"
-
-
-def _p(p: float | None) -> str:
-    return "—" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
 
 
 class SliceFinderScreen(StaleScreen):
@@ -113,12 +106,12 @@ class SliceFinderScreen(StaleScreen):
             t = s.test
             style = "bold" if t.significant() else ""
             ci = "—" if t.low is None or t.high is None else f"[{t.low:+.2f}, {t.high:+.2f}]"
-            table.add_row(Text(s.label), Text(truncate(clean(s.value), 24)), Text(f"{t.n:,}", justify="right"),
-                          Text(_signed(t.delta), justify="right", style=style), Text(ci, justify="right"),
-                          Text(_p(t.p), justify="right"), Text(_p(t.p_holm) + ("*" if t.significant() else ""),
+            table.add_row(Text(s.label), Text(truncate(clean(s.value), 24)), Text(count(t.n), justify="right"),
+                          Text(signed(t.delta), justify="right", style=style), Text(ci, justify="right"),
+                          Text(p_value(t.p), justify="right"), Text(p_value(t.p_holm, mark=t.significant()),
                                                                justify="right", style=style))
         rank = "by |Δ|" if self.largest else "by adjusted p"
-        self._title(f"{f.metric} on {f.common:,} common items · {f.tested} slices tested, ranked {rank}")
+        self._title(f"{f.metric} on {plural(f.common, 'common item')} · {plural(f.tested, 'slice')} tested, ranked {rank}")
         self.query_one("#finder-note", Static).update(Content.styled(
             f"* Holm-adjusted p < 0.05 over all {f.tested} slices · {f.skipped} facet values under 20 items skipped"
             f" · {f.options.resamples:,} resamples by {f.unit} ({f.units:,}), seed {f.options.seed}"
