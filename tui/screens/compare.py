@@ -375,6 +375,7 @@ class CompareScreen(StaleScreen):
 
     def action_browse_all(self) -> None:
         if self.diff is None:
+            self.notify("The comparison is still being counted: b browses its items once it is in.", timeout=3)
             return
         self.dismiss(self.base())
 

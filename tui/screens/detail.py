@@ -267,6 +267,7 @@ class DetailScreen(StaleScreen):
 
     def action_choose_run(self) -> None:
         if self.detail is None:
+            self.notify("The item is still loading: r lists its runs once it is shown.", timeout=3)
             return
         runs = sorted([o.run for o in self.detail.others] + self.detail.missing_runs
                       + ([self.run] if self.run and self.detail.prediction else []))

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Header, Static
 
 from qa_inspect.core.load import LoadLog, LogEntry, last_load
 
-from ..base import BaseScreen
+from ..stale import UNDO_BINDINGS, StaleScreen
 from ..widgets import KeyFooter
 from ..present import count, plural
 from ..text import clean, truncate
@@ -49,12 +49,14 @@ def log_title(log: LoadLog | None) -> Content:
     return Content.assemble(*parts)
 
 
-class LoadLogScreen(BaseScreen):
-    """Why a run is missing, which link to check, which file could not be read."""
+class LoadLogScreen(StaleScreen):
+    """Why a run is missing, which link to check, which file could not be read (`u`/`U` undo and
+    redo the last flag or label action here too, as on every screen)."""
 
     HELP_TITLE = "Load log"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="load-log.back", tooltip="Back to the previous screen"),
+        *UNDO_BINDINGS,
     ]
 
     def __init__(self) -> None:

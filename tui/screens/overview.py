@@ -404,6 +404,7 @@ class OverviewScreen(StaleScreen):
         if isinstance(focused, (RunsTable, SlicesTable)):
             ref = focused.ref
         if ref is None:
+            self.notify("Highlight a run, a dataset or a slice to open its items.", severity="warning", timeout=3)
             return
         if ref.dimension not in ("all", *FILTER_FIELD) or (ref.dimension != "all" and ref.value is None):
             self.notify("Items without this label cannot be filtered on; opening the whole run.")

@@ -127,6 +127,7 @@ class SliceFinderScreen(StaleScreen):
     def _open(self, row: int) -> None:
         f = self.finding
         if f is None or not 0 <= row < len(f.slices):
+            self.notify("No slice to browse: the finder is still testing, or found none.", timeout=3)
             return
         found = f.slices[row]
         chosen = select(self.base, found.facet, found.value)

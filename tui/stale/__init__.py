@@ -25,6 +25,7 @@ from .gold_choice import gold_by_number, next_gold, target_gold
 from .keys import (
     BROWSER_STALE_BINDINGS,
     COMPARE_STALE_BINDINGS,
+    UNDO_BINDINGS,
     DETAIL_STALE_BINDINGS,
     OVERVIEW_STALE_BINDINGS,
     PALETTE_ROWS,
@@ -36,6 +37,7 @@ from .titles import StaleTitles, scores_key
 __all__ = [
     "BROWSER_STALE_BINDINGS",
     "COMPARE_STALE_BINDINGS",
+    "UNDO_BINDINGS",
     "DETAIL_STALE_BINDINGS",
     "OVERVIEW_STALE_BINDINGS",
     "PALETTE_ROWS",

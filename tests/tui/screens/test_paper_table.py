@@ -72,3 +72,21 @@ async def test_m_works_here_and_the_title_says_the_numbers_are_of_all_golds(load
         await settle(pilot)
         assert not app.exclude_stale
         assert "stored scores" not in str(app.screen.query_one("#paper-title", Static).render())
+
+
+@async_test
+async def test_an_axis_with_nothing_to_step_says_why(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PaperTableScreen("cmrc2018_dev_sample"))  # its runs share every setting
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PaperTableScreen) and screen.table is not None
+        before = dict(screen.choice)
+        for key in ("H", "B"):
+            await pilot.press(key)
+            await settle(pilot)
+        notes = [str(n.message) for n in app._notifications]
+        assert screen.choice == before  # nothing stepped …
+        assert sum("No other" in n and "cmrc2018_dev_sample" in n for n in notes) == 2, notes  # … and it said why
