@@ -20,7 +20,7 @@ Every key of the app's screens, read from their bindings by `docs/gen_keys.py` (
 A key means one thing wherever it is bound: `u` undoes and `U` redoes on every screen, `f` filters,
 `o` sorts, `r` chooses a run, `enter` opens, `escape` goes back. A key that has nothing to do on a
 screen says why instead of doing nothing. Press `?` (or F1) anywhere for this list, type to search
-it; `i` in the help shows each key's binding id, the name a keymap in `config.toml` uses to move it.
+it; `ctrl+b` in the help shows each key's binding id, the name a keymap in `config.toml` uses to move it.
 
 Dialogs and the facet panel have keys of their own while they have the focus (`space` ticks a
 value, `enter` applies, `escape` cancels); the help lists those too.

@@ -27,7 +27,8 @@ from textual.worker import get_current_worker
 from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import ADJUDICATED, ALL_GOLDS, EXCLUDE_STALE
+from qa_inspect.core import report  # the lazy face: ADJUDICATED's module loads numpy, read when first shown
+from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE
 
 from ..base import BaseScreen, QAApp
 from ..dialogs import ConfirmDialog
@@ -56,7 +57,7 @@ def exclude_stale(app: QAApp) -> bool:
 
 def mode_label(app: QAApp) -> str:
     """The metrics mode in words: "all golds", "stale golds excluded" or "adjudicated"."""
-    return EXCLUDE_STALE if exclude_stale(app) else ADJUDICATED if app.adjudicated else ALL_GOLDS
+    return EXCLUDE_STALE if exclude_stale(app) else report.ADJUDICATED if app.adjudicated else ALL_GOLDS
 
 
 def mode_parts(app: QAApp) -> list[tuple[str, str]]:
@@ -65,7 +66,7 @@ def mode_parts(app: QAApp) -> list[tuple[str, str]]:
     if exclude_stale(app):
         return [(EXCLUDE_STALE, "bold $warning")]
     if app.adjudicated:
-        return [(ADJUDICATED, "bold $accent")]
+        return [(report.ADJUDICATED, "bold $accent")]
     return [(ALL_GOLDS, "$foreground-muted")]
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from textual.worker import get_current_worker
 
+from qa_inspect.core import report  # the lazy face: overview_adjudicated (numpy) loads when first used
 from qa_inspect.core.report import (
     DatasetOverview,
     StaleCounts,
     item_frame_excluding_stale,
-    overview_adjudicated,
     overview_excluding_stale,
     stale_counts,
 )
@@ -46,7 +46,7 @@ class StaleTitles:
         """Worker thread: hand the screen the stale counts, and re-score in excluded or adjudicated mode."""
         self.host.call_later(self._set_counts, stale_counts(conn))
         if self.host.qa_app.adjudicated:
-            out = overview_adjudicated(conn, datasets, slices=slices)
+            out = report.overview_adjudicated(conn, datasets, slices=slices)
         elif exclude_stale(self.host.qa_app):
             out = self._excluding(conn, datasets, slices=slices)
         else:
