@@ -31,7 +31,7 @@ from textual.theme import Theme
 from textual.worker import Worker
 
 from qa_inspect.core.query import (
-    ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences, unknown_values,
+    ColumnLayout, Filter, Preferences, SavedSlice, load_preferences, save_preferences, unknown_values, view_command,
 )
 from qa_inspect.core.load import build_search_index
 from qa_inspect.core.store import pending_rows
@@ -52,7 +52,8 @@ from .screens import (
     SliceFinderScreen,
 )
 from .stale import PALETTE_ROWS, StaleCommands
-from .text import clean
+from .present import plural
+from .text import clean, copy_text
 from .workers import Db
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ class QAInspectApp(App[None]):
                 tooltip="Golds most likely gone stale, one at a time: mark, verify or skip each"),
         Binding("T", "paper_table", "Paper table", id="app.paper-table", show=False,
                 tooltip="The dataset's runs as a paper table with bars: rows, columns, best over a setting"),
+        Binding("Y", "copy_view", "Copy view", id="app.copy-view", show=False,
+                tooltip="Copy a qa-inspect open command line that reopens this view (run, filter, sort, item)"),
     ]
 
     def __init__(
@@ -154,6 +157,7 @@ class QAInspectApp(App[None]):
         load_notices: list[tuple[SeverityLevel, str]] | None = None,
         remember: bool = True,
         served: bool | None = None,
+        start: tuple[Filter, int | None] | None = None,
     ) -> None:
         super().__init__()
         config = read_user_config()
@@ -177,9 +181,13 @@ class QAInspectApp(App[None]):
         self.known_runs: list[tuple[str, str]] = []
         self.exclude_stale = False
         """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
+        self.adjudicated = False
+        """Metrics mode `M`: accepted aliases counted as golds (never with `exclude_stale`)."""
         self.stale_version = 0
         """Bumped by every stale-flag write, so screens below redraw when shown again."""
         self.sub_title = clean(runs_dir.name if runs_dir is not None else self.db_path.name)
+        self.start = start
+        """The view `qa-inspect open --run … --item …` asked for: a browser on the filter (and the item)."""
         self._theme_name = theme or config.theme or QA_THEME.name
 
     def on_mount(self) -> None:
@@ -187,6 +195,10 @@ class QAInspectApp(App[None]):
         self.register_theme(QA_THEME)
         self.theme = self._theme_name if self._theme_name in self.available_themes else QA_THEME.name
         self.push_screen(OverviewScreen())
+        if self.start is not None:  # over the overview: escape goes back to it
+            self.open_browser(self.start[0])
+            if self.start[1] is not None:
+                self.push_screen(DetailScreen(self.start[0], self.start[1]))
         if self.served:  # the annotator first: the server's environment may name one for every session
             named = os.environ.get(AUTHOR_ENV, "").strip()
             if named:
@@ -235,7 +247,7 @@ class QAInspectApp(App[None]):
             pending = pending_rows(conn)
             if not pending:
                 return
-            self.post_message(SearchIndexNote(f"Indexing {pending:,} rows for search in the background…"))
+            self.post_message(SearchIndexNote(f"Indexing {plural(pending, 'row')} for search in the background…"))
             build_search_index(conn)
         self.post_message(SearchIndexNote("Search index ready."))
 
@@ -259,8 +271,8 @@ class QAInspectApp(App[None]):
         self.column_layouts = {**prefs.columns, **self.column_layouts}
         if prefs.theme and prefs.theme in self.available_themes:
             self.theme = prefs.theme
-        if prefs.exclude_stale != self.exclude_stale:
-            self.exclude_stale = prefs.exclude_stale
+        if (prefs.exclude_stale, prefs.adjudicated) != (self.exclude_stale, self.adjudicated):
+            self.exclude_stale, self.adjudicated = prefs.exclude_stale, prefs.adjudicated
             self.stale_version += 1  # screens already shown redraw in the restored mode
             self.screen.refresh_bindings()
             if isinstance(self.screen, OverviewScreen):
@@ -279,7 +291,8 @@ class QAInspectApp(App[None]):
     def remember_preferences(self) -> None:
         if self.remember:
             self._prefs_version += 1
-            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts))
+            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts),
+                                self.adjudicated)
             self._save_preferences(prefs, self._prefs_version)
 
     @work(thread=True, exit_on_error=False, group="preferences-save")
@@ -346,6 +359,25 @@ class QAInspectApp(App[None]):
     def action_load_log(self) -> None:
         if not isinstance(self.screen, LoadLogScreen):
             self.push_screen(LoadLogScreen())
+
+    def view_line(self) -> str | None:
+        """The `qa-inspect open` line of the browser or detail on screen (None elsewhere)."""
+        screen = self.screen
+        runs = str(self.runs_dir) if self.runs_dir is not None else str(self.db_path.parent.parent)
+        if isinstance(screen, DetailScreen):
+            key = screen.detail.key if screen.detail is not None else None
+            return view_command(runs, screen.filter.with_(run=screen.run or screen.filter.run), key)
+        if isinstance(screen, BrowserScreen):
+            return view_command(runs, screen.filter)
+        return None
+
+    def action_copy_view(self) -> None:
+        line = self.view_line()
+        if line is None:
+            self.notify("Y copies the item browser's or the item detail's view: open one first.", severity="warning")
+            return
+        how = copy_text(self, line)
+        self.notify(f"Copied ({how}): {line}", title="This view", timeout=8, markup=False)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

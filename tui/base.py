@@ -44,6 +44,8 @@ class QAApp(Protocol):
     """(run, dataset) of every run the overview listed: the palette's "Open run …" entries."""
     exclude_stale: bool
     """Metrics mode of every screen (`m`): False = all golds, True = stale golds excluded."""
+    adjudicated: bool
+    """The other metrics mode (`M`): accepted aliases counted as golds; never on with `exclude_stale`."""
     stale_version: int
     """Bumped by every stale-flag write, so screens below redraw when shown again."""
     served: bool

@@ -1,5 +1,6 @@
 """Command palette and key listings: every action of the current screen by name, "open run …"
-entries, and the (key, what it does) rows the help screen shows.
+entries, the (key, what it does) rows the help screen shows, and what each key means across
+screens (`key_family`, `key_meanings`: one meaning per key, docs/guide/keys.md is made from them).
 
 Entries are (title, help, command) lists; `EntriesProvider` does discovery and fuzzy search over
 them, so a provider only says what its entries are (the stale and slices providers too). Titles
@@ -8,6 +9,7 @@ are data (run names): shown literally, never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -56,6 +58,36 @@ def binding_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[HelpRow
             continue
         out.append((app.get_key_display(b), b.tooltip or b.description, b.id or ""))
     return out
+
+
+_VARIANT = re.compile(r"-(quiet|back|\d+)$")
+
+
+def key_family(binding_id: str) -> str:
+    """What a binding does, whatever screen has it: the last part of its id (`browser.open` and
+    `compare.open` are both "open"), variants of one action counted as one (a copy kept out of the
+    footer, a mode's way back, a numbered slot: `stale.metrics-quiet`, `labels.toggle-3`)."""
+    return _VARIANT.sub("", binding_id.rsplit(".", 1)[-1])
+
+
+def own_bindings(cls: type[Any]) -> list[Binding]:
+    """The bindings a screen (or the app) declares itself or inherits from this project's classes;
+    Textual's own (focus keys, ctrl+q) are left out: they mean the same everywhere."""
+    out: list[Binding] = []
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith("qa_inspect.") and "BINDINGS" in vars(klass):
+            out += [b for b in vars(klass)["BINDINGS"] if isinstance(b, Binding)]
+    return out
+
+
+def key_meanings(owners: Iterable[tuple[str, type[Any]]]) -> dict[str, dict[str, list[tuple[str, Binding]]]]:
+    """key → family → [(owner's title, binding)]: a key with two families means two things."""
+    table: dict[str, dict[str, list[tuple[str, Binding]]]] = {}
+    for title, cls in owners:
+        for b in own_bindings(cls):
+            for key in b.key.split(","):
+                table.setdefault(key.strip(), {}).setdefault(key_family(b.id or b.action), []).append((title, b))
+    return table
 
 
 class EntriesProvider(Provider):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from qa_inspect.core.visible import PLACEHOLDERS, json_visible, visible
@@ -32,6 +32,7 @@ __all__ = [
     "number",
     "truncate",
     "truncate_middle",
+    "shorten_ids",
 ]
 
 _PLACEHOLDERS = PLACEHOLDERS  # the one table of characters shown, not obeyed (core.visible)
@@ -106,6 +107,92 @@ def truncate_middle(s: str, width: int) -> str:
         used += cell_len(ch)
     head = truncate(s, width - used)  # ends in …
     return head + "".join(reversed(tail))
+
+
+def _render(s: str, shown: set[int]) -> str:
+    """`s` with its characters at `shown` kept and each run of the others as one ellipsis."""
+    out: list[str] = []
+    for k, ch in enumerate(s):
+        if k in shown:
+            out.append(ch)
+        elif not out or out[-1] != ELLIPSIS or k - 1 in shown:
+            out.append(ELLIPSIS)
+    return "".join(out)
+
+
+def _masked(group: list[str], width: int) -> dict[str, str] | None:
+    """Ids of one length shown at every position where they differ, then as much of their start,
+    end and the neighbourhood of those positions as fits `width`: no two read alike."""
+    n = len(group[0])
+    vary = [k for k in range(n) if len({g[k] for g in group}) > 1]
+    shown = set(vary)
+    if max(cell_len(_render(g, shown)) for g in group) > width:
+        return None
+    anchors = [0, n - 1, *vary]
+    for k in sorted(range(n), key=lambda k: (min(abs(k - a) for a in anchors), k)):
+        trial = shown | {k}
+        if max(cell_len(_render(g, trial)) for g in group) <= width:
+            shown = trial
+    return {g: _render(g, shown) for g in group}
+
+
+def _head_tail(group: list[str], width: int) -> dict[str, str] | None:
+    """One head/tail split (nearest the middle first) that keeps every id of `group` apart."""
+    room = width - 1
+    for head in sorted(range(room + 1), key=lambda h: abs(h - room // 2)):
+        cut = {i: i[:head] + ELLIPSIS + i[len(i) - (room - head):] if cell_len(i) > width else i for i in group}
+        if len(set(cut.values())) == len(group) and all(cell_len(v) <= width for v in cut.values()):
+            return cut
+    return None
+
+
+def _windows(group: list[str], width: int) -> dict[str, str] | None:
+    """`…` + the characters around where the ids of `group` first differ + `…`, if that keeps them apart."""
+    first = min(next((k for k, (a, b) in enumerate(zip(x, y)) if a != b), min(len(x), len(y)))
+                for x in group for y in group if x != y)
+    size = width - 2
+    cut = {}
+    for i in group:
+        at = max(0, min(first - size // 2, len(i) - size))
+        cut[i] = ELLIPSIS + i[at:at + size] + ELLIPSIS if cell_len(i) > width else i
+    ok = len(set(cut.values())) == len(group) and all(cell_len(v) <= width for v in cut.values())
+    return cut if ok else None
+
+
+def _apart(group: list[str], width: int) -> dict[str, str] | None:
+    """The first way of cutting that keeps the ids of `group` apart: a head/tail split, a window,
+    or (ids of one length) the positions where they differ."""
+    one_length = len({len(i) for i in group}) == 1
+    return _head_tail(group, width) or _windows(group, width) or (_masked(group, width) if one_length else None)
+
+
+def shorten_ids(ids: Sequence[str], width: int) -> list[str]:
+    """Every id at most `width` cells, cut in the middle as `truncate_middle` cuts (`DEV_1…QUERY_3`),
+    except where two different ids would then read the same (`DEV_18…QUERY_0` for DEV_181_QUERY_0
+    and DEV_182_QUERY_0): those are cut elsewhere — one head/tail split for all of them, else each
+    length's ids shown where they differ — so two rows on screen never look alike. Pure: the item
+    table calls it on the rows it holds."""
+    shown = [truncate_middle(i, width) for i in ids]
+    groups: dict[str, set[str]] = {}
+    for i, text in zip(ids, shown):
+        groups.setdefault(text, set()).add(i)
+    clashing = sorted({i for members in groups.values() if len(members) > 1 for i in members})
+    if not clashing or width < 5:
+        return shown
+    others = {text for text, members in groups.items() if len(members) == 1}
+    fixed = _apart(clashing, width)
+    if fixed is None or set(fixed.values()) & others:
+        fixed = {}
+        for n in sorted({len(i) for i in clashing}):  # each length alone, then what still clashes
+            same_length = [i for i in clashing if len(i) == n]
+            fixed.update((len(same_length) > 1 and _apart(same_length, width)) or {})
+        again: dict[str, list[str]] = {}
+        for i in clashing:
+            again.setdefault(fixed.get(i, truncate_middle(i, width)), []).append(i)
+        for group in again.values():
+            if len(group) > 1:
+                fixed.update(_apart(group, width) or {})
+    return [fixed.get(i, text) for i, text in zip(ids, shown)]
 
 
 CLIPBOARD_COMMANDS: tuple[tuple[str, ...], ...] = (

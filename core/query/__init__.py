@@ -2,9 +2,12 @@
 
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
-(counts, pages, positions, metrics of a filter), `paging` (page ids by an index walk in the order
-shown: no sort of a million items per page), `columns` (the column registry: every column an item
-has, one definition each; `item_sql` the SQL of an item's values it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
+(counts, pages, positions, metrics of a filter), `convert` (a filter moved to another scorer's
+run: each part in the new scorer's meaning, or dropped and said), `view` (the browser's state as
+`qa-inspect open` options: what `Y` copies, what `open` reads back), `paging` (page ids by an
+index walk in the order shown: no sort of a million items per page), `columns` (the column
+registry: every column an item has, one definition each; `item_sql` the SQL of an item's values
+it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
 (a frequency table on any column), `delta_order` (the stored Δ order of a compared
 pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
@@ -160,6 +163,17 @@ __all__ = [
     "FrequencyRow",
     "FrequencyTable",
     "frequency",
+    "RIGHT_MIN",
+    "WRONG_MAX",
+    "convert_filter",
+    "errors_only",
+    "for_other_dataset",
+    "shows_errors_only",
+    "ViewError",
+    "view_args",
+    "view_command",
+    "view_filter",
+    "view_item",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -187,6 +201,21 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         FREQUENCY_LIMIT,
         FrequencyRow,
         FrequencyTable,
+    )
+    from .convert import (
+        convert_filter,
+        errors_only,
+        for_other_dataset,
+        RIGHT_MIN,
+        shows_errors_only,
+        WRONG_MAX,
+    )
+    from .view import (
+        view_args,
+        view_command,
+        view_filter,
+        view_item,
+        ViewError,
     )
     from .delta_order import (
         build_delta_order,

@@ -44,9 +44,11 @@ class Preferences:
     """The last item browser's filter (None: the app opens on the overview)."""
     columns: dict[str, ColumnLayout] = field(default_factory=dict)
     """Per dataset: the item table's columns the user hid and the order they put them in."""
+    adjudicated: bool = False
+    """The adjudicated metrics mode (accepted aliases counted as golds); never on with `exclude_stale`."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"theme": self.theme, "exclude_stale": self.exclude_stale,
+        return {"theme": self.theme, "exclude_stale": self.exclude_stale, "adjudicated": self.adjudicated,
                 "filter": self.filter.to_dict() if self.filter is not None else None,
                 "columns": {ds: {"hidden": list(c.hidden), "order": list(c.order)} for ds, c in self.columns.items()}}
 
@@ -68,7 +70,8 @@ class Preferences:
                 hidden = tuple(x for x in layout.get("hidden", ()) if isinstance(x, str))
                 order = tuple(x for x in layout.get("order", ()) if isinstance(x, str))
                 columns[str(ds)] = ColumnLayout(hidden, order)
-        return cls(theme, data.get("exclude_stale") is True, f, columns)
+        adjudicated = data.get("adjudicated") is True
+        return cls(theme, data.get("exclude_stale") is True and not adjudicated, f, columns, adjudicated)
 
 
 def _key(user: str | None) -> str:

@@ -40,7 +40,7 @@ async def test_the_slice_finder_screen_prints_p_as_the_cli_does(env: Env) -> Non
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         await open_compare(pilot, A, 1)
-        await pilot.press("f")
+        await pilot.press("i")
         await settle(pilot)
         assert isinstance(app.screen, SliceFinderScreen)
         table = app.screen.query_one("#finder-table", DataTable)

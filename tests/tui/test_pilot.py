@@ -572,7 +572,7 @@ async def test_preferences_survive_a_restart(db: Path, tmp_path: Path, monkeypat
 
 
 @async_test
-async def test_y_copies_a_piece_of_the_item_and_o_opens_its_evidence(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_y_copies_a_piece_of_the_item_and_E_opens_its_evidence(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from qa_inspect.tui import text as text_module
     from qa_inspect.tui.dialogs import RunPicker
 
@@ -596,7 +596,7 @@ async def test_y_copies_a_piece_of_the_item_and_o_opens_its_evidence(db: Path, m
         await pilot.press("down", "enter")  # id, then question
         await settle(pilot)
         assert copied == [row.question] and app.screen is detail
-        await pilot.press("o")
+        await pilot.press("E")
         await settle(pilot)
         url = detail.detail.meta.get("evidence_url")
         assert url and opened == [url]  # the sample's CDQA items carry their evidence URL
@@ -632,7 +632,7 @@ async def test_the_result_bar_follows_the_cursor_past_the_window(db: Path, monke
 
 
 @async_test
-async def test_i_in_the_help_shows_the_binding_ids_a_keymap_names(db: Path) -> None:
+async def test_ctrl_b_in_the_help_shows_the_binding_ids_a_keymap_names(db: Path) -> None:
     app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -642,9 +642,9 @@ async def test_i_in_the_help_shows_the_binding_ids_a_keymap_names(db: Path) -> N
         assert isinstance(help_screen, HelpScreen)
         text = help_screen.query_one("#help-text", Static)
         assert "overview.compare" not in str(text.render())
-        await pilot.press("i")
+        await pilot.press("ctrl+b")
         assert "overview.compare" in str(text.render()) and "stale.undo" in str(text.render())
-        await pilot.press("i")
+        await pilot.press("ctrl+b")
         assert "overview.compare" not in str(text.render())
 
 
@@ -666,10 +666,10 @@ async def test_a_wide_terminal_splits_the_browser_and_the_item_follows_the_curso
         await settle(pilot)
         assert preview.detail.item_id == table.current.item_id
         assert table.current.question in str(preview.query_one(Static).render())
-        await pilot.press("v")  # off
+        await pilot.press("backslash")  # off
         await settle(pilot)
         assert not preview.display
-        await pilot.press("v", "F")  # on again, but the facet panel takes its place
+        await pilot.press("backslash", "F")  # on again, but the facet panel takes its place
         await settle(pilot)
         assert not preview.display
     app = app_for(db)

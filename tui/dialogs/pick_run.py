@@ -1,4 +1,4 @@
-"""A small dialog listing runs; used by `r` (show a run) and `c` (compare with a run)."""
+"""A small dialog listing runs; used by `r` (show a run) and `C` (run B)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Holds `overview` (the start screen: every dataset, run and slice), `browser` (th
 under a filter), `detail` (one item against every gold), `review_queue` (the stale-answer review
 queue, one gold at a time), `compare` (run A against run B) with `compare_tables` (its tables and
 how a diff fills them), `distribution` (score histograms and the A-vs-B score grid, `D`),
-`slice_finder` (the facet values where B differs from A, `f` on compare), `paper_table` (the runs
+`slice_finder` (the facet values where B differs from A, `i` on compare), `paper_table` (the runs
 as a paper table with bars, `T`), and `load_log` (what the last load failed on, warned about or
 skipped, and every run's link).
 
@@ -13,7 +13,7 @@ counts, the detail's chosen gold) and composes widgets; what it shares with othe
 what is big enough to name, is an object it owns, built with the screen and callbacks: the
 browser's `ItemWindows` (item_windows: info and row windows in workers), `ItemCounts`
 (item_counts: counts cached per set of items), `DeltaOrder` (delta_order), `ColumnFit`
-(column_fit: the columns that fit, `k`), `SplitView` (split_view, `v`), `ItemExport`
+(column_fit: the columns that fit, `k`), `SplitView` (split_view, `|`), `ItemExport`
 (item_export, `e`), `FilterKeys` (filter_keys: `f r C d w o O x`), its keys (browser_keys) and its
 `SearchBox` widget (search_box, `/`); `LabelActions` (labels: `l`, 1–9, in the browser and the
 detail); and from `tui.stale` the `StaleActions` every `StaleScreen` owns. Screens run workers and

@@ -134,9 +134,8 @@ class BrowserScreen(StaleScreen):
 
     def info_loaded(self, info: BrowseInfo) -> None:
         """What the browser needs before its first query: runs, scorer, label values, id width."""
+        self.filter = self.filter_keys.arrived(self.filter, self.info, info)  # chips say what the rows are
         self.info = info
-        if self.filter.dataset is None and info.dataset:
-            self.filter = self.filter.with_(dataset=info.dataset)
         self.refresh_items(cursor=0)
 
     # -- state -------------------------------------------------------------------------------

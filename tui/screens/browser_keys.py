@@ -24,8 +24,8 @@ BROWSER_BINDINGS: list[BindingType] = [
             tooltip="Choose the run whose predictions are shown"),
     Binding("c", "compare", "Compare", id="browser.compare",
             tooltip="Compare this run (A) with run B: fixed, broken, per-slice Δ"),
-    Binding("C", "compare_columns", "B columns", id="browser.compare-columns", show=False,
-            tooltip="Show another run's scores beside this one's (B and Δ B−A columns)"),
+    Binding("C", "compare_columns", "B columns", id="browser.choose-b", show=False,
+            tooltip="Choose run B: its scores beside this one's (B and Δ B−A columns)"),
     Binding("d", "toggle_disagree", "Disagree", id="browser.toggle-disagree", show=False,
             tooltip="Only items where run A and run B disagree"),
     Binding("w", "toggle_errors", "Wrong only", id="browser.toggle-errors",
@@ -48,7 +48,7 @@ BROWSER_BINDINGS: list[BindingType] = [
             tooltip='Filter by an expression over the columns: f1 < 0.5 and tag = "fast-changing" and label != "format"'),
     Binding("D", "distribution", "Distribution", id="browser.distribution", show=False,
             tooltip="Score histogram of these items (+ A-vs-B grid)"),
-    Binding("v", "toggle_split", "Split", id="browser.toggle-split", show=False,
+    Binding("backslash", "toggle_split", "Split", id="browser.toggle-split", show=False,
             tooltip="Split view on a wide terminal: the item under the cursor beside the list"),
     *BROWSER_STALE_BINDINGS,  # s, S, space, ctrl+a, u, U, m (stale.keys)
     *BROWSER_LABEL_BINDINGS,  # l, 1–9 (screens.labels)

@@ -23,6 +23,7 @@ from qa_inspect.core.report import BrowseInfo
 
 from ..base import BaseScreen
 from ..dialogs import ColumnsDialog, ExpressionDialog, FrequencyDialog
+from ..present import plural
 from ..text import clean
 from ..widgets import Col, ItemTable, columns_for, hidden_for_width, registry_col
 
@@ -89,7 +90,7 @@ class ColumnFit:
         key = next((self.host.app.get_key_display(b) for b in self.host.BINDINGS
                     if getattr(b, "id", None) == "browser.columns"), "k")
         n = len(self.hidden)
-        return [("  ", ""), (f"{n} column{'s' if n != 1 else ''} hidden ({key})", "$warning")]
+        return [("  ", ""), (f"{plural(n, 'column')} hidden ({key})", "$warning")]
 
     def act(self, what: str, info: BrowseInfo, f: Filter, apply: Callable[[Filter], None],
             chosen: Callable[[], None]) -> None:

@@ -120,17 +120,17 @@ class CompareScreen(StaleScreen):
                 tooltip="Browse a count's items (A, B, Δ B−A columns), a slice, or an item"),
         Binding("b", "browse_all", "Browse A+B", id="compare.browse-all",
                 tooltip="Browse every item of the scope with the B and Δ B−A columns"),
-        Binding("c", "choose_b", "Run B", id="compare.choose-b", tooltip="Compare run A with another run (B)"),
-        Binding("x", "swap", "Swap A/B", id="compare.swap", tooltip="Swap runs A and B"),
+        Binding("C", "choose_b", "Run B", id="compare.choose-b", tooltip="Compare run A with another run (B)"),
+        Binding("X", "swap", "Swap A/B", id="compare.swap", tooltip="Swap runs A and B"),
         Binding("t", "threshold", "Threshold", id="compare.threshold",
                 tooltip="The F1 (F1-recall) at or above which an answer counts as right"),
-        Binding("o", "sort_slices", "Sort slices", show=False, id="compare.sort-slices",
+        Binding("o", "sort_slices", "Sort slices", show=False, id="compare.sort",
                 tooltip="Order the slices as listed, by the size of Δ, or by p (most significant first)"),
-        Binding("a", "toggle_scope", "Scope", show=False, id="compare.toggle-scope",
+        Binding("z", "toggle_scope", "Scope", show=False, id="compare.toggle-scope",
                 tooltip="Compare on the browser's filter or on the whole dataset"),
         Binding("D", "distribution", "Distribution", show=False, id="compare.distribution",
                 tooltip="Score histograms of A and B and the A-vs-B score grid on this scope"),
-        Binding("f", "find_slices", "Find slices", id="compare.find-slices",
+        Binding("i", "find_slices", "Find slices", id="compare.find-slices",
                 tooltip="Every facet value where B differs from A, Holm-corrected over all slices tested"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="compare.next-table",
                 tooltip="Move to the next table"),
@@ -375,6 +375,7 @@ class CompareScreen(StaleScreen):
 
     def action_browse_all(self) -> None:
         if self.diff is None:
+            self.notify("The comparison is still being counted: b browses its items once it is in.", timeout=3)
             return
         self.dismiss(self.base())
 

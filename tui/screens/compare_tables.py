@@ -18,6 +18,9 @@ from textual.widgets import DataTable
 
 from qa_inspect.core.query import OUTCOMES, Filter, describe
 
+from ..present import interval as interval_text
+from ..present import count, dimension_name, number, p_value, plural
+from ..present import signed as signed_text
 from ..text import cell_text, clean, truncate
 
 if TYPE_CHECKING:  # types only: diff_runs (polars, numpy) is imported when a comparison is computed
@@ -133,16 +136,16 @@ def compare_title(run_a: str, run_b: str, d: RunDiff | None, error: str | None, 
     else:
         parts += [
             ("  on ", "$foreground-muted"), (clean(d.dataset), ""),
-            ("  · ", "$foreground-muted"), (f"{d.common:,}", "bold"),
-            (f" of {d.items:,} items answered by both", "$foreground-muted"),
+            ("  · ", "$foreground-muted"), (count(d.common), "bold"),
+            (f" of {plural(d.items, 'item')} answered by both", "$foreground-muted"),
         ]
         if d.only_a or d.only_b:
-            parts.append((f" (only A {d.only_a:,}, only B {d.only_b:,})", "$foreground-muted"))
+            parts.append((f" (only A {count(d.only_a)}, only B {count(d.only_b)})", "$foreground-muted"))
     if within is not None:
         text = describe(within.with_(run=None, dataset=None))
         parts += [("  · scope ", "$foreground-muted"), (truncate(clean(text), 50), "$accent")]
     elif scoped:
-        parts += [("  · whole dataset (a: back to the filter)", "$foreground-muted")]
+        parts += [("  · whole dataset (z: back to the filter)", "$foreground-muted")]
     return Content.assemble(*parts)
 
 
@@ -153,7 +156,7 @@ def outcomes_title(d: RunDiff | None, sig: PairSignificance | None = None, narro
         return Content.styled("Outcomes", "bold")
     if narrow:
         ps = "computing…" if sig is None else " · ".join(
-            f"{clean(o.label)} {p_text(sig.outcomes[o.criterion])}" + ("*" if sig.outcomes[o.criterion] < sig.options.alpha else "")
+            f"{clean(o.label)} {p_value(sig.outcomes[o.criterion], mark=sig.outcomes[o.criterion] < sig.options.alpha)}"
             for o in d.outcomes if o.criterion in sig.outcomes)
         return Content.assemble(("Outcomes", "bold"), (f" · McNemar p {ps}", "$foreground-muted"))
     return Content.assemble(
@@ -171,19 +174,14 @@ def slices_title(d: RunDiff | None, sig: PairSignificance | None = None, sort: s
     else:
         over = "passages" if sig.unit == "passage" else "items"
         mark = "underlined Δ" if narrow else "*"
-        stats = (f" · {mark}: p < {sig.options.alpha:g} (slices Holm-adjusted), bootstrap over {sig.units:,} {over}"
+        stats = (f" · {mark}: p < {sig.options.alpha:g} (slices Holm-adjusted), bootstrap over {count(sig.units)} {over}"
                  + (", F1-recall on items both answered" if is_cdqa(d) else "")
-                 + f", {sig.options.resamples:,} resamples, seed {sig.options.seed}")
+                 + f", {plural(sig.options.resamples, 'resample')}, seed {sig.options.seed}")
     return Content.assemble(
         ("Per slice", "bold"),
         (" · Δ = B − A" + (" · n = answered items behind F1-recall" if is_cdqa(d) else "") + stats + order
          + " · o: sort", "$foreground-muted"),
     )
-
-
-def p_text(p: float) -> str:
-    """A p-value in at most 5 cells: `.039`, `1.000`, `<.001`."""
-    return "<.001" if p < 0.001 else f"{p:.3f}".removeprefix("0")
 
 
 def pvalue(t: DeltaTest | None, alpha: float) -> Text:
@@ -194,7 +192,7 @@ def pvalue(t: DeltaTest | None, alpha: float) -> Text:
     if p is None:
         return Text("—", style="dim", justify="right")
     mark = t.significant(alpha)
-    return Text(p_text(p) + ("*" if mark else ""), style="bold" if mark else "dim", justify="right")
+    return Text(p_value(p, mark=mark), style="bold" if mark else "dim", justify="right")
 
 
 def interval(t: DeltaTest | None) -> Text:
@@ -216,15 +214,15 @@ def slice_detail(d: RunDiff | None, sig: PairSignificance | None, key: tuple[str
     for t in sig.tests:
         if (t.dimension, t.value) != key or t.delta is None:
             continue
-        bits = [f"Δ {t.delta:+.2f} [{t.low:+.2f}, {t.high:+.2f}]", f"p {t.p:.3g}"]
+        bits = [f"Δ {signed_text(t.delta)} {interval_text(t.low, t.high, sign=True)}", f"p {p_value(t.p)}"]
         if not t.primary and t.p_holm is not None:
-            bits.append(f"Holm {t.p_holm:.3g} of {t.family}")
+            bits.append(f"Holm {p_value(t.p_holm)} of {t.family}")
         if t.p_mcnemar is not None:
-            bits.append(f"McNemar {t.p_mcnemar:.3g}")
-        bits.append(f"MDE ±{t.mde:.1f}" if t.mde is not None else "MDE —")
+            bits.append(f"McNemar {p_value(t.p_mcnemar)}")  # "<0.001", never "McNemar 0"
+        bits.append(f"MDE ±{number(t.mde)}" if t.mde is not None else "MDE —")
         if t.base != "common items":
-            bits.append(f"on {t.n:,} {t.base}")
-        parts += [(f"{t.metric} ", "bold"), ("  ".join(bits) + "   ", "$foreground-muted")]
+            bits.append(f"on {plural(t.n, t.base.replace('items', 'item'), t.base)}")
+        parts += [(f"{dimension_name(t.metric)} ", "bold"), ("  ".join(bits) + "   ", "$foreground-muted")]
     return Content.assemble(*parts) if parts else Content("")
 
 
@@ -234,7 +232,7 @@ def changes_title(d: RunDiff | None) -> Content:
         return Content.styled("Largest changes", "bold")
     return Content.assemble(
         (f"Largest {label} changes", "bold"),
-        (f" · {len(d.changes)} items · Δ = B − A" + (" · a refusal scores 0" if is_cdqa(d) else ""),
+        (f" · {plural(len(d.changes), 'item')} · Δ = B − A" + (" · a refusal scores 0" if is_cdqa(d) else ""),
          "$foreground-muted"),
     )
 
@@ -260,7 +258,7 @@ def fill_outcomes(table: OutcomeTable, d: RunDiff | None, palette: Palette, sig:
             n = o.count(outcome)
             share = f" {100 * n / o.total:3.0f}%" if o.total else ""
             style = {"fixed": palette["good"], "broken": palette["bad"]}.get(outcome, "") if n else "dim"
-            cells.append(Text.assemble((f"{n:,}", f"bold {style}".strip()), (share, "dim"), justify="right"))
+            cells.append(Text.assemble((count(n), f"bold {style}".strip()), (share, "dim"), justify="right"))
         table.add_row(*cells, *([] if narrow else [mcnemar]), label=Text(clean(o.label)), key=o.criterion)
         table.criteria.append(o.criterion)
     if table.row_count:
@@ -271,7 +269,7 @@ def fill_outcomes(table: OutcomeTable, d: RunDiff | None, palette: Palette, sig:
 def _mcnemar_cell(criterion: str, sig: PairSignificance | None) -> Text:
     p = None if sig is None else sig.outcomes.get(criterion)
     mark = p is not None and sig is not None and p < sig.options.alpha
-    return Text("…" if sig is None else "—" if p is None else (p_text(p) + ("*" if mark else "")),
+    return Text("…" if sig is None else p_value(p, mark=mark),
                 style="bold" if mark else "dim", justify="right")
 
 
@@ -294,7 +292,7 @@ def _slice_columns(table: PlainTable, d: RunDiff, narrow: bool, wide: bool) -> t
     num_w = 5 if narrow else 6
     n_w = max([5, *(len(f"{s.n_a}/{s.n_b}") for s in d.slices if s.metric == "f1_recall")])
     table.add_column(Text("slice"), width=slice_w, key="slice")
-    table.add_column(Text("items", justify="right"), width=max(5, len(f"{d.common:,}")), key="items")
+    table.add_column(Text("items", justify="right"), width=max(5, len(count(d.common))), key="items")
     for m in metrics:
         n = names[m]
         table.add_column(Text(f"{n} A", justify="right"), width=num_w, key=f"{m}_a")
@@ -303,7 +301,7 @@ def _slice_columns(table: PlainTable, d: RunDiff, narrow: bool, wide: bool) -> t
         if wide:
             table.add_column(Text("95% CI", justify="right"), width=15, key=f"{m}_ci")
         if not narrow:
-            table.add_column(Text("p", justify="right"), width=6, key=f"{m}_p")
+            table.add_column(Text("p", justify="right"), width=7, key=f"{m}_p")  # "<0.001*"
         if m == "f1_recall":
             table.add_column(Text("n A/B", justify="right"), width=n_w, key="n")
     return metrics, slice_w
@@ -317,7 +315,7 @@ def _slice_cells(dim: str, value: str, by_metric: dict[str, SliceDelta], metrics
     label = Text("all items", style="bold") if dim == "overall" else Text.assemble(
         (DIM_LABEL.get(dim, dim + " "), "dim"), clean(value))
     label.truncate(slice_w, overflow="ellipsis")
-    cells: list[Text] = [label, Text(f"{first.items:,}", justify="right")]
+    cells: list[Text] = [label, Text(count(first.items), justify="right")]
     for m in metrics:
         s = by_metric.get(m)
         extra = {"narrow": 0, "normal": 1, "wide": 2}[width]

@@ -80,7 +80,7 @@ class DetailScreen(StaleScreen):
                 tooltip="Show another run's prediction against the golds"),
         Binding("y", "copy", "Copy", id="detail.copy", show=False,
                 tooltip="Copy the id, question, prediction, best gold or the whole item (JSON)"),
-        Binding("o", "open_evidence", "Evidence", id="detail.open-evidence", show=False,
+        Binding("E", "open_evidence", "Evidence", id="detail.open-evidence", show=False,
                 tooltip="Open the item's evidence URL in the browser"),
         *DETAIL_STALE_BINDINGS,  # s, S, g, G, u, U (stale.keys); 1–9 choose a gold
         *DETAIL_LABEL_BINDINGS,  # l (screens.labels)
@@ -267,6 +267,7 @@ class DetailScreen(StaleScreen):
 
     def action_choose_run(self) -> None:
         if self.detail is None:
+            self.notify("The item is still loading: r lists its runs once it is shown.", timeout=3)
             return
         runs = sorted([o.run for o in self.detail.others] + self.detail.missing_runs
                       + ([self.run] if self.run and self.detail.prediction else []))

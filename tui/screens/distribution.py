@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core.query import Filter, Histogram, ScoreGrid, grid_cell, histogram, score_grid
 
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
+from ..present import count, percent, plural
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter, describe
 
@@ -51,18 +52,19 @@ def histogram_lines(h: Histogram, width: int, colour: str = "blue") -> list[Text
     then the items beside the bins, the EM share and the error categories."""
     answered = h.answered
     biggest = max([n for _, n in h.bins] + [1])
-    label_w, count_w = 8, max(3, len(f"{biggest:,}"))
+    label_w, count_w = 8, max(3, len(count(biggest)))
     bar_w = max(4, min(40, width - label_w - count_w - 10))
     lines = [Text(truncate(clean(h.run), max(8, width)), style="bold")]
     for label, n in h.bins:
         lines.append(Text.assemble(
             (f"{label:>{label_w}} ", "dim"), (f"{n:>{count_w},} ", "bold" if n else "dim"),
             (bar(n / biggest, bar_w), colour), (f" {_share(n, answered)}", "dim")))
-    beside = [f"{answered:,} answered", f"no prediction {h.missing:,}"] + ([f"refused {h.refused:,}"] if h.refused or h.metric != "F1" else [])
-    lines.append(Text("  ·  ".join(beside) + f"  (of {h.items:,} items)", style="dim"))
+    beside = [f"{count(answered)} answered", f"no prediction {count(h.missing)}"] + (
+        [f"refused {count(h.refused)}"] if h.refused or h.metric != "F1" else [])
+    lines.append(Text("  ·  ".join(beside) + f"  (of {plural(h.items, 'item')})", style="dim"))
     if h.em is not None:
-        lines.append(Text.assemble(("EM 1 ", "dim"), (f"{h.em:,}", "bold"), (f" of {h.items:,} items = ", "dim"),
-                                   (f"{h.em_share or 0:.1f}%", "bold")))
+        lines.append(Text.assemble(("EM 1 ", "dim"), (count(h.em), "bold"), (f" of {plural(h.items, 'item')} = ", "dim"),
+                                   (percent(h.em_share or 0), "bold")))
     else:
         lines.append(Text(f"no EM: {h.metric} is this scorer's score", style="dim"))
     lines.append(Text(""))
@@ -70,7 +72,7 @@ def histogram_lines(h: Histogram, width: int, colour: str = "blue") -> list[Text
         lines.append(Text("Error categories: categories not computed", style="dim italic"))
         return lines
     total = sum(n for _, n in h.categories) or 1
-    lines.append(Text.assemble(("Error categories", "bold"), (f"  of {total:,} predictions", "dim")))
+    lines.append(Text.assemble(("Error categories", "bold"), (f"  of {plural(total, 'prediction')}", "dim")))
     top = max(n for _, n in h.categories)
     name_w = min(26, max(len(c) for c, _ in h.categories))
     for name, n in h.categories:
@@ -124,12 +126,12 @@ class GridTable(DataTable[Text]):
             cells = []
             for j, n in enumerate(g.counts[i]):
                 style = "dim" if i == j else (palette["good"] if j > i else palette["bad"])
-                cells.append(Text(f"{n:,}", justify="right", style=style if n else "dim"))
-            cells.append(Text(f"{sum(g.counts[i]):,}", justify="right", style="bold"))
+                cells.append(Text(count(n), justify="right", style=style if n else "dim"))
+            cells.append(Text(count(sum(g.counts[i])), justify="right", style="bold"))
             self.add_row(*cells, label=Text(f"A {band}", style="bold"), key=band)
-        totals = [Text(f"{sum(row[j] for row in g.counts):,}", justify="right", style="bold")
+        totals = [Text(count(sum(row[j] for row in g.counts)), justify="right", style="bold")
                   for j in range(len(g.bands))]
-        self.add_row(*totals, Text(f"{g.common:,}", justify="right", style="bold"), label=Text("all", style="bold"))
+        self.add_row(*totals, Text(count(g.common), justify="right", style="bold"), label=Text("all", style="bold"))
         self.move_cursor(row=0, column=min(1, len(g.bands) - 1))
 
     def cell_bands(self, at: Coordinate) -> tuple[str, str] | None:
@@ -156,7 +158,7 @@ class DistributionScreen(StaleScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Browse cell", id="distribution.open",
                 tooltip="Browse the items of the grid cell under the cursor"),
-        Binding("tab", "app.focus_next", "Next", show=False, id="distribution.next",
+        Binding("tab", "app.focus_next", "Next", show=False, id="distribution.next-table",
                 tooltip="Move between the grid and the histograms"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="distribution.back", tooltip="Back to where you came from"),
@@ -233,7 +235,7 @@ class DistributionScreen(StaleScreen):
         if f.compare:
             parts += [("  vs  B ", "$foreground-muted"), (clean(f.compare), "bold $accent")]
         if self.hist_a is not None:
-            parts += [("   ", ""), (f"{self.hist_a.items:,} items", "bold $accent")]
+            parts += [("   ", ""), (plural(self.hist_a.items, "item"), "bold $accent")]
             chips = [(label, value) for label, value in describe(f) if label not in ("run", "vs", "dataset")]
             parts += [("  " + " ".join(f"{label} {value}".strip() for label, value in chips), "$foreground-muted")
                       ] if chips else [("  (every item of the dataset)", "$foreground-muted")]
@@ -250,7 +252,7 @@ class DistributionScreen(StaleScreen):
         if g is not None:
             self.query_one("#dist-grid-title", Static).update(Content.assemble(
                 (f"{g.metric} bands: A rows × B columns", "bold"),
-                (f"  {g.common:,} items both runs predicted (a refusal scores 0) · ", "$foreground-muted"),
+                (f"  {plural(g.common, 'item')} both runs predicted (a refusal scores 0) · ", "$foreground-muted"),
                 ("B higher", "$success"), (" · ", "$foreground-muted"), ("A higher", "$error"),
                 (" · enter browses a count", "$foreground-muted")))
             self.query_one(GridTable).show(g, palette)

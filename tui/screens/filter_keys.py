@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from qa_inspect.core.query import Filter, is_cdqa
+from qa_inspect.core.metrics import default_scorer
+from qa_inspect.core.query import Filter, convert_filter, errors_only, for_other_dataset, shows_errors_only
 from qa_inspect.core.report import BrowseInfo
 
 from ..base import BaseScreen
@@ -16,10 +17,32 @@ from ..widgets import Col
 
 
 def with_run(f: Filter, run: str, info: BrowseInfo | None) -> Filter:
-    """Show `run`: not compared with itself; a run of another dataset drops the label filters."""
+    """Show `run`, not compared with itself; what the rest means there `moved` works out once the
+    run's dataset and scorer are known."""
     compare = None if f.compare == run else f.compare
-    keep = dict(splits=(), tags=(), answer_types=()) if info is None or run not in info.runs else {}
-    return f.with_(run=run, compare=compare, dataset=None, **keep)
+    return f.with_(run=run, compare=compare, dataset=None)
+
+
+def scorer_of(info: BrowseInfo | None) -> str | None:
+    """The scorer of the run the browser shows (the dataset's default when none is stored)."""
+    if info is None or info.scorer:
+        return info.scorer if info is not None else None
+    try:
+        return default_scorer(info.family)
+    except ValueError:
+        return None
+
+
+def moved(f: Filter, old: BrowseInfo | None, new: BrowseInfo) -> tuple[Filter, list[str]]:
+    """`f` on a newly loaded run (`new`) after `old`'s: another dataset's values and runs go, and
+    every score part means what the new scorer says (`core.query.convert_filter`); each change said."""
+    if old is None:
+        return f, []
+    notes: list[str] = []
+    if new.dataset != old.dataset:
+        f, notes = for_other_dataset(f)
+    f, converted = convert_filter(f, scorer_of(old), scorer_of(new))
+    return f, notes + converted
 
 
 def with_compare(f: Filter, run: str) -> Filter:
@@ -38,9 +61,8 @@ def with_pair(f: Filter, compared: Filter) -> Filter:
 
 def errors_toggled(f: Filter, info: BrowseInfo | None) -> Filter:
     """Only wrong answers, or all items: EM 0 (CDQA: F1-recall below 1, refusals included)."""
-    if info is not None and is_cdqa(info.scorer, info.family):
-        return f.with_(f1_max=None if f.f1_max is not None else 0.999999, refused=None)
-    return f.with_(em=None if f.em == 0 else 0)
+    scorer = scorer_of(info)
+    return errors_only(f, scorer, not shows_errors_only(f, scorer))
 
 
 def sorted_by(f: Filter, sort: str) -> Filter:
@@ -62,6 +84,17 @@ class FilterKeys:
         self.current = current
         self.info = info
         self.apply = apply
+
+    def arrived(self, f: Filter, old: BrowseInfo | None, new: BrowseInfo) -> Filter:
+        """`f` as it means on the run just loaded (`moved`), its dataset filled in; a toast names
+        every part converted or dropped."""
+        f, notes = moved(f, old, new)
+        if f.dataset is None and new.dataset:
+            f = f.with_(dataset=new.dataset)
+        if notes:
+            self.host.notify("Filter on this run: " + "; ".join(notes) + ".", timeout=8, markup=False)
+            self.host.qa_app.remember_filter(f)
+        return f
 
     def _apply_if(self, f: Filter | None) -> None:
         if f is not None:
@@ -111,4 +144,5 @@ class FilterKeys:
                                   done)
 
 
-__all__ = ["FilterKeys", "cleared", "errors_toggled", "sorted_by", "with_compare", "with_pair", "with_run"]
+__all__ = ["FilterKeys", "cleared", "errors_toggled", "moved", "scorer_of", "sorted_by", "with_compare", "with_pair",
+           "with_run"]

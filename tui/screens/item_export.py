@@ -10,6 +10,7 @@ from qa_inspect.core.query import ExportError, Filter, export_items
 
 from ..base import BaseScreen
 from ..dialogs import ExportDialog, default_path, export_dir
+from ..present import plural
 from ..text import clean
 
 
@@ -65,7 +66,7 @@ class ItemExport:
         path = path.resolve()
         if self.host.app.is_web:  # in a browser (`qa-inspect serve`): the file is downloaded there too
             self.host.app.deliver_binary(path)
-        self.host.notify(f"{rows:,} row{'s' if rows != 1 else ''} → {path}", title="Exported", timeout=8,
+        self.host.notify(f"{plural(rows, 'row')} → {path}", title="Exported", timeout=8,
                          markup=False)
 
 

@@ -20,8 +20,9 @@ from textual.widgets import DataTable, Header, Static
 
 from qa_inspect.core.load import LoadLog, LogEntry, last_load
 
-from ..base import BaseScreen
+from ..stale import UNDO_BINDINGS, StaleScreen
 from ..widgets import KeyFooter
+from ..present import count, plural
 from ..text import clean, truncate
 
 SEVERITY_MARK = {"error": "✖ error", "warning": "⚠ warning", "skipped": "· skipped", "removed": "· removed",
@@ -42,18 +43,20 @@ def log_title(log: LoadLog | None) -> Content:
               (len(s.skipped), "skipped", "$foreground-muted")]
     parts: list[tuple[str, str]] = [("Last load ", "$foreground-muted"), (log.at.replace("T", " ").rstrip("Z") + " UTC", "bold")]
     for n, word, style in counts:
-        plural = "s" if n != 1 and word != "skipped" else ""
-        parts += [("  ·  ", "$foreground-muted"), (f"{n} {word}{plural}", style if n else "$foreground-muted")]
-    parts += [("  ·  ", "$foreground-muted"), (f"{len(s.runs)} runs, {len(s.datasets)} datasets", "")]
+        text = f"{count(n)} {word}" if word == "skipped" else plural(n, word)
+        parts += [("  ·  ", "$foreground-muted"), (text, style if n else "$foreground-muted")]
+    parts += [("  ·  ", "$foreground-muted"), (f"{plural(len(s.runs), 'run')}, {plural(len(s.datasets), 'dataset')}", "")]
     return Content.assemble(*parts)
 
 
-class LoadLogScreen(BaseScreen):
-    """Why a run is missing, which link to check, which file could not be read."""
+class LoadLogScreen(StaleScreen):
+    """Why a run is missing, which link to check, which file could not be read (`u`/`U` undo and
+    redo the last flag or label action here too, as on every screen)."""
 
     HELP_TITLE = "Load log"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="load-log.back", tooltip="Back to the previous screen"),
+        *UNDO_BINDINGS,
     ]
 
     def __init__(self) -> None:

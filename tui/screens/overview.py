@@ -30,7 +30,8 @@ from qa_inspect.core.report import (
 )
 
 from ..dialogs import RunPicker, RunSettingsFilter, matches
-from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles
+from ..stale import OVERVIEW_STALE_BINDINGS, StaleScreen, StaleTitles, scores_key
+from ..present import count, plural
 from ..text import clean
 from ..widgets import KeyFooter, RowRef, RunsTable, SlicesTable
 from .compare import open_compare
@@ -48,7 +49,7 @@ class LoadProblems(Message):
 
 
 def problems_line(errors: int, warnings: int, key: str) -> Content:
-    parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    parts = [plural(n, word) for n, word in ((errors, "error"), (warnings, "warning")) if n]
     return Content.assemble(("⚠ ", "$warning"), (" and ".join(parts) + " in the last load", "$warning"),
                             (f"  ({key}: load log)", "$foreground-muted"))
 
@@ -64,7 +65,7 @@ def freshness_parts(row: FreshnessRow | None) -> list[tuple[str, str]]:
     """"  ✓ 26 of 212 verified ≤90 d" for a dataset title (nothing before anyone verified a gold)."""
     if row is None:
         return []
-    return [(f"  ✓ {row.verified_within[90]:,} of {row.golds:,} verified ≤90 d", "$success")]
+    return [(f"  ✓ {count(row.verified_within[90])} of {count(row.golds)} verified ≤90 d", "$success")]
 
 
 @dataclass
@@ -89,10 +90,7 @@ class IntervalsLoaded(Message):
     boards: dict[str, Leaderboard]
 
 
-def _scores_key(ds: DatasetOverview) -> tuple[object, ...]:
-    """What a dataset's intervals depend on: each run and its overall numbers."""
-    return tuple((r.name, r.predictions, r.overall.em, r.overall.f1, r.overall.f1_recall, r.overall.answer_rate)
-                 for r in ds.runs)
+_scores_key = scores_key  # one definition (tui.stale.titles): the modes' numbers compared to the last result digit
 
 
 FILTER_FIELD = {"split": "splits", "tag": "tags", "answer_type": "answer_types"}
@@ -111,9 +109,9 @@ def filter_for(ref: RowRef) -> Filter:
 def dataset_title(ds: DatasetOverview, extra: list[tuple[str, str]] | None = None) -> Content:
     parts: list[tuple[str, str] | str] = [
         (clean(ds.name), "bold $primary"), ("  ", ""), (ds.scorer or ds.family, "$foreground-muted"),
-        ("  ", ""), (f"{ds.items:,} items", ""), ("  ", ""), (f"{ds.golds:,} golds", "$foreground-muted"),
+        ("  ", ""), (plural(ds.items, "item"), ""), ("  ", ""), (plural(ds.golds, "gold"), "$foreground-muted"),
         *(extra or []),  # stale golds, and whether the numbers leave them out
-        ("  ", ""), (f"{len(ds.runs)} run{'s' if len(ds.runs) != 1 else ''}", "$foreground-muted"),
+        ("  ", ""), (plural(len(ds.runs), "run"), "$foreground-muted"),
     ]
     if not ds.runs:
         parts.append(("  (no predictions matched it: enter browses its items and golds)", "italic $foreground-muted"))
@@ -135,11 +133,11 @@ class OverviewScreen(StaleScreen):
                 tooltip="Compare the highlighted run (A) with another run (B)"),
         Binding("D", "distribution", "Distribution", id="overview.distribution", show=False,
                 tooltip="Score histogram of the highlighted run or slice"),
-        Binding("f", "filter_runs", "Runs by setting", id="overview.filter-runs", show=False,
+        Binding("f", "filter_runs", "Runs by setting", id="overview.filters", show=False,
                 tooltip="List only the runs with chosen settings (model, prompt, shots …)"),
         Binding("tab", "app.focus_next", "Next table", id="overview.next-table", show=False,
                 tooltip="Move to the next table"),
-        Binding("g", "reload", "Reload", id="overview.reload", show=False,
+        Binding("ctrl+r", "reload", "Reload", id="overview.reload", show=False,
                 tooltip="Recompute the overview from the database"),
         *OVERVIEW_STALE_BINDINGS,  # m, u, U (stale.keys)
     ]
@@ -262,7 +260,7 @@ class OverviewScreen(StaleScreen):
         if self._interrupted:
             self._interrupted = False
             self.load()
-        elif self.complete and not self.qa_app.exclude_stale:
+        elif self.complete:
             self._refresh_intervals()  # those a leave cancelled; the rest are at hand
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals")
@@ -295,16 +293,18 @@ class OverviewScreen(StaleScreen):
     def _refresh_intervals(self) -> None:
         """Show the intervals of datasets whose runs scored as before (a mark, `m` or a return to
         the overview changes no stored score); resample only the others."""
-        stale = [ds.name for ds in self.datasets
-                 if ds.runs and self.boards.get(ds.name, (None,))[0] != _scores_key(ds)]
+        stale = [ds.name for ds in self.datasets if ds.runs and ds.name not in self.stale_titles.changed
+                 and self.boards.get(ds.name, (None,))[0] != _scores_key(ds)]
         self._show_boards()
         if stale:
             self.load_intervals(stale)
 
     def _show_boards(self) -> None:
-        for table in self.query(RunsTable):
+        for table in self.query(RunsTable):  # intervals are of the official numbers: none where a mode changed them
             cached = self.boards.get(table.ds.name)
-            if cached is not None and cached[0] == _scores_key(table.ds):
+            if table.ds.name in self.stale_titles.changed:
+                table.show_intervals(None)
+            elif cached is not None and cached[0] == _scores_key(table.ds):
                 table.show_intervals(cached[1])
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
@@ -313,11 +313,8 @@ class OverviewScreen(StaleScreen):
         self.datasets = message.datasets
         self.complete = message.complete
         self.qa_app.known_runs = [(r.name, ds.name) for ds in self.datasets for r in ds.runs]
-        if message.complete and not self.qa_app.exclude_stale:  # intervals are of the all-golds numbers
+        if message.complete:  # intervals of the official numbers, where the mode left them as they are
             self._refresh_intervals()
-        elif self.qa_app.exclude_stale:
-            for table in tables:
-                table.show_intervals(None)
         if same and tables:  # second pass: refresh in place, keep the cursor and focus
             for table, ds in zip(tables, self.datasets):
                 table.update_data(ds)
@@ -347,7 +344,8 @@ class OverviewScreen(StaleScreen):
         self.current = first
 
     def _title_parts(self, dataset: str) -> list[tuple[str, str]]:
-        return self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset)) + self._filter_parts(dataset)
+        return (self.stale_titles.title_parts(dataset) + freshness_parts(self.freshness.get(dataset))
+                + self._filter_parts(dataset) + self.stale_titles.interval_note(dataset))
 
     def _filter_parts(self, dataset: str) -> list[tuple[str, str]]:
         """"runs: model=… (3 of 54, f)" while a settings filter narrows the list."""
@@ -406,6 +404,7 @@ class OverviewScreen(StaleScreen):
         if isinstance(focused, (RunsTable, SlicesTable)):
             ref = focused.ref
         if ref is None:
+            self.notify("Highlight a run, a dataset or a slice to open its items.", severity="warning", timeout=3)
             return
         if ref.dimension not in ("all", *FILTER_FIELD) or (ref.dimension != "all" and ref.value is None):
             self.notify("Items without this label cannot be filtered on; opening the whole run.")

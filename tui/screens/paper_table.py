@@ -35,6 +35,7 @@ from qa_inspect.core.report import (
 )
 
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
+from ..present import number
 from ..text import bar, clean, truncate
 from ..widgets import KeyFooter
 
@@ -73,10 +74,10 @@ class PaperTableScreen(StaleScreen):
 
     HELP_TITLE = "Paper table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "cycle('rows')", "Rows", id="paper-table.rows", tooltip="Rows by the next setting (model, prompt … run)"),
-        Binding("c", "cycle('cols')", "Columns", id="paper-table.cols",
+        Binding("V", "cycle('rows')", "Rows", id="paper-table.rows", tooltip="Rows by the next setting (model, prompt … run)"),
+        Binding("H", "cycle('cols')", "Columns", id="paper-table.cols",
                 tooltip="Columns by the next item dimension or setting"),
-        Binding("b", "cycle('best')", "Best over", id="paper-table.best",
+        Binding("B", "cycle('best')", "Best over", id="paper-table.best",
                 tooltip="Keep the best run over the next setting (shots …), or none"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="paper-table.back", tooltip="Back to where you came from"),
@@ -139,7 +140,7 @@ class PaperTableScreen(StaleScreen):
 
     def _title(self, error: str | None) -> None:
         parts = [(f"{clean(self.dataset)}  ", "bold")]
-        for name, axis_key, key in (("rows", "rows", "r"), ("columns", "cols", "c"), ("best over", "best", "b")):
+        for name, axis_key, key in (("rows", "rows", "V"), ("columns", "cols", "H"), ("best over", "best", "B")):
             axis = self.axes.get(axis_key) or [""]
             value = axis[self.choice[axis_key] % len(axis)]
             shown = ", ".join(value) if isinstance(value, tuple) else value
@@ -181,10 +182,15 @@ class PaperTableScreen(StaleScreen):
                 value = None if cell is None else cell.values.get(metric)
                 out.append(f"  {truncate(clean(names[i]), width):<{width}} ")
                 out.append(bar(None if value is None else value / 100, BAR), style="bold" if cell and cell.best else "")
-                out.append("  —\n" if value is None else f"  {value:.1f}\n")
+                out.append(f"  {number(value)}\n")  # — when missing
         return out
 
     def action_cycle(self, axis: str) -> None:
+        if len(self.axes.get(axis, [])) < 2:  # a key with nothing to do says why
+            what = {"rows": "rows", "cols": "columns", "best": "best over"}[axis]
+            self.notify(f"No other {what} to choose: the runs of {self.dataset} differ in no other setting"
+                        " (model, prompt, shots … from file names and run settings).", markup=False, timeout=5)
+            return
         self.choice[axis] += 1
         self.query_one("#paper-body").loading = True
         self.build(dict(self.choice))

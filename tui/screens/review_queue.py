@@ -1,10 +1,10 @@
 """The review queue: one gold at a time, the one most likely gone stale first.
 
 Shows the question, the gold, the answer most runs give instead (the consensus), the evidence
-URL (a terminal hyperlink; `y` copies it, `o` opens it), the reasons for its rank and every run's
+URL (a terminal hyperlink; `y` copies it, `E` opens it), the reasons for its rank and every run's
 answer. Single keys act on it: `s` marks it stale (the stale form, the consensus answer proposed),
-`v` verifies it (still correct), space/`n` skips, `p` goes back, `u` undoes your last action.
-`t`/`a`/`f` filter by tag, answer type and signal.
+`v` verifies it (still correct), `n` skips, `p` goes back, `u` / `U` undo / redo your last action.
+`f` filters by tag, answer type or signal.
 
 Resumable: a marked or recently verified gold leaves the queue (`core.review`), and the gold on
 screen is remembered in the database's settings (`review-queue.position`), so the next session
@@ -50,6 +50,7 @@ from ..base import BaseScreen
 from ..dialogs import RunPicker
 from ..stale import StaleForm, StaleFormData, StaleFormResult
 from ..stale.jobs import JobResult, golds_of, mark_job
+from ..present import number
 from ..text import clean, copy_text
 from ..widgets import KeyFooter
 
@@ -92,7 +93,7 @@ def safe_url(url: str | None) -> str | None:
 def entry_view(entry: QueueEntry, rank: int, total: int) -> Group:
     """One gold as rich renderables: dataset text is always `Text` (never markup), cleaned."""
     sc, s = entry.scored, entry.scored.signals
-    head = Text.assemble((f"#{rank} of {total}", "bold"), "  ", (f"score {sc.score:.2f}", "bold"), "  ",
+    head = Text.assemble((f"#{rank} of {total}", "bold"), "  ", (f"score {number(sc.score, 2)}", "bold"), "  ",
                          (clean(s.dataset), "dim"), " ", (clean(s.item_key), "dim"),
                          "  ", (clean(s.tag or "no tag"), "dim"), " · ", (clean(s.answer_type or "no type"), "dim"))
     lines: list[Any] = [head, Text(clean(s.question), style="bold")]
@@ -120,8 +121,8 @@ def entry_view(entry: QueueEntry, rank: int, total: int) -> Group:
     for a in s.answers:
         style = "yellow" if a.run in agree else ("dim" if a.refused else "")
         table.add_row(Text(clean(a.run)), Text(clean(a.text), style=style),
-                      Text("refused" if a.refused else (f"{a.score:.2f}" if a.score is not None else "—")),
-                      Text(f"{a.weight:.2f}"))
+                      Text("refused" if a.refused else number(a.score, 2)),
+                      Text(number(a.weight, 2)))
     lines += [Text(""), table if s.answers else Text("no run answers this item", style="dim")]
     return Group(*lines)
 
@@ -139,19 +140,17 @@ class ReviewQueueScreen(BaseScreen):
         Binding("s", "mark", "Stale", id="review-queue.mark",
                 tooltip="Mark this gold stale (the form proposes the runs' consensus answer)"),
         Binding("v", "verify", "Verify", id="review-queue.verify", tooltip="Record that this gold is still correct"),
-        Binding("space", "skip", "Skip", id="review-queue.skip", tooltip="Next gold, leaving this one as it is"),
-        Binding("n", "skip", "Next", id="review-queue.next", show=False, tooltip="Next gold (as space)"),
-        Binding("p", "previous", "Previous", id="review-queue.previous", tooltip="Back to the previous gold"),
+        Binding("n", "skip", "Next", id="review-queue.next-item", tooltip="Next gold, leaving this one as it is"),
+        Binding("p", "previous", "Previous", id="review-queue.previous-item", tooltip="Back to the previous gold"),
         Binding("u", "undo", "Undo", id="review-queue.undo", tooltip="Undo your last mark or verify"),
+        Binding("U", "redo", "Redo", id="review-queue.redo", show=False,
+                tooltip="Redo the mark or verify you last undid"),
         Binding("y", "copy_evidence", "Copy URL", id="review-queue.copy", show=False,
                 tooltip="Copy the evidence URL to the clipboard"),
-        Binding("o", "open_evidence", "Open URL", id="review-queue.open", show=False,
+        Binding("E", "open_evidence", "Open URL", id="review-queue.open-evidence", show=False,
                 tooltip="Open the evidence URL in the browser"),
-        Binding("t", "filter('tag')", "Tag", id="review-queue.tag", show=False, tooltip="Only golds with this change tag"),
-        Binding("a", "filter('answer_type')", "Type", id="review-queue.answer-type", show=False,
-                tooltip="Only golds of this answer type"),
-        Binding("f", "filter('signal')", "Signal", id="review-queue.signal", show=False,
-                tooltip="Only golds with this signal (consensus, age, refusal, proposal)"),
+        Binding("f", "filters", "Filter", id="review-queue.filters", show=False,
+                tooltip="Only golds with a change tag, an answer type or a signal (consensus, age, refusal, proposal)"),
         Binding("escape", "app.pop_screen", "Back", id="review-queue.back", tooltip="Back to the previous screen"),
     ]
 
@@ -329,6 +328,27 @@ class ReviewQueueScreen(BaseScreen):
 
     def action_undo(self) -> None:
         self.write_undo()
+
+    def action_redo(self) -> None:
+        self.write_redo()
+
+    @work(thread=True, exit_on_error=False, group="review-queue-write")
+    def write_redo(self) -> None:
+        with self.db.connect() as conn:
+            redone = flags.redo(conn, on_busy=lambda m: None)
+        if not redone:
+            self.post_message(QueueWritten(JobResult("Nothing to redo.", False, "warning")))
+            return
+        e = redone[0]
+        self.post_message(QueueWritten(JobResult(f"Redid {e.action}: {clean(e.gold_text)}"), e.target))
+
+    def action_filters(self) -> None:
+        """`f`: which filter (tag, answer type, signal), then its value."""
+        def done(name: str | None) -> None:
+            if name:
+                self.action_filter(name)
+
+        self.app.push_screen(RunPicker("Filter the queue by", None, list(FILTERS), labels=FILTERS), done)
 
     @work(thread=True, exit_on_error=False, group="review-queue-write")
     def write_undo(self) -> None:

@@ -1,4 +1,4 @@
-"""The slice finder (`f` on the compare screen): every facet value where run B differs from run A,
+"""The slice finder (`i` on the compare screen): every facet value where run B differs from run A,
 tested and Holm-corrected over all slices tested (`core.report.find_slices`), most significant
 first; Enter browses a slice's items with A and B side by side."""
 
@@ -20,6 +20,7 @@ from qa_inspect.core import report  # the lazy face: find_slices (numpy, polars)
 from qa_inspect.core.query import Filter, select
 
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
+from ..present import count, p_value, plural, signed
 from ..text import clean, truncate
 from ..widgets import KeyFooter
 
@@ -35,14 +36,6 @@ class SlicesFound(Message):
     error: str | None = None
 
 
-def _signed(v: float | None) -> str:
-    return "—" if v is None else f"{v:+.2f}"
-
-
-def _p(p: float | None) -> str:
-    return "—" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
-
-
 class SliceFinderScreen(StaleScreen):
     """Where B really differs from A, once chance over many slices is accounted for."""
 
@@ -50,7 +43,7 @@ class SliceFinderScreen(StaleScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Browse", id="slice-finder.open",
                 tooltip="Browse the items of the slice under the cursor, with A and B"),
-        Binding("l", "toggle_rank", "By |Δ|", id="slice-finder.toggle-rank",
+        Binding("o", "toggle_rank", "By |Δ|", id="slice-finder.sort",
                 tooltip="Rank by adjusted p (most significant first) or by the size of Δ"),
         *COMPARE_STALE_BINDINGS,  # u, U, m (stale.keys): the same keys as every other screen
         Binding("escape", "back", "Back", id="slice-finder.back", tooltip="Back to the comparison"),
@@ -113,12 +106,12 @@ class SliceFinderScreen(StaleScreen):
             t = s.test
             style = "bold" if t.significant() else ""
             ci = "—" if t.low is None or t.high is None else f"[{t.low:+.2f}, {t.high:+.2f}]"
-            table.add_row(Text(s.label), Text(truncate(clean(s.value), 24)), Text(f"{t.n:,}", justify="right"),
-                          Text(_signed(t.delta), justify="right", style=style), Text(ci, justify="right"),
-                          Text(_p(t.p), justify="right"), Text(_p(t.p_holm) + ("*" if t.significant() else ""),
+            table.add_row(Text(s.label), Text(truncate(clean(s.value), 24)), Text(count(t.n), justify="right"),
+                          Text(signed(t.delta), justify="right", style=style), Text(ci, justify="right"),
+                          Text(p_value(t.p), justify="right"), Text(p_value(t.p_holm, mark=t.significant()),
                                                                justify="right", style=style))
         rank = "by |Δ|" if self.largest else "by adjusted p"
-        self._title(f"{f.metric} on {f.common:,} common items · {f.tested} slices tested, ranked {rank}")
+        self._title(f"{f.metric} on {plural(f.common, 'common item')} · {plural(f.tested, 'slice')} tested, ranked {rank}")
         self.query_one("#finder-note", Static).update(Content.styled(
             f"* Holm-adjusted p < 0.05 over all {f.tested} slices · {f.skipped} facet values under 20 items skipped"
             f" · {f.options.resamples:,} resamples by {f.unit} ({f.units:,}), seed {f.options.seed}"
@@ -134,6 +127,7 @@ class SliceFinderScreen(StaleScreen):
     def _open(self, row: int) -> None:
         f = self.finding
         if f is None or not 0 <= row < len(f.slices):
+            self.notify("No slice to browse: the finder is still testing, or found none.", timeout=3)
             return
         found = f.slices[row]
         chosen = select(self.base, found.facet, found.value)

@@ -1,5 +1,5 @@
 """The item browser's split view: on a wide terminal, the item under the cursor beside the list
-(`v` switches it off and on; the facet panel takes its place while shown). The item is read in a
+(`|` switches it off and on; the facet panel takes its place while shown). The item is read in a
 worker once the cursor rests, so holding a key down stays quick."""
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ class SplitView:
     def __init__(self, host: BaseScreen) -> None:
         self.host = host
         self.on = True
-        """Switched on (`v`); shown only on a wide terminal without the facet panel."""
+        """Switched on (`|`); shown only on a wide terminal without the facet panel."""
         self._timer: Timer | None = None
 
     def shown(self) -> bool:
-        """Wide enough, switched on (`v`), and the facet panel not in its place."""
+        """Wide enough, switched on (`|`), and the facet panel not in its place."""
         return self.host.app.size.width >= PREVIEW_MIN_WIDTH and self.on and not self.host.query_one(FacetPanel).shown
 
     def toggle(self) -> None:

@@ -25,17 +25,19 @@ from .gold_choice import gold_by_number, next_gold, target_gold
 from .keys import (
     BROWSER_STALE_BINDINGS,
     COMPARE_STALE_BINDINGS,
+    UNDO_BINDINGS,
     DETAIL_STALE_BINDINGS,
     OVERVIEW_STALE_BINDINGS,
     PALETTE_ROWS,
 )
 from .screen import StaleScreen
 from .selection import Selection
-from .titles import StaleTitles
+from .titles import StaleTitles, scores_key
 
 __all__ = [
     "BROWSER_STALE_BINDINGS",
     "COMPARE_STALE_BINDINGS",
+    "UNDO_BINDINGS",
     "DETAIL_STALE_BINDINGS",
     "OVERVIEW_STALE_BINDINGS",
     "PALETTE_ROWS",
@@ -49,6 +51,7 @@ __all__ = [
     "StaleFormResult",
     "StaleScreen",
     "StaleTitles",
+    "scores_key",
     "exclude_stale",
     "gold_by_number",
     "mode_label",

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from qa_inspect.core import flags
 from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.query import Filter
+from qa_inspect.core import report  # the lazy face: ADJUDICATED's module loads numpy, read when first shown
 from qa_inspect.core.report import ALL_GOLDS, EXCLUDE_STALE
 
 from ..base import BaseScreen, QAApp
@@ -55,13 +56,17 @@ def exclude_stale(app: QAApp) -> bool:
 
 
 def mode_label(app: QAApp) -> str:
-    return EXCLUDE_STALE if exclude_stale(app) else ALL_GOLDS
+    """The metrics mode in words: "all golds", "stale golds excluded" or "adjudicated"."""
+    return EXCLUDE_STALE if exclude_stale(app) else report.ADJUDICATED if app.adjudicated else ALL_GOLDS
 
 
 def mode_parts(app: QAApp) -> list[tuple[str, str]]:
-    """The mode as a status part: muted "all golds", or a warning-coloured "stale golds excluded"."""
+    """The mode as a status part: muted "all golds", a warning-coloured "stale golds excluded", or
+    an accent "adjudicated" (every number that counts aliases says so)."""
     if exclude_stale(app):
         return [(EXCLUDE_STALE, "bold $warning")]
+    if app.adjudicated:
+        return [(report.ADJUDICATED, "bold $accent")]
     return [(ALL_GOLDS, "$foreground-muted")]
 
 
@@ -81,7 +86,7 @@ class StaleActions:
         self.changed = changed
         self.mode_changed = mode_changed
         self.bulk_done = bulk_done
-        self.seen: tuple[int, bool] | None = None
+        self.seen: tuple[int, bool, bool] | None = None
         """`version()` this screen last showed (a write or a mode switch elsewhere changes it)."""
         self._queue: deque[tuple[Job, Hook | None]] = deque()
         self._writing = False
@@ -97,9 +102,9 @@ class StaleActions:
         self.host.notify(text, severity=severity, markup=False, timeout=timeout)
 
     # -- what the screen shows ---------------------------------------------------------------
-    def version(self) -> tuple[int, bool]:
-        """(writes so far, metrics mode): what the screen's rows and numbers depend on."""
-        return self.app.stale_version, exclude_stale(self.app)
+    def version(self) -> tuple[int, bool, bool]:
+        """(writes so far, metrics modes): what the screen's rows and numbers depend on."""
+        return self.app.stale_version, exclude_stale(self.app), self.app.adjudicated
 
     def outdated(self) -> bool:
         return self.seen != self.version()
@@ -166,7 +171,18 @@ class StaleActions:
 
     # -- metrics mode ------------------------------------------------------------------------
     def toggle_mode(self) -> None:
+        """`m`: stale golds excluded ↔ all golds (the adjudicated mode goes off: one mode at a time)."""
         self.app.exclude_stale = not exclude_stale(self.app)
+        self.app.adjudicated = False
+        self._mode_switched()
+
+    def toggle_adjudicated(self) -> None:
+        """`M`: accepted aliases counted as golds ↔ official numbers (stale-excluded goes off)."""
+        self.app.adjudicated = not self.app.adjudicated
+        self.app.exclude_stale = False
+        self._mode_switched()
+
+    def _mode_switched(self) -> None:
         self.shown()
         self.host.notify(f"Metrics: {mode_label(self.app)}", timeout=3)
         self.mode_changed()

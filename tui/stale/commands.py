@@ -5,6 +5,7 @@ from __future__ import annotations
 from qa_inspect.core.query import Filter
 
 from ..base import qa_app
+from ..present import plural
 from ..commands import EntriesProvider, Entry
 from ..dialogs import AnnotatorDialog, ReleaseDialog, ReleaseFilter
 from .form import AuthorForm
@@ -39,7 +40,7 @@ class StaleCommands(EntriesProvider):
         """Filter the browser shown on that dataset to the changed items, else open one on them."""
         if got is None:
             return
-        self.app.notify(f"{len(got.keys):,} item{'s' if len(got.keys) != 1 else ''} of {got.dataset} with golds"
+        self.app.notify(f"{plural(len(got.keys), 'item')} of {got.dataset} with golds"
                         f" changed in {got.path}", markup=False)
         screen = self.screen
         shown, apply = getattr(screen, "filter", None), getattr(screen, "set_filter", None)  # the browser's

@@ -88,6 +88,8 @@ class ExcludedMetrics:
                 parts.append(("…", "$foreground-muted"))
             elif s.dropped:
                 parts.append((f" · {plural(s.dropped, 'item')} dropped", "$foreground-muted"))
+        elif self.host.qa_app.adjudicated:  # the overview's numbers are; a slice's here are not yet
+            parts.append((" on the overview · these official", "$foreground-muted"))
         parts.append((" (m)", "$foreground-muted"))
         return parts
 

@@ -23,6 +23,7 @@ from qa_inspect.core import flags
 from qa_inspect.core.query import StaleInfo
 
 from ..base import BaseModal
+from ..present import count, plural
 from ..text import clean, truncate
 from ..widgets import show_ts
 
@@ -118,6 +119,9 @@ class StaleForm(BaseModal):
     """
 
     HELP_TITLE = "Mark stale form"
+    AUTO_FOCUS = "#sf-reason"
+    """Focused from the first frame: what is typed while the form opens lands in its first text
+    field (focusing it in `on_mount` left the first keys to the gold choice)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Mark stale", id="stale-form.submit",
                 tooltip="Write the stale flag (enter in the last field does too)"),
@@ -132,7 +136,7 @@ class StaleForm(BaseModal):
         d = self.data
         with Vertical(id="stale-form", classes="dialog"):
             if d.bulk:
-                title = f"Mark {d.bulk_golds:,} gold answer{'s' if d.bulk_golds != 1 else ''} of {d.bulk_items:,} item{'s' if d.bulk_items != 1 else ''} stale"
+                title = f"Mark {plural(d.bulk_golds, 'gold answer')} of {plural(d.bulk_items, 'item')} stale"
             else:
                 title = "Mark a gold answer stale"
             yield Label(Content(title), classes="dialog-title")
@@ -142,7 +146,7 @@ class StaleForm(BaseModal):
                 yield Static(Content(truncate(clean(d.question), 200)), id="sf-question")
             elif d.bulk_already:
                 yield Static(Content.styled(
-                    f"{d.bulk_already:,} of them already stale: left as they are (their proposals are kept).",
+                    f"{count(d.bulk_already)} of them already stale: left as they are (their proposals are kept).",
                     "$foreground-muted"), id="sf-item")
             with Grid(id="sf-grid"):
                 if not d.bulk:
@@ -171,7 +175,6 @@ class StaleForm(BaseModal):
     def on_mount(self) -> None:
         self._prefill()
         self._show_note()
-        self.query_one("#sf-reason", Input).focus()
 
     def _choice(self) -> int:
         if self.data.bulk:

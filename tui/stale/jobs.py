@@ -18,6 +18,7 @@ from textual.notifications import SeverityLevel
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, targets_for_filter
 
+from .. import present
 from ..text import clean, truncate
 from .form import ALL, GoldChoice, OpenFlag, StaleFormData, StaleFormResult
 
@@ -52,8 +53,7 @@ class BulkPlan:
     author: str
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+plural = present.plural  # the one home of counts with their noun (tui.present); kept here for this package's callers
 
 
 def short(text: str, width: int = 30) -> str:

@@ -32,6 +32,10 @@ METRICS_BINDING_QUIET = Binding(
     "m", "toggle_stale_metrics", "Excl. stale", show=False,  # the status line shows the mode and the key
     id="stale.metrics-quiet", tooltip="Metrics: all golds ↔ stale golds excluded",
 )
+ADJUDICATED_BINDING = Binding(
+    "M", "toggle_adjudicated", "Adjudicated", show=False, id="stale.adjudicated",
+    tooltip="Metrics: official ↔ adjudicated (accepted aliases counted as golds; stale-excluded goes off)",
+)
 BROWSER_STALE_BINDINGS: list[BindingType] = [
     *MARK_BINDINGS,
     Binding("space", "toggle_select", "Select", show=False, id="stale.select",
@@ -40,6 +44,7 @@ BROWSER_STALE_BINDINGS: list[BindingType] = [
             tooltip="Select every item matching the filter (again: clear)"),
     *UNDO_BINDINGS,
     METRICS_BINDING_QUIET,
+    ADJUDICATED_BINDING,
 ]
 DETAIL_STALE_BINDINGS: list[BindingType] = [
     *MARK_BINDINGS,
@@ -49,9 +54,10 @@ DETAIL_STALE_BINDINGS: list[BindingType] = [
             tooltip="Choose the previous gold answer"),
     *UNDO_BINDINGS,
     METRICS_BINDING_QUIET,
+    ADJUDICATED_BINDING,
 ]
 COMPARE_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING_QUIET]
-OVERVIEW_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING, METRICS_BACK_BINDING]
+OVERVIEW_STALE_BINDINGS: list[BindingType] = [*UNDO_BINDINGS, METRICS_BINDING, METRICS_BACK_BINDING, ADJUDICATED_BINDING]
 
 PALETTE_ROWS: list[tuple[str, str]] = [
     ("palette", "Set annotator name: who your stale flags are written as"),

@@ -46,6 +46,9 @@ class StaleScreen(BaseScreen):
     def action_include_stale_metrics(self) -> None:
         self.stale.toggle_mode()
 
+    def action_toggle_adjudicated(self) -> None:
+        self.stale.toggle_adjudicated()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.stale.check_action(action)
 

@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from qa_inspect.core.query import Filter
 
+from ..present import count
+
 
 class Selection:
     """Selected item ids, or a whole filter; `current` is the filter on screen."""
@@ -43,9 +45,9 @@ class Selection:
         """"all 1,234 selected" / "3 selected" for the status line (nothing without a selection)."""
         sep = ("  │  ", "$foreground-muted")
         if self.every is not None:
-            return [sep, (f"all {total:,} selected" if total is not None else "all selected", "bold $warning")]
+            return [sep, (f"all {count(total)} selected" if total is not None else "all selected", "bold $warning")]
         if self.ids:
-            return [sep, (f"{len(self.ids):,} selected", "bold $warning")]
+            return [sep, (f"{count(len(self.ids))} selected", "bold $warning")]
         return []
 
 

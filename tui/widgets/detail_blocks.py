@@ -15,6 +15,7 @@ from qa_inspect.core.flags import Flag
 from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.query import GoldInfo, GoldMatch, ItemDetail, PredictionInfo, SampleRow, VerdictInfo
 
+from ..present import count, dimension_name, number
 from ..text import clean, truncate
 
 MATCH = "bold $success underline"
@@ -56,7 +57,7 @@ def title(d: ItemDetail, position: int | None, total: int | None) -> Content:
         if value:
             parts += [("  ", ""), (f"{label} ", MUTED), (clean(value), "")]
     if position is not None and total:
-        parts += [("  ", ""), (f"{position + 1:,} of {total:,} in filter", MUTED)]
+        parts += [("  ", ""), (f"{count(position + 1)} of {count(total)} in filter", MUTED)]
     return Content.assemble(*parts)
 
 
@@ -72,7 +73,7 @@ def _explain(m: GoldMatch, cdqa: bool) -> str:
     if not m.matched:
         return "nothing in common"
     why = (f"{m.matched} {m.unit}: precision {m.matched}/{m.pred_units},"
-           f" recall {m.matched}/{m.gold_units} → F1 {100 * (m.f1 or 0):.1f}")
+           f" recall {m.matched}/{m.gold_units} → F1 {number(100 * (m.f1 or 0))}")
     if m.em == 0 and (m.f1 or 0) > 0.999 and m.em_pred is not None:
         # EM sees what F1 ignores (spaces, ASCII punctuation): show the two strings it compared
         why += f"; EM compared {m.em_pred!r} with {m.em_gold!r}"
@@ -333,7 +334,7 @@ def meta(d: ItemDetail, width: int = 0) -> Content:
     where = d.source_path or "?"
     row("item", f"{d.key} · {where}" + (f":{d.source_line}" if d.source_line else ""))
     if d.features:
-        row("features", " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.features.items()))
+        row("features", " · ".join(f"{dimension_name(k)} {v}" for k, v in d.features.items()))
     if d.is_impossible:
         row("impossible", "yes (no answer in the passage)")
     for k in sorted(d.meta):
@@ -354,7 +355,7 @@ def meta(d: ItemDetail, width: int = 0) -> Content:
             for c in p.candidates[:10]:
                 prob = c.get("probability")
                 lines.append(Content.assemble(
-                    ("    ", ""), (f"{prob:.3f} " if isinstance(prob, (int, float)) else "      ", MUTED),
+                    ("    ", ""), (f"{number(prob, 3)} " if isinstance(prob, (int, float)) else "      ", MUTED),
                     clean(str(c.get("text", ""))),
                 ))
         if p.samples:

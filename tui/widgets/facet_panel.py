@@ -198,6 +198,14 @@ class FacetList(DataTable[Text]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()  # the browser listens to its item table's cursor, not this one
 
+    def reveal_cursor(self) -> None:
+        """Scroll the cursor's row into view once the rows are laid out: after a refill or a resize
+        the scroll position is the old one, and Enter would pick a value the user cannot see."""
+        self.call_after_refresh(lambda: self.move_cursor(row=self.cursor_row, animate=False, scroll=True))
+
+    def on_focus(self) -> None:
+        self.reveal_cursor()
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """A second click on a row chooses it (enter is bound to `choose` directly)."""
         event.stop()
@@ -376,6 +384,7 @@ class FacetPanel(WorkerErrors, Vertical):
                 if keep_key == (t.name, str(r.value)):
                     cursor = table.row_count - 1
         table.move_cursor(row=cursor, animate=False)
+        table.reveal_cursor()
 
     def _add_columns(self, table: FacetList, colours: Colours) -> Widths:
         """value, items, (err%, share,) bar: the value and bar columns share what the panel leaves."""

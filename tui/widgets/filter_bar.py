@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from qa_inspect.core.query import FACETS, Filter, judge_facet
+from qa_inspect.core.query import FACETS, WRONG_MAX, Filter, judge_facet
 
 from ..present import plural
 from ..text import clean, truncate
@@ -27,7 +27,9 @@ def describe(f: Filter) -> list[tuple[str, str]]:
         out.append(("", "refused" if f.refused else "answered"))
     if f.em is not None:
         out.append(("EM", str(f.em)))
-    if f.f1_min is not None or f.f1_max is not None:
+    if f.f1_min is None and f.f1_max == WRONG_MAX:  # `w` on an F1-recall run: said as the rule, not a number
+        out.append(("score", "below 1"))
+    elif f.f1_min is not None or f.f1_max is not None:
         lo = "0" if f.f1_min is None else f"{f.f1_min:g}"
         hi = "1" if f.f1_max is None else f"{f.f1_max:g}"
         out.append(("score", f"{lo}–{hi}"))

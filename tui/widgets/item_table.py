@@ -20,7 +20,7 @@ from textual.widgets import DataTable
 from qa_inspect.core.query import ItemRow
 
 from ..present import MISSING, signed
-from ..text import cell_text, clean, number, truncate, truncate_middle
+from ..text import cell_text, clean, number, shorten_ids, truncate, truncate_middle
 
 WINDOW = 120
 """Rows held by the widget at once (a few screens; each window change re-renders them)."""
@@ -173,6 +173,8 @@ class ItemTable(DataTable[Text]):
         self._target: int | None = None
         """Absolute row the cursor is on its way to while a window loads; later keys count from it."""
         self.palette: dict[str, str] = {"good": "green", "bad": "red", "warn": "yellow"}
+        self.short_ids: dict[str, str] = {}
+        """Each shown row's id as its column shows it (`shorten_ids` over the window's rows)."""
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -241,12 +243,15 @@ class ItemTable(DataTable[Text]):
             self.move_cursor(row=min(max(cursor - start, 0), len(rows) - 1), animate=False)
 
     def _fill(self, rows: list[ItemRow]) -> None:
-        self.add_rows([self._cells(r) for r in rows])
+        width = next((w for c, w in zip(self.cols, self.widths) if c.key == "key"), 0)
+        self.short_ids = dict(zip((r.key for r in rows), shorten_ids([clean(r.key) for r in rows], width)))
+        self.add_rows([self._cells(r) for r in rows])  # two rows never read the same id
 
     def _cells(self, r: ItemRow) -> list[Text]:
         out: list[Text] = []
         for col, width in zip(self.cols, self.widths):
-            out.append(item_cell(col.key, r, width, self.palette))
+            short = self.short_ids.get(r.key) if col.key == "key" else None
+            out.append(Text(short, no_wrap=True) if short is not None else item_cell(col.key, r, width, self.palette))
         return out
 
     # -- windowing ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
@@ -59,12 +60,16 @@ class StatusLine(Static):
         if position is not None and total:
             parts.append((f"  #{count(position + 1)}", "$foreground-muted"))
         parts += notice
+        numbers: list[tuple[str, str]] = []
         a = metric_parts(metrics, "A " if compare else "")
         if a:
-            parts += [("  │  ", "$foreground-muted"), *a]
+            numbers += [("  │  ", "$foreground-muted"), *a]
         b = metric_parts(compare, "B ")
         if b:
-            parts += [("  │  ", "$foreground-muted"), *b]
-        parts += extra
-        parts += [("  │  ", "$foreground-muted"), ("sort ", "$foreground-muted"), (sort_label, "")]
-        self.update(Content.assemble(*parts))
+            numbers += [("  │  ", "$foreground-muted"), *b]
+        sort = [("  │  ", "$foreground-muted"), ("sort ", "$foreground-muted"), (sort_label, "")]
+        line = [*parts, *numbers, *extra, *sort]
+        width = (self.size.width or self.app.size.width) - 2
+        if sum(cell_len(text) for text, _ in line) > width:  # a narrow line keeps what the numbers mean (the mode)
+            line = [*parts, *extra, *numbers, *sort]
+        self.update(Content.assemble(*line))

@@ -99,7 +99,7 @@ async def test_cdqa_compare_from_overview_uses_f1_recall_threshold(env: Env) -> 
         assert app.screen.total == expected.outcome("threshold").fixed
         await pilot.press("escape")
         await settle(pilot)
-        await pilot.press("x")  # swap A and B: fixed ↔ broken
+        await pilot.press("X")  # swap A and B: fixed ↔ broken
         await settle(pilot)
         assert (screen.run_a, screen.run_b) == ("qwen-7b-chat", "glm-6b")
         o = screen.diff.outcome("threshold")
@@ -154,7 +154,7 @@ async def test_compare_within_the_browser_filter(env: Env) -> None:
         assert "scope" in str(compare.query_one("#cmp-title", Static).render())
         cell = compare.cell_filter("em", "both_wrong")
         assert query.count(env.conn, cell) == expected.outcome("em").both_wrong
-        await pilot.press("a")  # whole dataset
+        await pilot.press("z")  # whole dataset
         await settle(pilot)
         assert compare.diff.common == 147
 

@@ -7,7 +7,15 @@ from hypothesis import strategies as st
 
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import BrowseInfo
-from qa_inspect.tui.screens.filter_keys import cleared, errors_toggled, sorted_by, with_compare, with_pair, with_run
+from qa_inspect.tui.screens.filter_keys import (
+    cleared,
+    errors_toggled,
+    moved,
+    sorted_by,
+    with_compare,
+    with_pair,
+    with_run,
+)
 
 CMRC = BrowseInfo(dataset="cmrc", family="cmrc2018", scorer="cmrc2018-official", items=3, runs=["a", "b"])
 CDQA = BrowseInfo(dataset="cdqa", family="cdqa", scorer="cdqa-f1-recall", items=3, runs=["x", "y"])
@@ -36,8 +44,19 @@ def test_a_run_of_another_dataset_drops_the_label_filters_and_is_never_compared_
     f = Filter(dataset="cmrc", run="a", compare="b", splits=("dev",), tags=("t",))
     same = with_run(f, "b", CMRC)
     assert same.run == "b" and same.compare is None and same.splits == ("dev",) and same.dataset is None
-    other = with_run(f, "x", CMRC)
-    assert other.run == "x" and other.compare == "b" and other.splits == () and other.tags == ()
+    assert moved(same, CMRC, CMRC) == (same, [])
+    other, notes = moved(with_run(f, "x", CMRC), CMRC, CDQA)
+    assert other.run == "x" and other.compare is None and other.splits == () and other.tags == ()
+    assert len(notes) == 3 and any("vs b" in n for n in notes), notes
+
+
+def test_w_then_another_scorers_run_keeps_wrong_only_and_w_again_clears_it() -> None:
+    wrong = errors_toggled(Filter(dataset="cmrc", run="a"), CMRC)
+    there, notes = moved(with_run(wrong, "x", CMRC), CMRC, CDQA)
+    assert there.em is None and there.f1_max is not None and notes
+    assert errors_toggled(there, CDQA).f1_max is None and errors_toggled(there, CDQA).em is None
+    back, _ = moved(with_run(there, "a", CDQA), CDQA, CMRC)
+    assert back.em == 0 and back.f1_max is None
 
 
 def test_no_run_b_means_no_disagreement_filter() -> None:

@@ -4,8 +4,12 @@ told apart from the best run, filled in by a worker after the numbers show."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
+from textual.widgets import Static
+
+from qa_inspect.core import flags
 from qa_inspect.core.report import leaderboard
 from qa_inspect.core.store import open_db
 from qa_inspect.tui.widgets import RunsTable
@@ -43,16 +47,21 @@ async def test_intervals_and_best_match_the_leaderboard(loaded_db: Path, tmp_pat
 
 
 @async_test
-async def test_intervals_are_hidden_while_stale_golds_are_excluded(loaded_db: Path, tmp_path: Path) -> None:
+async def test_intervals_are_hidden_where_excluding_stale_golds_changes_the_numbers(loaded_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "qa.db"
     shutil.copy(loaded_db, db)
+    with sqlite3.connect(db) as conn:
+        flags.mark(conn, "cmrc2018_dev_sample", "DEV_52_QUERY_3", "8线", author="tester")
     app = app_for(db)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("m")
         await settle(pilot)
-        for table in app.screen.query(RunsTable):
-            assert all(ci == "" and standing == "" for ci, standing in _cells(table).values())
+        tables = {t.ds.name: t for t in app.screen.query(RunsTable)}
+        assert all(ci == "" and standing == "" for ci, standing in _cells(tables["cmrc2018_dev_sample"]).values())
+        assert any(ci.startswith("±") for ci, _ in _cells(tables["cdqa_sample"]).values())  # no flag there
+        title = " ".join(str(t.render()) for t in app.screen.query(".dataset-title").results(Static))
+        assert "± and vs best: official numbers only" in title
         await pilot.press("m")
         await settle(pilot)
         table = next(t for t in app.screen.query(RunsTable) if t.ds.name == "cmrc2018_dev_sample")

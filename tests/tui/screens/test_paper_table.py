@@ -47,7 +47,7 @@ async def test_t_shows_the_table_of_the_highlighted_dataset(loaded_db: Path, tmp
             want = [expected.rows[i][0]] + [cell_text(expected.cell(i, c, spec.cells[0]), spec.cells[0])
                                              for c in expected.columns]
             assert shown == want
-        await pilot.press("r")  # rows by run
+        await pilot.press("V")  # rows by run
         await settle(pilot)
         assert screen.table is not None and screen.table.spec.rows == ("run",)
 
@@ -72,3 +72,21 @@ async def test_m_works_here_and_the_title_says_the_numbers_are_of_all_golds(load
         await settle(pilot)
         assert not app.exclude_stale
         assert "stored scores" not in str(app.screen.query_one("#paper-title", Static).render())
+
+
+@async_test
+async def test_an_axis_with_nothing_to_step_says_why(db: Path) -> None:
+    app = app_for(db)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PaperTableScreen("cmrc2018_dev_sample"))  # its runs share every setting
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PaperTableScreen) and screen.table is not None
+        before = dict(screen.choice)
+        for key in ("H", "B"):
+            await pilot.press(key)
+            await settle(pilot)
+        notes = [str(n.message) for n in app._notifications]
+        assert screen.choice == before  # nothing stepped …
+        assert sum("No other" in n and "cmrc2018_dev_sample" in n for n in notes) == 2, notes  # … and it said why

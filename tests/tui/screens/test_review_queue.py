@@ -76,11 +76,17 @@ async def test_walk_mark_verify_skip_undo_and_resume(review_db: Path) -> None:
         await pilot.press("v")
         await settle(pilot)
         assert shown(screen) == "6号线" and "2 of 6 reviewed, 1 marked stale, 1 verified" in progress(screen)
-        await pilot.press("space")
+        await pilot.press("n")
         assert shown(screen) == "云帆X10"
         await pilot.press("p")
         assert shown(screen) == "6号线"
         await pilot.press("u")  # undoes the verify: 吴思远 is back, and shown
+        await settle(pilot)
+        assert shown(screen) == "吴思远" and "1 of 6 reviewed" in progress(screen)
+        await pilot.press("U")  # redoes it: U is redo here as on every screen
+        await settle(pilot)
+        assert "2 of 6 reviewed, 1 marked stale, 1 verified" in progress(screen)
+        await pilot.press("u")
         await settle(pilot)
         assert shown(screen) == "吴思远" and "1 of 6 reviewed" in progress(screen)
         await pilot.press("n", "n")
@@ -106,13 +112,15 @@ async def test_filters_and_the_key_from_the_overview(review_db: Path) -> None:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ReviewQueueScreen)
-        await pilot.press("f")
+        await pilot.press("f")  # which filter: change tag, answer type, signal
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")
         await settle(pilot)
         await pilot.press("down", "down", "down", "enter")  # (any), consensus, age, refusal
         await settle(pilot)
         assert screen.filters["signal"] == "refusal" and shown(screen) == "6号线"
         assert "filter: signal=refusal" in progress(screen) and "0 of 1 reviewed" in progress(screen)
-        await pilot.press("space")  # the last one: stays
+        await pilot.press("n")  # the last one: stays
         assert shown(screen) == "6号线"
         await pilot.press("escape")
         await settle(pilot)

@@ -13,14 +13,14 @@ from tests.helpers import settle_facets as settle
 
 
 @async_test
-async def test_f_lists_the_finder_slices_and_enter_browses_one(env: Env) -> None:
+async def test_i_lists_the_finder_slices_and_enter_browses_one(env: Env) -> None:
     expected = find_slices(env.conn, "bidaf-baseline", "roberta-wwm-large", options=StatOptions())
     assert expected is not None and expected.slices
     app = make_app(env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await open_compare(pilot, "bidaf-baseline", 1)
-        await pilot.press("f")
+        await pilot.press("i")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SliceFinderScreen)
