@@ -200,7 +200,7 @@ def test_bare_runs_dir_opens_the_ui(runs: Path, tmp_path: Path, monkeypatch: pyt
     with pytest.raises(SystemExit) as info:
         cli.main()
     assert info.value.code in (0, None)
-    assert opened == [{"db_path": db, "runs_dir": runs.resolve(), "load_notices": []}]  # a clean load: nothing to show
+    assert opened == [{"db_path": db, "runs_dir": runs.resolve(), "load_notices": [], "start": None}]  # a clean load: nothing to show
     assert db.is_file()  # it loaded first
 
     # a sub-command name is not taken for a folder

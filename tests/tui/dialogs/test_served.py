@@ -130,7 +130,7 @@ async def test_links_do_not_open(env: Env, monkeypatch: pytest.MonkeyPatch) -> N
         await settle(pilot)
         open_detail(env.db, "glm-6b", key[0] if key else "q:0e8bc8e961672cdd")(app)
         await settle(pilot)
-        await pilot.press("o")
+        await pilot.press("E")
         await settle(pilot)
         assert SERVED_OFF_ACTIONS["open_evidence"] in _messages(app)
         assert not any(m.startswith("Opening") for m in _messages(app))
