@@ -88,6 +88,7 @@ async def _session(port: int) -> tuple[bytes, bytes, str]:
             first = await until(ws, b"Who is annotating?")
             await ws.send_json(["stdin", "Ann Example\r"])
             after = await until(ws, b"Annotating as Ann Example")
+            await asyncio.sleep(1.0)  # the notice comes from the dialog's callback, before the dialog is gone
             await ws.send_json(["stdin", "\r"])  # the first run's items
             await until(ws, b"Export")
             await ws.send_json(["stdin", "e"])
