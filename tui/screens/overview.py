@@ -257,6 +257,8 @@ class OverviewScreen(StaleScreen):
             self._interrupted = True
 
     def on_screen_resume(self) -> None:
+        if self.focused is None and self.current is not None:  # a dialog over the first paint left no focus to restore
+            self.current.focus()
         if self._interrupted:
             self._interrupted = False
             self.load()
@@ -403,8 +405,6 @@ class OverviewScreen(StaleScreen):
         ref: RowRef | None = None
         if isinstance(focused, (RunsTable, SlicesTable)):
             ref = focused.ref
-        elif focused is None and self.current is not None:  # a dialog over the first paint left no focus
-            ref = self.current.ref
         if ref is None:
             self.notify("Highlight a run, a dataset or a slice to open its items.", severity="warning", timeout=3)
             return
