@@ -295,17 +295,7 @@ async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | 
 
         base = Filter(dataset=dataset, run=run)
         changes = _changes(base, compare)
-        rows_t: list[float] = []
-        count_t: list[float] = []
-        for _ in range(rounds):
-            for f in changes:
-                t0 = time.perf_counter()
-                screen.set_filter(f)
-                gen = screen.generation
-                await _until(lambda: screen.window_generation == gen)
-                rows_t.append(time.perf_counter() - t0)
-                await _until(lambda: screen.count_generation == gen)
-                count_t.append(time.perf_counter() - t0)
+        rows_t, count_t = await _timed(screen, changes, rounds)
         n = len(changes)
         out["_per_change"] = [(1000 * statistics.median(rows_t[i::n]), 1000 * statistics.median(count_t[i::n]),
                                _short(changes[i])) for i in range(n)]
