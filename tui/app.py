@@ -171,6 +171,7 @@ class QAInspectApp(App[None]):
         self.last_filter: Filter | None = None
         self._prefs_lock = threading.Lock()
         self._prefs_version = 0
+        self._prefs_saved = 0
         self.column_layouts: dict[str, ColumnLayout] = {}
         """Per dataset: the item table's hidden columns and their order (`k` in the browser)."""
         self.load_notices: list[tuple[SeverityLevel, str]] = [*(load_notices or []), *(("warning", p) for p in config.problems)]
@@ -302,8 +303,17 @@ class QAInspectApp(App[None]):
         with self._prefs_lock, self.db.connect() as conn:
             if version == self._prefs_version:
                 save_preferences(conn, prefs)
+                self._prefs_saved = version
 
     def on_unmount(self) -> None:
+        """A preference changed just before quitting is saved here if its worker had not run yet."""
+        if self.remember:
+            with self._prefs_lock:
+                if self._prefs_saved != self._prefs_version:
+                    with self.db.connect() as conn:
+                        save_preferences(conn, Preferences(self.theme, self.exclude_stale, self.last_filter,
+                                                           dict(self.column_layouts), self.adjudicated))
+                    self._prefs_saved = self._prefs_version
         self.db.close()
 
     # -- navigation used by screens and the palette ------------------------------------------

@@ -16,7 +16,7 @@ from qa_inspect.tui.commands import ActionsProvider
 from qa_inspect.tui.dialogs import FilterScreen, HelpScreen
 from qa_inspect.tui.screens import BrowserScreen, DetailScreen, OverviewScreen
 from qa_inspect.tui.widgets import ItemTable
-from tests.helpers import SIZE, app_for, async_test, open_run, settle
+from tests.helpers import SIZE, app_for, async_test, open_run, settle, until
 
 
 def count(db: Path, f: Filter) -> int:
@@ -562,13 +562,25 @@ async def test_preferences_survive_a_restart(db: Path, tmp_path: Path, monkeypat
         assert kept.em == 0
     app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await settle(pilot)
+        await until(pilot, lambda: isinstance(app.screen, BrowserScreen))  # the restored filter opens it
         assert app.theme == "nord" and app.exclude_stale
         assert isinstance(app.screen, BrowserScreen) and app.screen.filter == kept
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
+
+
+@async_test
+async def test_a_theme_chosen_just_before_quitting_is_kept(db: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QA_INSPECT_CONFIG", str(tmp_path / "config.toml"))
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "nord"  # and quit at once: its save worker may not have run
+    app = QAInspectApp(db_path=db, runs_dir=Path("runs"), remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.theme == "nord", timeout=10)
 
 
 @async_test

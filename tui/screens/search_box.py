@@ -17,6 +17,9 @@ PAUSE = 0.35
 class SearchBox(Input):
     """Hidden until `/`; stays shown while a search is applied."""
 
+    pause: float = PAUSE
+    """Seconds of no typing before the search runs (a test under load sets a longer one)."""
+
     @dataclass
     class Search(Message):
         """Search for `text` (`submitted`: enter was pressed, the box hands the focus back)."""
@@ -45,6 +48,11 @@ class SearchBox(Input):
         self.value = ""
         self.add_class("hidden")
 
+    @property
+    def pending(self) -> bool:
+        """A search waits for typing to pause."""
+        return self._timer is not None
+
     def _stop(self) -> None:
         if self._timer is not None:
             self._timer.stop()
@@ -55,7 +63,11 @@ class SearchBox(Input):
         event.stop()
         self._stop()
         text = event.value.strip()
-        self._timer = self.set_timer(PAUSE, lambda: self.post_message(self.Search(text, False)))
+        self._timer = self.set_timer(self.pause, lambda: self._search(text))
+
+    def _search(self, text: str) -> None:
+        self._timer = None
+        self.post_message(self.Search(text, False))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -32,16 +32,19 @@ async def test_typing_searches_once_it_pauses_and_enter_at_once() -> None:
         await pilot.pause()
         assert not box.has_class("hidden") and box.has_focus and box.value == "old"
         box.value = ""
+        box.pause = 2.0  # longer than any gap between the keys below, even on a loaded machine
         await pilot.press(*" 北京 ")
         await pilot.pause()
         assert app.searches == []  # still typing
-        await until(pilot, lambda: bool(app.searches), timeout=PAUSE * 20)
+        assert box.pending
+        await until(pilot, lambda: bool(app.searches), timeout=box.pause * 20)
         assert app.searches == [("北京", False)]  # one search, stripped, for the last text
         await pilot.press("x", "enter")
         await pilot.pause()
         assert app.searches[-1] == ("北京 x", True)
-        await pilot.pause(PAUSE * 2)
-        assert len(app.searches) == 2  # enter stopped the pending search
+        assert not box.pending  # enter stopped the pending search
+        await pilot.pause(PAUSE)
+        assert len(app.searches) == 2
 
 
 @async_test
