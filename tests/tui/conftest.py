@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 
 @pytest.fixture()
@@ -14,6 +15,17 @@ def db(loaded_db: Path, tmp_path: Path) -> Path:
     path = tmp_path / "qa.db"
     shutil.copy(loaded_db, path)
     return path
+
+
+@pytest.fixture(autouse=True)
+def steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A focused input's cursor stays shown: its blink (every 0.5 s) would put a snapshot taken on
+    a loaded machine in the other phase."""
+
+    def shown(self: Input) -> None:
+        self._cursor_visible = True
+
+    monkeypatch.setattr(Input, "_toggle_cursor", shown)
 
 
 _HERE = Path(__file__).resolve().parent

@@ -23,7 +23,7 @@ from qa_inspect.tui.dialogs import (
 from qa_inspect.tui.screens import BrowserScreen, OutcomeTable
 from qa_inspect.tui.widgets import FacetList, FacetPanel, ItemTable
 from qa_inspect.tui.widgets.facet_panel import choose, split_bar, toggle
-from tests.helpers import SIZE, Env, async_test, open_compare
+from tests.helpers import SIZE, Env, async_test, open_compare, until
 from tests.helpers import env_app as make_app
 from tests.helpers import open_run_with_facets as open_run
 from tests.helpers import settle_facets as settle
@@ -334,9 +334,7 @@ async def test_item_columns_follow_the_panel_and_the_terminal(env: Env) -> None:
         await pilot.press("F")
         await settle(pilot)
         assert used() <= table.size.width < SIZE[0] - 40  # laid out again for the narrower table
-        await pilot.resize_terminal(170, 45)
-        await settle(pilot)
-        assert table.size.width - 4 <= used() <= table.size.width  # and for the wider one
+        await pilot.resize_terminal(170, 45)  # and for the wider one (a resize lays out after it settles)
+        await until(pilot, lambda: table.size.width - 4 <= used() <= table.size.width)
         await pilot.resize_terminal(90, 30)  # narrow: the panel goes below, the table is full width
-        await settle(pilot)
-        assert used() <= table.size.width and table.size.width >= 88
+        await until(pilot, lambda: used() <= table.size.width and table.size.width >= 88)
