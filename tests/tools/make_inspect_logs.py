@@ -98,8 +98,17 @@ def zip_bytes(members: dict[str, bytes], method: int = ZSTANDARD, *, raw: dict[s
                                len(encoded), 0, 0, 0, 0, 0, offset) + encoded
     if not central_directory:
         return bytes(out)
-    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(entries), len(entries), len(central), len(out), 0)
-    return bytes(out + central + end)
+    return bytes(out + central + _directory_end(len(entries), len(central), len(out)))
+
+
+def _directory_end(count: int, size: int, offset: int) -> bytes:
+    """The end of the central directory; past 65,535 members (a 200k-sample log) the ZIP64 record
+    and its locator first, as Python's `zipfile` writes them, the classic record saturated."""
+    if count <= 0xFFFF:
+        return struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, size, offset, 0)
+    record = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, offset)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, offset + size, 1)
+    return record + locator + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, size, offset, 0)
 
 
 def header(samples: int, epochs: int = 1, model: str = "mockllm/model") -> dict[str, Any]:
