@@ -24,6 +24,7 @@ from qa_inspect.core import stats
 from qa_inspect.core.metrics import SAMPLE_F1_THRESHOLD, uses_f1_recall
 from qa_inspect.core.store import require_dataset
 
+from .metric_labels import METRIC_LABELS
 from .metrics import HUMAN
 from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
 
@@ -40,13 +41,6 @@ __all__ = [
     "run_intervals",
     "with_intervals",
 ]
-
-METRIC_LABELS = {
-    "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "answer_rate": "answer rate",
-    "em_hasans": "HasAns EM", "f1_hasans": "HasAns F1", "em_noans": "NoAns EM", "f1_noans": "NoAns F1",
-    "pass@1": "pass@1",
-}
-"""Every metric a run can have an interval for, with the name people read."""
 
 _OVER = {
     "em": "all items, missing = 0", "f1": "all items, missing = 0", "f1_recall": "answered items",
