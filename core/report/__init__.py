@@ -120,6 +120,11 @@ __all__ = [
     "overview_excluding_stale",
     "paper_table",
     "frame_table",
+    "SAMPLE_CHANGES",
+    "SampleDiff",
+    "sample_change_filter",
+    "sample_change_keys",
+    "sample_diff",
     "pair_significance",
     "release_diff",
     "report",
@@ -244,6 +249,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         TableSpec,
     )
     from .paper_table_text import cell_text, table_axes, template_label
+    from .diff_samples import SAMPLE_CHANGES, SampleDiff, sample_change_filter, sample_change_keys, sample_diff
     from .run_settings import (
         folder_run_settings,
         run_settings,
