@@ -210,18 +210,26 @@ class ItemValues:
 
 
 def run_item_values(conn: sqlite3.Connection, run: RunRow, by: str | None) -> ItemValues:
-    """One run's `ItemValues`, in the order the item frame's query walks its dataset's items (the
-    same query shape), so a seeded bootstrap draws the interval the frame gave."""
+    """One run's `ItemValues` over its dataset's items in id order (the item frame's order, so a
+    seeded bootstrap draws the interval the frame gave): the items and the run's predictions are
+    read apart, each from an index alone, and matched by item id."""
     import numpy as np
 
-    rows = conn.execute(
-        f"SELECT {_value_sql(by)}, p.id IS NOT NULL, p.refused, p.em, p.f1, p.f1_recall"
-        " FROM runs r JOIN datasets d ON d.id = r.dataset_id JOIN items i ON i.dataset_id = r.dataset_id"
-        " LEFT JOIN predictions p ON p.run_id = r.id AND p.item_id = i.id WHERE r.name IN (?)", (run.name,)).fetchall()
-    n = len(rows)
-    predicted = np.fromiter((bool(r[1]) for r in rows), bool, n)
-    answered = predicted & np.fromiter((not r[2] for r in rows), bool, n)
-    scores = {name: np.fromiter((r[k] or 0.0 for r in rows), np.float64, n)
-              for name, k in (("em", 3), ("f1", 4), ("f1_recall", 5))}
-    values = np.array([_key(by, r[0]) for r in rows], dtype=object)
+    items = conn.execute(f"SELECT i.id, {_value_sql(by)} FROM items i WHERE i.dataset_id = ? ORDER BY i.id",
+                         (run.dataset_id,)).fetchall()
+    ids = np.fromiter((r[0] for r in items), np.int64, len(items))
+    values = np.array([_key(by, r[1]) for r in items], dtype=object)
+    rows = conn.execute("SELECT p.item_id, p.refused, p.em, p.f1, p.f1_recall FROM predictions p WHERE p.run_id = ?",
+                        (run.id,)).fetchall()
+    at = np.searchsorted(ids, np.fromiter((r[0] for r in rows), np.int64, len(rows)))
+    mine = (at < len(ids)) & (ids[np.minimum(at, len(ids) - 1)] == [r[0] for r in rows]) if len(ids) else at < 0
+    at, rows = at[mine], [r for r, keep in zip(rows, mine) if keep]
+    predicted = np.zeros(len(ids), bool)
+    predicted[at] = True
+    answered = predicted.copy()
+    answered[at] = np.fromiter((not r[1] for r in rows), bool, len(rows))
+    scores = {}
+    for name, k in (("em", 2), ("f1", 3), ("f1_recall", 4)):
+        scores[name] = np.zeros(len(ids))
+        scores[name][at] = np.fromiter((r[k] or 0.0 for r in rows), np.float64, len(rows))
     return ItemValues(predicted, answered, scores, values)
