@@ -8,7 +8,6 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from datetime import date
-from pathlib import Path
 
 import pytest
 from qa_inspect.core.load import load_runs
