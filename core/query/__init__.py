@@ -151,6 +151,7 @@ __all__ = [
     "COLUMNS",
     "ColumnDef",
     "available_columns",
+    "run_has_samples",
     "column_def",
     "fold_sql",
     "is_column",
@@ -189,6 +190,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         fold_sql,
         is_column,
         meta_keys,
+        run_has_samples,
     )
     from .expression import (
         and_clause,

@@ -42,6 +42,7 @@ __all__ = [
     "is_column",
     "meta_keys",
     "order_sql",
+    "run_has_samples",
 ]
 
 TEXT = "text"
@@ -88,6 +89,11 @@ def fold_sql(expr: str) -> str:
     return f"lower(trim({out}))"
 
 
+SAMPLES = "samples"
+"""The group of the columns of a run's samples (pass rate, distinct answers, flaky): offered only
+for a run that sampled items (`run_has_samples`)."""
+
+
 def _static() -> dict[str, ColumnDef]:
     item = [("key", "id", "i.key"), ("split", "split", "i.split"), ("tag", "tag", "i.tag"),
             ("answer_type", "type", "i.answer_type"), ("answerable", "answerable", "i.answerable"),
@@ -113,6 +119,10 @@ def _static() -> dict[str, ColumnDef]:
         ColumnDef("gold_agreement", "gold agreement", "i.gold_agreement", group="feature"),
         ColumnDef("cross_sentence", "cross-sent", CROSS_SQL, group="feature"),
         ColumnDef("question_overlap", "q overlap", "i.question_overlap", group="feature"),
+        # Runs that sampled each question several times (NULL for a single answer):
+        ColumnDef("pass_rate", "pass rate", "1.0 * p.correct_samples / p.samples", kind=NUMBER, group=SAMPLES),
+        ColumnDef("distinct_answers", "answers", "p.distinct_answers", kind=NUMBER, group=SAMPLES),
+        ColumnDef("flaky", "flaky", "p.flaky", kind=NUMBER, group=SAMPLES),
     ]
     return {c.name: c for c in cols}
 
@@ -205,13 +215,24 @@ def meta_keys(conn: Any, run: str | None, sample: int = META_SAMPLE) -> list[str
     return sorted(k for k, scalar in keys.items() if scalar and '"' not in k)
 
 
+def run_has_samples(conn: Any, run: str) -> bool:
+    """Whether `run` answered some item with several samples. Instant when no run of the
+    database sampled (no completions) or this one did (its first sampled row is found at once)."""
+    if conn.execute("SELECT 1 FROM completions LIMIT 1").fetchone() is None:
+        return False
+    return conn.execute("SELECT 1 FROM predictions p WHERE p.run_id = (SELECT id FROM runs WHERE name = ?)"
+                        " AND p.samples IS NOT NULL LIMIT 1", (run,)).fetchone() is not None
+
+
 def available_columns(conn: Any, run: str | None) -> list[ColumnDef]:
     """Every column an item of `run` (of its dataset without a run) has: the fixed ones, then one per
     judge with verdicts on the run, per `meta` key of its predictions, and per other run of its
     dataset (answer and score)."""
-    cols = [c for c in COLUMNS.values() if run or c.group not in ("run",)]
+    cols = [c for c in COLUMNS.values() if run or c.group not in ("run", SAMPLES)]
     if not run:
         return cols
+    if not run_has_samples(conn, run):
+        cols = [c for c in cols if c.group != SAMPLES]
     judges = [r[0] for r in conn.execute("SELECT DISTINCT judge FROM verdicts WHERE run = ? ORDER BY judge", (run,))]
     others = [r[0] for r in conn.execute(
         "SELECT o.name FROM runs o JOIN runs r ON r.dataset_id = o.dataset_id WHERE r.name = ? AND o.name != ?"

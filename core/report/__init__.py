@@ -119,6 +119,12 @@ __all__ = [
     "overview",
     "overview_excluding_stale",
     "paper_table",
+    "frame_table",
+    "SAMPLE_CHANGES",
+    "SampleDiff",
+    "sample_change_filter",
+    "sample_change_keys",
+    "sample_diff",
     "pair_significance",
     "release_diff",
     "report",
@@ -235,15 +241,15 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .paper_table import (
         ALL,
         CELL_METRICS,
-        cell_text,
+        frame_table,
         paper_table,
         PaperTable,
-        table_axes,
         TableCell,
         TableError,
         TableSpec,
-        template_label,
     )
+    from .paper_table_text import cell_text, table_axes, template_label
+    from .diff_samples import SAMPLE_CHANGES, SampleDiff, sample_change_filter, sample_change_keys, sample_diff
     from .run_settings import (
         folder_run_settings,
         run_settings,

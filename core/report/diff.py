@@ -39,6 +39,7 @@ from qa_inspect.core.store import require_run
 
 from . import diff_sql
 from .adjudicated import adjudicate_frame, run_rescored
+from .diff_samples import SampleDiff, sample_diff
 from .metrics import DIMENSIONS
 from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
@@ -163,6 +164,8 @@ class RunDiff:
     """Fixed and broken per error category, by the first criterion of `outcomes` (see the module doc)."""
     adjudicated: bool = False
     """On adjudicated scores (accepted aliases count as golds, `core.report.adjudicated`), not official."""
+    samples: SampleDiff | None = None
+    """pass@1 and the flaky/stable changes (`diff_samples`), when either run sampled items."""
 
     @property
     def only_a(self) -> int:
@@ -204,6 +207,10 @@ class RunDiff:
             out["within"] = self.within.to_dict()
         if self.significance is not None:
             out["significance"] = self.significance.to_dict()
+        if self.samples is not None:  # single-answer runs: the JSON stays as it was
+            s = self.samples
+            out["samples"] = s.to_dict() | {"pass1_a": _json_float(s.pass1_a), "pass1_b": _json_float(s.pass1_b),
+                                            "delta": None if s.delta is None else _json_float(s.delta)}
         return out
 
 
@@ -320,6 +327,7 @@ def diff_runs(
     else:
         diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
                          threshold=threshold, top=top, within=within)
+        diff.samples = sample_diff(conn, run_a, run_b, within)
     if stats is not None:  # resampling needs the per-item arrays: read only now, without texts
         frame = common_frame(conn, a_id, b_id, a_ds, within, texts=False)
         frame = adjudicate_frame(conn, frame, {"a": run_a, "b": run_b}) if adjudicated else frame

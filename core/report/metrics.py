@@ -38,7 +38,7 @@ from qa_inspect.core.query import (
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "item_frame", "report", "slice_report", "slice_table"]
+__all__ = ["DIMENSIONS", "FEATURE_DIMENSIONS", "HUMAN", "SLICES", "human_frame", "item_frame", "report", "slice_report", "slice_table"]
 
 HUMAN = "human estimate"
 """Name of the pseudo-run holding the human estimate."""
@@ -87,6 +87,13 @@ def item_frame(
     if human:
         rows += conn.execute(_HUMAN_SQL, (HUMAN,)).fetchall()
     return pl.DataFrame(rows, schema=_schema(), orient="row")
+
+
+def human_frame(conn: sqlite3.Connection) -> pl.DataFrame:
+    """The human estimate alone, as `item_frame` has it (no run read)."""
+    import polars as pl
+
+    return pl.DataFrame(conn.execute(_HUMAN_SQL, (HUMAN,)).fetchall(), schema=_schema(), orient="row")
 
 
 def _aggregates() -> list[pl.Expr]:

@@ -21,20 +21,29 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
-from .metrics import DIMENSIONS, HUMAN, item_frame, slice_table
-from .sample_metrics import SAMPLE_CELLS, item_samples, sample_cells
+from .metrics import DIMENSIONS, HUMAN, human_frame, item_frame, slice_table
+from .paper_table_sums import (
+    ItemValues,
+    RunRow,
+    group_values,
+    run_item_values,
+    run_rows,
+    run_sums,
+)
 from .run_settings import RunSettings
+from .sample_metrics import SAMPLE_CELLS, item_samples, sample_cells
 
 if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
+    import numpy as np
     import polars as pl
 
-__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "cell_text", "paper_table", "table_axes", "template_label"]
+__all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "frame_table", "paper_table"]
 
 ALL = "all"
 """The one column of a table without `cols`."""
@@ -208,10 +217,7 @@ def _values(frame: pl.DataFrame, spec: TableSpec) -> dict[str, dict[str, float |
 
 def _interval(frame: pl.DataFrame, metric: str, spec: TableSpec) -> tuple[float, float] | None:
     """An item-bootstrap 95% interval of one cell's metric (None for counts)."""
-    import numpy as np
     import polars as pl
-
-    from qa_inspect.core.stats import bootstrap_mean, rng_for
 
     answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
     if metric in ("em", "f1"):
@@ -222,6 +228,15 @@ def _interval(frame: pl.DataFrame, metric: str, spec: TableSpec) -> tuple[float,
         values = frame.filter(pl.col("predicted")).select(answered).to_series().cast(pl.Float64).to_numpy()
     else:
         return None
+    return _bootstrap(values, spec)
+
+
+def _bootstrap(values: np.ndarray, spec: TableSpec) -> tuple[float, float] | None:
+    """The percentile interval of the mean of `values` (in percent), the table's seed and resamples;
+    None for no values or a NaN among them."""
+    import numpy as np
+    from qa_inspect.core.stats import bootstrap_mean, rng_for
+
     if len(values) == 0 or np.isnan(values).any():
         return None
     iv = bootstrap_mean(values, resamples=spec.resamples, rng=rng_for(spec.seed))
@@ -257,32 +272,129 @@ def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bo
 
 
 def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
-    """The table `spec` asks for over `runs` (their settings: `run_settings`)."""
+    """The table `spec` asks for over `runs` (their settings: `run_settings`): cells from each
+    run's sums in SQL (`paper_table_sums`); item frames only for the rows that need them (rows
+    of runs from datasets of several families, intervals over several runs) and adjudicated
+    tables (re-scored item by item)."""
+    if spec.adjudicated:
+        return frame_table(conn, spec, runs)
+    _check(spec, runs)
+    chosen = _chosen(spec, runs)
+    if not chosen:
+        raise TableError("no run matches" + (f" --where {spec.where}" if spec.where else ""))
+    table = PaperTable(spec, [], [], {}, {})
+    human = _human(conn, spec) if spec.human else None
+    if human is not None:
+        table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
+        table.runs[0] = [HUMAN]
+    _fill(table, spec, _summed_cells(conn, spec, chosen), _groups(spec, chosen))
+    if human is not None:
+        _add_human(table, spec, human)
+    _mark_best(table)
+    return table
+
+
+def frame_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
+    """`paper_table` from the item frame of every run, averaged in polars: the reference the sums
+    are tested against, and the path of adjudicated tables."""
     import polars as pl
 
     _check(spec, runs)
     chosen = _chosen(spec, runs)
     if not chosen:
         raise TableError("no run matches" + (f" --where {spec.where}" if spec.where else ""))
-    frame = item_frame(conn, [r.run for r in chosen], human=spec.human)
-    if any(m in SAMPLE_CELLS for t in spec.cells for m in spec.metrics_of(t)):
-        frame = frame.join(item_samples(conn, [r.run for r in chosen]), on=["dataset", "run", "item_key"], how="left")
+    frame = _frame(conn, spec, [r.run for r in chosen], human=spec.human)
+    table = PaperTable(spec, [], [], {}, {})
+    human = frame.filter(pl.col("run") == HUMAN)
+    if spec.human and human.height:
+        table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
+        table.runs[0] = [HUMAN]
+    rest = frame.filter(pl.col("run") != HUMAN)
+    _fill(table, spec, lambda members, col: _cells_of(_group_frame(rest, members), spec, col), _groups(spec, chosen))
+    if spec.human and human.height:
+        _add_human(table, spec, human)
+    _mark_best(table)
+    return table
+
+
+def _frame(conn: sqlite3.Connection, spec: TableSpec, names: list[str], *, human: bool) -> pl.DataFrame:
+    """The item frame of runs `names` (and the human estimate) as the table counts it: sample
+    counts joined when a cell names a sample metric, adjudicated when asked, one dataset's."""
+    import polars as pl
+
+    frame = item_frame(conn, names, human=human) if names else human_frame(conn)
+    if any(m in SAMPLE_CELLS for t in spec.cells for m in spec.metrics_of(t)) and names:
+        frame = frame.join(item_samples(conn, names), on=["dataset", "run", "item_key"], how="left")
     if spec.adjudicated:
         from .adjudicated import adjudicate_item_frame
 
         frame = adjudicate_item_frame(conn, frame)
     if spec.dataset is not None:
         frame = frame.filter(pl.col("dataset") == spec.dataset)
-    table = PaperTable(spec, [], [], {}, {})
-    human = frame.filter(pl.col("run") == HUMAN)
-    if spec.human and human.height:
-        table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
-        table.runs[0] = [HUMAN]
-    _fill(table, spec, frame.filter(pl.col("run") != HUMAN), _groups(spec, chosen))
-    if spec.human and human.height:
-        _add_human(table, spec, human)
-    _mark_best(table)
-    return table
+    return frame
+
+
+def _human(conn: sqlite3.Connection, spec: TableSpec) -> pl.DataFrame | None:
+    """The human estimate's item frame, None when no item of the table's datasets has one."""
+    frame = _frame(conn, spec, [], human=True)
+    return frame if frame.height else None
+
+
+CellsOf = Callable[[Sequence[RunSettings], "str | None"], dict[tuple[str, str], TableCell]]
+"""A row's cells from its runs and its setting column (None when columns are item slices)."""
+
+
+def _summed_cells(conn: sqlite3.Connection, spec: TableSpec, chosen: Sequence[RunSettings]) -> CellsOf:
+    """Cells from the runs' sums, all runs summed in one grouped query up front."""
+    by = spec.cols if spec.cols in DIMENSIONS else None
+    sampled = any(m in SAMPLE_CELLS for t in spec.cells for m in spec.metrics_of(t))
+    rows = run_rows(conn, [r.run for r in chosen])
+    sums, items = run_sums(conn, rows.values(), by, sampled)
+
+    def cells(members: Sequence[RunSettings], col_value: str | None) -> dict[tuple[str, str], TableCell]:
+        present = [rows[m.run] for m in members if m.run in rows]
+        _check_group(conn, members, present)
+        if len({(r.family, r.scorer) for r in present}) > 1 or (spec.ci and len(present) > 1):
+            frame = _frame(conn, spec, [r.name for r in present], human=False)
+            return _cells_of(_group_frame(frame, members), spec, col_value)
+        values = group_values(present, by, sums, items, sampled) if present else {}
+        arrays = run_item_values(conn, present[0], by) if spec.ci and values else None
+        return _cells_from(values, spec, col_value, arrays)
+
+    return cells
+
+
+def _check_group(conn: sqlite3.Connection, members: Sequence[RunSettings], present: Sequence[RunRow]) -> None:
+    """The errors the frame path raises for a row: runs answering one item twice, mixed scorers."""
+    if len(present) > 1:
+        twice = conn.execute(
+            "SELECT GROUP_CONCAT(r.name, char(31)) FROM predictions p JOIN runs r ON r.id = p.run_id"
+            f" WHERE p.run_id IN ({', '.join('?' * len(present))}) GROUP BY p.item_id HAVING COUNT(*) > 1 LIMIT 1",
+            [r.id for r in present]).fetchone()
+        if twice is not None:
+            raise TableError(f"runs {', '.join(sorted(set(twice[0].split(chr(31)))))} answer the same items with the same"
+                             " settings; tell them apart with [[run]] settings in qa-inspect.toml or use --rows run")
+    scorers = {r.scorer for r in present if r.scorer is not None}
+    if len(scorers) > 1:
+        raise TableError(f"one row mixes scorers {', '.join(sorted(scorers))} ({members[0].run}); choose one with --dataset")
+
+
+def _cells_from(values: Mapping[str, Mapping[str, float | None]], spec: TableSpec, col_value: str | None,
+                arrays: ItemValues | None) -> dict[tuple[str, str], TableCell]:
+    """`_cells_of` from summed values; intervals from the one run's item arrays."""
+    by = spec.cols if spec.cols in DIMENSIONS else None
+    out: dict[tuple[str, str], TableCell] = {}
+    for column, metrics in values.items():
+        for template in spec.cells:
+            names = spec.metrics_of(template)
+            cell = TableCell({m: metrics.get(m) for m in names})
+            for m in names:
+                sample = None if arrays is None or cell.values.get(m) is None else arrays.metric(by and column, m)
+                iv = None if sample is None else _bootstrap(sample, spec)
+                if iv is not None:
+                    cell.ci[m] = iv
+            out[(col_value or column, template)] = cell
+    return out
 
 
 def _add_human(table: PaperTable, spec: TableSpec, human: pl.DataFrame) -> None:
@@ -293,7 +405,7 @@ def _add_human(table: PaperTable, spec: TableSpec, human: pl.DataFrame) -> None:
             table.cells[(0, target, template)] = cell
 
 
-def _fill(table: PaperTable, spec: TableSpec, frame: pl.DataFrame,
+def _fill(table: PaperTable, spec: TableSpec, cells_of: CellsOf,
           groups: Mapping[tuple[Any, ...], list[RunSettings]]) -> None:
     index: dict[tuple[str, ...], int] = {}
     columns: dict[str, None] = {}
@@ -302,7 +414,7 @@ def _fill(table: PaperTable, spec: TableSpec, frame: pl.DataFrame,
         if row == len(table.rows):
             table.rows.append(labels)
         table.runs.setdefault(row, []).extend(r.run for r in members)
-        for (column, template), cell in _cells_of(_group_frame(frame, members), spec, col_value).items():
+        for (column, template), cell in cells_of(members, col_value).items():
             columns[column] = None
             cell.best_over = best_value
             key = (row, column, template)
@@ -346,47 +458,3 @@ def _mark_best(table: PaperTable) -> None:
     for _, cells in best.values():
         for cell in cells:
             cell.best = True
-
-
-def template_label(template: str) -> str:
-    """A cell template as a column header reads it: `f1_recall (answer_rate)` → `F1-recall (answer rate)`."""
-    from .run_stats import METRIC_LABELS
-
-    return _WORD.sub(lambda m: METRIC_LABELS.get(m.group(0), m.group(0)), template)
-
-
-def cell_text(cell: TableCell | None, template: str, places: int = 1) -> str:
-    """A cell as the template writes it: `62.3 (88.1) [5]`, with `[low, high]` after values that have one."""
-    if cell is None:
-        return "—"
-
-    def one(match: re.Match[str]) -> str:
-        name = match.group(0)
-        if name not in cell.values:
-            return name
-        value = cell.values[name]
-        if value is None:
-            return "—"
-        text = f"{value:,.0f}" if name in ("items", "predicted", "answered", "errors") else f"{value:.{places}f}"
-        if name in cell.ci:
-            low, high = cell.ci[name]
-            text += f" [{low:.{places}f}, {high:.{places}f}]"
-        return text
-
-    text = _WORD.sub(one, template)
-    return f"{text} [{cell.best_over}]" if cell.best_over else text
-
-
-def table_axes(conn: sqlite3.Connection, dataset: str) -> tuple[list[str], tuple[str, ...]]:
-    """For a table of one dataset: the item dimensions it varies in (its possible columns) and the
-    cells its scorer reports (`f1_recall (answer_rate)` for CDQA scorers, else `em`, `f1`)."""
-    from qa_inspect.core.metrics import uses_f1_recall
-
-    row = conn.execute("SELECT id, scorer, family FROM datasets WHERE name = ?", (dataset,)).fetchone()
-    if row is None:
-        raise TableError(unknown_name("dataset", dataset, [r[0] for r in conn.execute("SELECT name FROM datasets ORDER BY name")],
-                                      none="none loaded"))
-    dims = [d for d in DIMENSIONS
-            if conn.execute(f"SELECT COUNT(DISTINCT {d}) FROM items WHERE dataset_id = ?", (row[0],)).fetchone()[0] > 1]
-    cells = ("f1_recall (answer_rate)",) if uses_f1_recall(row[1], row[2]) else ("em", "f1")
-    return dims, cells

@@ -24,6 +24,7 @@ from qa_inspect.core import stats
 from qa_inspect.core.metrics import SAMPLE_F1_THRESHOLD, uses_f1_recall
 from qa_inspect.core.store import require_dataset
 
+from .metric_labels import METRIC_LABELS
 from .metrics import HUMAN
 from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
 
@@ -37,16 +38,10 @@ __all__ = [
     "intervals_and_pairs",
     "metric_values",
     "passage_ids",
+    "pass_sql",
     "run_intervals",
     "with_intervals",
 ]
-
-METRIC_LABELS = {
-    "em": "EM", "f1": "F1", "f1_recall": "F1-recall", "answer_rate": "answer rate",
-    "em_hasans": "HasAns EM", "f1_hasans": "HasAns F1", "em_noans": "NoAns EM", "f1_noans": "NoAns F1",
-    "pass@1": "pass@1",
-}
-"""Every metric a run can have an interval for, with the name people read."""
 
 _OVER = {
     "em": "all items, missing = 0", "f1": "all items, missing = 0", "f1_recall": "answered items",
@@ -119,10 +114,20 @@ _ITEMS_SQL = """
 SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
 FROM items i WHERE i.dataset_id = ? ORDER BY i.id
 """
+
+
+def pass_sql(alias: str) -> str:
+    """SQL of an answered item's pass@1 for prediction alias `alias` (p, pa, pb): the share of
+    its samples that are right, or for a run of one answer whether that one is (EM, else F1-recall
+    at `SAMPLE_F1_THRESHOLD` and no refusal)."""
+    a = {"p": "p", "pa": "pa", "pb": "pb"}[alias]
+    return (f"COALESCE(1.0 * {a}.correct_samples / {a}.samples, {a}.em, COALESCE({a}.refused, 0) = 0"
+            f" AND COALESCE({a}.f1_recall, 0) >= {float(SAMPLE_F1_THRESHOLD)!r}, 0)")
+
+
 _RUN_SQL = f"""
 SELECT p.id IS NOT NULL, COALESCE(p.em, 0), COALESCE(p.f1, 0), COALESCE(p.refused, 0), COALESCE(p.f1_recall, 0),
-       COALESCE(1.0 * p.correct_samples / p.samples, p.em,
-                COALESCE(p.refused, 0) = 0 AND COALESCE(p.f1_recall, 0) >= {float(SAMPLE_F1_THRESHOLD)!r}, 0)
+       {pass_sql("p")}
 FROM items i LEFT JOIN predictions p ON p.run_id = ? AND p.item_id = i.id
 WHERE i.dataset_id = ? ORDER BY i.id
 """

@@ -50,6 +50,9 @@ __all__ = [
     "dataset_names",
     "evidence_date",
     "gather_signals",
+    "item_sample_texts",
+    "with_samples",
+    "with_sample_counts",
     "item_key",
     "judged",
     "last_verified",
@@ -85,6 +88,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .consensus import (
         Consensus,
         consensus,
+        with_sample_counts,
         DISAGREE_BELOW,
         HALF_LIFE_DAYS,
         ItemGolds,
@@ -103,6 +107,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         CHANGE_TAGS,
         dataset_names,
         gather_signals,
+        item_sample_texts,
         run_dates,
         stale_datasets,
     )
@@ -114,6 +119,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ReviewQueue,
         Scope,
         SIGNALS,
+        with_samples,
     )
     from .score import (
         LAST,

@@ -24,8 +24,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
 from qa_inspect.core.metrics import Relation, relation
@@ -34,6 +34,7 @@ from qa_inspect.core.metrics.segment import remove_punctuation
 from qa_inspect.core.metrics.squad import normalize_answer
 
 __all__ = [
+    "with_sample_counts",
     "DISAGREE_BELOW",
     "HALF_LIFE_DAYS",
     "MIN_AGREEING",
@@ -193,10 +194,19 @@ def consensus(
         eq = relation(answer, golds.scored, scorer=scorer, superseded=golds.superseded)
         replaced = eq.text if eq.relation == Relation.SUPERSEDED else answer
     total_weight = sum(a.weight for a in answers) or 1.0
-    sampled = [a for a in members if a.samples]
-    agreeing = sum(normalise(t, scorer, question) == key for a in sampled for t in a.samples)
-    return Consensus(
+    found_consensus = Consensus(
         answer=answer, key=key, runs=tuple(a.run for a in members), count=len(members), total=len(answers),
         share=sum(a.weight for a in members) / total_weight, kind=found, replaced=replaced,
-        samples=agreeing, sample_total=sum(len(a.samples) for a in sampled), sampled_runs=len(sampled),
     )
+    return with_sample_counts(found_consensus, {a.run: a.samples for a in members}, scorer, question)
+
+
+def with_sample_counts(c: Consensus, samples: Mapping[str, Sequence[str]], scorer: str | None,
+                       question: str = "") -> Consensus:
+    """`c` with its sample counts from the agreeing runs' samples (`samples`: run → its sample
+    texts; runs of one answer absent or empty): how many give the consensus answer of how many.
+    They only describe the consensus (the reasons' "8 of 8 samples"), never move its score, so a
+    queue ranks without the texts and counts them for the golds it shows."""
+    sampled = [tuple(samples[r]) for r in c.runs if samples.get(r)]
+    agreeing = sum(normalise(t, scorer, question) == c.key for texts in sampled for t in texts)
+    return replace(c, samples=agreeing, sample_total=sum(len(t) for t in sampled), sampled_runs=len(sampled))

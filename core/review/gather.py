@@ -27,7 +27,7 @@ from .dates import evidence_date
 from .score import Signals
 from .verified import last_verified, ts_date
 
-__all__ = ["CHANGE_TAGS", "dataset_names", "gather_signals", "run_dates", "stale_datasets"]
+__all__ = ["CHANGE_TAGS", "dataset_names", "gather_signals", "item_sample_texts", "run_dates", "stale_datasets"]
 
 CHANGE_TAGS = ("fast-changing", "slow-changing", "never-changing")
 """Item tags that say how fast an answer changes: a dataset with them can go stale."""
@@ -45,6 +45,13 @@ _SAMPLES_SQL = """
 SELECT c.prediction_id, c.text FROM completions c JOIN predictions p ON p.id = c.prediction_id
 JOIN runs r ON r.id = p.run_id WHERE r.dataset_id = ? ORDER BY c.prediction_id, c.sample
 """
+_ITEM_SAMPLES_SQL = """
+SELECT i.key, r.name, c.text FROM items i JOIN predictions p ON p.item_id = i.id JOIN runs r ON r.id = p.run_id
+JOIN completions c ON c.prediction_id = p.id
+WHERE i.dataset_id = ? AND i.key IN ({keys}) ORDER BY p.id, c.sample
+"""
+_KEYS_AT_ONCE = 500
+"""Item keys a query names at once (SQLite's parameter limit is far above; the queries stay short)."""
 _TAGGED_SQL = f"""
 SELECT d.name, d.path, EXISTS (SELECT 1 FROM items i WHERE i.dataset_id = d.id
                                AND i.tag IN ({", ".join("?" * len(CHANGE_TAGS))}))
@@ -95,10 +102,27 @@ def _scorer(conn: sqlite3.Connection, dataset_id: int) -> str:
     return str(conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0])
 
 
-def _answers(conn: sqlite3.Connection, dataset_id: int, weights: dict[str, float]) -> dict[int, list[RunAnswer]]:
-    """Every run's answer per item, with its samples' texts when the run sampled the item."""
+def item_sample_texts(conn: Any, dataset: str, keys: Collection[str]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Item key → run → its samples' texts, for the items `keys` of `dataset` that some run sampled:
+    what a page of the queue shows, read for those items alone."""
+    raw = sqlite_connection(conn)
+    dataset_id = require_dataset(raw, dataset)
+    found: dict[str, dict[str, list[str]]] = {}
+    ordered = sorted(set(keys))
+    for start in range(0, len(ordered), _KEYS_AT_ONCE):
+        chunk = ordered[start:start + _KEYS_AT_ONCE]
+        for key, run, text in raw.execute(_ITEM_SAMPLES_SQL.format(keys=", ".join("?" * len(chunk))),
+                                          (dataset_id, *chunk)):
+            found.setdefault(key, {}).setdefault(run, []).append(text)
+    return {key: {run: tuple(texts) for run, texts in runs.items()} for key, runs in found.items()}
+
+
+def _answers(conn: sqlite3.Connection, dataset_id: int, weights: dict[str, float],
+             texts: bool = True) -> dict[int, list[RunAnswer]]:
+    """Every run's answer per item, with its samples' texts when the run sampled the item (and
+    `texts`: else none are read)."""
     samples: dict[int, list[str]] = {}
-    for prediction_id, text in conn.execute(_SAMPLES_SQL, (dataset_id,)):
+    for prediction_id, text in conn.execute(_SAMPLES_SQL, (dataset_id,)) if texts else ():
         samples.setdefault(prediction_id, []).append(text)
     out: dict[int, list[RunAnswer]] = {}
     for item_id, run, text, score, refused, rel, pid in conn.execute(_PREDICTIONS_SQL, (dataset_id,)):
@@ -128,16 +152,18 @@ def _meta(raw: str | None) -> dict[str, Any]:
 
 def gather_signals(
     conn: Any, dataset: str, *, author: str, given_dates: Mapping[str, date] | None = None,
-    aliases: Mapping[str, Sequence[str]] | None = None,
+    aliases: Mapping[str, Sequence[str]] | None = None, sample_texts: bool = True,
 ) -> list[Signals]:
     """Signals of every scored gold of `dataset`, in dataset order. `author` is the reviewer:
     open proposals by anyone else are a signal. `aliases`: item key → accepted aliases (none
-    by default; `core.flags.current_aliases(conn, dataset)` gives them)."""
+    by default; `core.flags.current_aliases(conn, dataset)` gives them). `sample_texts=False`
+    reads no sample's text: the consensus then counts no samples (they never change a score;
+    `item_sample_texts` reads them for the golds shown)."""
     raw = sqlite_connection(conn)
     dataset_id = require_dataset(raw, dataset)
     scorer = _scorer(raw, dataset_id)
     weights = run_weights({run: d for run, (d, _) in run_dates(raw, dataset_id, given_dates).items()})
-    answers = _answers(raw, dataset_id, weights)
+    answers = _answers(raw, dataset_id, weights, sample_texts)
     flags = {f.target: f for f in current_flags(raw, dataset, include_resolved=False)}
     verified = last_verified(raw, dataset)
     out: list[Signals] = []

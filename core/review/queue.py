@@ -15,7 +15,7 @@ deterministic.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -23,10 +23,11 @@ from qa_inspect.core.errors import QAInspectError, unknown_name
 from qa_inspect.core.flags import current_aliases
 from qa_inspect.core.store import author_for, sqlite_connection
 
-from .gather import gather_signals, stale_datasets
+from .consensus import with_sample_counts
+from .gather import gather_signals, item_sample_texts, stale_datasets
 from .score import Scored, score_signals
 
-__all__ = ["FRESH_DAYS", "SIGNALS", "Progress", "QueueEntry", "ReviewQueue", "Scope", "review_queue"]
+__all__ = ["FRESH_DAYS", "SIGNALS", "Progress", "QueueEntry", "ReviewQueue", "Scope", "review_queue", "with_samples"]
 
 FRESH_DAYS = 90
 SIGNALS = ("consensus", "age", "refusal", "proposal")
@@ -181,12 +182,15 @@ def review_queue(
     include_reviewed: bool = False,
     fresh_days: int = FRESH_DAYS,
     limit: int | None = None,
+    samples: bool = True,
 ) -> ReviewQueue:
     """The ranked queue (see the module docstring); `today` fixes "now" (default: today, UTC).
     `dynamic`: dataset names or paths the manifest declares `dynamic = true`; `aliases`: dataset
     → item key → accepted aliases (default: the journal's, `core.flags.current_aliases`, so an
     answer someone accepted is never a stale-gold candidate). A named dataset that cannot go stale is an
-    error (QAInspectError)."""
+    error (QAInspectError). The golds are ranked without their samples' texts (they never move a
+    score); the returned entries then count them (`with_samples`), unless `samples=False` (a
+    caller that shows one gold at a time counts them as it shows it)."""
     if signal is not None and signal not in SIGNALS:
         raise QAInspectError(unknown_name("signal", signal, SIGNALS))
     raw = sqlite_connection(conn)
@@ -197,7 +201,8 @@ def review_queue(
     ranked: list[tuple[bool, bool, float, int, QueueEntry]] = []
     for name, _ in covered:
         accepted = current_aliases(raw, name) if aliases is None else aliases.get(name)
-        for signals in gather_signals(raw, name, author=who, given_dates=given_dates, aliases=accepted):
+        for signals in gather_signals(raw, name, author=who, given_dates=given_dates, aliases=accepted,
+                                      sample_texts=False):
             scored = score_signals(signals, today)
             if _keep(scored, scope, signal):
                 entry = QueueEntry(scored, _status(scored, today, fresh_days))
@@ -208,5 +213,28 @@ def review_queue(
                         sum(e.status == "verified" for e in entries))
     if not include_reviewed:
         entries = [e for e in entries if e.status == "open"]
-    return ReviewQueue(entries[:limit] if limit is not None else entries, progress, who, today,
+    entries = entries[:limit] if limit is not None else entries
+    return ReviewQueue(with_samples(raw, entries, today) if samples else entries, progress, who, today,
                        tuple(covered), tuple(left_out), scope)
+
+
+def with_samples(conn: Any, entries: Sequence[QueueEntry], today: date) -> list[QueueEntry]:
+    """`entries` with their consensus' sample counts ("8 of 8 samples of one run" in the reasons),
+    reading the samples of their items alone (`gather.item_sample_texts`); scores and order unchanged."""
+    raw = sqlite_connection(conn)
+    wanted: dict[str, set[str]] = {}
+    for e in entries:
+        wanted.setdefault(e.scored.signals.dataset, set()).add(e.scored.signals.item_key)
+    texts = {(ds, key): runs for ds, keys in wanted.items() for key, runs in item_sample_texts(raw, ds, keys).items()}
+    scorers = {ds: raw.execute("SELECT scorer FROM datasets WHERE name = ?", (ds,)).fetchone()[0] for ds in wanted}
+    out: list[QueueEntry] = []
+    for e in entries:
+        s = e.scored.signals
+        runs = texts.get((s.dataset, s.item_key))
+        if not runs:
+            out.append(e)
+            continue
+        agreed = None if s.consensus is None else with_sample_counts(s.consensus, runs, scorers[s.dataset], s.question)
+        signals = replace(s, answers=tuple(replace(a, samples=runs.get(a.run, ())) for a in s.answers), consensus=agreed)
+        out.append(QueueEntry(score_signals(signals, today), e.status))
+    return out

@@ -14,7 +14,8 @@ differ in skill and some pairs are significant). Each figure is a whole fresh pr
   (`bench_scale.FLOOR_INSERT`); then `qa-inspect load` (target < 120 s, < 2.5 GB, ≤ 1.5× floor);
 - floor "aggregate": one SQL pass averaging EM and F1 per run over the predictions; then
   `core.report.overview` from the stored cache and the app's overview painted with every run
-  (target < 1.5 s), and `qa-inspect table` over the runs (target < 3 s);
+  (target < 1.5 s), and `qa-inspect table` over the runs (target < 3 s: per-run sums from the
+  overview's stored rows), by split too, and with `--old-table` the item-frame path it replaced;
 - floor "arrays + one resampling": every run's per-item arrays read (`dataset_items`) and one
   bootstrap count matrix drawn (what any bootstrap of the dataset costs once); then
   `qa-inspect leaderboard` at `--resamples` with every pair tested (target < 30 s, < 1 GB);
@@ -135,6 +136,14 @@ t0 = time.perf_counter(); facet_tables(conn, g); facet_table(conn, clear(g, t.na
 print(json.dumps({"first": first, "again": again, "select": time.perf_counter() - t0}))
 """
 
+OLD_TABLE = """
+import sqlite3, sys
+from pathlib import Path
+from qa_inspect.core.report import TableSpec, folder_run_settings, frame_table
+conn = sqlite3.connect(sys.argv[1])
+frame_table(conn, TableSpec(), folder_run_settings(conn, Path(sys.argv[2])))
+"""
+
 PAIRWISE = """
 import json, sqlite3, sys, time
 from itertools import combinations
@@ -222,6 +231,8 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, default=None, help="build (or reuse) the folder here")
     ap.add_argument("--db", type=Path, default=None,
                     help="a database of that folder loaded already: skip the load and its floor")
+    ap.add_argument("--old-table", action="store_true",
+                    help="also time the table from item frames (`frame_table`, what `table` did before its sums)")
     ap.add_argument("--synthetic", type=int, default=None, metavar="N",
                     help="only time the overview's intervals (2 runs + human) on N generated items, both engines")
     args = ap.parse_args()
@@ -240,7 +251,7 @@ def main() -> None:
         db = args.db or Path(tmp) / "qa.db"
         if args.db is None:
             load(root, Path(tmp), db)
-        views(root, db)
+        views(root, db, args.old_table)
         statistics_(root, db, args.resamples)
 
 
@@ -253,7 +264,7 @@ def load(root: Path, work: Path, db: Path) -> None:
     _row("qa-inspect load", measure([*CLI, "load", str(root), "--db", str(db)]), floor, "< 120 s, < 2.5 GB, ≤ 1.5×")
 
 
-def views(root: Path, db: Path) -> None:
+def views(root: Path, db: Path, old_table: bool = False) -> None:
     agg = measure([sys.executable, "-c", FLOOR_AGGREGATE, str(db)])
     _row("floor: aggregate per run (SQL)", agg)
     shots = [_child_json(OVERVIEW, str(db)) for _ in range(3)]
@@ -263,6 +274,10 @@ def views(root: Path, db: Path) -> None:
     print(f"{'overview painted in the app':<34} {app_s:8.2f} s = {app_s / agg['wall']:.2f}× floor"
           f"   ({int(shots[0]['rows'])} rows; median of 3)   < 1.5 s")
     _row("qa-inspect table", measure([*CLI, "table", str(root), "--db", str(db)]), agg, "< 3 s")
+    _row("qa-inspect table --cols split", measure([*CLI, "table", str(root), "--db", str(db), "--cols", "split"]), agg,
+         "< 3 s once the overview's slices are stored")
+    if old_table:
+        _row("table, item frames (the old path)", measure([sys.executable, "-c", OLD_TABLE, str(db), str(root)]), agg)
     fx = _child_json(FACETS, str(db))
     print(f"{'facet panel of one run':<34} {fx['first'] * 1000:8.0f} ms first; shown again {fx['again'] * 1000:.0f} ms;"
           f" a value selected {fx['select'] * 1000:.0f} ms (new filter counted, the facet without it kept)")

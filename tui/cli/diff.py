@@ -201,6 +201,19 @@ def _outcome_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+SAMPLES_TITLE = "Samples (pass@1 = the share of an item's samples that are right; a single answer: right or not)"
+_SAMPLE_HEAD = ["pass@1 A", "pass@1 B", "B − A", "became flaky", "became stable", "still flaky"]
+
+
+def _sample_rows(d: RunDiff) -> tuple[list[str], list[list[str]]]:
+    """Header and the one row of the samples table; no rows when neither run sampled an item."""
+    s = d.samples
+    if s is None:
+        return _SAMPLE_HEAD, []
+    return _SAMPLE_HEAD, [[number(s.pass1_a), number(s.pass1_b), signed(s.delta), count(s.became_flaky),
+                           count(s.became_stable), count(s.still_flaky)]]
+
+
 def _category_title(d: RunDiff) -> str:
     right = next((o.label for o in d.outcomes), "EM")
     return (f"Per error category (right by {right}): fixed counted by A's category, broken by B's")
@@ -232,6 +245,13 @@ def _print_diff(d: RunDiff, slice_name: str | None, sort: str = "slice", *, chan
     for row in rows:
         t.add_row(*[Text(c) for c in row])
     out.print(t)
+    head, rows = _sample_rows(d)
+    if rows:
+        t = Table(title=SAMPLES_TITLE, title_justify="left", show_edge=False)
+        for h in head:
+            t.add_column(h, justify="right")
+        t.add_row(*[Text(c) for c in rows[0]])
+        out.print(t)
     head, rows = _category_rows(d)
     if rows:
         t = Table(title=_category_title(d), title_justify="left", show_edge=False)
@@ -272,9 +292,12 @@ def diff_markdown(d: RunDiff, slice_name: str | None = None, sort: str = "slice"
     cat_head, cat_rows = _category_rows(d)
     categories = (f"\n## {_category_title(d)}\n\n" + markdown_table(cat_head, cat_rows)
                   + f"\n{category_sentence(d)}\n") if cat_rows else ""
+    sample_head, sample_rows = _sample_rows(d)
+    samples = f"\n## {SAMPLES_TITLE}\n\n" + markdown_table(sample_head, sample_rows) if sample_rows else ""
     return "".join((
         f"# {_headline(d, slice_name)}\n\n## Outcomes\n\n",
         markdown_table(*_outcome_rows(d)),
+        samples,
         categories,
         "\n## Per slice\n\n",
         markdown_table(*_slice_rows(d, sort)),

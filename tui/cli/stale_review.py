@@ -8,6 +8,7 @@ is no import circle). The queue's score, reasons and header (which datasets it c
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +25,7 @@ from qa_inspect.core.review import (
     TeamProgress,
     mine,
     review_queue,
+    with_samples,
     team_progress,
     team_settings,
 )
@@ -128,13 +130,15 @@ def queue_cmd(
             queue = review_queue(conn, dataset=scope.dataset, tag=scope.tags, answer_type=scope.answer_types,
                                  split=scope.splits, search=scope.search, signal=signal, author=author,
                                  given_dates=manifest_dates(runs_dir), dynamic=manifest_dynamic(runs_dir),
-                                 include_reviewed=show_all or progress, limit=None if team else limit)
+                                 include_reviewed=show_all or progress, limit=None if team else limit,
+                                 samples=team is None)  # a team member's share counts its samples below
             if team is not None and progress:
                 _print_progress(team_progress(conn, team, _golds(queue)), as_json)
                 return
             if team is not None:
                 who = me or author_for(conn, author)
-                queue = replace(queue, entries=mine(queue.entries, team, who)[:limit])
+                share = mine(queue.entries, team, who)[:limit]
+                queue = replace(queue, entries=with_samples(conn, share, queue.today or date.today()))
         except QAInspectError as exc:
             raise fail(str(exc)) from None
     if as_json:

@@ -41,6 +41,7 @@ from ..widgets import KeyFooter
 from ..dialogs import RunPicker
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import clean
+from .compare_samples import SampleTable, fill_samples
 from .compare_tables import (
     SLICE_FIELD,
     SLICE_SORTS,
@@ -105,6 +106,7 @@ class CompareScreen(StaleScreen):
     CompareScreen #cmp-body { height: 1fr; }
     CompareScreen .cmp-section { height: 1; padding: 0 1; margin-top: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     CompareScreen #cmp-outcomes { height: auto; margin: 0 1; }
+    CompareScreen #cmp-samples { height: auto; margin: 0 1; }
     CompareScreen #cmp-lower { height: 1fr; }
     CompareScreen #cmp-slices-box { height: auto; max-height: 50%; }
     CompareScreen #cmp-changes-box { height: 1fr; }
@@ -170,6 +172,8 @@ class CompareScreen(StaleScreen):
         with Vertical(id="cmp-body"):
             yield Static(id="cmp-outcomes-title", classes="cmp-section")
             yield OutcomeTable(id="cmp-outcomes")
+            yield Static(id="cmp-samples-title", classes="cmp-section")
+            yield SampleTable(id="cmp-samples")
             with Vertical(id="cmp-lower"):
                 with Vertical(id="cmp-slices-box"):
                     yield Static(id="cmp-slices-title", classes="cmp-section")
@@ -275,6 +279,7 @@ class CompareScreen(StaleScreen):
         self.query_one("#cmp-outcomes-title", Static).update(outcomes_title(d, sig, narrow))
         if outcomes:
             fill_outcomes(self.query_one(OutcomeTable), d, self.palette, sig, narrow)
+        fill_samples(self.query_one(SampleTable), self.query_one("#cmp-samples-title", Static), d, self.palette)
         self.query_one("#cmp-slices-title", Static).update(slices_title(d, sig, self.slice_sort, self._width < 92))
         slices = self.query_one("#cmp-slices", PlainTable)
         keys = fill_slices(slices, d, self.palette, self._width, sig, self.slice_sort)
@@ -329,6 +334,28 @@ class CompareScreen(StaleScreen):
             return
         self._browse(self.cell_filter(criterion, outcome))
 
+    @on(DataTable.CellSelected, "#cmp-samples")
+    def _sample_selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        self._open_sample_change(event.coordinate.column)
+
+    def _open_sample_change(self, column: int) -> None:
+        change = self.query_one(SampleTable).change_at(column)
+        samples = self.diff.samples if self.diff is not None else None
+        if change is None or samples is None:
+            return
+        if samples.count(change) == 0:
+            self.notify("No items in this cell.", severity="warning")
+            return
+        self.browse_sample_change(change, self.within())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="diff-samples")
+    def browse_sample_change(self, change: str, within: Filter | None) -> None:
+        """Browse one flaky/stable list (its keys read in SQL, off the UI thread)."""
+        with self.db.connect() as conn:
+            f = report.sample_change_filter(conn, self.run_a, self.run_b, change, within)
+        self.app.call_from_thread(self._browse, f)
+
     def _show_slice_detail(self, row: int) -> None:
         key = self.slice_keys[row] if 0 <= row < len(self.slice_keys) else None
         self.query_one("#cmp-slice-detail", Static).update(slice_detail(self.diff, self.significance, key))
@@ -368,6 +395,8 @@ class CompareScreen(StaleScreen):
         focused = self.focused
         if isinstance(focused, OutcomeTable):
             self._open_cell(focused.cursor_coordinate)
+        elif isinstance(focused, SampleTable):
+            self._open_sample_change(focused.cursor_column)
         elif isinstance(focused, PlainTable) and focused.id == "cmp-slices":
             self._open_slice(focused.cursor_row)
         elif isinstance(focused, PlainTable) and focused.id == "cmp-changes":

@@ -44,6 +44,7 @@ from qa_inspect.core.review import (
     review_queue,
     stale_datasets,
     team_share,
+    with_samples,
 )
 
 from ..base import BaseScreen
@@ -170,6 +171,8 @@ class ReviewQueueScreen(BaseScreen):
         self.view: Group | None = None
         """What the body shows (the gold on screen), for tests to read."""
         self._first = True
+        self._counted: set[int] = set()
+        """Ids of the current queue's entries whose samples are counted (`count_samples`)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -206,7 +209,8 @@ class ReviewQueueScreen(BaseScreen):
         queue = review_queue(conn, dataset=s.dataset if s.dataset in covered else None,
                              tag=self.filters["tag"] or s.tags, answer_type=self.filters["answer_type"] or s.answer_types,
                              split=s.splits, search=s.search, signal=self.filters["signal"], today=self.today,
-                             given_dates=manifest.run_dates() if manifest is not None else {}, dynamic=dynamic)
+                             given_dates=manifest.run_dates() if manifest is not None else {}, dynamic=dynamic,
+                             samples=False)  # each gold's samples are counted as it is shown (`count_samples`)
         try:
             return team_share(conn, queue, manifest)
         except QAInspectError as exc:
@@ -228,6 +232,7 @@ class ReviewQueueScreen(BaseScreen):
 
     def on_queue_loaded(self, message: QueueLoaded) -> None:
         self._first = False
+        self._counted.clear()
         self.queue = message.queue
         self.answer_types |= {e.scored.signals.answer_type for e in message.queue.entries
                               if e.scored.signals.answer_type}
@@ -252,10 +257,27 @@ class ReviewQueueScreen(BaseScreen):
             body.update(Text("Nothing left to review here. u undoes your last action; escape goes back.",
                              style="dim"))
             return
+        if id(entry) not in self._counted:
+            self.count_samples(q, self.pos, entry)
         self.view = entry_view(entry, self.pos + 1, len(q.entries))
         body.update(self.view)
         self.query_one("#rq-scroll", VerticalScroll).scroll_home(animate=False)
         self.remember(_target(entry))
+
+    @work(thread=True, exit_on_error=False, group="review-queue-samples")
+    def count_samples(self, q: ReviewQueue, pos: int, entry: QueueEntry) -> None:
+        """The shown gold's consensus with its samples counted (their texts read for this item
+        alone), then shown again if it is still the one on screen."""
+        with self.db.connect() as conn:
+            counted = with_samples(conn, [entry], q.today or date.today())[0]
+        self.app.call_from_thread(self._samples_counted, q, pos, entry, counted)
+
+    def _samples_counted(self, q: ReviewQueue, pos: int, entry: QueueEntry, counted: QueueEntry) -> None:
+        if q is self.queue and 0 <= pos < len(q.entries) and q.entries[pos] is entry:
+            self._counted.add(id(counted))
+            q.entries[pos] = counted
+            if pos == self.pos and counted is not entry:
+                self.show()
 
     @work(thread=True, exit_on_error=False, group="review-queue-position")
     def remember(self, target: flags.Target) -> None:
