@@ -114,3 +114,6 @@ class Run:
     meta: dict[str, Any] = field(default_factory=dict)
     extra_paths: list[str] = field(default_factory=list)
     """Side files read with this run (e.g. `nbest_predictions.json`); their changes reload the run."""
+    framework_verdicts: Any = None
+    """The judge verdicts the run's own log holds, when its reader gathered them on its one pass
+    over the file (`core.formats.VerdictFile`); None: read from the file when wanted."""

@@ -56,11 +56,10 @@ from .judge_verdicts import (
     Verdict,
     VerdictFile,
     claims_verdicts,
-    framework_verdicts,
     read_verdict_document,
-    read_verdicts,
     verdict_of,
 )
+from .verdict_sources import framework_verdicts, read_verdicts
 from .tables import Table
 from .textio import (
     Document,

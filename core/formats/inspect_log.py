@@ -31,6 +31,7 @@ from qa_inspect.core.model import Prediction, Run
 
 from ._common import build_run, clean_id
 from ._repeats import Repeat, find_repeats
+from .judge_verdicts import InspectVerdicts
 from .prompts import extract_question, message_text, prompt_text, shown_prompt
 from .textio import Document, plain, type_name
 
@@ -81,10 +82,12 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     order: list[str] = []
     epochs: set[int] = set()
     repeats: list[Repeat] = []
+    verdicts = InspectVerdicts(doc.path)
     for where, sample in samples:
         if doc.archive is not None and doc.archive.repeats:  # samples are not kept: look as they pass
             repeats.extend(find_repeats(f"member {where}", sample))
         prediction, epoch = _prediction(doc, where, sample)
+        verdicts.add(sample)
         epochs.add(epoch)
         first = chosen.get(prediction.ref)
         texts.setdefault(prediction.ref, []).append((epoch, prediction.text))
@@ -113,7 +116,9 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     model = hints.get("model") or (spec["model"] if isinstance(spec.get("model"), str) else None)
     predictions = [replace(chosen[r], samples=tuple(t for _, t in sorted(texts[r], key=lambda e: e[0])))
                    if len(texts[r]) > 1 else chosen[r] for r in order]
-    return build_run(doc, hints, FORMAT, predictions, model, meta, repeats=repeats)
+    run = build_run(doc, hints, FORMAT, predictions, model, meta, repeats=repeats)
+    run.framework_verdicts = verdicts.file()
+    return run
 
 
 def _archive(doc: Document) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:

@@ -39,11 +39,11 @@ __all__ = [
     "Verdict",
     "VerdictFile",
     "claims_verdicts",
-    "framework_verdicts",
-    "read_inspect_verdicts",
+    "INSPECT_FORMAT",
+    "OPENCOMPASS_FORMAT",
+    "InspectVerdicts",
     "read_opencompass_verdicts",
     "read_verdict_document",
-    "read_verdicts",
     "verdict_of",
 ]
 
@@ -184,41 +184,43 @@ def _shown(value: Any) -> str:
 # ---------------------------------------------------------------------------------- Inspect AI
 
 
-def read_inspect_verdicts(doc: Document) -> VerdictFile:
-    """One verdict per scorer of each sample's first epoch; scorers whose value is not a verdict
-    (a dict of metrics, a number outside 0–1, text) are counted in a warning, not guessed."""
-    from .inspect_log import samples as inspect_samples  # the readers load when a log is read, not with the face
+class InspectVerdicts:
+    """The verdicts of an Inspect log gathered sample by sample, so the predictions' reader takes
+    them on its own pass over the archive (reading a 200k-sample log twice cost a third of its load)."""
 
-    out = VerdictFile(doc.path, INSPECT_FORMAT, [])
-    seen: dict[tuple[str, str], int] = {}
-    skipped: dict[str, int] = {}
-    for where, sample in inspect_samples(doc):
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._kept: dict[tuple[str, str], tuple[int, Verdict]] = {}
+        self._skipped: dict[str, int] = {}
+
+    def add(self, sample: Any) -> None:
+        """Take `sample`'s scorers' verdicts (the lowest epoch's verdict wins for each scorer)."""
         if not isinstance(sample, dict) or not isinstance(sample.get("scores"), dict):
-            continue
+            return
         ref = number_text(sample.get("id"))
         if ref is None or not ref.strip():
-            continue
+            return
         epoch: int = sample["epoch"] if isinstance(sample.get("epoch"), int) else 1
         for judge, score in sample["scores"].items():
             if not isinstance(score, dict):
                 continue
             found = verdict_of(score.get("value"))
             if found is None:
-                skipped[str(judge)] = skipped.get(str(judge), 0) + 1
+                self._skipped[str(judge)] = self._skipped.get(str(judge), 0) + 1
                 continue
             key = (ref.strip(), str(judge))
-            if key in seen and seen[key] <= epoch:
+            if key in self._kept and self._kept[key][0] <= epoch:
                 continue
             explanation = score.get("explanation")
             verdict = Verdict(str(judge), found[0], found[1], ref.strip(), "id", None,
                               explanation if isinstance(explanation, str) else None, _raw_text(score.get("value")))
-            if key in seen:
-                out.verdicts = [v for v in out.verdicts if (v.ref, v.judge) != key]
-            seen[key] = epoch
-            out.verdicts.append(verdict)
-    out.warnings += [f"scorer {name}: {n} value(s) that are not a verdict (C/I/P/N or 0–1), not imported"
-                     for name, n in sorted(skipped.items())]
-    return out
+            self._kept.pop(key, None)  # a replaced verdict moves to where its replacement was met
+            self._kept[key] = (epoch, verdict)
+
+    def file(self) -> VerdictFile:
+        warnings = [f"scorer {name}: {n} value(s) that are not a verdict (C/I/P/N or 0–1), not imported"
+                    for name, n in sorted(self._skipped.items())]
+        return VerdictFile(self.path, INSPECT_FORMAT, [v for _, v in self._kept.values()], warnings)
 
 
 # ---------------------------------------------------------------------------------- OpenCompass
@@ -279,39 +281,6 @@ def _graded(reply: Any) -> tuple[str, float] | None:
     """OpenCompass's judge template: `A` (CORRECT) or `B` (INCORRECT), the first standalone letter."""
     letter = _grade_letter(reply)
     return None if letter is None else (("correct", 1.0) if letter == "A" else ("incorrect", 0.0))
-
-
-# -------------------------------------------------------------------------------- entry points
-
-
-def framework_verdicts(run_path: Path, run_format: str) -> VerdictFile | None:
-    """The verdicts a run's own framework output holds (an Inspect log itself; an OpenCompass
-    run's results file), or None when its format carries none."""
-    run_path = Path(run_path)
-    if run_format == INSPECT_FORMAT:
-        return read_inspect_verdicts(read_document(run_path))
-    if run_format == OPENCOMPASS_FORMAT:
-        from .opencompass import layout as opencompass_layout  # loads with the results file, not with the face
-
-        where = opencompass_layout(run_path)
-        results = where.root / "results" / where.model / f"{where.dataset}.json" if where is not None else None
-        if results is None or not results.is_file():
-            return None
-        try:
-            return read_opencompass_verdicts(results)
-        except FormatError:
-            return None  # the predictions' reader already says why the results file is not used
-    return None
-
-
-def read_verdicts(path: Path) -> VerdictFile:
-    """Any verdicts file by what it is: an Inspect log, or a plain JSONL verdicts file."""
-    doc = read_document(Path(path))
-    if doc.archive is not None or (isinstance(doc.value, dict) and "eval" in doc.value):
-        return read_inspect_verdicts(doc)
-    if claims_verdicts(doc):
-        return read_verdict_document(doc)
-    raise FormatError(str(path), "not a verdicts file (expected JSONL records with judge and verdict, or an Inspect log)")
 
 
 def runs_named(verdicts: Iterable[Verdict]) -> list[str]:

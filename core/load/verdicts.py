@@ -53,7 +53,7 @@ def framework_pending(path: Path, rel: str, run: Run, summary: LoadSummary) -> l
     """The verdicts a run's own framework output holds, paired with its predictions now, before
     linking rewrites their refs. Inspect: by sample id; OpenCompass: by row position."""
     try:
-        found = framework_verdicts(path, run.format)
+        found = framework_verdicts(path, run.format, run.framework_verdicts)
     except (FormatError, OSError, ValueError) as exc:
         why = exc.message if isinstance(exc, FormatError) else type(exc).__name__  # no absolute path
         summary.warnings.append({"path": rel, "message": f"{rel}: judge verdicts not read ({why})"})

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from qa_inspect.core.errors import FormatError
 from qa_inspect.core.formats import Skip, VerdictFile, read_source, read_verdicts, verdict_of
-from qa_inspect.core.formats.judge_verdicts import framework_verdicts, read_opencompass_verdicts
+from qa_inspect.core.formats.judge_verdicts import read_opencompass_verdicts
+from qa_inspect.core.formats.verdict_sources import framework_verdicts
 from tests.judge_data import FIXTURES, JSONL_VERDICTS, JUDGE_LOG, write_jsonl
 
 LIMITS_LOG = next((FIXTURES / "inspect_current").glob("*.eval"))
@@ -51,6 +52,13 @@ def test_an_inspect_ai_log_gives_one_verdict_per_scorer_and_sample() -> None:
     assert graded.rationale is not None and graded.rationale.endswith("GRADE: P")
     assert by[("MINI_DEV_0_QUERY_1", "model_graded_fact")].verdict == "incorrect"
     assert by[("MINI_DEV_0_QUERY_0", "includes")].rationale == "北部"  # includes explains with the answer
+
+
+@pytest.mark.parametrize("log", [JUDGE_LOG, LIMITS_LOG])
+def test_the_inspect_reader_gathers_the_same_verdicts_on_its_own_pass(log: Path) -> None:
+    run = read_source(log)
+    assert run.framework_verdicts == read_verdicts(log)  # the load reads the log once, not twice
+    assert framework_verdicts(log, "inspect-log", run.framework_verdicts) is run.framework_verdicts
 
 
 def test_only_the_first_epoch_is_a_verdict() -> None:
