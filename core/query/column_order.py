@@ -47,11 +47,11 @@ def column_parts(conn: Any, f: Filter, b: Built, direction: str) -> list[Part] |
     name = column_def(f.sort).name
     kind, _, arg = name.partition(":")
     if name in FEATURE_INDEXES:
-        return _feature(b, name, direction)
+        return _feature(b, name, direction) if _has_index(conn, FEATURE_INDEXES[name]) else None
     if b.run <= 0:
         return None
     if name in RUN_INDEXES:
-        return _run_column(b, name, direction)
+        return _run_column(b, name, direction) if _has_index(conn, RUN_INDEXES[name]) else None
     if kind == "meta":
         return _meta(conn, b, arg, direction)
     if kind == "score":
@@ -59,6 +59,11 @@ def column_parts(conn: Any, f: Filter, b: Built, direction: str) -> list[Part] |
     if kind == "answer":
         return _other_answer(conn, b, arg, direction)
     return None
+
+
+def _has_index(conn: Any, name: str) -> bool:
+    """Whether the index is there (a database of before schema 15 opened read-only has none)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None
 
 
 def _feature(b: Built, column: str, direction: str) -> list[Part]:

@@ -104,3 +104,19 @@ def test_a_key_of_long_texts_gets_no_index(tmp_path: Path, conn: sqlite3.Connect
         assert page_ids(copy, f, 0, 5) == _reference(copy, f)[:5]
         assert page_ids(copy, Filter(run=META_RUN, sort="meta:prompt"), 0, 5)  # no index: the sorted query
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_a_database_without_the_indexes_sorts_instead(tmp_path: Path, conn: sqlite3.Connection) -> None:
+    """A database of before schema 15 opened read-only: the sorted query answers, no error."""
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as copy:
+        conn.backup(copy)
+        for index in ("predictions_run_category", "items_gold_count"):
+            copy.execute(f"DROP INDEX {index}")
+    ro = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        for column in ("error_category", "gold_count"):
+            f = Filter(run=RUN, sort=column, descending=True)
+            assert page_ids(ro, f, 0, 10) == _reference(ro, f)[:10]
+    finally:
+        ro.close()
