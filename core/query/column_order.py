@@ -74,8 +74,7 @@ def _feature(b: Built, column: str, direction: str) -> list[Part]:
     params = [b.run, *pb, *b.params]
     has = f"i.{column} IN (0, 1)" if column == "cross_sentence" else f"i.{column} IS NOT NULL"
     return [(f"{head}{b.where_sql(has)} ORDER BY i.{column} {direction}, i.id {direction}", params),
-            (f"{head}{b.where_sql(f'NOT ({has})' if column == 'cross_sentence' else f'i.{column} IS NULL')}"
-             f" ORDER BY i.id {direction}", params)]
+            (f"{head}{b.where_sql(f'({has}) IS NOT 1')} ORDER BY i.id {direction}", params)]
 
 
 def _walk(b: Built, alias: str, index: str, run: int, value: str, cond: str, direction: str) -> Part:

@@ -36,8 +36,9 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     c.executemany("UPDATE predictions SET meta = ? WHERE id = ?", list(zip(metas, meta_ids)))
     c.execute("UPDATE predictions SET meta = NULL WHERE id IN (SELECT id FROM predictions WHERE run_id = ?"
               " ORDER BY item_id LIMIT 3 OFFSET 30)", (meta_id,))
-    c.execute("UPDATE items SET gold_count = NULL, gold_length = NULL, cross_sentence = NULL"
-              " WHERE id IN (SELECT id FROM items ORDER BY id LIMIT 7 OFFSET 5)")
+    c.execute("UPDATE items SET gold_count = NULL, gold_length = NULL, cross_sentence = NULL, question_type = NULL"
+              " WHERE id IN (SELECT i.id FROM items i JOIN runs r ON r.dataset_id = i.dataset_id AND r.id = ?"
+              " ORDER BY i.id LIMIT 7 OFFSET 5)", (run_id,))
     c.commit()
     yield c
     c.close()
