@@ -12,7 +12,12 @@ import sqlite3
 from typing import Any
 
 from qa_inspect.core.metrics import uses_f1_recall
-from qa_inspect.core.store import OverviewRows, cached_rows, index_meta_keys, overview_rows
+from qa_inspect.core.store import (
+    OverviewRows,
+    cached_rows,
+    index_meta_keys,
+    overview_rows,
+)
 
 __all__ = ["warm_app", "warm_overview"]
 

@@ -156,7 +156,8 @@ def _other_answer(conn: Any, b: Built, run_name: str, direction: str) -> list[Pa
     same = conn.execute("SELECT dataset_id FROM runs WHERE id = ?", (run,)).fetchone()
     if same is None or same[0] != b.params[0]:
         return None
-    first = (f"SELECT x.item_id FROM predictions x INDEXED BY predictions_scores WHERE x.run_id = ? AND x.text IS NOT NULL"
-             f" ORDER BY x.text {direction}, x.item_id {direction}", [run])
+    sql = (f"SELECT x.item_id FROM predictions x INDEXED BY predictions_scores WHERE x.run_id = ?"
+           f" AND x.text IS NOT NULL ORDER BY x.text {direction}, x.item_id {direction}")
+    first: Part = (sql, [run])
     lookup = "SELECT x.text FROM predictions x WHERE x.item_id = i.id AND x.run_id = ?"
     return [first, _missing(b, direction, lookup, run)]

@@ -33,8 +33,8 @@ from typing import Any
 
 from qa_inspect.core.store import pending_marks
 
-from .columns import ColumnDef, column_def, is_column
 from .column_order import column_parts
+from .columns import ColumnDef, column_def, is_column
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter
 from .page_sql import chain

@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import store
 from qa_inspect.core.store import open_db
 from qa_inspect.core.store.schema import MIGRATIONS, SCHEMA_VERSION
