@@ -47,7 +47,7 @@ from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
 from .stream import start_reading, stop_reading, stream_in_folder, write_stream
 from .summary import DatasetReport, LoadSummary, RunReport
-from .warmup import warm_overview
+from .warmup import warm_app
 from .verdicts import PendingVerdicts, framework_pending, pending_file, store_verdicts
 
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
@@ -92,8 +92,8 @@ def load_runs(
             conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
             record_load(conn, summary)
-            if summary.changed:  # the first open after a load paints from stored sums
-                warm_overview(conn)
+            if summary.changed:  # the first open after a load paints from stored sums, sorts down indexes
+                warm_app(conn)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:

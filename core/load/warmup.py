@@ -12,9 +12,25 @@ import sqlite3
 from typing import Any
 
 from qa_inspect.core.metrics import uses_f1_recall
-from qa_inspect.core.store import OverviewRows, cached_rows, overview_rows
+from qa_inspect.core.store import (
+    OverviewRows,
+    cached_rows,
+    index_meta_keys,
+    overview_rows,
+)
 
-__all__ = ["warm_overview"]
+__all__ = ["warm_app", "warm_overview"]
+
+
+def warm_app(conn: sqlite3.Connection) -> None:
+    """What a load that changed something leaves ready for the app: the overview's stored rows,
+    and an index for each new `meta` key of the runs (`core.store.meta_index`), so the browser
+    sorts by it down an index (best effort too: a database that cannot be written sorts slower)."""
+    warm_overview(conn)
+    try:
+        index_meta_keys(conn)
+    except sqlite3.OperationalError:
+        pass
 
 
 def warm_overview(conn: Any) -> int:

@@ -16,6 +16,8 @@ in the order shown and stops after `offset + limit` matching rows:
 - by stale: the flagged items (a short list) and the others, each part in id order;
 - by an item label (split, tag, answer type): its index `(dataset_id, label)`, values then NULLs;
 - by Δ: the pair's stored Δ order when it is fresh (`core.query.delta_order`).
+- by a registry column (category, relation, a feature, a `meta` key, another run's score or
+  answer): down that column's index (`core.query.column_order`).
 
 A search starts from its trigram matches (`core.query.sql`); sorted by a score, few matches are
 sorted rather than found by a walk. Other sorts (question, Δ without a fresh stored order) keep the one sorted query. Every
@@ -31,9 +33,15 @@ from typing import Any
 
 from qa_inspect.core.store import pending_marks
 
+from .column_order import column_parts
 from .columns import ColumnDef, column_def, is_column
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter
+from .page_sql import chain
+from .page_sql import ids as _ids
+from .page_sql import items_sql as _items_sql
+from .page_sql import joins_b as _joins_b
+from .page_sql import unordered as _unordered
 from .sql import STALE_ITEMS_SQL, Built, _fts_phrase, build, build_parts, order_clause
 
 __all__ = ["explain_page", "page_ids"]
@@ -58,6 +66,9 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
         if registry.sparse and f.run:  # few items have a value: those sorted, then the others by id
             first, rest = _sparse_parts(b, registry, f.run, direction)
             return _two_parts(conn, first, rest, offset, limit)
+        parts = None if _few_search_hits(conn, f) else column_parts(conn, f, b, direction)
+        if parts is not None:  # down the column's index (`core.query.column_order`)
+            return chain(conn, parts, offset, limit)
     if order == "i.id":
         conds = _run_only(b)
         if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone
@@ -220,8 +231,9 @@ def _run_sorted(b: Built, conds: tuple[tuple[str, ...], tuple[Any, ...]], column
                 direction: str) -> tuple[str, list[Any]]:
     """Run A's predictions meeting `conds`, by `column` (ties by item id): read from the covering
     index `predictions_scores` `(run_id, item_id, scores, category)` for a score or the item id
-    (no prediction row read; by item id a walk in order that stops after the page)."""
-    index = " INDEXED BY predictions_scores" if column in _SCORE_INDEX or column == "item_id" else ""
+    (no prediction row read; by item id a walk in order that stops after the page); for the text,
+    rows in item order (not down another index of the run, in another order), then sorted."""
+    index = " INDEXED BY predictions_scores"  # text: rows read in item order, then sorted
     where = " AND ".join((f"p.{column} IS NOT NULL", *conds[0]))
     order = f"p.{column} {direction}, " if column != "item_id" else ""
     sql = (f"SELECT p.item_id FROM predictions p{index} WHERE p.run_id = ? AND {where}"
@@ -249,22 +261,6 @@ def _walk_or_sort(walk: tuple[str, list[Any]], sort: tuple[str, list[Any]]) -> C
     return ids
 
 
-def _joins_b(b: Built) -> tuple[str, list[Any]]:
-    if b.compare is None:
-        return "", []
-    return " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?", [b.compare]
-
-
-def _items_sql(b: Built, direction: str, *conds: str, index: str | None = None) -> tuple[str, list[Any]]:
-    """Items-first walk in id order (the dataset's items by `items_dataset`, or the few an item
-    label's `index` finds, sorted), with `conds`."""
-    jb, pb = _joins_b(b)
-    hint = f" INDEXED BY {index}" if index else ""
-    sql = (f"SELECT i.id FROM items i{hint} LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
-           f"{b.where_sql(*conds)} ORDER BY i.id {direction}")
-    return sql, [b.run, *pb, *b.params]
-
-
 def _by_score(b: Built, column: str, direction: str) -> tuple[str, list[Any]]:
     """Run A's predictions with a `column` value, walked down its index (ties by item id)."""
     jb, pb = _joins_b(b)
@@ -275,10 +271,6 @@ def _by_score(b: Built, column: str, direction: str) -> tuple[str, list[Any]]:
            f" ORDER BY p.{col} {direction}, p.item_id {direction}")
     # parameters in text order: run B's join, the filter's conditions, then run A (added last)
     return sql, [*pb, *b.params, b.run]
-
-
-def _ids(conn: Any, sql: str, params: list[Any], offset: int, limit: int) -> list[int]:
-    return [r[0] for r in conn.execute(f"{sql} LIMIT ? OFFSET ?", [*params, limit, offset])]
 
 
 def _two_parts(conn: Any, first: tuple[str, list[Any]], rest: tuple[str, list[Any]], offset: int,
@@ -294,12 +286,6 @@ def _two_parts(conn: Any, first: tuple[str, list[Any]], rest: tuple[str, list[An
     else:
         n_first = conn.execute(f"SELECT COUNT(*) FROM ({_unordered(first[0])})", first[1]).fetchone()[0]
     return ids + _ids(conn, *rest, max(0, offset - n_first), limit - len(ids))
-
-
-def _unordered(sql: str) -> str:
-    """`sql` without its final top-level ORDER BY: a count needs no order (SQLite would sort)."""
-    head, sep, tail = sql.rpartition(" ORDER BY ")
-    return head if sep and ")" not in tail and "?" not in tail else sql
 
 
 def explain_page(conn: Any, f: Filter) -> str:

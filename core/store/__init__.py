@@ -99,6 +99,11 @@ __all__ = [
     "user_config_path",
     "TABLE_DOCS",
     "TableDoc",
+    "MAX_META_INDEXES",
+    "index_meta_keys",
+    "meta_index",
+    "meta_index_name",
+    "meta_value_sql",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -210,6 +215,13 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         pending_rows,
         PREDICTIONS_MARK,
         set_marks,
+    )
+    from .meta_index import (
+        index_meta_keys,
+        MAX_META_INDEXES,
+        meta_index,
+        meta_index_name,
+        meta_value_sql,
     )
 
 lazy_face(__name__)

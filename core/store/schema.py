@@ -336,6 +336,22 @@ MIGRATIONS: list[str] = [
     UPDATE files SET mtime_ns = -1, sha256 = '' WHERE kind = 'run'
         AND format IN ('inspect-log', 'lm-eval-samples', 'opencompass-predictions');  -- read again: their samples
     """,
+    # 14 → 15: the browser's sorts on the registry columns at a million items (`core.query.paging`,
+    # `core.query.column_order`): run A's error category and relation by `(run_id, value, item_id)`,
+    # and each item feature by `(dataset_id, value)` (entries end in the item id), so a page walks
+    # an index in the order shown instead of sorting every item. `meta` keys get expression
+    # indexes of their own when a load finds them (`core.query.column_order.index_meta_keys`).
+    """
+    CREATE INDEX IF NOT EXISTS predictions_run_category ON predictions(run_id, error_category, item_id);
+    CREATE INDEX IF NOT EXISTS predictions_run_relation ON predictions(run_id, relation, item_id);
+    CREATE INDEX IF NOT EXISTS items_gold_length ON items(dataset_id, gold_length);
+    CREATE INDEX IF NOT EXISTS items_passage_length ON items(dataset_id, passage_length);
+    CREATE INDEX IF NOT EXISTS items_answer_position ON items(dataset_id, answer_position);
+    CREATE INDEX IF NOT EXISTS items_gold_count ON items(dataset_id, gold_count);
+    CREATE INDEX IF NOT EXISTS items_gold_agreement ON items(dataset_id, gold_agreement);
+    CREATE INDEX IF NOT EXISTS items_cross_sentence ON items(dataset_id, cross_sentence);
+    CREATE INDEX IF NOT EXISTS items_question_overlap ON items(dataset_id, question_overlap);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -415,11 +431,24 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
             for statement in split_statements(MIGRATIONS[target]):
                 if not _column_exists(conn, statement):
                     conn.execute(statement)
+                    _index_stats(conn, statement)
             conn.execute(f"PRAGMA user_version = {target + 1}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+_CREATE_INDEX = re.compile(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON", re.IGNORECASE)
+
+
+def _index_stats(conn: sqlite3.Connection, statement: str) -> None:
+    """A new index of a database that holds planner statistics (someone ran ANALYZE) gets its
+    own: an index without them looks selective beside analysed ones, and SQLite would walk it
+    instead of the right one (a sort of every item where a walk of one page was)."""
+    m = _CREATE_INDEX.match(statement.strip())
+    if m and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
+        conn.execute(f"ANALYZE {m.group(1)}")
 
 
 _ADD_COLUMN = re.compile(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", re.IGNORECASE)

@@ -117,7 +117,7 @@ TABLE_DOCS: dict[str, TableDoc] = {
         "raw": "the full model response when the answer was extracted from it",
         "candidates": "JSON n-best list {text, probability, score}",
         "source_line": "line or record number in the run file",
-        "meta": "JSON: what the reader kept beside the answer",
+        "meta": "JSON: what the reader kept beside the answer (a load indexes each short scalar key for sorting)",
         "scorer": "the official scorer that produced the scores",
         "em": "official exact match (0/1; NULL for CDQA)",
         "f1": "official F1 (0–1; NULL for CDQA)",

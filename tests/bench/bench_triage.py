@@ -82,7 +82,7 @@ async def measure(db: Path, out_dir: Path, rounds: int) -> dict[str, object]:
         await wait(pilot, lambda: browser.count_generation == browser.generation)
         panel = browser.query_one(FacetPanel)
         t0 = time.perf_counter()
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await wait(pilot, lambda: panel.loaded_generation == panel.generation and panel.tables != [])
         res["facets_first_s"] = time.perf_counter() - t0
         base = Filter(dataset="synthetic", run="run-05")
@@ -106,7 +106,7 @@ async def measure(db: Path, out_dir: Path, rounds: int) -> dict[str, object]:
         res["facets_worst_s"] = max(facet_times)
 
         # export every item of the run to CSV
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         browser.query_one(ItemTable).focus()
         seen = len(app._notifications)
         t0 = time.perf_counter()
@@ -140,7 +140,7 @@ def main() -> None:
     print(f"database: {args.db} ({args.db.stat().st_size / 1e6:.0f} MB)")
     print(f"compare screen (c → diff shown):       {res['compare_s']:6.2f} s   ({res['compare_common']:,} common items)")
     print(f"  … intervals and p-values filled in:   {res['compare_stats_s']:6.2f} s   ({res['compare_tests']} tests)")
-    print(f"facet panel, first counts (F):         {res['facets_first_s']:6.2f} s")
+    print(f"facet panel, first counts (ctrl+f):    {res['facets_first_s']:6.2f} s")
     print(f"filter change with the panel shown:    {res['table_median_ms']:6.0f} ms median, "
           f"{res['table_worst_ms']:.0f} ms worst (item table)")
     print(f"  … facet counts of the new filter:    {res['facets_median_s']:6.2f} s median, "

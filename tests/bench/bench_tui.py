@@ -58,7 +58,7 @@ def _text(rng: random.Random, lo: int, hi: int) -> str:
 
 def build(path: Path, n_items: int, n_runs: int, seed: int = 7) -> None:
     """Write a dataset of `n_items` items (3 golds each) and `n_runs` scored runs."""
-    from qa_inspect.core.store import open_db
+    from qa_inspect.core.store import index_meta_keys, open_db
 
     if path.exists():
         path.unlink()
@@ -107,6 +107,7 @@ def build(path: Path, n_items: int, n_runs: int, seed: int = 7) -> None:
             " error_category, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", preds)
         conn.executemany("INSERT INTO predictions_fts (rowid, text) VALUES (?, ?)", [(p[0], p[3]) for p in preds])
     conn.execute("COMMIT")
+    index_meta_keys(conn)  # as a load does: the `meta` keys' sort indexes
     conn.execute("ANALYZE")
     _label(conn, n_items, rng)
     conn.close()
@@ -218,12 +219,16 @@ COLUMN_LAYOUT = ("key", "label", "error_category", "meta:latency", "question", "
 """The columns shown while the registry columns are measured (`k`: labels, category, a meta key)."""
 
 
-def _column_changes(base: Any) -> list[Any]:
+def _column_changes(base: Any, compare: str | None) -> list[Any]:
     """Sorts and filters on the registry columns (`core.query.columns`): label, error category, an
-    item feature, a meta key, and expressions over them."""
+    item feature, a meta key, run B's answer and score, and expressions over them."""
+    other = [base.with_(sort=f"answer:{compare}"), base.with_(sort=f"score:{compare}", descending=True),
+             base.with_(sort=f"answer:{compare}", descending=True)] if compare else []
     return [
         base.with_(sort="label", descending=True), base.with_(sort="error_category"),
+        base.with_(sort="error_category", descending=True, em=0), base.with_(sort="question_type"),
         base.with_(sort="gold_count"), base.with_(sort="meta:latency", descending=True),
+        base.with_(sort="meta:sampler"), *other,
         base.with_(expression='label = "format"'), base.with_(expression='category = "boundary-long"'),
         base.with_(expression="meta:latency > 3.5"), base.with_(expression='meta:sampler = "beam"'),
         base.with_(expression='f1 < 0.5 and category != "empty" and label != "format"'),
@@ -307,7 +312,7 @@ async def measure(db: Path, rounds: int, dataset: str, run: str, compare: str | 
         from qa_inspect.core.query import ColumnLayout
 
         app.column_layouts[dataset] = ColumnLayout(order=COLUMN_LAYOUT)
-        col_changes = _column_changes(base)
+        col_changes = _column_changes(base, compare)
         rows_c, count_c = await _timed(screen, col_changes, rounds)
         n = len(col_changes)
         out["_per_column_change"] = [(1000 * statistics.median(rows_c[i::n]), 1000 * statistics.median(count_c[i::n]),

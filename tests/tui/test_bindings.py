@@ -90,4 +90,4 @@ def test_help_starts_with_the_screen_it_was_opened_from(tmp_path: Path) -> None:
         screen = object.__new__(cls)  # only its type matters
         titles = [s.title for s in app.help_sections(screen)]  # type: ignore[arg-type]
         assert titles[0] == cls.HELP_TITLE and titles[1] == "Everywhere", titles
-        assert sorted(titles) == sorted([c.HELP_TITLE for c in HELP_SCREENS] + ["Everywhere", "Facet panel (F)"])
+        assert sorted(titles) == sorted([c.HELP_TITLE for c in HELP_SCREENS] + ["Everywhere", "Facet panel (ctrl+f)"])

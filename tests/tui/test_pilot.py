@@ -473,7 +473,7 @@ async def test_facet_counts_follow_a_flag_written_in_the_browser(db: Path) -> No
         await settle(pilot)
         screen = await open_run_with_facets(pilot, "bidaf-baseline")
         panel = screen.query_one(FacetPanel)
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle_facets(pilot)
         screen.query_one(ItemTable).focus()
         counted = panel.generation
@@ -529,7 +529,7 @@ async def test_facet_rows_keep_their_order_when_counts_change(db: Path) -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, "glm-6b", settle_facets)
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle_facets(pilot)
         panel = screen.query_one(FacetPanel)
         before = {t.name: [str(r.value) for r in t.rows] for t in panel.tables}
@@ -681,7 +681,7 @@ async def test_a_wide_terminal_splits_the_browser_and_the_item_follows_the_curso
         await pilot.press("backslash")  # off
         await settle(pilot)
         assert not preview.display
-        await pilot.press("backslash", "F")  # on again, but the facet panel takes its place
+        await pilot.press("backslash", "ctrl+f")  # on again, but the facet panel takes its place
         await settle(pilot)
         assert not preview.display
     app = app_for(db)

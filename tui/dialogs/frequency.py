@@ -1,5 +1,5 @@
-"""The frequency table on a column (`ctrl+f` in the browser; VisiData's Shift+F, where `F` is the
-facet panel here): each value with its count, its share of the filter's items, run A's score and
+"""The frequency table on a column (`F` in the browser, VisiData's Shift+F; the facet panel is
+`ctrl+f`): each value with its count, its share of the filter's items, run A's score and
 error share; enter keeps only that value's items (an expression clause), ← → move to the next column.
 
 The counts are `core.query.frequency` (one GROUP BY), read in a thread worker; the dialog owns

@@ -74,7 +74,7 @@ class BrowserScreen(StaleScreen):
 
     HELP_TITLE = "Item browser"
     HELP_EXTRA = TABLE_KEYS
-    HELP_WIDGETS = (("Facet panel (F)", FacetList),)
+    HELP_WIDGETS = (("Facet panel (ctrl+f)", FacetList),)
     BINDINGS: ClassVar[list[BindingType]] = BROWSER_BINDINGS
 
     filter: var[Filter] = var(Filter, init=False)
@@ -425,7 +425,7 @@ class BrowserScreen(StaleScreen):
 
     # -- layout: columns, split view, distribution --------------------------------------------
     def action_columns(self, what: str = "choose") -> None:
-        """`k`: choose and order the columns (kept per dataset); `ctrl+f` a frequency table, `|` an expression."""
+        """`k`: choose and order the columns (kept per dataset); `F` a frequency table, `|` an expression."""
         if self.info is not None and self.query_one(ItemTable).cols:
             self.columns.act(what, self.info, self.filter, self.set_filter, lambda: self._reload(None))
 
@@ -467,7 +467,7 @@ class BrowserScreen(StaleScreen):
             self.set_filter(with_pair(self.filter, result))
 
     def action_toggle_facets(self) -> None:
-        """`F`: show the facet panel and move into it; again: hide it."""
+        """`ctrl+f`: show the facet panel and move into it; again: hide it."""
         panel = self.query_one(FacetPanel)
         if panel.shown and not panel.query_one(FacetList).has_focus:
             panel.query_one(FacetList).focus()

@@ -1,6 +1,6 @@
 """The item browser's columns: the ones the user chose (`k`, kept per dataset) or that fit the
 width, with a "2 columns hidden (k)" notice for those a narrow terminal leaves out; and the two
-things done on a column: its frequency table (`ctrl+f`) and the expression filter over the
+things done on a column: its frequency table (`F`) and the expression filter over the
 columns (`|`).
 
 Besides the table's own columns, `k` offers every column of the registry (`core.query.columns`):
@@ -94,7 +94,7 @@ class ColumnFit:
 
     def act(self, what: str, info: BrowseInfo, f: Filter, apply: Callable[[Filter], None],
             chosen: Callable[[], None]) -> None:
-        """`k` (choose), `ctrl+f` (frequency) or `|` (expression) on the browser's columns."""
+        """`k` (choose), `F` (frequency) or `|` (expression) on the browser's columns."""
         if what == "frequency":
             self.frequency(f, apply)
         elif what == "expression":
@@ -133,7 +133,7 @@ class ColumnFit:
         return [c for c in self.host.query_one(ItemTable).cols if is_column(c.key)]
 
     def frequency(self, f: Filter, apply: Callable[[Filter], None]) -> None:
-        """`ctrl+f`: the frequency table of the sort column (when shown), else of the first text
+        """`F`: the frequency table of the sort column (when shown), else of the first text
         column after the id; ← → there step through the table's columns."""
         cols = self._shown()
         if not cols:

@@ -78,7 +78,7 @@ class FilterBar(Static):
                 parts.append((f"{label} ", "$foreground-muted"))
             parts.append((truncate(clean(value), 40), "bold $accent"))
         if len(describe(f)) <= 1 + int(bool(f.compare)):
-            parts.append(("   f filters · / search · w wrong only · F facets", "$foreground-muted"))
+            parts.append(("   f filters · / search · w wrong only · ^f facets", "$foreground-muted"))
         self.update(Content.assemble(*parts))
 
     async def on_click(self) -> None:

@@ -30,6 +30,10 @@ def _values(c: sqlite3.Connection, sql: str) -> list[Any]:
     return [r[0] for r in c.execute(sql)]
 
 
+REGISTRY = ["error_category", "relation", "gold_count", "question_type", "cross_sentence", "passage_length"]
+"""Registry columns with a sort down an index (`core.query.column_order`)."""
+
+
 @st.composite
 def filters(draw: st.DrawFn, c: sqlite3.Connection) -> Filter:
     runs = c.execute("SELECT r.name, r.dataset_id FROM runs r ORDER BY r.id").fetchall()
@@ -55,7 +59,8 @@ def filters(draw: st.DrawFn, c: sqlite3.Connection) -> Filter:
         f1_min=draw(score), f1_max=draw(score),
         search=draw(st.sampled_from(["", "什么", "不存在的", *texts])) if on_items else "",
         compare=draw(st.sampled_from([None, None, None, *others])) if others else None,
-        sort=draw(st.sampled_from(["key", "em", "f1", "f1_recall", "refused", "prediction", *sorted(SORTS)])),
+        sort=draw(st.sampled_from(["key", "em", "f1", "f1_recall", "refused", "prediction", *sorted(SORTS),
+                                   *REGISTRY, *(f"{k}:{o}" for o in others for k in ("score", "answer"))])),
         descending=draw(st.booleans()),
         facets=tuple(("error_category", v)
                      for v in draw(st.lists(st.sampled_from(categories), max_size=2, unique=True))),
@@ -72,7 +77,9 @@ def test_pages_of_any_filter_are_the_sorted_query(conn: sqlite3.Connection) -> N
         paging.WALK_BUDGET, paging.FEW_HITS = budget, few
         try:
             sql, params = build(conn, f)
-            want = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {order_clause(f)}", params)]
+            order: list[Any] = []  # a registry column's parameters
+            clause = order_clause(f, order)
+            want = [r[0] for r in conn.execute(f"SELECT i.id {sql} ORDER BY {clause}", [*params, *order])]
             offset, limit = window
             assert page_ids(conn, f, offset, limit) == want[offset:offset + limit], f
         finally:

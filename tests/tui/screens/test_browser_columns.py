@@ -1,5 +1,5 @@
 """Pilot tests of the browser's columns: registry columns chosen with `k` show their values (a
-labelled row its labels), `ctrl+f` gives a frequency table equal to a SQL GROUP BY and enter
+labelled row its labels), `F` (Shift+F) gives a frequency table equal to a SQL GROUP BY and enter
 keeps a value, `|` filters by an expression (errors kept in place) as the equivalent facets do."""
 
 from __future__ import annotations
@@ -81,14 +81,14 @@ async def test_header_sort_on_a_registry_column(db: Path) -> None:
 
 
 @async_test
-async def test_ctrl_f_on_the_prediction_column_counts_as_group_by_and_enter_keeps_a_value(db: Path) -> None:
+async def test_shift_f_on_the_prediction_column_counts_as_group_by_and_enter_keeps_a_value(db: Path) -> None:
     app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_run(pilot, RUN)
         screen.set_filter(screen.filter.with_(sort="prediction"))
         await settle(pilot)
-        await pilot.press("ctrl+f")
+        await pilot.press("F")  # Shift+F, as in VisiData
         await until(pilot, lambda: isinstance(app.screen, FrequencyDialog) and app.screen.table is not None)
         dialog = app.screen
         assert isinstance(dialog, FrequencyDialog) and dialog.column == "prediction"

@@ -34,8 +34,8 @@ def test_browser_with_label_category_and_meta_columns(snap_compare, db: Path, si
 
 
 def test_frequency_of_the_category_80x24(snap_compare, db: Path) -> None:  # type: ignore[no-untyped-def]
-    """ctrl+f on the sort column (error category): value, count, share, score, errors."""
-    steps = run_key_by_key(_open_sorted, keys=("ctrl+f",))
+    """F on the sort column (error category): value, count, share, score, errors."""
+    steps = run_key_by_key(_open_sorted, keys=("F",))
     assert snap_compare(app_for(db), terminal_size=(80, 24), run_before=steps)
 
 

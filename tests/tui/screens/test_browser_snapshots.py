@@ -31,13 +31,13 @@ def test_browser_cdqa_80x24(snap_compare, loaded_db: Path) -> None:  # type: ign
 
 def test_facets_120x40(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
     """The facet panel beside bert-base-chinese's items, one question type selected (below the error categories)."""
-    steps = run_key_by_key(lambda app: app.open_run("bert-base-chinese"), keys=("F", *["down"] * 30, "enter"))
+    steps = run_key_by_key(lambda app: app.open_run("bert-base-chinese"), keys=("ctrl+f", *["down"] * 30, "enter"))
     assert snap_compare(app_for(loaded_db), terminal_size=(120, 40), run_before=steps)
 
 
 def test_facets_80x24(snap_compare, loaded_db: Path) -> None:  # type: ignore[no-untyped-def]
     """At 80 columns the panel sits below the items."""
-    steps = run_key_by_key(lambda app: app.open_run("glm-6b"), keys=("F", "down", "enter"))
+    steps = run_key_by_key(lambda app: app.open_run("glm-6b"), keys=("ctrl+f", "down", "enter"))
     assert snap_compare(app_for(loaded_db), terminal_size=(80, 24), run_before=steps)
 
 

@@ -42,7 +42,7 @@ async def test_facet_panel_counts_and_selection(env: Env) -> None:
         browser = await open_run(pilot, "bidaf-baseline")
         panel = browser.query_one(FacetPanel)
         assert not panel.shown
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         assert panel.shown and panel.query_one(FacetList).has_focus
         expected = facet_tables(env.conn, browser.filter)
@@ -73,9 +73,9 @@ async def test_facet_panel_counts_and_selection(env: Env) -> None:
         assert browser.filter.facets == () and browser.total == 153
         await pilot.press("escape")  # back to the items, the panel stays
         assert browser.query_one(ItemTable).has_focus and panel.shown
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         assert panel.query_one(FacetList).has_focus
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         assert not panel.shown and browser.query_one(ItemTable).has_focus
 
 
@@ -85,7 +85,7 @@ async def test_facet_panel_follows_filter_changes_and_selects_fields(env: Env) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         browser = await open_run(pilot, "glm-6b")
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         panel = browser.query_one(FacetPanel)
         before = panel.generation
@@ -310,7 +310,7 @@ async def test_small_terminal_compare_and_facets(env: Env) -> None:
         assert sum(c.get_render_width(changes) for c in changes.ordered_columns) <= changes.size.width
         await pilot.press("escape")
         await settle(pilot)
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         panel = app.screen.query_one(FacetPanel)
         assert panel.region.y > app.screen.query_one(ItemTable).region.y  # below the items at 80 columns
@@ -331,7 +331,7 @@ async def test_item_columns_follow_the_panel_and_the_terminal(env: Env) -> None:
 
         full = used()
         assert full <= table.size.width
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         assert used() <= table.size.width < SIZE[0] - 40  # laid out again for the narrower table
         await pilot.resize_terminal(170, 45)  # and for the wider one (a resize lays out after it settles)

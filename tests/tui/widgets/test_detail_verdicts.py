@@ -35,7 +35,7 @@ def test_a_judge_facet_is_titled_by_its_judge() -> None:
 
 
 def test_the_facet_panel_counts_a_judges_verdicts(tmp_path: Path) -> None:
-    """Pilot: the browser of the judged run, facet panel on (F): the judges' facets are there."""
+    """Pilot: the browser of the judged run, facet panel on (ctrl+f): the judges' facets are there."""
     from qa_inspect.tui.widgets import FacetPanel
     from tests.helpers import app_for, async_test, open_run_with_facets, settle_facets
 
@@ -48,7 +48,7 @@ def test_the_facet_panel_counts_a_judges_verdicts(tmp_path: Path) -> None:
         async with app.run_test(size=(160, 45)) as pilot:
             screen = await open_run_with_facets(pilot, RUN)
             panel = screen.query_one(FacetPanel)
-            await pilot.press("F")
+            await pilot.press("ctrl+f")
             await settle_facets(pilot)
             tables = {t.name: t for t in panel.tables}
             assert panel.shown

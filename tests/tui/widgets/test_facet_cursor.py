@@ -27,7 +27,7 @@ async def test_the_cursor_stays_on_screen_when_the_panel_fills_again(loaded_db: 
     async with app.run_test(size=(120, 24)) as pilot:
         await settle_facets(pilot)
         browser = await open_run_with_facets(pilot, "bidaf-baseline")
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await settle_facets(pilot)
         table = browser.query_one(FacetPanel).query_one(FacetList)
         last = len(table.refs) - 1
