@@ -18,7 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .columns import column_def, is_column
+from .delta_order import fresh_pair
 from .filters import SORTS, Filter
+from .paging import _SCORE_INDEX as SCORE_INDEX
 from .sql import DELTA_SQL, STALE_ITEMS_SQL, Built, build_parts
 
 __all__ = ["keyset_neighbour", "keyset_position"]
@@ -63,8 +65,9 @@ def _anchor(conn: Any, b: Built, key: Key | None, item_id: int) -> tuple[bool, A
     return row[0] is not None, row[0]
 
 
-Part = tuple[str, list[Any], str, list[Any]]
-"""A run of rows in the walked order: condition and its parameters, ORDER BY and its parameters."""
+Part = tuple[str, list[Any], str, list[Any], str, list[Any]]
+"""A run of rows in the walked order: FROM (joins) and condition and ORDER BY, each with its
+parameters (in text order: the joins', the filter's, the condition's, the order's)."""
 
 
 def keyset_neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
@@ -81,42 +84,71 @@ def keyset_neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | Non
     forward = step > 0
     qd = "DESC" if f.descending == forward else "ASC"  # the order walking away from the item
     gt = "<" if qd == "DESC" else ">"  # rows on the walked side compare so to the item
+    head, head_p = _head(b)
     if key is None:
-        parts: list[Part] = [(f"i.id {gt} ?", [item_id], f"i.id {qd}", [])]
+        parts: list[Part] = [(head, head_p, f"i.id {gt} ?", [item_id], f"i.id {qd}", [])]
     elif anchor[0]:  # keyed rows past it, then (forward) every row without a key
-        parts = [_keyed(key, qd, (gt, anchor[1], item_id))] + ([_nulls(key, qd, None)] if forward else [])
+        parts = [_keyed(conn, f, b, key, qd, (gt, anchor[1], item_id))]
+        parts += [_nulls(b, key, qd, None)] if forward else []
     else:  # rows without a key past it, then (backward) every keyed row
-        parts = [_nulls(key, qd, (gt, item_id))] + ([] if forward else [_keyed(key, qd, None)])
+        parts = [_nulls(b, key, qd, (gt, item_id))] + ([] if forward else [_keyed(conn, f, b, key, qd, None)])
     return _nth(conn, b, parts, abs(step) - 1)
 
 
-def _keyed(key: Key, qd: str, past: tuple[str, Any, int] | None) -> Part:
-    """Rows with a key, nearest first; `past`: only those beyond (comparison, key value, item id)."""
-    cond_p: list[Any] = []
-    cond = f"{key(cond_p)} IS NOT NULL"
+def _keyed(conn: Any, f: Filter, b: Built, key: Key, qd: str, past: tuple[str, Any, int] | None) -> Part:
+    """Rows with a key, nearest first; `past`: only those beyond (comparison, key value, item id).
+    Down the index that holds the key in order where there is one (a run A score's, the pair's
+    stored Δ order), so the walk starts at the item instead of sorting every row."""
+    source = _indexed(conn, f, b)
+    if source is not None:
+        head, head_p, column, item, cond, cond_p = source
+    else:
+        head, head_p = _head(b)
+        cond_p = []
+        column, item, cond = key(cond_p), "i.id", ""
+        cond = f"{column} IS NOT NULL"
     if past is not None:
-        cond += f" AND ({key(cond_p)}, i.id) {past[0]} (?, ?)"
+        cond += f" AND ({column}, {item}) {past[0]} (?, ?)"
         cond_p += [past[1], past[2]]
     order_p: list[Any] = []
-    return cond, cond_p, f"{key(order_p)} {qd}, i.id {qd}", order_p
+    order = f"{column} {qd}, {item} {qd}" if source is not None else f"{key(order_p)} {qd}, i.id {qd}"
+    return head, head_p, cond, cond_p, order, order_p
 
 
-def _nulls(key: Key, qd: str, past: tuple[str, int] | None) -> Part:
+def _indexed(conn: Any, f: Filter, b: Built) -> tuple[str, list[Any], str, str, str, list[Any]] | None:
+    """(joins, their parameters, key column, item column, condition, its parameters) of an
+    index in the sort's order, or None: run A's score index `(run_id, score, item_id)`, or the
+    stored Δ order of a compared pair when it is fresh (`core.query.delta_order`)."""
+    jb = " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?" if b.compare is not None else ""
+    pb = [b.compare] if b.compare is not None else []
+    if f.sort in SCORE_INDEX and f.sort in SORTS and b.run != -1:
+        head = f"FROM predictions p INDEXED BY {SCORE_INDEX[f.sort]} CROSS JOIN items i ON i.id = p.item_id{jb}"
+        return head, pb, f"p.{f.sort}", "p.item_id", f"p.run_id = ? AND p.{f.sort} IS NOT NULL", [b.run]
+    if f.sort == "delta" and b.compare is not None and b.run != -1 and b.compare != -1:
+        pair = fresh_pair(conn, b.run, b.compare)
+        if pair is not None:
+            head = ("FROM delta_order o CROSS JOIN items i ON i.id = o.item_id"
+                    f" LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}")
+            return head, [b.run, *pb], "o.delta", "o.item_id", "o.pair_id = ?", [pair]
+    return None
+
+
+def _nulls(b: Built, key: Key, qd: str, past: tuple[str, int] | None) -> Part:
     """Rows without a key, by id; `past`: only those beyond (comparison, item id)."""
+    head, head_p = _head(b)
     cond_p: list[Any] = []
     cond = f"{key(cond_p)} IS NULL"
     if past is not None:
         cond += f" AND i.id {past[0]} ?"
         cond_p.append(past[1])
-    return cond, cond_p, f"i.id {qd}", []
+    return head, head_p, cond, cond_p, f"i.id {qd}", []
 
 
 def _nth(conn: Any, b: Built, parts: list[Part], n: int) -> int | None:
     """Row `n` (0-based) of the parts read one after another; a part is counted only when the
     row lies past it."""
-    head, params = _head(b)
-    for cond, cond_p, order, order_p in parts:
-        where = [*params, *b.params, *cond_p]
+    for head, head_p, cond, cond_p, order, order_p in parts:
+        where = [*head_p, *b.params, *cond_p]
         row = conn.execute(f"SELECT i.id {head}{b.where_sql(cond)} ORDER BY {order} LIMIT 1 OFFSET ?",
                            [*where, *order_p, n]).fetchone()
         if row is not None:

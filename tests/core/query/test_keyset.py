@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.query import Filter, neighbour, position
+from qa_inspect.core.query import Filter, build_delta_order, fresh_pair, neighbour, position
 from qa_inspect.core.query.filters import SORTS
 from qa_inspect.core.query.sql import build, order_clause
+from tests.helpers import Env
 
 SETTINGS = settings(max_examples=int(os.environ.get("QA_KEYSET_EXAMPLES", "150")), deadline=None, derandomize=True)
 REGISTRY_SORTS = ["error_category", "gold_count", "label", "question_type", "passage_length"]
@@ -86,3 +87,21 @@ def test_an_item_the_filter_left_steps_to_where_it_would_stand(conn: sqlite3.Con
 def test_no_such_item_has_no_neighbour(conn: sqlite3.Connection) -> None:
     assert neighbour(conn, Filter(), 10**9, 1) is None
     assert position(conn, Filter(), 10**9) is None
+
+
+def test_a_stored_delta_order_steps_as_the_ranked_rows(env: Env) -> None:
+    """With the pair's Δ order stored, steps walk it (its index) and still give the ranked rows."""
+    conn = env.conn
+    pairs = conn.execute("SELECT a.name, b.name FROM runs a JOIN runs b ON b.dataset_id = a.dataset_id AND b.id != a.id"
+                         " ORDER BY a.id, b.id").fetchall()
+    run, other = pairs[0]
+    for f in (Filter(run=run, compare=other, sort="delta"), Filter(run=run, compare=other, sort="delta", descending=True),
+              Filter(run=run, compare=other, sort="delta", em=0)):
+        assert build_delta_order(conn, f, min_items=0)
+        assert fresh_pair(conn, *conn.execute("SELECT (SELECT id FROM runs WHERE name = ?), (SELECT id FROM runs"
+                                              " WHERE name = ?)", (run, other)).fetchone()) is not None
+        ids = _ranked(conn, f)
+        for at in range(len(ids)):
+            for step in (1, -1, 3):
+                want = ids[at + step] if 0 <= at + step < len(ids) else None
+                assert neighbour(conn, f, ids[at], step) == want, (f, at, step)
