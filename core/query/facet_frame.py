@@ -54,6 +54,7 @@ _KEEP = 2
 """Frames kept in this process (tens of MB each at a million items)."""
 _FRAMES: dict[tuple[Any, ...], FacetFrame] = {}
 _LOCK = threading.Lock()
+_READING = threading.Lock()
 
 
 def _data_stamp(conn: Any) -> str | None:
@@ -91,21 +92,22 @@ def facet_frame(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame | None
     if stamp is None:
         return None
     key = (stamp, f.dataset, f.run)
-    with _LOCK:
-        frame = _FRAMES.get(key)
-    missing = [d for d in defs if d.name not in LIVE_FACETS and (frame is None or _facet_id(d) not in frame.codes)]
-    if frame is not None and not missing:
+    with _READING:  # one reader at a time: a second asker waits for the frame instead of reading it too
+        with _LOCK:
+            frame = _FRAMES.get(key)
+        missing = [d for d in defs if d.name not in LIVE_FACETS and (frame is None or _facet_id(d) not in frame.codes)]
+        if frame is not None and not missing:
+            return frame
+        read = _read(conn, f, missing)
+        with _LOCK:
+            frame = _FRAMES.get(key)
+            if frame is None:
+                frame = _FRAMES[key] = read
+            else:
+                frame.codes.update(read.codes)
+            while len(_FRAMES) > _KEEP:
+                _FRAMES.pop(next(iter(_FRAMES)))
         return frame
-    read = _read(conn, f, missing)
-    with _LOCK:
-        frame = _FRAMES.get(key)
-        if frame is None:
-            frame = _FRAMES[key] = read
-        else:
-            frame.codes.update(read.codes)
-        while len(_FRAMES) > _KEEP:
-            _FRAMES.pop(next(iter(_FRAMES)))
-    return frame
 
 
 def _read(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame:
