@@ -25,7 +25,7 @@ import numpy as np
 
 from .columns import column_def
 from .filters import Filter
-from .sql import ERROR_SQL, FacetDef, build, build_parts
+from .sql import ERROR_SQL, STALE_ITEMS_SQL, FacetDef, build, build_parts
 
 __all__ = ["FacetFrame", "LIVE_FACETS", "facet_counts", "facet_frame"]
 
@@ -169,16 +169,16 @@ def facet_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[Counts] | N
 def _live(conn: Any, f: Filter, d: FacetDef, ids: np.ndarray, errors: np.ndarray) -> Counts:
     """A journal facet over `ids`: the values of its few items with one (flagged, labelled),
     the default value (not stale: 0; no label: None) for the rest."""
-    b = build_parts(conn, _base(f))
-    if d.name == "stale":
-        cond, cond_params, default = f"({d.expr})", [*d.params], 0
+    if d.name == "stale":  # the flagged items themselves (`i.id IN (…)` is 1 for them, 0 for the rest)
+        rows = conn.execute(STALE_ITEMS_SQL).fetchall()
+        value_of, default = {r[0]: 1 for r in rows}, 0
     else:
+        b = build_parts(conn, _base(f))
         label = column_def("label")
-        cond, cond_params, default = label.sparse or "1", [f.run, *label.sparse_params], None
-    rows = conn.execute(
-        f"SELECT i.id, ({d.expr}) FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
-        f"{b.where_sql(cond)}", [*d.params, b.run, *b.params, *cond_params]).fetchall()
-    value_of = {r[0]: r[1] for r in rows if r[1] != default}
+        rows = conn.execute(
+            f"SELECT i.id, ({d.expr}) FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+            f"{b.where_sql(label.sparse or '1')}", [*d.params, b.run, *b.params, f.run, *label.sparse_params]).fetchall()
+        value_of, default = {r[0]: r[1] for r in rows if r[1] is not None}, None
     marked = np.fromiter(sorted(value_of), dtype=np.int64)
     hit = np.isin(ids, marked)
     out: Counts = {}
