@@ -20,6 +20,7 @@ from typing import Any
 from .columns import column_def, is_column
 from .delta_order import fresh_pair
 from .filters import SORTS, Filter
+from .paging import _LABEL_SORTS as LABEL_SORTS
 from .paging import _SCORE_INDEX as SCORE_INDEX
 from .sql import DELTA_SQL, STALE_ITEMS_SQL, Built, build_parts
 
@@ -88,42 +89,58 @@ def keyset_neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | Non
     if key is None:
         parts: list[Part] = [(head, head_p, f"i.id {gt} ?", [item_id], f"i.id {qd}", [])]
     elif anchor[0]:  # keyed rows past it, then (forward) every row without a key
-        parts = [_keyed(conn, f, b, key, qd, (gt, anchor[1], item_id))]
+        parts = _keyed(conn, f, b, key, qd, (gt, anchor[1], item_id))
         parts += [_nulls(b, key, qd, None)] if forward else []
     else:  # rows without a key past it, then (backward) every keyed row
-        parts = [_nulls(b, key, qd, (gt, item_id))] + ([] if forward else [_keyed(conn, f, b, key, qd, None)])
+        parts = [_nulls(b, key, qd, (gt, item_id))] + ([] if forward else _keyed(conn, f, b, key, qd, None))
     return _nth(conn, b, parts, abs(step) - 1)
 
 
-def _keyed(conn: Any, f: Filter, b: Built, key: Key, qd: str, past: tuple[str, Any, int] | None) -> Part:
-    """Rows with a key, nearest first; `past`: only those beyond (comparison, key value, item id).
-    Down the index that holds the key in order where there is one (a run A score's, the pair's
-    stored Δ order), so the walk starts at the item instead of sorting every row."""
+def _keyed(conn: Any, f: Filter, b: Built, key: Key, qd: str, past: tuple[str, Any, int] | None) -> list[Part]:
+    """Rows with a key, nearest first; `past`: only those beyond (comparison, key value, item id):
+    the item's ties beyond it, then the keys beyond its key (two parts, each an index range even
+    where the item id is only the index's rowid). Down the index that holds the key in order where
+    there is one (run A's score, an item label, the pair's stored Δ order), so the walk starts at
+    the item instead of sorting every row."""
     source = _indexed(conn, f, b)
-    if source is not None:
-        head, head_p, column, item, cond, cond_p = source
-    else:
-        head, head_p = _head(b)
-        cond_p = []
-        column, item, cond = key(cond_p), "i.id", ""
-        cond = f"{column} IS NOT NULL"
-    if past is not None:
-        cond += f" AND ({column}, {item}) {past[0]} (?, ?)"
-        cond_p += [past[1], past[2]]
-    order_p: list[Any] = []
-    order = f"{column} {qd}, {item} {qd}" if source is not None else f"{key(order_p)} {qd}, i.id {qd}"
-    return head, head_p, cond, cond_p, order, order_p
+
+    def part(extra: str, extra_p: list[Any], by_key: bool) -> Part:
+        """The keyed rows meeting `extra` (over `{column}`, the key, and `{item}`, the item id)."""
+        order_p: list[Any] = []
+        if source is not None:
+            head, head_p, column, item, cond, source_p = source
+            cond_p = [*source_p]
+            cond += extra.format(column=column, item=item)
+            order_key = column
+        else:  # the key's expression (it may take parameters: each use adds them)
+            head, head_p = _head(b)
+            cond_p, item = [], "i.id"
+            cond = f"{key(cond_p)} IS NOT NULL"
+            cond += extra.format(column=key(cond_p), item=item) if extra else ""
+            order_key = key(order_p)
+        order = f"{order_key} {qd}, {item} {qd}" if by_key else f"{item} {qd}"
+        return head, head_p, cond, [*cond_p, *extra_p], order, order_p
+
+    if past is None:
+        return [part("", [], True)]
+    gt, value, item_id = past
+    return [part(" AND {column} = ? AND {item} " + gt + " ?", [value, item_id], False),
+            part(" AND {column} " + gt + " ?", [value], True)]
 
 
 def _indexed(conn: Any, f: Filter, b: Built) -> tuple[str, list[Any], str, str, str, list[Any]] | None:
     """(joins, their parameters, key column, item column, condition, its parameters) of an
-    index in the sort's order, or None: run A's score index `(run_id, score, item_id)`, or the
-    stored Δ order of a compared pair when it is fresh (`core.query.delta_order`)."""
+    index in the sort's order, or None: run A's score index `(run_id, score, item_id)`, an item
+    label's `(dataset_id, label, id)`, or the stored Δ order of a compared pair when it is fresh (`core.query.delta_order`)."""
     jb = " LEFT JOIN predictions pb ON pb.item_id = i.id AND pb.run_id = ?" if b.compare is not None else ""
     pb = [b.compare] if b.compare is not None else []
     if f.sort in SCORE_INDEX and f.sort in SORTS and b.run != -1:
         head = f"FROM predictions p INDEXED BY {SCORE_INDEX[f.sort]} CROSS JOIN items i ON i.id = p.item_id{jb}"
         return head, pb, f"p.{f.sort}", "p.item_id", f"p.run_id = ? AND p.{f.sort} IS NOT NULL", [b.run]
+    if f.sort in LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",):  # the label's index (dataset, label, id)
+        column, index = LABEL_SORTS[f.sort]
+        head = f"FROM items i INDEXED BY {index} LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
+        return head, [b.run, *pb], f"i.{column}", "i.id", f"i.{column} IS NOT NULL", []
     if f.sort == "delta" and b.compare is not None and b.run != -1 and b.compare != -1:
         pair = fresh_pair(conn, b.run, b.compare)
         if pair is not None:
