@@ -117,7 +117,7 @@ def _keyed(conn: Any, f: Filter, b: Built, key: Key, qd: str, past: tuple[str, A
             cond_p, item = [], "i.id"
             cond = f"{key(cond_p)} IS NOT NULL"
             cond += extra.format(column=key(cond_p), item=item) if extra else ""
-            order_key = key(order_p)
+            order_key = key(order_p) if by_key else ""
         order = f"{order_key} {qd}, {item} {qd}" if by_key else f"{item} {qd}"
         return head, head_p, cond, [*cond_p, *extra_p], order, order_p
 

@@ -19,7 +19,8 @@ from tests.helpers import Env
 
 SETTINGS = settings(max_examples=int(os.environ.get("QA_KEYSET_EXAMPLES", "150")), deadline=None, derandomize=True)
 REGISTRY_SORTS = ["error_category", "gold_count", "label", "question_type", "passage_length"]
-"""Registry columns (`core.query.columns`) sorted by: text, numbers, sparse, mostly NULL."""
+"""Registry columns (`core.query.columns`) sorted by: text, numbers, sparse, mostly NULL; a judge's
+verdict and another run's score (expressions that take parameters) are drawn per run."""
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +44,13 @@ def filters(draw: st.DrawFn, c: sqlite3.Connection) -> Filter:
     run, ds = draw(st.sampled_from(runs))
     others = [name for name, d in runs if d == ds and name != run]
     splits = [r[0] for r in c.execute("SELECT DISTINCT split FROM items WHERE split IS NOT NULL")]
+    judges = [f"judge:{r[0]}" for r in c.execute("SELECT DISTINCT judge FROM verdicts WHERE run = ? ORDER BY 1", (run,))]
     return Filter(
         run=run, em=draw(st.sampled_from([None, 0, 1])), f1_min=draw(st.sampled_from([None, 0.3])),
         splits=tuple(draw(st.lists(st.sampled_from(splits), max_size=1))) if splits else (),
         compare=draw(st.sampled_from([None, *others])) if others else None,
-        sort=draw(st.sampled_from([*sorted(SORTS), *REGISTRY_SORTS])), descending=draw(st.booleans()),
+        sort=draw(st.sampled_from([*sorted(SORTS), *REGISTRY_SORTS, *judges, *(f"score:{o}" for o in others)])),
+        descending=draw(st.booleans()),
     )
 
 
