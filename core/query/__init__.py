@@ -2,14 +2,14 @@
 
 Holds: `filters` (the immutable `Filter`), `sql` (filters → parameterised SQL and the one
 definition of an error, of "right" at a threshold, of Δ, of the facet expressions), `rows`
-(counts, pages, positions, metrics of a filter), `convert` (a filter moved to another scorer's
+(counts, pages, positions, metrics of a filter; `keyset` the positions and n/p steps), `convert` (a filter moved to another scorer's
 run: each part in the new scorer's meaning, or dropped and said), `view` (the browser's state as
 `qa-inspect open` options: what `Y` copies, what `open` reads back), `paging` (page ids by an
 index walk in the order shown: no sort of a million items per page), `columns` (the column
 registry: every column an item has, one definition each; `item_sql` the SQL of an item's values
 it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
 (a frequency table on any column), `delta_order` (the stored Δ order of a compared
-pair of runs, which Δ pages walk), `facets` (frequency tables), `distribution`
+pair of runs, which Δ pages walk), `facets` (frequency tables; `facet_frame` their per-run value codes, read once), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
@@ -95,6 +95,9 @@ __all__ = [
     "csv_frame",
     "facet_table",
     "facet_tables",
+    "facet_defs",
+    "facet_frame",
+    "FacetFrame",
     "JUDGE_CHOICES",
     "judge_facet_names",
     "judge_selection",
@@ -271,8 +274,10 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         markdown_table,
         write_frame,
     )
+    from .facet_frame import FacetFrame, facet_frame
     from .facets import (
         clear,
+        facet_defs,
         facet_table,
         facet_tables,
         FacetRow,

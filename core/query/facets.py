@@ -23,6 +23,7 @@ from typing import Any
 
 from qa_inspect.core.metrics import question_type
 
+from .facet_frame import facet_counts
 from .filters import Filter
 from .sql import (
     ERROR_SQL,
@@ -41,7 +42,9 @@ __all__ = [
     "FacetTable",
     "clear",
     "facet_table",
+    "facet_defs",
     "facet_tables",
+    "pass_counts",
     "JUDGE_CHOICES",
     "judge_facet_names",
     "judge_selection",
@@ -183,12 +186,14 @@ def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
 
 def _facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
     d = _def(name, f)
-    sql, params = build(conn, f)
-    rows = conn.execute(
-        f"SELECT ({d.expr}) AS v, COUNT(*), SUM({ERROR_SQL}) {sql} GROUP BY v",
-        [*d.params, *params],
-    ).fetchall()
-    return _table(f, d, [tuple(r) for r in rows], _has_run(conn, f))
+    counts = facet_counts(conn, f, [d])
+    if counts is not None:
+        rows = [(v, n, e) for v, (n, e) in counts[0].items()]
+    else:  # a database without a file: no frame to keep, one GROUP BY
+        sql, params = build(conn, f)
+        rows = [tuple(r) for r in conn.execute(
+            f"SELECT ({d.expr}) AS v, COUNT(*), SUM({ERROR_SQL}) {sql} GROUP BY v", [*d.params, *params])]
+    return _table(f, d, rows, _has_run(conn, f))
 
 
 def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> list[FacetTable]:
@@ -201,8 +206,7 @@ def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> li
     The tables are kept in this process under a stamp of what they count (the loaded files and
     rows, the annotation journal: stale flags and labels, the saved slices), so showing a filter
     again, or a facet without the value just selected, counts nothing until something changes."""
-    wanted = list(names) if names else [*FACETS, *judge_facet_names(conn, f.run)]
-    defs = [d for d in (_def(n, f) for n in wanted) if not (d.needs_run and not f.run)]
+    defs = facet_defs(conn, f, names)
     if not defs:
         return []
     key = _key(conn, f, tuple(d.name for d in defs))
@@ -215,6 +219,13 @@ def facet_tables(conn: Any, f: Filter, names: Sequence[str] | None = None) -> li
     tables = _count_tables(conn, f, defs)
     _keep(key, tables)
     return list(tables)
+
+
+def facet_defs(conn: Any, f: Filter, names: Sequence[str] | None = None) -> list[FacetDef]:
+    """The facets `facet_tables` counts for `f`: the named ones, else every fixed facet and the
+    run's judges', less those of a run when `f` has none."""
+    wanted = list(names) if names else [*FACETS, *judge_facet_names(conn, f.run)]
+    return [d for d in (_def(n, f) for n in wanted) if not (d.needs_run and not f.run)]
 
 
 _KEEP = 32
@@ -256,7 +267,23 @@ def _keep(key: tuple[Any, ...] | None, tables: list[FacetTable]) -> None:
 
 
 def _count_tables(conn: Any, f: Filter, defs: list[FacetDef]) -> list[FacetTable]:
-    """One pass over the filter's items, counting every facet of `defs`."""
+    """Every facet of `defs` counted over the filter's items: from the run's facet frame
+    (`core.query.facet_frame`), or one pass over the items where there is none."""
+    counts = facet_counts(conn, f, defs)
+    if counts is None:
+        counts = pass_counts(conn, f, defs)
+    has_run = _has_run(conn, f)
+    tables = []
+    for d, per_value in zip(defs, counts):
+        if d.optional and all(v is None for v in per_value):
+            continue
+        tables.append(_table(f, d, [(v, n, e) for v, (n, e) in per_value.items()], has_run))
+    return tables
+
+
+def pass_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[dict[Any, list[int]]]:
+    """Per facet of `defs`, value → [items, errors] from one pass over the filter's items (every
+    expression evaluated per item: what the facet frame's counts equal)."""
     sql, params = build(conn, f)
     cols = ", ".join(f"({d.expr})" for d in defs)
     cur = conn.execute(
@@ -273,13 +300,7 @@ def _count_tables(conn: Any, f: Filter, defs: list[FacetDef]) -> list[FacetTable
                 else:
                     c[0] += 1
                     c[1] += err
-    has_run = _has_run(conn, f)
-    tables = []
-    for d, per_value in zip(defs, counts):
-        if d.optional and all(v is None for v in per_value):
-            continue
-        tables.append(_table(f, d, [(v, n, e) for v, (n, e) in per_value.items()], has_run))
-    return tables
+    return counts
 
 
 def select(f: Filter, name: str, value: Any, *, add: bool = False) -> Filter | None:

@@ -13,8 +13,9 @@ from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
 from .columns import column_def
+from .keyset import keyset_neighbour, keyset_position
 from .paging import page_ids
-from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, order_clause, run_ids
+from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, run_ids
 
 __all__ = [
     "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics", "metrics_ab",
@@ -108,30 +109,15 @@ def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100, columns: tuple
 
 
 def position(conn: Any, f: Filter, item_id: int) -> int | None:
-    """0-based row index of an item within the filter, or None when the filter excludes it."""
-    sql, params = build(conn, f)
-    order_params: list[Any] = []
-    order = order_clause(f, order_params)
-    row = conn.execute(
-        f"SELECT rn FROM (SELECT i.id AS id, ROW_NUMBER() OVER (ORDER BY {order}) - 1 AS rn {sql})"
-        " WHERE id = ?",
-        [*order_params, *params, item_id],
-    ).fetchone()
-    return row[0] if row else None
+    """0-based row index of an item within the filter, or None when the filter excludes it: the
+    rows before it counted by keyset on the sort key (`core.query.keyset`), no item ranked."""
+    return keyset_position(conn, f, item_id)
 
 
 def neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | None:
-    """The item `step` rows away from `item_id` in the filter's order (for n/p), None past either end."""
-    sql, params = build(conn, f)
-    fn = "LEAD" if step >= 0 else "LAG"
-    order_params: list[Any] = []
-    order = order_clause(f, order_params)
-    row = conn.execute(
-        f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(int(step))}) OVER (ORDER BY {order}) AS nid"
-        f" {sql}) WHERE id = ?",
-        [*order_params, *params, item_id],
-    ).fetchone()
-    return row[0] if row else None
+    """The item `step` rows away from `item_id` in the filter's order (for n/p), None past either
+    end: a keyset walk from the item's sort key (`core.query.keyset`), no item ranked."""
+    return keyset_neighbour(conn, f, item_id, step)
 
 
 def metrics(conn: Any, f: Filter) -> SliceMetrics:

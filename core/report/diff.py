@@ -282,8 +282,15 @@ def common_frame(
     item's labels and both runs' scores (and texts). What every A-vs-B comparison is computed on."""
     params: list[Any] = [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
-    rows = conn.execute((_COMMON_SQL if texts else _WITHOUT_TEXTS) + restrict + " ORDER BY i.id", params).fetchall()
-    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+    cur = conn.execute((_COMMON_SQL if texts else _WITHOUT_TEXTS) + restrict + " ORDER BY i.id", params)
+    parts = []  # in chunks: a million rows as Python tuples at once took a gigabyte before the frame
+    while rows := cur.fetchmany(_CHUNK):
+        parts.append(pl.DataFrame(rows, schema=_SCHEMA, orient="row"))
+    return pl.concat(parts) if parts else pl.DataFrame(schema=_SCHEMA)
+
+
+_CHUNK = 100_000
+"""Rows of the common frame read at once (tens of MB as tuples)."""
 
 
 def diff_runs(

@@ -56,6 +56,14 @@ class TotalLoaded(Message):
 
 
 @dataclass
+class PositionFound(Message):
+    """The row of an item shown before its position was known (counted after it showed)."""
+
+    item_id: int
+    position: int | None
+
+
+@dataclass
 class NeighbourFound(Message):
     """`n`/`p` walked in SQL: the next item, or None at either end of the filter."""
 
@@ -144,19 +152,28 @@ class DetailScreen(StaleScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def load(self, item_id: int, position: int | None = None) -> None:
+        """The item first; its position, when not known, after it shows (`PositionFound`: a count
+        of the rows before it, which at a million items takes longer than the item)."""
         with self.db.connect() as conn:
             detail = item_detail(conn, item_id, self.run)
-            if position is None:
-                position = query.position(conn, self.filter, item_id)
             labels = self._labels_of(conn, detail)
-        if not get_current_worker().is_cancelled:
+            if get_current_worker().is_cancelled:
+                return
             self.post_message(DetailLoaded(detail, position, self.total, labels=labels))
+            if position is None and detail is not None:
+                self._post_position(conn, item_id)
+
+    def _post_position(self, conn: Any, item_id: int) -> None:
+        position = query.position(conn, self.filter, item_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(PositionFound(item_id, position))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def step(self, item_id: int, step: int, target: int | None = None) -> None:
         """Outside the ids at hand: the page of the filter around the target position (an index
-        walk, `core.query.page_ids`), which later steps use too; without a position, walk the
-        filter in SQL (a window function over it: seconds at a million items)."""
+        walk, `core.query.page_ids`), which later steps use too; without a position, a keyset walk
+        from the anchor's sort key (`core.query.neighbour`), the item shown before its position
+        is counted."""
         nav = None
         with self.db.connect() as conn:
             if target is not None:
@@ -165,15 +182,17 @@ class DetailScreen(StaleScreen):
                 nxt, position = (ids[target - start], target) if target - start < len(ids) else (None, None)
                 nav = (start, ids)
             else:
-                nxt = query.neighbour(conn, self.filter, item_id, step)
-                position = query.position(conn, self.filter, nxt) if nxt is not None else None
+                nxt, position = query.neighbour(conn, self.filter, item_id, step), None
             if nxt is None:
                 self.post_message(NeighbourFound(None, step))
                 return
             detail = item_detail(conn, nxt, self.run)
             labels = self._labels_of(conn, detail)
-        if not get_current_worker().is_cancelled:
+            if get_current_worker().is_cancelled:
+                return
             self.post_message(DetailLoaded(detail, position, self.total, step, labels, nav))
+            if position is None and detail is not None:
+                self._post_position(conn, nxt)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail-count")
     def load_total(self) -> None:
@@ -199,7 +218,7 @@ class DetailScreen(StaleScreen):
             return
         if self.detail is None or message.detail.item_id != self.detail.item_id:
             self.chosen_gold = None  # the gold s acts on belongs to the item it was chosen on
-        if message.steps and message.steps == self.pending_steps and message.position is not None:
+        if message.steps and message.steps == self.pending_steps:  # the position may follow (PositionFound)
             self.step_anchor, self.pending_steps = (message.detail.item_id, message.position), 0
         if message.nav is not None:
             self.nav_start, self.nav = message.nav
@@ -212,6 +231,13 @@ class DetailScreen(StaleScreen):
             self.load_total()
         self.render_detail()
         self.query_one("#detail-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def on_position_found(self, message: PositionFound) -> None:
+        if message.item_id == self.step_anchor[0] and self.step_anchor[1] is None and not self.pending_steps:
+            self.step_anchor = (message.item_id, message.position)
+        if self.detail is not None and message.item_id == self.detail.item_id:
+            self.position = message.position
+            self.render_detail()
 
     def on_neighbour_found(self, message: NeighbourFound) -> None:
         if message.item_id is None:

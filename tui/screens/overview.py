@@ -214,6 +214,8 @@ class OverviewScreen(StaleScreen):
                 self._busy = None
         if not worker.is_cancelled:
             self.post_message(OverviewLoaded(full, complete=True))
+            with self.db.connect() as conn:  # the other mode's numbers, ready for the first `m`
+                self.stale_titles.warm(conn, quick, full)
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         self.run_settings = message.settings

@@ -5,7 +5,6 @@ overview screen; `adjust` runs in its worker."""
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from textual.worker import get_current_worker
 
@@ -13,7 +12,6 @@ from qa_inspect.core import report  # the lazy face: overview_adjudicated (numpy
 from qa_inspect.core.report import (
     DatasetOverview,
     StaleCounts,
-    item_frame_excluding_stale,
     overview_excluding_stale,
     stale_counts,
 )
@@ -29,8 +27,6 @@ class StaleTitles:
     def __init__(self, host: BaseScreen) -> None:
         self.host = host
         self.counts: dict[str, StaleCounts] = {}
-        self._frame: tuple[Any, Any] | None = None
-        """(worker, re-scored item frame): shared by one worker's quick and full pass only."""
         self.changed: set[str] = set()
         """Datasets whose numbers the mode changed (stale flags, aliases): their intervals, of the
         official numbers, are not shown beside them; every other dataset keeps its intervals."""
@@ -57,14 +53,21 @@ class StaleTitles:
 
     def _excluding(self, conn: sqlite3.Connection, datasets: list[DatasetOverview], *,
                    slices: bool) -> list[DatasetOverview]:
-        worker = get_current_worker()
-        cached = self._frame  # only this worker's thread reads or writes it
-        if cached is None or cached[0] is not worker:
-            cached = self._frame = (worker, item_frame_excluding_stale(conn, None, human=True))
-        out = overview_excluding_stale(conn, datasets, slices=slices, frame=cached[1])
-        if slices:  # the full pass comes last: free the frame
-            self._frame = None
-        return out
+        """The core keeps its answers (and, between a quick and a full pass, the re-scored item
+        frame): a switch it has answered before re-scores nothing, so no frame is built here."""
+        return overview_excluding_stale(conn, datasets, slices=slices)
+
+    def warm(self, conn: sqlite3.Connection, quick: list[DatasetOverview], full: list[DatasetOverview]) -> None:
+        """Worker thread, after the overview is on screen in all-golds mode: re-score it with stale
+        golds excluded ahead of time (when some gold is flagged), so the first `m` finds it kept."""
+        if exclude_stale(self.host.qa_app) or self.host.qa_app.adjudicated:
+            return
+        if not any(c.golds for c in stale_counts(conn).values()):
+            return
+        for datasets, slices in ((quick, False), (full, True)):
+            if get_current_worker().is_cancelled:
+                return
+            overview_excluding_stale(conn, datasets, slices=slices)
 
     def title_parts(self, dataset: str) -> list[tuple[str, str]]:
         """For a dataset's title: the adjudicated mode, its stale golds, and what excluded mode leaves out."""

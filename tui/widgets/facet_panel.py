@@ -38,6 +38,8 @@ from qa_inspect.core.query import (
     FacetTable,
     Filter,
     clear,
+    facet_defs,
+    facet_frame,
     facet_table,
     facet_tables,
     judge_facet,
@@ -298,6 +300,10 @@ class FacetPanel(WorkerErrors, Vertical):
     @work(thread=True, exclusive=True, exit_on_error=False, group="facets")
     def count(self, generation: int, f: Filter) -> None:
         worker = get_current_worker()
+        with self.db.connect() as conn:  # the run's facet frame: read once, never interrupted
+            facet_frame(conn, f, facet_defs(conn, f))
+        if worker.is_cancelled:
+            return
         with self.db.connect() as conn:
             with self._lock:
                 self._busy = conn

@@ -1,0 +1,164 @@
+"""Views at scale (a script, not a test): n/p and positions, facet counts, a new filter's count and
+the compare screen's statistics, each printed beside its target.
+
+    python tests/bench/bench_views.py [--items 1000000] [--db PATH] [--compare]
+
+Works on a copy of the synthetic database of `bench_tui.py` (built there first if missing: 2 runs
+of `--items` items) or of `--db`. Figures (median of the anchors or filters, in ms):
+
+- n / p: `core.query.neighbour` ±1 from anchors spread over the filter, per sort; beside it the
+  window-function ranking it replaced (`LEAD … OVER (ORDER BY …)`, one anchor: the floor of the
+  old way) and the ratio. Target < 100 ms.
+- position: `core.query.position` (a count of the rows before the item; the detail shows the item
+  first and the position when counted, so it is not on the n/p path). No target.
+- facet counts: the run's facet frame read once (first panel of a run in this process), then
+  every facet of a new filter from it (target < 1 s); beside it one pass over the filter's items
+  evaluating every facet (`pass_counts`, what each new filter cost before).
+- a new filter's count: `core.query.metrics_ab` (count and metrics, one query). Target < 300 ms.
+- `--compare`: `diff_runs` as the compare screen runs it (counts, then statistics at the screen's
+  resample count), time and peak memory of a child process. Target < 5 s and 500 MB.
+
+`m` on the overview is measured by `bench_stale_mode.py` (real data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_tui import DB, discover, machine, work_copy  # noqa: E402
+
+
+def _ms(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return 1000 * (time.perf_counter() - t0)
+
+
+def _ranked_neighbour(conn: sqlite3.Connection, f: Any, item_id: int, step: int) -> Any:
+    """The old way: every row of the filter ranked by a window function."""
+    from qa_inspect.core.query.sql import build, order_clause
+
+    sql, params = build(conn, f)
+    order_params: list[Any] = []
+    order = order_clause(f, order_params)
+    fn = "LEAD" if step >= 0 else "LAG"
+    return conn.execute(f"SELECT nid FROM (SELECT i.id AS id, {fn}(i.id, {abs(step)}) OVER (ORDER BY {order}) AS nid"
+                        f" {sql}) WHERE id = ?", [*order_params, *params, item_id]).fetchone()
+
+
+def steps(conn: sqlite3.Connection, base: Any, compare: str | None) -> None:
+    from qa_inspect.core.query import build_delta_order, neighbour, page_ids, position
+
+    sorts = [base, base.with_(sort="f1", descending=True), base.with_(em=0), base.with_(sort="f1", em=0),
+             base.with_(sort="split"), base.with_(sort="question")]
+    if compare:
+        delta = base.with_(compare=compare, sort="delta", descending=True)
+        built = build_delta_order(conn, delta)
+        sorts.append(delta)
+        print(f"  (Δ order of the pair stored: {built})")
+    print("n / p (target < 100 ms; ranked = the window function it replaced):")
+    for f in sorts:
+        anchors = [ids[0] for k in range(1, 10) if (ids := page_ids(conn, f, k * 90_000, 1))]
+        times = [_ms(lambda a=a, s=s: neighbour(conn, f, a, s)) for a in anchors for s in (1, -1)]
+        ranked = _ms(lambda: _ranked_neighbour(conn, f, anchors[len(anchors) // 2], 1))
+        pos = statistics.median(_ms(lambda a=a: position(conn, f, a)) for a in anchors[::3])
+        print(f"  {_short(f):<40} n/p median {statistics.median(times):7.1f}, worst {max(times):7.1f} ms;"
+              f" ranked {ranked:7.0f} ms (×{ranked / max(statistics.median(times), 0.1):.0f}, n/p taken as ≥ 0.1 ms);"
+              f" position {pos:6.0f} ms")
+
+
+def facets_and_counts(conn: sqlite3.Connection, base: Any) -> None:
+    from qa_inspect.core.query import facet_tables, metrics_ab
+    from qa_inspect.core.query.facets import facet_defs, pass_counts
+
+    filters = [base.with_(em=0), base.with_(splits=("challenge",)), base.with_(tags=("fast-changing",), em=0),
+               base.with_(f1_min=0.2, f1_max=0.8), base.with_(facets=(("error_category", "empty"),)),
+               base.with_(answer_types=("person", "date")), base.with_(em=1, splits=("dev",))]
+    first = _ms(lambda: facet_tables(conn, base))
+    print(f"facet frame read (first panel of the run): {first:8.0f} ms")
+    panel = [_ms(lambda f=f: facet_tables(conn, f)) for f in filters]
+    print(f"facet counts, new filter: median {statistics.median(panel):6.0f}, worst {max(panel):6.0f} ms"
+          "   (target < 1000 ms)")
+    old = _ms(lambda: pass_counts(conn, filters[0], facet_defs(conn, filters[0])))
+    print(f"  one pass per filter (before): {old:6.0f} ms for {_short(filters[0])} (×{old / panel[0]:.1f})")
+    counts = [_ms(lambda f=f: metrics_ab(conn, f)) for f in filters]
+    print(f"new filter's count + metrics: median {statistics.median(counts):6.0f}, worst {max(counts):6.0f} ms"
+          "   (target < 300 ms)")
+
+
+def compare_child(db: Path, run: str, other: str) -> None:
+    """In a child: the compare screen's two workers, one after the other; prints JSON."""
+    from qa_inspect.core import report
+    from qa_inspect.tui.screens.compare import stats_resamples
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    t0 = time.perf_counter()
+    diff = report.diff_runs(conn, run, other, top=20)
+    counts = time.perf_counter() - t0
+    resamples = stats_resamples(diff.common)
+    report.diff_runs(conn, run, other, top=0, stats=report.StatOptions(resamples=resamples))
+    print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def _short(f: Any) -> str:
+    from qa_inspect.core.query import Filter
+
+    default = Filter()
+    parts = [f"{k}={getattr(f, k)!r}" for k in Filter.__dataclass_fields__
+             if getattr(f, k) != getattr(default, k) and k not in ("dataset", "run")]
+    return ", ".join(parts) or "(run only)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--items", type=int, default=1_000_000)
+    ap.add_argument("--db", type=Path, default=None, help="a database to copy (default: bench_tui's synthetic one)")
+    ap.add_argument("--compare", action="store_true", help="also time the compare screen's statistics (minutes)")
+    ap.add_argument("--compare-child", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.compare_child:
+        compare_child(Path(args.compare_child[0]), *args.compare_child[1:])
+        return
+    source = args.db or DB.with_name(f"qa-inspect-bench-views-{args.items}.db")
+    if args.db is None and not source.exists():
+        subprocess.run([sys.executable, str(Path(__file__).with_name("bench_tui.py")), "--build-only", "--db",
+                        str(source), "--items", str(args.items), "--runs", "2"], check=True)
+    work, conn = work_copy(source, args.items, "views.db")
+    try:
+        from qa_inspect.core.query import Filter
+
+        dataset, run, other = discover(work, None, None, None)
+        n = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f}")
+        print(f"database: {n:,} items, runs {run} and {other}")
+        base = Filter(dataset=dataset, run=run)
+        steps(conn, base, other)
+        facets_and_counts(conn, base)
+        if args.compare and other:
+            out = subprocess.run([sys.executable, __file__, "--compare-child", str(work), run, other],
+                                 check=True, capture_output=True, text=True).stdout
+            res = json.loads(out.strip().splitlines()[-1])
+            print(f"compare screen: counts {res['counts_s']:.1f} s, intervals and p-values at {res['resamples']}"
+                  f" resamples {res['total_s']:.1f} s, peak {res['peak_mb']:.0f} MB   (target < 5 s, 500 MB)")
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+    finally:
+        conn.close()
+        shutil.rmtree(work.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
