@@ -103,6 +103,15 @@ def error_of(path: Path) -> FormatError:
     return info.value
 
 
+def drop_column(conn: sqlite3.Connection, table: str, column: str) -> None:
+    """Make a database look older: drop `column` of `table` with the indexes that name it (a later
+    migration's index on it would refuse the drop; upgrading re-creates them)."""
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE ?",
+                                (table, f"%{column}%")).fetchall():
+        conn.execute(f"DROP INDEX {name}")
+    conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
 # ---------------------------------------------------------------- TUI pilot and snapshot tests
 
 SAMPLE_RUNS_DIR = Path("sample_runs")

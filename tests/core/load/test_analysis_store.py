@@ -10,7 +10,7 @@ from qa_inspect.core.load.backfill import fill_missing
 from qa_inspect.core.store import FEATURE_COLUMNS
 from qa_inspect.core.metrics import CATEGORY_CODES, question_features
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
-from tests.helpers import Env
+from tests.helpers import Env, drop_column
 
 CATEGORY_SQL = ("SELECT p.error_category FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i"
                 " ON i.id = p.item_id WHERE r.name = ? AND i.key = ?")
@@ -73,9 +73,9 @@ def _make_old(db: Path) -> None:
     conn.execute("DROP INDEX items_question_type")
     conn.execute("DROP INDEX predictions_scores")
     conn.execute("CREATE INDEX predictions_scores ON predictions(run_id, item_id, em, f1, f1_recall, refused)")
-    conn.execute("ALTER TABLE predictions DROP COLUMN error_category")
+    drop_column(conn, "predictions", "error_category")
     for column in FEATURE_COLUMNS:
-        conn.execute(f"ALTER TABLE items DROP COLUMN {column}")
+        drop_column(conn, "items", column)
     conn.execute("PRAGMA user_version = 6")
     conn.commit()
     conn.close()

@@ -11,7 +11,7 @@ from qa_inspect.core import flags
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.metrics import RELATIONS, relation
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
-from tests.helpers import Env
+from tests.helpers import Env, drop_column
 
 pytestmark = pytest.mark.usefixtures("no_author_env")
 
@@ -49,7 +49,7 @@ def _make_version_11(db: Path) -> None:
     """The database as schema 11 left it: no relation column nor superseded-golds index."""
     conn = sqlite3.connect(db)
     conn.execute("DROP INDEX golds_superseded")
-    conn.execute("ALTER TABLE predictions DROP COLUMN relation")
+    drop_column(conn, "predictions", "relation")
     conn.execute("PRAGMA user_version = 11")
     conn.commit()
     conn.close()
