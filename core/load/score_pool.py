@@ -2,10 +2,10 @@
 scored once, and a large batch of distinct ones split with a second process when the machine has one.
 
 The columns end with the error category (`core.metrics.error_category`, from the score just
-computed and the item's `features.Context`): `exact` for full credit under EM without further
-work, the category function only for the other predictions (about 25 µs each); then the answer's
-relation to the golds (`core.metrics.relation`: `same` for full credit under EM, else asked with
-the item's superseded golds; accepted aliases are a judgement of the journal, not stored here).
+computed and the item's `features.Context`) and the answer's relation to the golds
+(`core.metrics.relation`, with the item's superseded golds): `exact` and `same` for full credit
+under EM without further work, else both from `core.metrics.category_and_relation`, which asks the
+relation once for the two.
 
 Scoring is pure (`core.metrics`), so a second process gives exactly the numbers this process would;
 the conformance tests hold both. It is a fresh interpreter (never a fork: the TUI loads from a thread).
@@ -20,11 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, error_category, relation, score_prediction
+from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "Superseded", "answer_relation", "score_one", "score_rows",
+__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "Superseded", "judged", "score_one", "score_rows",
            "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -42,21 +42,19 @@ MEMO_MAX = 500_000
 """Pairs the memo keeps at most (about 150 MB); past it, it starts over."""
 
 
-def category(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, context: Context | None) -> str:
-    """The error category code of a scored prediction (`context` None: no passage, LLM rules)."""
+def judged(
+    scorer: str, text: str, texts: Sequence[str], row: ScoreRow, context: Context | None, superseded: Superseded
+) -> tuple[str, str]:
+    """The error category code and the stored relation of a scored prediction (`context` None: no
+    passage, LLM rules), the relation asked once for both (`core.metrics.category_and_relation`).
+    Accepted aliases are a judgement of the journal, not stored here."""
     if row.em == 1:
-        return "exact"  # what `error_category` says first, for every scorer with EM
+        return "exact", Relation.SAME.value  # what both say first, for every scorer with EM
     passage, spans, unanswerable = context or (None, (), False)
     refused = None if scorer != CDQA_F1_RECALL or row.refused is None else bool(row.refused)
-    return error_category(text, texts, passage, scorer, unanswerable=unanswerable, refused=refused,
-                          gold_spans=spans, score=row).code
-
-
-def answer_relation(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, superseded: Superseded) -> str:
-    """The stored relation of a scored prediction to its item's golds (`core.metrics.relation`)."""
-    if row.em == 1:
-        return Relation.SAME.value  # EM is equality after the scorer's normalisation
-    return relation(text, texts, scorer=scorer, superseded=superseded).relation.value
+    found, rel = category_and_relation(text, texts, passage, scorer, unanswerable=unanswerable, refused=refused,
+                                       gold_spans=spans, score=row, superseded=superseded)
+    return found.code, rel.value
 
 
 def score_one(
@@ -66,8 +64,7 @@ def score_one(
     row = score_prediction(scorer, text, texts)
     best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
     refused = None if row.refused is None else int(row.refused)
-    return (scorer, row.em, row.f1, refused, row.f1_recall, best, category(scorer, text, texts, row, context),
-            answer_relation(scorer, text, texts, row, superseded))
+    return (scorer, row.em, row.f1, refused, row.f1_recall, best, *judged(scorer, text, texts, row, context, superseded))
 
 
 Todo = tuple[str, str, Golds | None, Context | None, Superseded]
