@@ -24,7 +24,7 @@ from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category
 
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "Superseded", "judged", "score_one", "score_rows",
+__all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreMemo", "ScorePool", "Superseded", "judged", "score_one", "score_rows",
            "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -37,7 +37,10 @@ ScoreKey = tuple[str, str, tuple[str, ...], tuple[int, ...], Context | None, Sup
 ScoreMemo = dict[ScoreKey, Scores]
 
 POOL_MIN = 40_000
-"""Distinct pairs below which a second process costs more (start-up, pickling) than it saves."""
+"""Distinct pairs below which a second process started for them costs more (start-up, pickling)
+than it saves."""
+SPLIT_MIN = 2_000
+"""Distinct pairs below which a kept second process (`ScorePool`) is not worth the pickling."""
 MEMO_MAX = 500_000
 """Pairs the memo keeps at most (about 150 MB); past it, it starts over."""
 
@@ -77,11 +80,12 @@ def _score_many(todo: Sequence[Todo]) -> list[Scores]:
 def score_rows(
     rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None, Superseded]],
     memo: ScoreMemo | None = None,
+    pool: ScorePool | None = None,
 ) -> list[Scores]:
     """Score columns for `(scorer, text, golds, item context, superseded golds)` rows, in order.
     `memo` (shared by the runs of one load) holds those already scored; what is left is scored
-    here, or half of it in a worker. Items quoting the same passage with the same golds share
-    their results."""
+    here, or half of it in a second process (`pool`'s, else one started for a big batch). Items
+    quoting the same passage with the same golds share their results."""
     memo = {} if memo is None else memo
     out: list[Any] = []
     missing: list[tuple[int, Any]] = []
@@ -96,7 +100,8 @@ def score_rows(
                 todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
         out.append(found)
     if todo:
-        scored = dict(zip(todo, _score_split(list(todo.values()))))
+        batch = list(todo.values())
+        scored = dict(zip(todo, _score_split(batch) if pool is None else pool.score(batch)))
         for n, key in missing:
             out[n] = scored.get(key) or memo[key]
         if len(memo) + len(scored) > MEMO_MAX:
@@ -106,33 +111,83 @@ def score_rows(
 
 
 def _score_split(todo: list[Todo]) -> list[Scores]:
-    """Score `todo`; a large batch is halved between this process and a second one (started as
-    `python -c`, so no caller's main module is imported again; pickles through its pipes)."""
+    """Score `todo`; a large batch is halved between this process and a second one started for it."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:
         return _score_many(todo)
-    half = len(todo) // 2
-    worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert worker.stdin is not None and worker.stdout is not None
-    try:
-        with worker.stdin:
+    with ScorePool() as pool:
+        return pool.score(todo, POOL_MIN)
+
+
+class ScorePool:
+    """A second scoring process kept for as long as the pool is open (a load's runs), so that
+    every batch worth it is halved, not only the first big one: runs of one sweep bring a few
+    thousand new answers each, too few to pay for a process each time. The process is started
+    as `python -c` (no caller's main module imported again; never a fork: the TUI loads from a
+    thread), on first use; pairs and scores go through its pipes pickled. If it fails, its half
+    is scored here and the pool scores alone from then on."""
+
+    def __init__(self) -> None:
+        self._worker: subprocess.Popen[bytes] | None = None
+        self._failed = (os.cpu_count() or 1) < 2
+
+    def __enter__(self) -> ScorePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def score(self, todo: list[Todo], least: int | None = None) -> list[Scores]:
+        """Scores of `todo` in order; from `least` pairs on (`SPLIT_MIN`), half of them in the second process."""
+        worker = None if len(todo) < (SPLIT_MIN if least is None else least) else self._started()
+        if worker is None:
+            return _score_many(todo)
+        assert worker.stdin is not None and worker.stdout is not None
+        half = len(todo) // 2
+        try:
             pickle.dump(todo[half:], worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-    except OSError:
-        pass  # it died: its half is scored here below
-    mine = _score_many(todo[:half])
-    try:
-        theirs = pickle.load(worker.stdout)
-    except (OSError, EOFError, pickle.UnpicklingError):
-        theirs = _score_many(todo[half:])  # the second process failed: score its half here
-    finally:
-        worker.kill()
-        worker.wait()
-        worker.stdout.close()
-    return mine + theirs
+            worker.stdin.flush()
+        except OSError:
+            pass  # it died: its half is scored here below
+        mine = _score_many(todo[:half])
+        try:
+            theirs = pickle.load(worker.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self.close()
+            theirs = _score_many(todo[half:])
+        return mine + theirs
+
+    def _started(self) -> subprocess.Popen[bytes] | None:
+        if self._worker is None and not self._failed:
+            self._worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return self._worker
+
+    def close(self) -> None:
+        """End the second process (closing its input ends its loop; a stuck one is killed); the
+        pool scores alone from then on."""
+        worker, self._worker, self._failed = self._worker, None, True
+        if worker is None:
+            return
+        for pipe in (worker.stdin, worker.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        try:
+            worker.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
 
 
 def serve() -> None:
-    """The second scoring process: a pickled list of pairs on stdin, their scores on stdout."""
-    todo = pickle.load(sys.stdin.buffer)
-    pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
+    """The second scoring process: pickled lists of pairs on stdin, their scores on stdout, one
+    answer per list, until stdin closes."""
+    while True:
+        try:
+            todo = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        sys.stdout.buffer.flush()
