@@ -83,7 +83,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(parse_float=_parse_float, object_pairs_hook=_object)
 """One decoder for every parse: `json.loads` with hooks builds a new one per call (a quarter of
 the cost of a short JSONL record)."""
-_SCAN = _DECODER.scan_once
+_SCAN: Callable[[str, int], tuple[Any, int]] = vars(_DECODER)["scan_once"]  # what its `raw_decode` calls (the C scanner)
 
 
 def duplicate_keys(value: Any) -> list[str]:

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core.formats import FormatError, read_source
 from qa_inspect.core.model import Run
 
