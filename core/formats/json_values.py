@@ -80,6 +80,12 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_DECODER = json.JSONDecoder(parse_float=_parse_float, object_pairs_hook=_object)
+"""One decoder for every parse: `json.loads` with hooks builds a new one per call (a quarter of
+the cost of a short JSONL record)."""
+_SCAN: Callable[[str, int], tuple[Any, int]] = vars(_DECODER)["scan_once"]  # what its `raw_decode` calls (the C scanner)
+
+
 def duplicate_keys(value: Any) -> list[str]:
     """The keys a parsed JSON object repeats (each repeat once, in file order); [] for others."""
     return list(value.duplicates) if isinstance(value, JSONObject) else []
@@ -94,7 +100,7 @@ def loads(text: str, max_depth: int | None = None) -> Any:
     (4,300 digits)."""
     depth = active().max_json_depth if max_depth is None else max_depth  # callers in loops pass it
     try:
-        value = json.loads(text, parse_float=_parse_float, object_pairs_hook=_object)
+        value = _scanned(text)
     except RecursionError:
         raise json.JSONDecodeError(_too_deep(min(depth, MAX_PARSER_DEPTH)), text, 0) from None
     except ValueError as exc:
@@ -104,6 +110,20 @@ def loads(text: str, max_depth: int | None = None) -> Any:
     if depth < MAX_PARSER_DEPTH and _deeper_than(value, depth):
         raise json.JSONDecodeError(_too_deep(depth), text, 0)
     return value
+
+
+def _scanned(text: str) -> Any:
+    """`json.loads(text)` with the hooks: the C scanner straight away for text that starts with
+    its value and ends with it or with JSON whitespace (a JSONL record), else the decoder, which
+    also says what is wrong (`json.loads` for a BOM, which it names)."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        pass  # the decoder below parses again and raises what `json.loads` would
+    else:
+        if end == len(text) or not text[end:].strip(" \t\n\r"):
+            return value
+    return _DECODER.decode(text) if not text.startswith("\ufeff") else json.loads(text)
 
 
 MAX_PARSER_DEPTH = 900

@@ -60,7 +60,12 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     found = RunRecords(doc)
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: dict[Any, tuple[str, str]] = {}  # a record's raw id → its group, once one record of it was read whole
+    shapes: dict[tuple[str, ...], tuple[str, str, str] | None] = {}
     for number, record in doc.records() or []:
+        quick = _quick_sample(record, shapes, seen)
+        if quick is not None:  # the common case, decided from the record's keys alone
+            groups[quick[1]].append((quick[0], number, quick[2], None, False))
+            continue
         sample = _sample_number(doc, number, record)
         again = _further_sample(doc, number, record, seen) if sample is not None else None
         if sample is not None and again is not None:  # a later sample of a known item: only its text (the common case)
@@ -128,6 +133,39 @@ def _raw_id(record: dict[str, Any]) -> tuple[str, Any] | None:
         return None
     value = record[field]
     return (field, value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _quick_sample(
+    record: Any, shapes: dict[tuple[str, ...], tuple[str, str, str] | None], seen: dict[Any, tuple[str, str]]
+) -> tuple[int, tuple[str, str], str] | None:
+    """(sample number, group, text) of a later sample of a known item whose fields are plain (a
+    whole-number sample, a string id, a string prediction, no `official`), found from the fields
+    its shape of record names (kept per shape: a file repeats one shape); None for anything else,
+    which the full reading below decides."""
+    if type(record) is not dict:
+        return None
+    shape = tuple(record)
+    if shape not in shapes:
+        shapes[shape] = _shape_fields(shape)
+    fields = shapes[shape]
+    if fields is None:
+        return None
+    sample_field, id_field, text_field = fields
+    sample, raw, text = record[sample_field], record[id_field], record[text_field]
+    if type(sample) is not int or type(raw) is not str or type(text) is not str:
+        return None
+    key = seen.get((id_field, raw))
+    return None if key is None else (sample, key, text)
+
+
+def _shape_fields(shape: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """The (sample, id, text) fields `_sample_number`, `_raw_id` and `_further_sample` read in
+    records of these keys; None when one is missing or the record may be marked `official`."""
+    keys = set(shape)
+    sample, ident, text = (next((f for f in fields if f in keys), None) for fields in (SAMPLE_FIELDS, ID_FIELDS, TEXT_FIELDS))
+    if "official" in keys or sample is None or ident is None or text is None:
+        return None
+    return sample, ident, text
 
 
 def _further_sample(

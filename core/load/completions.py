@@ -83,10 +83,12 @@ def score_samples(
             out.append(None)
             continue
         texts = tuple(golds[item_id][0]) if item_id in golds else ()
-        scored = tuple(s.score(text, texts) for text in p.samples)
+        distinct = {text: s.score(text, texts) for text in dict.fromkeys(p.samples)}  # samples repeat answers
+        scored = tuple(map(distinct.__getitem__, p.samples))
         right = [sample_correct(em, f1r, s.f1_scorer) for em, _, _, f1r in scored]
         main = [f1r if s.f1_scorer else f1 for _, f1, _, f1r in scored]
-        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, s.form)
+        forms = {text: s.form(text) for text in distinct}
+        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, forms.__getitem__)
         aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
                      int(item.majority_correct), item.distinct, int(item.flaky))
         out.append((aggregate, scored))

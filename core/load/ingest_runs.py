@@ -21,7 +21,7 @@ from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
-from .score_pool import Golds, ScoreMemo, Superseded, score_rows
+from .score_pool import Golds, ScoreMemo, ScorePool, Superseded, score_rows
 from .search_index import next_id, unindex_predictions
 
 __all__ = ["RunCache", "RunWrite", "dataset_index_db", "item_lookup", "write_run"]
@@ -75,6 +75,8 @@ class RunCache:
     memo: ScoreMemo = field(default_factory=dict)
     sample_memo: SampleMemo = field(default_factory=dict)
     """Scores and forms of sampled answers (`completions.score_samples`)."""
+    pool: ScorePool | None = None
+    """The second scoring process of a load's runs (the loader opens and closes it)."""
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
         """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
@@ -154,7 +156,7 @@ def write_run(
         matched = _match(run, by_key, by_q, result)
         replaced = cache.superseded_of(conn, dataset_id)
         scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
-                             for item_id, p in matched], cache.memo)
+                             for item_id, p in matched], cache.memo, cache.pool)
         sampled = score_samples(scorer, matched, golds, cache.sample_memo)
     else:
         result.unmatched = [p.ref for p in run.predictions]

@@ -42,6 +42,7 @@ from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .relpaths import rel as _rel, relmsg as _relmsg
+from .score_pool import ScorePool
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
@@ -104,8 +105,8 @@ def load_runs(
 CACHE_KIB = 256 * 1024
 """SQLite page cache of a load's connection: the indexes of a 1M-question load stay in memory."""
 STEP_ROWS = 100_000
-"""A file with more rows than this (new dataset items, run predictions) is committed in steps of
-this many: a killed load loses at most one step, and the next load resumes the file."""
+"""A file with more rows than this (new dataset items, run predictions) is committed in steps of this
+many: a killed load loses at most one step, and the next load resumes the file."""
 
 
 @dataclass(slots=True)
@@ -120,12 +121,10 @@ class _Pass:
     manifest_ok: bool = True
     stored: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     """path → (kind, size, mtime_ns, sha256, owner, note) as the `files` table last saw it."""
-    errored: list[str] = field(default_factory=list)
-    """Files that failed this time; their stored rows (if any) stay."""
+    errored: list[str] = field(default_factory=list)  # files that failed this time; their stored rows (if any) stay
     cache: RunCache = field(default_factory=RunCache)
     """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
-    readers: dict[str, Any] = field(default_factory=dict)
-    """Reading processes of the datasets to stream, started when found (they read ahead)."""
+    readers: dict[str, Any] = field(default_factory=dict)  # reading processes of datasets to stream (they read ahead)
     verdicts: list[PendingVerdicts] = field(default_factory=list)
 
     def error(self, rel: str, message: str) -> None:
@@ -158,7 +157,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             _store_datasets(lp, found)
         lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
         merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
-        _store_runs(lp, runs)
+        with ScorePool() as lp.cache.pool:  # a second scoring process for the runs, if worth it
+            _store_runs(lp, runs)
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
 

@@ -2,10 +2,10 @@
 scored once, and a large batch of distinct ones split with a second process when the machine has one.
 
 The columns end with the error category (`core.metrics.error_category`, from the score just
-computed and the item's `features.Context`): `exact` for full credit under EM without further
-work, the category function only for the other predictions (about 25 µs each); then the answer's
-relation to the golds (`core.metrics.relation`: `same` for full credit under EM, else asked with
-the item's superseded golds; accepted aliases are a judgement of the journal, not stored here).
+computed and the item's `features.Context`) and the answer's relation to the golds
+(`core.metrics.relation`, with the item's superseded golds): `exact` and `same` for full credit
+under EM without further work, else both from `core.metrics.category_and_relation`, which asks the
+relation once for the two.
 
 Scoring is pure (`core.metrics`), so a second process gives exactly the numbers this process would;
 the conformance tests hold both. It is a fresh interpreter (never a fork: the TUI loads from a thread).
@@ -20,11 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, error_category, relation, score_prediction
+from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "Golds", "ScoreMemo", "Superseded", "answer_relation", "score_one", "score_rows",
+__all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreMemo", "ScorePool", "Superseded", "judged", "score_one", "score_rows",
            "serve"]
 
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -37,26 +37,27 @@ ScoreKey = tuple[str, str, tuple[str, ...], tuple[int, ...], Context | None, Sup
 ScoreMemo = dict[ScoreKey, Scores]
 
 POOL_MIN = 40_000
-"""Distinct pairs below which a second process costs more (start-up, pickling) than it saves."""
+"""Distinct pairs below which a second process started for them costs more (start-up, pickling)
+than it saves."""
+SPLIT_MIN = 2_000
+"""Distinct pairs below which a kept second process (`ScorePool`) is not worth the pickling."""
 MEMO_MAX = 500_000
 """Pairs the memo keeps at most (about 150 MB); past it, it starts over."""
 
 
-def category(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, context: Context | None) -> str:
-    """The error category code of a scored prediction (`context` None: no passage, LLM rules)."""
+def judged(
+    scorer: str, text: str, texts: Sequence[str], row: ScoreRow, context: Context | None, superseded: Superseded
+) -> tuple[str, str]:
+    """The error category code and the stored relation of a scored prediction (`context` None: no
+    passage, LLM rules), the relation asked once for both (`core.metrics.category_and_relation`).
+    Accepted aliases are a judgement of the journal, not stored here."""
     if row.em == 1:
-        return "exact"  # what `error_category` says first, for every scorer with EM
+        return "exact", Relation.SAME.value  # what both say first, for every scorer with EM
     passage, spans, unanswerable = context or (None, (), False)
     refused = None if scorer != CDQA_F1_RECALL or row.refused is None else bool(row.refused)
-    return error_category(text, texts, passage, scorer, unanswerable=unanswerable, refused=refused,
-                          gold_spans=spans, score=row).code
-
-
-def answer_relation(scorer: str, text: str, texts: Sequence[str], row: ScoreRow, superseded: Superseded) -> str:
-    """The stored relation of a scored prediction to its item's golds (`core.metrics.relation`)."""
-    if row.em == 1:
-        return Relation.SAME.value  # EM is equality after the scorer's normalisation
-    return relation(text, texts, scorer=scorer, superseded=superseded).relation.value
+    found, rel = category_and_relation(text, texts, passage, scorer, unanswerable=unanswerable, refused=refused,
+                                       gold_spans=spans, score=row, superseded=superseded)
+    return found.code, rel.value
 
 
 def score_one(
@@ -66,8 +67,7 @@ def score_one(
     row = score_prediction(scorer, text, texts)
     best = idxs[row.best_gold] if row.best_gold is not None and row.best_gold < len(idxs) else None
     refused = None if row.refused is None else int(row.refused)
-    return (scorer, row.em, row.f1, refused, row.f1_recall, best, category(scorer, text, texts, row, context),
-            answer_relation(scorer, text, texts, row, superseded))
+    return (scorer, row.em, row.f1, refused, row.f1_recall, best, *judged(scorer, text, texts, row, context, superseded))
 
 
 Todo = tuple[str, str, Golds | None, Context | None, Superseded]
@@ -80,11 +80,12 @@ def _score_many(todo: Sequence[Todo]) -> list[Scores]:
 def score_rows(
     rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None, Superseded]],
     memo: ScoreMemo | None = None,
+    pool: ScorePool | None = None,
 ) -> list[Scores]:
     """Score columns for `(scorer, text, golds, item context, superseded golds)` rows, in order.
     `memo` (shared by the runs of one load) holds those already scored; what is left is scored
-    here, or half of it in a worker. Items quoting the same passage with the same golds share
-    their results."""
+    here, or half of it in a second process (`pool`'s, else one started for a big batch). Items
+    quoting the same passage with the same golds share their results."""
     memo = {} if memo is None else memo
     out: list[Any] = []
     missing: list[tuple[int, Any]] = []
@@ -99,7 +100,8 @@ def score_rows(
                 todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
         out.append(found)
     if todo:
-        scored = dict(zip(todo, _score_split(list(todo.values()))))
+        batch = list(todo.values())
+        scored = dict(zip(todo, _score_split(batch) if pool is None else pool.score(batch)))
         for n, key in missing:
             out[n] = scored.get(key) or memo[key]
         if len(memo) + len(scored) > MEMO_MAX:
@@ -109,33 +111,83 @@ def score_rows(
 
 
 def _score_split(todo: list[Todo]) -> list[Scores]:
-    """Score `todo`; a large batch is halved between this process and a second one (started as
-    `python -c`, so no caller's main module is imported again; pickles through its pipes)."""
+    """Score `todo`; a large batch is halved between this process and a second one started for it."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:
         return _score_many(todo)
-    half = len(todo) // 2
-    worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert worker.stdin is not None and worker.stdout is not None
-    try:
-        with worker.stdin:
+    with ScorePool() as pool:
+        return pool.score(todo, POOL_MIN)
+
+
+class ScorePool:
+    """A second scoring process kept for as long as the pool is open (a load's runs), so that
+    every batch worth it is halved, not only the first big one: runs of one sweep bring a few
+    thousand new answers each, too few to pay for a process each time. The process is started
+    as `python -c` (no caller's main module imported again; never a fork: the TUI loads from a
+    thread), on first use; pairs and scores go through its pipes pickled. If it fails, its half
+    is scored here and the pool scores alone from then on."""
+
+    def __init__(self) -> None:
+        self._worker: subprocess.Popen[bytes] | None = None
+        self._failed = (os.cpu_count() or 1) < 2
+
+    def __enter__(self) -> ScorePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def score(self, todo: list[Todo], least: int | None = None) -> list[Scores]:
+        """Scores of `todo` in order; from `least` pairs on (`SPLIT_MIN`), half of them in the second process."""
+        worker = None if len(todo) < (SPLIT_MIN if least is None else least) else self._started()
+        if worker is None:
+            return _score_many(todo)
+        assert worker.stdin is not None and worker.stdout is not None
+        half = len(todo) // 2
+        try:
             pickle.dump(todo[half:], worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-    except OSError:
-        pass  # it died: its half is scored here below
-    mine = _score_many(todo[:half])
-    try:
-        theirs = pickle.load(worker.stdout)
-    except (OSError, EOFError, pickle.UnpicklingError):
-        theirs = _score_many(todo[half:])  # the second process failed: score its half here
-    finally:
-        worker.kill()
-        worker.wait()
-        worker.stdout.close()
-    return mine + theirs
+            worker.stdin.flush()
+        except OSError:
+            pass  # it died: its half is scored here below
+        mine = _score_many(todo[:half])
+        try:
+            theirs = pickle.load(worker.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self.close()
+            theirs = _score_many(todo[half:])
+        return mine + theirs
+
+    def _started(self) -> subprocess.Popen[bytes] | None:
+        if self._worker is None and not self._failed:
+            self._worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return self._worker
+
+    def close(self) -> None:
+        """End the second process (closing its input ends its loop; a stuck one is killed); the
+        pool scores alone from then on."""
+        worker, self._worker, self._failed = self._worker, None, True
+        if worker is None:
+            return
+        for pipe in (worker.stdin, worker.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        try:
+            worker.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
 
 
 def serve() -> None:
-    """The second scoring process: a pickled list of pairs on stdin, their scores on stdout."""
-    todo = pickle.load(sys.stdin.buffer)
-    pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
+    """The second scoring process: pickled lists of pairs on stdin, their scores on stdout, one
+    answer per list, until stdin closes."""
+    while True:
+        try:
+            todo = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        sys.stdout.buffer.flush()

@@ -41,6 +41,7 @@ __all__ = [
     "wide_form",
     "QUESTION_TYPES",
     "QuestionFeatures",
+    "category_and_relation",
     "error_category",
     "gold_length",
     "question_features",
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         Category,
         CATEGORY_CODES,
         CategoryDef,
+        category_and_relation,
         error_category,
     )
     from .equivalence import (

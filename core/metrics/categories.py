@@ -48,7 +48,7 @@ from .equivalence import Equivalence, Relation, glued, relation, remainder, wide
 from .sentences import sentence_of, split_sentences
 from .textnorm import content_units, folds_needed, has_cjk, plain, strip_ends
 
-__all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "error_category"]
+__all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "category_and_relation", "error_category"]
 
 
 class CategoryDef(NamedTuple):
@@ -148,37 +148,73 @@ def error_category(
     [start, end) in `passage` when known, `refused` the stored refusal (None: CDQA's phrases
     decide under `cdqa-f1-recall`), `score` the prediction's stored score with this scorer
     (None: scored here). An item without a non-blank gold counts as unanswerable."""
+    return _categorise(prediction, golds, passage, scorer, unanswerable, refused, gold_spans, score)[0]
+
+
+def category_and_relation(
+    prediction: str,
+    golds: Sequence[str],
+    passage: str | None,
+    scorer: str,
+    *,
+    unanswerable: bool = False,
+    refused: bool | None = None,
+    gold_spans: Sequence[tuple[int, int] | None] | None = None,
+    score: ScoreRow | None = None,
+    superseded: Sequence[str] = (),
+) -> tuple[Category, Relation]:
+    """`error_category` and `relation(prediction, golds, superseded=superseded)` together, asking
+    the relation once (what a load stores for every prediction). The category asks it of the golds
+    best first; `relation` tries every gold at each step, so the order changes only which gold is
+    named, never the relation; `superseded` is tried only when no gold is the same or a format."""
+    category, eq = _categorise(prediction, golds, passage, scorer, unanswerable, refused, gold_spans, score)
+    if eq is None or (superseded and eq.relation not in (Relation.SAME, Relation.FORMAT)):
+        eq = relation(prediction, golds, scorer=scorer, superseded=superseded)
+    return category, eq.relation
+
+
+def _categorise(
+    prediction: str,
+    golds: Sequence[str],
+    passage: str | None,
+    scorer: str,
+    unanswerable: bool,
+    refused: bool | None,
+    gold_spans: Sequence[tuple[int, int] | None] | None,
+    score: ScoreRow | None,
+) -> tuple[Category, Equivalence | None]:
+    """The category, and the relation to the golds best first when the rules asked it."""
     if scorer not in SCORERS:
         raise ValueError(unknown_name("scorer", scorer, SCORERS))
     if refused is None:
         refused = scorer == CDQA_F1_RECALL and cdqa.is_refusal(prediction)
     if refused:
         said = [p for p in cdqa.DEFAULT_REFUSAL_PHRASES if p in prediction]
-        return Category("refused", f"a refusal ({said[0]})" if said else "a refusal (flagged by the run)")
+        return Category("refused", f"a refusal ({said[0]})" if said else "a refusal (flagged by the run)"), None
     if score is None or score.scorer != scorer:
         score = score_prediction(scorer, prediction, golds, refusal_phrases=())
     order = _order(score.best_gold, len(golds))
     if score.em == 1 or (scorer == CDQA_F1_RECALL and _cdqa_exact(prediction, golds)):
         k = order[0] if order else None
         what = "no answer, as the item has none" if k is None else f"{_gold_name(golds, k)} as the scorer reads it"
-        return Category("exact", f"full credit: {what}", k)
+        return Category("exact", f"full credit: {what}", k), None
     if unanswerable or not any(g.strip() for g in golds):
-        return _unanswerable(prediction, scorer)
+        return _unanswerable(prediction, scorer), None
     if _blank(prediction, scorer):
         code = "false-abstain" if scorer == SQUAD_V2 else "empty"
-        return Category(code, f"no answer ({_blank_words(prediction)}) to an answerable question")
+        return Category(code, f"no answer ({_blank_words(prediction)}) to an answerable question"), None
     eq = relation(prediction, [golds[k] for k in order], scorer=scorer)  # best gold first
     k = order[eq.index] if eq.index is not None else None
     if k is not None and eq.relation in (Relation.SAME, Relation.FORMAT):
         return Category("format-only", f"{_gold_name(golds, k)} written differently ({_folds(prediction, eq)}); "
-                        f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k)
+                        f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[k]))}", k), eq
     if passage and passage.strip() and scorer != CDQA_F1_RECALL:
         spans = list(gold_spans or ())
         many = len(set(golds)) > 1
         located = [_Gold(k, golds[k], spans[k] if k < len(spans) else None, f"gold {k + 1}" if many else "the gold")
                    for k in order]
-        return _span_category(prediction, passage, located)
-    return _llm_category(prediction, golds, scorer, order, eq)
+        return _span_category(prediction, passage, located), eq
+    return _llm_category(prediction, golds, scorer, order, eq), eq
 
 
 def _folds(prediction: str, eq: Equivalence) -> str:

@@ -197,21 +197,34 @@ def remainder(outer: str, inner: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=65_536)
+def _compared(texts: tuple[str, ...], scorer: str | None) -> tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...]:
+    """Each text as `_equal` compares it: stripped, in the scorer's form, in the wide form, and its
+    alternatives with their wide forms. An item's golds meet every answer to the item: kept per
+    gold tuple, apart from the per-string caches the stream of distinct answers turns over."""
+    return tuple((t.strip(), scorer_form(t, scorer), wide_form(t), tuple((a, wide_form(a)) for a in alternatives(t)))
+                 for t in texts)
+
+
 def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relation, int, str | None] | None:
     """(same or format, index, alternative) of the first text the answer equals; None when none."""
+    if not texts:
+        return None
+    compared = _compared(tuple(texts), scorer)
     mine = scorer_form(answer, scorer)
-    for k, text in enumerate(texts):
-        if answer.strip() == text.strip() or (mine and mine == scorer_form(text, scorer)):
+    bare = answer.strip()
+    for k, (text, form, _, _) in enumerate(compared):
+        if bare == text or (mine and mine == form):
             return Relation.SAME, k, None
     wide = wide_form(answer)
     if not wide:
         return None
-    for k, text in enumerate(texts):
-        if wide == wide_form(text):
+    for k, (_, _, text_wide, _) in enumerate(compared):
+        if wide == text_wide:
             return Relation.FORMAT, k, None
-    for k, text in enumerate(texts):
-        for alt in alternatives(text):
-            if wide == wide_form(alt):
+    for k, (_, _, _, alts) in enumerate(compared):
+        for alt, alt_wide in alts:
+            if wide == alt_wide:
                 return Relation.FORMAT, k, alt
     return None
 

@@ -265,7 +265,7 @@ def _align(info: PredictionInfo, detail: ItemDetail) -> None:
 
 def _categorize(info: PredictionInfo, detail: ItemDetail) -> None:
     """The prediction's error category and its reason, as ingest computes the stored code
-    (`core.load.score_pool.category`): scored golds, their spans, the passage, the run's scorer."""
+    (`core.load.score_pool.judged`): scored golds, their spans, the passage, the run's scorer."""
     if info.scorer is None:
         return
     scored = [g for g in detail.golds if g.scored]

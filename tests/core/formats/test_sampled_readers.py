@@ -4,9 +4,11 @@ extracted answers per sample), lm-eval repeated documents, Inspect epochs, plain
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from qa_inspect.core.formats import read_source
+import pytest
+from qa_inspect.core.formats import FormatError, read_source
 from qa_inspect.core.model import Run
 
 from tests.sampled_runs import ANSWERS, INSPECT, write_lm_eval, write_plain
@@ -70,3 +72,21 @@ def test_plain_records_in_any_order_with_a_marked_sample(tmp_path: Path) -> None
     q1, seven = _run(path).predictions
     assert (q1.ref, q1.text, q1.samples, q1.line) == ("Q1", "b", ("a", "b", "c"), 4)
     assert (seven.ref, seven.text, seven.samples) == ("7", "x", ("x", ""))
+
+
+def test_later_samples_of_every_shape_read_as_the_first(tmp_path: Path) -> None:
+    """Later samples are read from their fields alone when plain; any other shape (a null id
+    beside another id field, an epoch, a number, a marked one, a repeated sample) is read whole,
+    with the same result and the same errors."""
+    lines = [{"id": "Q1", "sample": 1, "prediction": "a"}, {"qid": None, "id": "Q1", "sample": 2, "prediction": "b"},
+             {"id": "Q1", "sample": 3, "answer": 1.50}, {"id": "Q1", "epoch": 4, "prediction": "d", "note": "x"},
+             {"id": "Q1", "sample": 5, "prediction": "e", "official": False}, {"id": "Q1", "sample": 6, "prediction": "f"}]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines).replace("1.5", "1.50"))
+    (q1,) = _run(path).predictions
+    assert (q1.text, q1.samples) == ("a", ("a", "b", "1.50", "d", "e", "f"))
+    for bad, message in (({"id": "Q1", "sample": True, "prediction": "x"}, "sample is a boolean"),
+                         ({"id": "Q1", "sample": 1, "prediction": "x"}, "sample 1 of 'Q1' given twice")):
+        path.write_text("".join(json.dumps(r) + "\n" for r in [*lines, bad]).replace("1.5", "1.50"))
+        with pytest.raises(FormatError, match=re.escape(message)):
+            read_source(path)
