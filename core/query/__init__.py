@@ -125,6 +125,8 @@ __all__ = [
     "page",
     "per_gold",
     "position",
+    "rows_around",
+    "rows_for_ids",
     "question_word",
     "right_sql",
     "JUDGE_THRESHOLD",
@@ -323,6 +325,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         neighbour,
         page,
         position,
+        rows_around,
+        rows_for_ids,
         SliceMetrics,
         targets_for_filter,
     )
