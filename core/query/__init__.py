@@ -98,6 +98,10 @@ __all__ = [
     "facet_defs",
     "facet_frame",
     "FacetFrame",
+    "COUNT_FRAME_MIN_ITEMS",
+    "CountFrame",
+    "cached_count_frame",
+    "count_frame",
     "JUDGE_CHOICES",
     "judge_facet_names",
     "judge_selection",
@@ -276,6 +280,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         markdown_table,
         write_frame,
     )
+    from .count_frame import COUNT_FRAME_MIN_ITEMS, CountFrame, cached_count_frame, count_frame
     from .facet_frame import FacetFrame, facet_frame
     from .facets import (
         clear,

@@ -13,6 +13,7 @@ from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
 from .columns import column_def
+from .count_frame import cached_count_frame, expressible, frame_metric_row
 from .keyset import keyset_neighbour, keyset_position, keyset_window
 from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, run_ids
@@ -151,7 +152,12 @@ def compare_metrics(conn: Any, f: Filter) -> SliceMetrics | None:
 
 def metrics_ab(conn: Any, f: Filter) -> tuple[SliceMetrics, SliceMetrics | None]:
     """Metrics of run A and (with `compare`) run B over the filtered items, in one pass; the
-    item count is `items` of either, so the browser needs no separate `count`."""
+    item count is `items` of either, so the browser needs no separate `count`. From the run's
+    count frame instead when this process holds it and it answers `f` (`core.query.count_frame`)."""
+    if expressible(f) and (frame := cached_count_frame(conn, f)) is not None:  # sums over a mask (ms)
+        row = frame_metric_row(frame, f)
+        if row is not None:
+            return _metrics_from(row[0], row[1:]), None
     aliases = ("p", "pb") if f.compare else ("p",)
     sql, params = build(conn, f)
     cols = ", ".join(_metric_columns(a) for a in aliases)
