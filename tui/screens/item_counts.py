@@ -97,7 +97,7 @@ class ItemCounts:
     def _frame(self, f: Filter) -> None:
         """The run's count frame read (when its dataset is big), for the filters that follow."""
         with self.host.db.connect() as conn:
-            query.count_frame(conn, f)
+            query.count_frame(conn, f, min_items=query.COUNT_FRAME_MIN_ITEMS)
 
 
 __all__ = ["Counted", "ItemCounts"]
