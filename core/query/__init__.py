@@ -98,6 +98,10 @@ __all__ = [
     "facet_defs",
     "facet_frame",
     "FacetFrame",
+    "COUNT_FRAME_MIN_ITEMS",
+    "CountFrame",
+    "cached_count_frame",
+    "count_frame",
     "JUDGE_CHOICES",
     "judge_facet_names",
     "judge_selection",
@@ -125,6 +129,8 @@ __all__ = [
     "page",
     "per_gold",
     "position",
+    "rows_around",
+    "rows_for_ids",
     "question_word",
     "right_sql",
     "JUDGE_THRESHOLD",
@@ -274,6 +280,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         markdown_table,
         write_frame,
     )
+    from .count_frame import COUNT_FRAME_MIN_ITEMS, CountFrame, cached_count_frame, count_frame
     from .facet_frame import FacetFrame, facet_frame
     from .facets import (
         clear,
@@ -323,6 +330,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         neighbour,
         page,
         position,
+        rows_around,
+        rows_for_ids,
         SliceMetrics,
         targets_for_filter,
     )

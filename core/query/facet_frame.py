@@ -16,7 +16,6 @@ filter (tests compare them).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .columns import column_def
+from .data_stamp import data_stamp as _data_stamp
 from .filters import Filter
 from .sql import ERROR_SQL, STALE_ITEMS_SQL, FacetDef, build, build_parts
 
@@ -55,24 +55,6 @@ _KEEP = 2
 _FRAMES: dict[tuple[Any, ...], FacetFrame] = {}
 _LOCK = threading.Lock()
 _READING = threading.Lock()
-
-
-def _data_stamp(conn: Any) -> str | None:
-    """What the frame's values depend on: the loaded files and rows and the re-score settings
-    (not the journal: its facets are live). None for a database without a file."""
-    path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
-    if not path:
-        return None
-    parts = [
-        path,
-        conn.execute("SELECT path, size, mtime_ns, sha256, loaded_at FROM files ORDER BY path").fetchall(),
-        conn.execute("SELECT id, name, item_count, gold_count FROM datasets ORDER BY id").fetchall(),
-        conn.execute("SELECT id, name, scorer, prediction_count FROM runs ORDER BY id").fetchall(),
-        conn.execute("SELECT MAX(id) FROM predictions").fetchall(),
-        conn.execute("SELECT key, value FROM settings WHERE key IN ('scoring_rules', 'analysis_filled')"
-                     " ORDER BY key").fetchall(),
-    ]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def _base(f: Filter) -> Filter:

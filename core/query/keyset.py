@@ -24,7 +24,7 @@ from .paging import _LABEL_SORTS as LABEL_SORTS
 from .paging import _SCORE_INDEX as SCORE_INDEX
 from .sql import DELTA_SQL, STALE_ITEMS_SQL, Built, build_parts
 
-__all__ = ["keyset_neighbour", "keyset_position"]
+__all__ = ["keyset_neighbour", "keyset_position", "keyset_window"]
 
 Key = Callable[[list[Any]], str]
 """The sort key's SQL expression, its parameters appended to the list given (once per use)."""
@@ -78,22 +78,46 @@ def keyset_neighbour(conn: Any, f: Filter, item_id: int, step: int) -> int | Non
     if step == 0:
         return item_id if keyset_position(conn, f, item_id) is not None else None
     b = build_parts(conn, f)
+    parts = _walk(conn, f, b, item_id, step > 0)
+    if parts is None:
+        return None
+    return _nth(conn, b, parts, abs(step) - 1)
+
+
+def keyset_window(conn: Any, f: Filter, item_id: int, before: int, after: int) -> tuple[list[int], int] | None:
+    """(ids around `item_id` in `f`'s order, index of the item among them) without its position:
+    up to `before` rows before it and `after` rows after it, each side one keyset walk from its
+    sort key (jump-to-item shows these at once; the position, a count, may follow). When `f`
+    excludes the item, the index is that of the row after where it would stand (else the last);
+    None when the item does not exist or nothing is left around it."""
+    b = build_parts(conn, f)
+    ahead, behind = _walk(conn, f, b, item_id, True), _walk(conn, f, b, item_id, False)
+    if ahead is None or behind is None:
+        return None
+    head, params = _head(b)
+    here = conn.execute(f"SELECT 1 {head}{b.where_sql('i.id = ?')}", [*params, *b.params, item_id]).fetchone()
+    back = _take(conn, b, behind, before)[::-1]
+    ids = [*back, *([item_id] if here else []), *_take(conn, b, ahead, after)]
+    return (ids, min(len(back), len(ids) - 1)) if ids else None
+
+
+def _walk(conn: Any, f: Filter, b: Built, item_id: int, forward: bool) -> list[Part] | None:
+    """The parts holding the rows after (`forward`) or before `item_id` in `f`'s order, nearest
+    first; None when the item does not exist."""
     key = sort_key(f)
     anchor = _anchor(conn, b, key, item_id)
     if anchor is None:
         return None
-    forward = step > 0
     qd = "DESC" if f.descending == forward else "ASC"  # the order walking away from the item
     gt = "<" if qd == "DESC" else ">"  # rows on the walked side compare so to the item
     head, head_p = _head(b)
     if key is None:
-        parts: list[Part] = [(head, head_p, f"i.id {gt} ?", [item_id], f"i.id {qd}", [])]
-    elif anchor[0]:  # keyed rows past it, then (forward) every row without a key
+        return [(head, head_p, f"i.id {gt} ?", [item_id], f"i.id {qd}", [])]
+    if anchor[0]:  # keyed rows past it, then (forward) every row without a key
         parts = _keyed(conn, f, b, key, qd, (gt, anchor[1], item_id))
-        parts += [_nulls(b, key, qd, None)] if forward else []
-    else:  # rows without a key past it, then (backward) every keyed row
-        parts = [_nulls(b, key, qd, (gt, item_id))] + ([] if forward else _keyed(conn, f, b, key, qd, None))
-    return _nth(conn, b, parts, abs(step) - 1)
+        return parts + ([_nulls(b, key, qd, None)] if forward else [])
+    # rows without a key past it, then (backward) every keyed row
+    return [_nulls(b, key, qd, (gt, item_id))] + ([] if forward else _keyed(conn, f, b, key, qd, None))
 
 
 def _keyed(conn: Any, f: Filter, b: Built, key: Key, qd: str, past: tuple[str, Any, int] | None) -> list[Part]:
@@ -173,6 +197,18 @@ def _nth(conn: Any, b: Built, parts: list[Part], n: int) -> int | None:
         if n:
             n -= conn.execute(f"SELECT COUNT(*) {head}{b.where_sql(cond)}", where).fetchone()[0]
     return None
+
+
+def _take(conn: Any, b: Built, parts: list[Part], n: int) -> list[int]:
+    """The first `n` rows of the parts read one after another (a part is read only while rows lack)."""
+    out: list[int] = []
+    for head, head_p, cond, cond_p, order, order_p in parts:
+        if len(out) >= n:
+            break
+        rows = conn.execute(f"SELECT i.id {head}{b.where_sql(cond)} ORDER BY {order} LIMIT ?",
+                            [*head_p, *b.params, *cond_p, *order_p, n - len(out)]).fetchall()
+        out += [int(r[0]) for r in rows]
+    return out
 
 
 def keyset_position(conn: Any, f: Filter, item_id: int) -> int | None:

@@ -13,13 +13,14 @@ from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
 from .columns import column_def
-from .keyset import keyset_neighbour, keyset_position
+from .count_frame import cached_count_frame, expressible, frame_metric_row
+from .keyset import keyset_neighbour, keyset_position, keyset_window
 from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, run_ids
 
 __all__ = [
     "ItemRow", "SliceMetrics", "compare_metrics", "count", "distinct_values", "item_ids", "metrics", "metrics_ab",
-    "neighbour", "page", "position", "targets_for_filter",
+    "neighbour", "page", "position", "rows_around", "rows_for_ids", "targets_for_filter",
 ]
 
 _ITEM_COLUMNS = {d: f"i.{d}" for d in DIMENSIONS}
@@ -76,7 +77,25 @@ def page(conn: Any, f: Filter, offset: int = 0, limit: int = 100, columns: tuple
     columns for those ids alone (best gold and stale lookups for `limit` rows, not 100k).
     `columns`: registry columns (`core.query.columns`) computed for the page too, in `ItemRow.extra`.
     """
-    ids = page_ids(conn, f, offset, limit)
+    return rows_for_ids(conn, f, page_ids(conn, f, offset, limit), columns)
+
+
+def rows_around(conn: Any, f: Filter, item_id: int, before: int, after: int,
+                columns: tuple[str, ...] = ()) -> tuple[list[ItemRow], int] | None:
+    """Rows around `item_id` in the filter's order and the index of the item's row among them,
+    without its position (jump-to-item: a keyset walk each side of its sort key, where a count
+    of the rows before it takes a second at a million items; `position` may follow). See
+    `core.query.keyset.keyset_window` for an item the filter excludes; None: nothing to show."""
+    found = keyset_window(conn, f, item_id, before, after)
+    if found is None:
+        return None
+    rows = rows_for_ids(conn, f, found[0], columns)
+    ids = [r.item_id for r in rows]
+    return rows, ids.index(found[0][found[1]]) if found[0][found[1]] in ids else 0
+
+
+def rows_for_ids(conn: Any, f: Filter, ids: list[int], columns: tuple[str, ...] = ()) -> list[ItemRow]:
+    """The shown columns of the items `ids` under `f`'s runs, in the order of `ids`."""
     if not ids:
         return []
     _, run, cmp_ = run_ids(conn, f)
@@ -133,7 +152,12 @@ def compare_metrics(conn: Any, f: Filter) -> SliceMetrics | None:
 
 def metrics_ab(conn: Any, f: Filter) -> tuple[SliceMetrics, SliceMetrics | None]:
     """Metrics of run A and (with `compare`) run B over the filtered items, in one pass; the
-    item count is `items` of either, so the browser needs no separate `count`."""
+    item count is `items` of either, so the browser needs no separate `count`. From the run's
+    count frame instead when this process holds it and it answers `f` (`core.query.count_frame`)."""
+    if expressible(f) and (frame := cached_count_frame(conn, f)) is not None:  # sums over a mask (ms)
+        row = frame_metric_row(frame, f)
+        if row is not None:
+            return _metrics_from(row[0], row[1:]), None
     aliases = ("p", "pb") if f.compare else ("p",)
     sql, params = build(conn, f)
     cols = ", ".join(_metric_columns(a) for a in aliases)

@@ -399,11 +399,11 @@ async def test_n_typed_faster_than_items_load_moves_that_many_items(db: Path, mo
 async def test_page_down_typed_faster_than_windows_load_moves_that_many_pages(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from qa_inspect.tui.screens import browser as browser_module
+    from qa_inspect.tui.screens import item_windows as windows_module
     from qa_inspect.tui.widgets import item_table
 
     monkeypatch.setattr(item_table, "WINDOW", 12)
-    monkeypatch.setattr(browser_module, "WINDOW", 12)
+    monkeypatch.setattr(windows_module, "WINDOW", 12)
     app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -625,12 +625,12 @@ def test_the_result_bar_thumb_covers_the_whole_result() -> None:
 
 @async_test
 async def test_the_result_bar_follows_the_cursor_past_the_window(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from qa_inspect.tui.screens import browser as browser_module
+    from qa_inspect.tui.screens import item_windows as windows_module
     from qa_inspect.tui.widgets import ResultBar
     from qa_inspect.tui.widgets import item_table
 
     monkeypatch.setattr(item_table, "WINDOW", 12)
-    monkeypatch.setattr(browser_module, "WINDOW", 12)
+    monkeypatch.setattr(windows_module, "WINDOW", 12)
     app = app_for(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -41,7 +41,6 @@ from ..stale import ExcludedMetrics, Selection, StaleScreen
 from ..text import clean
 from ..widgets import (
     TABLE_KEYS,
-    WINDOW,
     FacetList,
     FacetPanel,
     FilterBar,
@@ -96,7 +95,8 @@ class BrowserScreen(StaleScreen):
         self.window_generation = -1
         self.info: BrowseInfo | None = None
         self._last_width = 0
-        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded, lambda f: self.columns.wanted(f))
+        self.windows = ItemWindows(self, self.info_loaded, self.window_loaded, lambda f: self.columns.wanted(f),
+                                   self.window_placed)
         self.counts = ItemCounts(self, self.counted)
         self.delta_order = DeltaOrder(self)
         self.columns = ColumnFit(self)
@@ -186,7 +186,7 @@ class BrowserScreen(StaleScreen):
                                                self.compare_metrics if self.filter.compare else None)
         self.query_one(StatusLine).show(
             self.total, self.info.items if self.info else None, metrics, compare, label,
-            table.absolute_cursor if table.win_rows else None,
+            table.known_cursor,
             extra=self.excluded.status_parts(self.generation) + self.selection.status_parts(self.total),
             notice=self.columns.hidden_parts(),
         )
@@ -199,7 +199,7 @@ class BrowserScreen(StaleScreen):
         """The result bar: where the rows on screen sit among all the filter's items."""
         table = self.query_one(ItemTable)
         shown = max(1, table.scrollable_content_region.height - 1)
-        total = self.total if self.total is not None else table.win_total
+        total = (self.total if self.total is not None else table.win_total) if table.win_known else 0  # unplaced: no bar
         self.query_one(ResultBar).show(total, table.win_start + int(table.scroll_y), min(shown, total))
 
     # -- messages ----------------------------------------------------------------------------
@@ -220,8 +220,7 @@ class BrowserScreen(StaleScreen):
             detail.post_message(TotalLoaded(metrics.items))  # it was opened before the count came
         self.excluded.start(generation, f)  # in excluded mode, re-score the slice too
 
-    def _show_empty(self, empty: bool) -> None:
-        """An empty result says so and how to get out of it (not a bare table)."""
+    def _show_empty(self, empty: bool) -> None:  # an empty result says so and how to get out of it
         line = self.query_one("#items-empty", Static)
         line.display = empty
         if empty:
@@ -229,14 +228,18 @@ class BrowserScreen(StaleScreen):
                 ("No items match this filter.", "bold $warning"),
                 ("  x clears every filter but the run · f opens the filters · / searches", "$foreground-muted")))
 
-    def window_loaded(self, generation: int, f: Filter, start: int, rows: list[ItemRow], cursor: int) -> None:
+    def window_loaded(self, generation: int, f: Filter, start: int | None, rows: list[ItemRow], cursor: int) -> None:
         if generation != self.generation:
             return
         self.window_generation = generation
         table = self.query_one(ItemTable)
-        total = self.total if self.total is not None else max(start + len(rows), table.win_total)
+        total = self.total if self.total is not None else max((start or 0) + len(rows), table.win_total)
         table.show_window(start, rows, cursor, total)
         self.show_status()
+
+    def window_placed(self, generation: int, item_id: int, position: int | None) -> None:  # after an unplaced window
+        if generation == self.generation and self.query_one(ItemTable).place(item_id, position):
+            self.show_status()
 
     def on_item_table_need_window(self, message: ItemTable.NeedWindow) -> None:
         self.windows.window(self.generation, self.filter, message.start, message.cursor)
@@ -263,7 +266,7 @@ class BrowserScreen(StaleScreen):
         table = self.query_one(ItemTable)
         self.rebuild_columns()
         if table.win_rows:
-            table.show_window(table.win_start, table.win_rows, table.absolute_cursor, table.win_total)
+            table.show_window(table.known_start, table.win_rows, table.absolute_cursor, table.win_total)
 
     # -- actions -----------------------------------------------------------------------------
     def label_scope(self) -> LabelScope:
@@ -280,7 +283,7 @@ class BrowserScreen(StaleScreen):
         if row is None:
             return
         table = self.query_one(ItemTable)
-        nav = [r.item_id for r in table.win_rows]
+        nav = [r.item_id for r in table.win_rows] if table.win_known else []  # unplaced: the detail counts
         screen = DetailScreen(self.filter, row.item_id, nav=nav, nav_start=table.win_start, total=self.total,
                               total_coming=self.total is None)
         self.app.push_screen(screen, lambda item_id: self._back_from_detail(item_id, screen.position))
@@ -301,10 +304,7 @@ class BrowserScreen(StaleScreen):
             return
         self.generation += 1
         self.counts.start(self.generation, self.filter)
-        if position is not None:
-            self.windows.window(self.generation, self.filter, max(0, position - WINDOW // 2), position)
-        else:
-            self.windows.around(self.generation, self.filter, item_id)
+        self.windows.around(self.generation, self.filter, item_id, position)  # the page there, else by keyset
 
     def action_search(self) -> None:
         self.query_one(SearchBox).open(self.filter.search)

@@ -4,6 +4,9 @@ the first page already shows ("counting…"); a count a newer filter made useles
 At a million items a count is a pass over every matching item (seconds); a page is an index walk
 (milliseconds, `core.query.paging`). So the page never waits for the count, a sort or a filter
 toggled back (`w` twice) never recounts, and typing never leaves a queue of counts running.
+Once a big run's first count is in, its count frame is read in the background
+(`core.query.count_frame`): later filters of labels and run A's scores count from it in
+milliseconds instead of a pass.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class ItemCounts:
         self._epoch = 0
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._framed: set[str] = set()
+        """Runs whose count frame this browser asked for (read once per run and process)."""
 
     def forget(self) -> None:
         """Flags changed what items count as: counts of before are not reused (nor kept when a
@@ -84,6 +89,15 @@ class ItemCounts:
         if epoch != self._epoch or len(self._cache) > 64:
             return
         self._cache[f.with_(sort="key", descending=False)] = metrics
+        if f.run and f.run not in self._framed:
+            self._framed.add(f.run)
+            self.host.run_worker(partial(self._frame, f), thread=True, exclusive=True, exit_on_error=False,
+                                 group="count-frame")
+
+    def _frame(self, f: Filter) -> None:
+        """The run's count frame read (when its dataset is big), for the filters that follow."""
+        with self.host.db.connect() as conn:
+            query.count_frame(conn, f, min_items=query.COUNT_FRAME_MIN_ITEMS)
 
 
 __all__ = ["Counted", "ItemCounts"]

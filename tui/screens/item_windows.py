@@ -17,17 +17,23 @@ from qa_inspect.core.report import BrowseInfo, browse_info
 from ..base import BaseScreen
 from ..widgets import WINDOW
 
-WindowLoaded = Callable[[int, Filter, int, list[ItemRow], int], None]
-"""(generation, filter, start, rows `start … start+len(rows)`, row (absolute) for the cursor)."""
+WindowLoaded = Callable[[int, Filter, int | None, list[ItemRow], int], None]
+"""(generation, filter, start, rows `start … start+len(rows)`, row (absolute) for the cursor);
+start None: a window around an item not yet placed, the cursor its index in the rows."""
+WindowPlaced = Callable[[int, int, int | None], None]
+"""(generation, item id, its position): the start of the unplaced window shown last, counted."""
 
 
 class ItemWindows:
     """Runs one info read and one window read at a time on the screen's workers."""
 
     def __init__(self, host: BaseScreen, info_loaded: Callable[[BrowseInfo], None], loaded: WindowLoaded,
-                 columns: Callable[[Filter], tuple[str, ...]] = lambda f: ()) -> None:
-        """`columns`: the registry columns the table shows for a filter (a window reads their values too)."""
+                 columns: Callable[[Filter], tuple[str, ...]] = lambda f: (),
+                 placed: WindowPlaced = lambda generation, item_id, position: None) -> None:
+        """`columns`: the registry columns the table shows for a filter (a window reads their values too);
+        `placed`: the position of a window around an item, counted after it showed."""
         self.host = host
+        self.placed = placed
         self.info_loaded = info_loaded
         self.loaded = loaded
         self.columns = columns
@@ -61,21 +67,29 @@ class ItemWindows:
 
     def _around(self, generation: int, f: Filter, item_id: int, near: int | None, columns: tuple[str, ...]) -> None:
         """`near`: where it was (a flag marked, the data re-read): that window is looked at first,
-        a page walk; ranking every item of the filter to find the row (seconds at a million) only
-        when it moved out of it."""
+        a page walk. Else (or when it moved out of it) the rows each side of the item by keyset on
+        the sort key are shown at once with the cursor on it, unplaced; its position (a count of
+        the rows before it, a second at a million items) follows."""
         with self.host.db.connect() as conn:
-            start = max(0, (near or 0) - WINDOW // 2)
-            rows = query.page(conn, f, start, WINDOW, columns) if near is not None else []
-            ids = [r.item_id for r in rows]
-            if item_id in ids:
-                pos = start + ids.index(item_id)
-            else:
-                found = query.position(conn, f, item_id)
-                pos = 0 if found is None else found
-                start = max(0, pos - WINDOW // 2)
+            if near is not None:
+                start = max(0, near - WINDOW // 2)
                 rows = query.page(conn, f, start, WINDOW, columns)
+                ids = [r.item_id for r in rows]
+                if item_id in ids:
+                    self._post(self.loaded, generation, f, start, rows, start + ids.index(item_id))
+                    return
+            found = query.rows_around(conn, f, item_id, WINDOW // 2, WINDOW - WINDOW // 2 - 1, columns)
+            if found is None:  # the item is gone and nothing is around it: the top of the filter
+                self._post(self.loaded, generation, f, 0, query.page(conn, f, 0, WINDOW, columns), 0)
+                return
+            rows, index = found
+            self._post(self.loaded, generation, f, None, rows, index)
+            anchor = rows[index].item_id  # the cursor's row: the item, or where it would stand
+            self._post(self.placed, generation, anchor, query.position(conn, f, anchor))
+
+    def _post(self, callback: Callable[..., None], *args: object) -> None:
         if not get_current_worker().is_cancelled:
-            self.host.call_later(self.loaded, generation, f, start, rows, pos)
+            self.host.call_later(callback, *args)
 
 
-__all__ = ["ItemWindows", "WindowLoaded"]
+__all__ = ["ItemWindows", "WindowLoaded", "WindowPlaced"]

@@ -3,7 +3,9 @@
 The widget never holds more than one window. Moving the cursor past either end of the window,
 paging, Home/End and wheel-scrolling past the edge post `NeedWindow`; the screen fetches that
 window with `core.query.page` in a worker and hands it back through `show_window`. Row positions
-shown to the user (and used for n/p) are absolute: `start + cursor_row`.
+shown to the user (and used for n/p) are absolute: `start + cursor_row`. A window around an item
+found by keyset (jump-to-item) arrives before its start is counted: until `place` gives it, the
+table says no row number (`known_cursor` is None) and the cursor stays inside the window.
 """
 
 from __future__ import annotations
@@ -166,6 +168,8 @@ class ItemTable(DataTable[Text]):
         self.win_start = 0
         self.win_total = 0
         self.win_rows: list[ItemRow] = []
+        self.win_known = True
+        """Whether `win_start` is the window's absolute start (False: a keyset window, start not yet counted)."""
         self.cols: list[Col] = []
         self.widths: list[int] = []
         self.sort_key = "key"
@@ -183,7 +187,7 @@ class ItemTable(DataTable[Text]):
         """Cells carry theme colours as Rich styles: rebuild them with the new theme's."""
         self.palette = {"good": theme.success or "green", "bad": theme.error or "red", "warn": theme.warning or "yellow"}
         if self.win_rows:
-            self.show_window(self.win_start, self.win_rows, self.absolute_cursor, self.win_total)
+            self.show_window(self.known_start, self.win_rows, self.absolute_cursor, self.win_total)
 
     # -- building ----------------------------------------------------------------------------
     def set_columns(self, cols: list[Col], sort: str, descending: bool, *, refill: bool = True) -> None:
@@ -227,20 +231,32 @@ class ItemTable(DataTable[Text]):
         return self.win_start + self.cursor_row
 
     @property
+    def known_start(self) -> int | None:
+        """The window's absolute start, None while it is not counted yet."""
+        return self.win_start if self.win_known else None
+
+    @property
+    def known_cursor(self) -> int | None:
+        """The cursor's absolute row to show, None without rows or while the window is not placed."""
+        return self.absolute_cursor if self.win_rows and self.win_known else None
+
+    @property
     def current(self) -> ItemRow | None:
         if 0 <= self.cursor_row < len(self.win_rows):
             return self.win_rows[self.cursor_row]
         return None
 
-    def show_window(self, start: int, rows: list[ItemRow], cursor: int, total: int) -> None:
-        """Show rows `start…` and put the cursor on absolute row `cursor` (clamped)."""
-        if self._target == cursor:
+    def show_window(self, start: int | None, rows: list[ItemRow], cursor: int, total: int) -> None:
+        """Show rows `start…` and put the cursor on absolute row `cursor` (clamped). `start` None:
+        not counted yet (`place` follows); `cursor` is then the row's index in `rows`."""
+        if self._target == cursor or start is None:
             self._target = None  # the window asked for last arrived (an older one leaves it waiting)
-        self.win_start, self.win_total, self.win_rows = start, total, rows
+        self.win_known = start is not None
+        self.win_start, self.win_total, self.win_rows = start or 0, total, rows
         self.clear(columns=False)
         self._fill(rows)
         if rows:
-            self.move_cursor(row=min(max(cursor - start, 0), len(rows) - 1), animate=False)
+            self.move_cursor(row=min(max(cursor - self.win_start, 0), len(rows) - 1), animate=False)
 
     def _fill(self, rows: list[ItemRow]) -> None:
         width = next((w for c, w in zip(self.cols, self.widths) if c.key == "key"), 0)
@@ -254,11 +270,21 @@ class ItemTable(DataTable[Text]):
             out.append(Text(short, no_wrap=True) if short is not None else item_cell(col.key, r, width, self.palette))
         return out
 
+    def place(self, item_id: int, position: int | None) -> bool:
+        """The counted position of `item_id` in a window shown unplaced: the window's start follows
+        from it (the cursor may have moved inside the window since). False when it does not apply."""
+        ids = [r.item_id for r in self.win_rows]
+        if self.win_known or position is None or item_id not in ids:
+            return False
+        self.win_start, self.win_known = position - ids.index(item_id), True
+        self.win_total = max(self.win_total, self.win_start + len(ids))
+        return True
+
     # -- windowing ---------------------------------------------------------------------------
     def _request(self, start: int, cursor: int) -> None:
         """Fetch the window at `start` with the cursor on absolute row `cursor` (once at a time:
         wheel scrolling coalesces while one is on its way)."""
-        if self._target is not None or self.win_total == 0:
+        if self._target is not None or self.win_total == 0 or not self.win_known:
             return
         self._fetch(start, cursor)
 
@@ -280,6 +306,8 @@ class ItemTable(DataTable[Text]):
         if self.win_total == 0:
             return
         target = max(0, min(target, self.win_total - 1))
+        if not self.win_known:  # rows past the window are asked for by position: none until it is counted
+            target = max(0, min(target, len(self.win_rows) - 1))
         if self._target is None and self.win_start <= target < self.win_start + len(self.win_rows):
             self.move_cursor(row=target - self.win_start)
             return

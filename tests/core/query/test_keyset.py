@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.query import Filter, build_delta_order, fresh_pair, neighbour, position
+from qa_inspect.core.query import Filter, build_delta_order, fresh_pair, neighbour, position, rows_around
 from qa_inspect.core.query.filters import SORTS
 from qa_inspect.core.query.sql import build, order_clause
 from tests.helpers import Env
@@ -108,3 +108,36 @@ def test_a_stored_delta_order_steps_as_the_ranked_rows(env: Env) -> None:
             for step in (1, -1, 3):
                 want = ids[at + step] if 0 <= at + step < len(ids) else None
                 assert neighbour(conn, f, ids[at], step) == want, (f, at, step)
+
+
+def test_the_window_around_an_item_is_the_ranked_rows_around_it(conn: sqlite3.Connection) -> None:
+    """Jump-to-item's rows (`rows_around`, a keyset walk each side) are the ranked rows around the
+    item, the index on it; an item the filter excludes: the row after where it would stand."""
+
+    @SETTINGS
+    @given(filters(conn), st.data())
+    def check(f: Filter, data: st.DataObject) -> None:
+        ids = _ranked(conn, f)
+        everything = [r[0] for r in conn.execute("SELECT id FROM items ORDER BY id")]
+        item = data.draw(st.sampled_from(everything))
+        before, after = data.draw(st.integers(0, 6)), data.draw(st.integers(0, 6))
+        found = rows_around(conn, f, item, before, after)
+        if item in ids:
+            at = ids.index(item)
+            assert found is not None, f
+            rows, index = found
+            assert [r.item_id for r in rows] == ids[max(0, at - before) : at + after + 1], (f, before, after)
+            assert rows[index].item_id == item
+        elif found is not None:  # a neighbour of its place: contiguous rows, the cursor next to the place
+            rows, index = found
+            got = [r.item_id for r in rows]
+            start = ids.index(got[0])
+            assert got == ids[start : start + len(got)], f
+            after_it = neighbour(conn, f, item, 1)  # the cursor's row, when the window reaches it; else the last
+            assert got[index] == after_it if after_it in got else index == len(got) - 1
+
+    check()
+
+
+def test_no_such_item_has_no_window(conn: sqlite3.Connection) -> None:
+    assert rows_around(conn, Filter(), 10**9, 5, 5) is None
