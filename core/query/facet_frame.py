@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from .columns import column_def
 from .data_stamp import data_stamp as _data_stamp
 from .filters import Filter
 from .sql import ERROR_SQL, STALE_ITEMS_SQL, FacetDef, build, build_parts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["FacetFrame", "LIVE_FACETS", "facet_counts", "facet_frame"]
 
@@ -94,6 +96,8 @@ def facet_frame(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame | None
 
 def _read(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame:
     """One pass over the run's items in id order, each facet's values coded as they come."""
+    import numpy as np  # with the first count, not with the app
+
     sql, params = build(conn, _base(f))
     cols = "".join(f", ({d.expr})" for d in defs)
     cur = conn.execute(f"SELECT i.id{cols}, {ERROR_SQL} {sql} ORDER BY i.id",
@@ -119,12 +123,16 @@ def _read(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame:
 
 
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    import numpy as np  # with the first count, not with the app
+
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def facet_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[Counts] | None:
     """Per facet of `defs`, value → [items, errors] over the items of `f` (only values some item
     has), from the frame and the live facets; None when the frame cannot answer (no file)."""
+    import numpy as np  # with the first count, not with the app
+
     frame = facet_frame(conn, f, defs)
     if frame is None:
         return None
@@ -151,6 +159,8 @@ def facet_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[Counts] | N
 def _live(conn: Any, f: Filter, d: FacetDef, ids: np.ndarray, errors: np.ndarray) -> Counts:
     """A journal facet over `ids`: the values of its few items with one (flagged, labelled),
     the default value (not stale: 0; no label: None) for the rest."""
+    import numpy as np  # with the first count, not with the app
+
     if d.name == "stale":  # the flagged items themselves (`i.id IN (…)` is 1 for them, 0 for the rest)
         rows = conn.execute(STALE_ITEMS_SQL).fetchall()
         value_of, default = {r[0]: 1 for r in rows}, 0

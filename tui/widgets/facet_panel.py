@@ -39,6 +39,7 @@ from qa_inspect.core.query import (
     Filter,
     clear,
     facet_defs,
+    facet_frame,
     facet_table,
     facet_tables,
     judge_facet,
@@ -298,8 +299,6 @@ class FacetPanel(WorkerErrors, Vertical):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="facets")
     def count(self, generation: int, f: Filter) -> None:
-        from qa_inspect.core.query import facet_frame  # numpy: with the first count, never at start-up
-
         worker = get_current_worker()
         with self.db.connect() as conn:  # the run's facet frame: read once, never interrupted
             facet_frame(conn, f, facet_defs(conn, f))
