@@ -1,0 +1,127 @@
+"""The per-item arrays a diff's statistics resample, as numpy: read from SQL in chunks (a million
+common items are a few arrays of numbers, never a frame of Python objects), or taken from a
+common-item frame (`diff.common_frame`, e.g. re-scored with adjudications, or the slice finder's
+frame with facet columns).
+
+A dimension travels as integer codes and their labels (a missing value is "—", as on screen), so
+a slice's mask is one comparison of a code array.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from qa_inspect.core.query import Filter
+
+from . import diff_sql
+
+__all__ = ["MISSING", "SCORES", "PairArrays", "read_pair_arrays"]
+
+MISSING = "—"
+"""The label of items without a value of a dimension."""
+
+SCORES = ("em_a", "em_b", "f1_a", "f1_b", "f1_recall_a", "f1_recall_b")
+"""The score columns read for both runs (None in the store → NaN)."""
+
+_CHUNK = 100_000
+"""Rows read at once (a few MB as tuples before they land in the arrays)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairArrays:
+    """The items both runs answer, one entry each in id order."""
+
+    item_ids: np.ndarray  # int64
+    contexts: np.ndarray  # int64 passage id, −1 for none
+    scores: Mapping[str, np.ndarray]  # each of SCORES: float64, NaN where the store holds NULL
+    answered_a: np.ndarray  # bool: not a refusal
+    answered_b: np.ndarray
+    dimensions: Mapping[str, tuple[np.ndarray, tuple[str, ...]]]  # name → (int32 codes, labels)
+
+    @property
+    def size(self) -> int:
+        return len(self.item_ids)
+
+    def mask(self, dimension: str, value: str) -> np.ndarray:
+        """The items of one slice ("overall": all of them)."""
+        if dimension == "overall":
+            return np.ones(self.size, dtype=bool)
+        codes, labels = self.dimensions[dimension]
+        return codes == labels.index(value) if value in labels else np.zeros(self.size, dtype=bool)
+
+    def with_passages(self, same: Mapping[int, int]) -> PairArrays:
+        """The same arrays with each passage id replaced by the first one of the same text (`same`:
+        `run_stats.passage_ids`), so questions on one unnamed paragraph resample together."""
+        if not same:
+            return self
+        keys = np.fromiter(same.keys(), dtype=np.int64, count=len(same))
+        firsts = np.fromiter(same.values(), dtype=np.int64, count=len(same))
+        order = np.argsort(keys)
+        keys, firsts = keys[order], firsts[order]
+        at = np.minimum(np.searchsorted(keys, self.contexts), len(keys) - 1)
+        contexts = np.where(keys[at] == self.contexts, firsts[at], self.contexts)
+        return PairArrays(self.item_ids, contexts, self.scores, self.answered_a, self.answered_b, self.dimensions)
+
+    @staticmethod
+    def from_frame(frame: pl.DataFrame, dimensions: Iterable[str]) -> PairArrays:
+        """From a common-item frame (columns `item_id`, `context_id`, SCORES, `refused_a/_b` and
+        each of `dimensions`)."""
+        dims: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
+        for name in dimensions:
+            labels, codes = np.unique(frame[name].cast(pl.String).fill_null(MISSING).to_numpy().astype(str),
+                                      return_inverse=True)
+            dims[name] = (codes.astype(np.int32).reshape(-1), tuple(str(v) for v in labels))
+        return PairArrays(
+            frame["item_id"].cast(pl.Int64).to_numpy(),
+            frame["context_id"].cast(pl.Int64).fill_null(-1).to_numpy(),
+            {s: frame[s].cast(pl.Float64).fill_null(float("nan")).to_numpy() for s in SCORES},
+            (~frame["refused_a"].fill_null(False)).to_numpy(), (~frame["refused_b"].fill_null(False)).to_numpy(),
+            dims,
+        )
+
+
+_SQL = """
+SELECT i.id, COALESCE(i.context_id, -1), pa.em, pb.em, pa.f1, pb.f1, pa.f1_recall, pb.f1_recall,
+       COALESCE(pa.refused, 0), COALESCE(pb.refused, 0){dims}
+FROM items i
+JOIN {table} pa ON pa.item_id = i.id AND pa.run_id = ?
+JOIN {table} pb ON pb.item_id = i.id AND pb.run_id = ?
+WHERE i.dataset_id = ?{restrict}
+ORDER BY i.id
+"""
+
+
+def read_pair_arrays(
+    conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
+    dimensions: Sequence[str], table: str = "predictions",
+) -> PairArrays:
+    """The common items of runs `run_a`, `run_b` (ids) of `within`'s items, with the
+    `dimensions` (columns of `items`) the statistics slice by, read `_CHUNK` rows at a time."""
+    params: list[Any] = [run_a, run_b, dataset_id]
+    restrict = diff_sql.within_clause(conn, within, params)
+    dims = "".join(f", i.{d}" for d in dimensions)
+    cursor = conn.execute(_SQL.format(dims=dims, table=table, restrict=restrict), params)
+    numbers: list[np.ndarray] = []
+    lookups: list[dict[str, int]] = [{} for _ in dimensions]
+    codes: list[list[np.ndarray]] = [[] for _ in dimensions]
+    while rows := cursor.fetchmany(_CHUNK):
+        cols = list(zip(*rows, strict=True))
+        numbers.append(np.array(cols[:10], dtype=np.float64))  # None → NaN
+        for k, lut in enumerate(lookups):
+            col = cols[10 + k]
+            codes[k].append(np.fromiter((lut.setdefault(MISSING if v is None else str(v), len(lut)) for v in col),
+                                        dtype=np.int32, count=len(col)))
+    columns = [np.concatenate([part[k] for part in numbers]) if numbers else np.zeros(0) for k in range(10)]
+    del numbers
+    return PairArrays(
+        columns[0].astype(np.int64), columns[1].astype(np.int64),
+        {s: columns[2 + k] for k, s in enumerate(SCORES)},
+        columns[8] == 0, columns[9] == 0,
+        {d: (np.concatenate(codes[k]) if codes[k] else np.zeros(0, np.int32), tuple(lookups[k]))
+         for k, d in enumerate(dimensions)},
+    )
