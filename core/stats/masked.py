@@ -43,43 +43,77 @@ class _Facts:
     tol: np.ndarray
 
 
-def _features(diffs: np.ndarray, masks: np.ndarray, rows: Sequence[tuple[int, int]], units: np.ndarray,
-              count: int) -> tuple[np.ndarray, _Facts]:
-    """`(units, rows + masks)` on the exact grid: each row's per-unit total of its diff over its
-    mask, then each mask's per-unit item count; and the rows' facts (before rounding)."""
+_FEATURE_CELLS = 1 << 24
+"""Feature cells (units × columns) held at once, 128 MB of float64: more columns than fit are
+applied in several passes over the same count matrix (drawn again from a copy of the stream)."""
+
+_WEIGHT_CELLS = 1 << 23
+"""Cells of count (or sign) rows gathered before one product (64 MB): a product reads all the
+features, so few tall products cost far less than many short ones."""
+
+
+def _facts(diffs: np.ndarray, masks: np.ndarray, rows: Sequence[tuple[int, int]], units: np.ndarray,
+           count: int) -> _Facts:
+    """Each row's items, Δ, units and tie tolerances, from its exact per-unit sums."""
     k = len(rows)
-    out = np.empty((count, k + len(masks)), order="F")
-    facts = {name: np.zeros(k) for name in ("n", "delta", "units", "observed", "flip_tol", "tol")}
-    for j, mask in enumerate(masks):
-        out[:, k + j] = np.bincount(units[mask], minlength=count)
+    f = _Facts(*(np.zeros(k) for _ in range(6)))
     for r, (d, m) in enumerate(rows):
-        mask = masks[m]
-        values = diffs[d][mask]
-        sums = np.bincount(units[mask], weights=values, minlength=count)
-        n = int(mask.sum())
-        facts["n"][r], facts["delta"][r] = n, sums.sum() / max(n, 1)
-        facts["units"][r] = int((out[:, k + m] > 0).sum())
-        facts["observed"][r] = abs(sums.sum())
-        facts["flip_tol"][r] = 1e-9 * np.abs(sums).max(initial=0.0) * max(facts["units"][r], 1)
-        facts["tol"][r] = 1e-9 * np.abs(values).max(initial=0.0)
-        out[:, r] = sums
-    for j in range(out.shape[1]):  # column by column: no second copy of F
+        values = diffs[d][masks[m]]
+        sums = np.bincount(units[masks[m]], weights=values, minlength=count)
+        f.n[r], f.units[r] = len(values), int((np.bincount(units[masks[m]], minlength=count) > 0).sum())
+        f.delta[r], f.observed[r] = sums.sum() / max(len(values), 1), abs(sums.sum())
+        f.flip_tol[r] = 1e-9 * np.abs(sums).max(initial=0.0) * max(f.units[r], 1)
+        f.tol[r] = 1e-9 * np.abs(values).max(initial=0.0)
+    f.n, f.units = f.n.astype(np.int64), f.units.astype(np.int64)
+    return f
+
+
+def _features(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray,
+              units: np.ndarray, count: int) -> np.ndarray:
+    """`(units, columns)` on the exact grid (`shared._on_grid`, column by column: no second copy):
+    a column (d, m) is the per-unit total of `diffs[d]` over `masks[m]`, (None, m) its item count."""
+    out = np.empty((count, len(columns)), order="F")
+    for j, (d, m) in enumerate(columns):
+        weights = None if d is None else diffs[d][masks[m]]
+        out[:, j] = np.bincount(units[masks[m]], weights=weights, minlength=count)
         out[:, j] = _on_grid(out[:, j:j + 1])[:, 0]
-    return out, _Facts(facts["n"].astype(np.int64), facts["delta"], facts["units"].astype(np.int64),
-                       facts["observed"], facts["flip_tol"], facts["tol"])
+    return out
 
 
 def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int,
               stop: Callable[[], bool] | None) -> np.ndarray | None:
-    """`(columns, resamples)`: each block of weights times the features; None if `stop` says so."""
+    """`(columns, resamples)`: the weight rows times the features, gathered into tall blocks;
+    None if `stop` (asked between blocks) says so."""
     out = np.empty((features.shape[1], resamples))
+    tall = max(1, _WEIGHT_CELLS // max(features.shape[0], 1))
+    held: list[np.ndarray] = []
     at = 0
     for block in blocks:
         if stop is not None and stop():
             return None
-        out[:, at:at + len(block)] = (block @ features).T
-        at += len(block)
+        held.append(block)
+        if sum(len(b) for b in held) >= tall:
+            gathered = np.concatenate(held) if len(held) > 1 else held[0]
+            out[:, at:at + len(gathered)] = (gathered @ features).T
+            at, held = at + len(gathered), []
+    if held:
+        out[:, at:] = (np.concatenate(held) @ features).T
     return out
+
+
+def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray, units: np.ndarray,
+            count: int, weights: Callable[[], Iterator[np.ndarray]], resamples: int,
+            stop: Callable[[], bool] | None) -> np.ndarray | None:
+    """`(columns, resamples)` weighted totals, `_FEATURE_CELLS` of features per pass."""
+    step = max(1, _FEATURE_CELLS // max(count, 1))
+    parts = []
+    for start in range(0, len(columns), step):
+        features = _features(columns[start:start + step], diffs, masks, units, count)
+        part = _products(weights(), features, resamples, stop)
+        if part is None:
+            return None
+        parts.append(part)
+    return np.concatenate(parts) if parts else np.zeros((0, resamples))
 
 
 def masked_tests(
@@ -105,17 +139,22 @@ def masked_tests(
     index = np.asarray(units, dtype=np.int64)
     count = int(index.max()) + 1 if len(index) else 0
     bool_masks = np.asarray(masks, dtype=bool)
-    features, facts = _features(np.asarray(diffs, np.float64), bool_masks, rows, index, count)
+    values = np.asarray(diffs, np.float64)
+    facts = _facts(values, bool_masks, rows, index, count)
+    used = sorted({m for _, m in rows})
+    columns: list[tuple[int | None, int]] = [*rows, *((None, m) for m in used)]
     boot_rng, flip_rng = rng.spawn(2)
-    totals = _products(count_blocks(count, resamples, deepcopy(boot_rng)), features, resamples, stop)
+    totals = _totals(columns, values, bool_masks, index, count,
+                     lambda: count_blocks(count, resamples, deepcopy(boot_rng)), resamples, stop)
     if totals is None:
         return None
     k = len(rows)
-    draws = _ratio(totals[:k], totals[[k + m for _, m in rows]])
+    draws = _ratio(totals[:k], totals[[k + used.index(m) for _, m in rows]])
     low, high = _bounds(draws, level) if k else (np.zeros(0), np.zeros(0))
     flipped = None
     if k and (randomisation or bool((facts.units < MIN_BOOTSTRAP_UNITS).any())):
-        signs = _products(sign_blocks(count, resamples, deepcopy(flip_rng)), features[:, :k], resamples, stop)
+        signs = _totals(rows, values, bool_masks, index, count,
+                        lambda: sign_blocks(count, resamples, deepcopy(flip_rng)), resamples, stop)
         if signs is None:
             return None
         flipped = np.abs(signs)
