@@ -350,13 +350,17 @@ def diff_significance(
     Reads the per-item arrays only now, without texts, as numpy; None if `stop` said so."""
     (a_id, dataset_id), b_id = (_run(conn, diff.run_a)[:2]), _run(conn, diff.run_b)[0]
     assert dataset_id is not None  # a diff exists only for runs of one dataset
-    dims = list(dict.fromkeys(s.dimension for s in diff.slices if s.dimension != "overall"))
+    dims: dict[str, list[str]] = {}
+    for s in diff.slices:
+        if s.dimension != "overall" and s.value not in dims.setdefault(s.dimension, []):
+            dims[s.dimension].append(s.value)
     if diff.adjudicated:  # re-scored in memory: the frame path
         frame = common_frame(conn, a_id, b_id, dataset_id, diff.within, texts=False)
         frame = adjudicate_frame(conn, frame, {"a": diff.run_a, "b": diff.run_b})
         arrays = PairArrays.from_frame(frame, dims)
     else:
-        arrays = read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims)
+        arrays = read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims,
+                                  metrics={s.metric for s in diff.slices})
     return pair_significance(
         arrays.with_passages(passage_ids(conn, dataset_id)),  # one passage stored once per question is one
         [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),

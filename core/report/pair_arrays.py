@@ -19,6 +19,7 @@ import polars as pl
 from qa_inspect.core.query import Filter
 
 from . import diff_sql
+from .metrics import DIMENSIONS
 
 __all__ = ["MISSING", "SCORES", "PairArrays", "read_pair_arrays"]
 
@@ -86,8 +87,8 @@ class PairArrays:
 
 
 _SQL = """
-SELECT i.id, COALESCE(i.context_id, -1), pa.em, pb.em, pa.f1, pb.f1, pa.f1_recall, pb.f1_recall,
-       COALESCE(pa.refused, 0), COALESCE(pb.refused, 0){dims}
+SELECT i.id, COALESCE(i.context_id, -1), {scores},
+       COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0){dims}
 FROM items i
 JOIN {table} pa ON pa.item_id = i.id AND pa.run_id = ?
 JOIN {table} pb ON pb.item_id = i.id AND pb.run_id = ?
@@ -96,32 +97,44 @@ ORDER BY i.id
 """
 
 
+def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
+    """`CASE …`: the item's position among `labels` (NULL is `MISSING`; −1 for none of them), so
+    the row carries a small integer, not a string (small integers are shared Python objects)."""
+    if dimension not in DIMENSIONS:  # the only way a column name enters SQL: a fixed name
+        raise ValueError(f"unknown dimension {dimension!r}")
+    missing = labels.index(MISSING) if MISSING in labels else -1
+    whens = "".join(f" WHEN i.{dimension} = ? THEN {k}" for k, v in enumerate(labels) if v != MISSING)
+    params.extend(v for v in labels if v != MISSING)
+    return f", CASE WHEN i.{dimension} IS NULL THEN {missing}{whens} ELSE -1 END"
+
+
 def read_pair_arrays(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
-    dimensions: Sequence[str], table: str = "predictions",
+    dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
+    table: str = "predictions",
 ) -> PairArrays:
-    """The common items of runs `run_a`, `run_b` (ids) of `within`'s items, with the
-    `dimensions` (columns of `items`) the statistics slice by, read `_CHUNK` rows at a time."""
-    params: list[Any] = [run_a, run_b, dataset_id]
+    """The common items of runs `run_a`, `run_b` (ids) of `within`'s items, read `_CHUNK` rows at
+    a time into arrays: the scores of `metrics` (the others NaN), and per dimension (a column of
+    `items`) the position of each item's value among the given labels (those of the slices to
+    test). `table`: where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`)."""
+    wanted = set(metrics)
+    scores = ", ".join(f"p{s[-1]}.{s[:-2]}" if s[:-2] in wanted else "NULL" for s in SCORES)
+    params: list[Any] = []
+    dims = "".join(_code(d, labels, params) for d, labels in dimensions.items())
+    params += [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
-    dims = "".join(f", i.{d}" for d in dimensions)
-    cursor = conn.execute(_SQL.format(dims=dims, table=table, restrict=restrict), params)
-    numbers: list[np.ndarray] = []
-    lookups: list[dict[str, int]] = [{} for _ in dimensions]
-    codes: list[list[np.ndarray]] = [[] for _ in dimensions]
+    cursor = conn.execute(_SQL.format(scores=scores, dims=dims, table=table, restrict=restrict), params)
+    width = 3 + len(SCORES) + len(dimensions)
+    parts: list[np.ndarray] = []
     while rows := cursor.fetchmany(_CHUNK):
-        cols = list(zip(*rows, strict=True))
-        numbers.append(np.array(cols[:10], dtype=np.float64))  # None → NaN
-        for k, lut in enumerate(lookups):
-            col = cols[10 + k]
-            codes[k].append(np.fromiter((lut.setdefault(MISSING if v is None else str(v), len(lut)) for v in col),
-                                        dtype=np.int32, count=len(col)))
-    columns = [np.concatenate([part[k] for part in numbers]) if numbers else np.zeros(0) for k in range(10)]
-    del numbers
+        parts.append(np.array(rows, dtype=np.float64).reshape(len(rows), width).T.copy())  # None → NaN
+    columns = [np.concatenate([part[k] for part in parts]) if parts else np.zeros(0) for k in range(width)]
+    del parts
+    refused = columns[2 + len(SCORES)].astype(np.int64)
     return PairArrays(
         columns[0].astype(np.int64), columns[1].astype(np.int64),
         {s: columns[2 + k] for k, s in enumerate(SCORES)},
-        columns[8] == 0, columns[9] == 0,
-        {d: (np.concatenate(codes[k]) if codes[k] else np.zeros(0, np.int32), tuple(lookups[k]))
-         for k, d in enumerate(dimensions)},
+        refused & 1 == 0, refused & 2 == 0,
+        {d: (columns[3 + len(SCORES) + k].astype(np.int32), tuple(labels))
+         for k, (d, labels) in enumerate(dimensions.items())},
     )
