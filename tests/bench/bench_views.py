@@ -15,7 +15,8 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
   every facet of a new filter from it (target < 1 s); beside it one pass over the filter's items
   evaluating every facet (`pass_counts`, what each new filter cost before).
 - a new filter's count: `core.query.metrics_ab` (count and metrics, one query). Target < 300 ms.
-- `--compare`: `diff_runs` as the compare screen runs it (counts, then statistics at the screen's
+- `--compare`: as the compare screen runs it (`diff_runs`: the counts, then `diff_significance` of that
+  diff at the screen's
   resample count), time and peak memory of a child process. Target < 5 s and 500 MB.
 
 `m` on the overview is measured by `bench_stale_mode.py` (real data).
@@ -109,7 +110,7 @@ def compare_child(db: Path, run: str, other: str) -> None:
     diff = report.diff_runs(conn, run, other, top=20)
     counts = time.perf_counter() - t0
     resamples = stats_resamples(diff.common)
-    report.diff_runs(conn, run, other, top=0, stats=report.StatOptions(resamples=resamples))
+    report.diff_significance(conn, diff, report.StatOptions(resamples=resamples))
     print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
