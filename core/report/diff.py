@@ -360,7 +360,7 @@ def diff_significance(
         arrays = PairArrays.from_frame(frame, dims)
     else:
         arrays = read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims,
-                                  metrics={s.metric for s in diff.slices})
+                                  metrics={s.metric for s in diff.slices}, size=diff.common)
     return pair_significance(
         arrays.with_passages(passage_ids(conn, dataset_id)),  # one passage stored once per question is one
         [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),

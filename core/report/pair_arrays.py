@@ -87,8 +87,7 @@ class PairArrays:
 
 
 _SQL = """
-SELECT i.id, COALESCE(i.context_id, -1), {scores},
-       COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0){dims}
+SELECT i.id, COALESCE(i.context_id, -1), COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0){scores}{dims}
 FROM items i
 JOIN {table} pa ON pa.item_id = i.id AND pa.run_id = ?
 JOIN {table} pb ON pb.item_id = i.id AND pb.run_id = ?
@@ -111,30 +110,35 @@ def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
 def read_pair_arrays(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
     dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
-    table: str = "predictions",
+    table: str = "predictions", size: int | None = None,
 ) -> PairArrays:
     """The common items of runs `run_a`, `run_b` (ids) of `within`'s items, read `_CHUNK` rows at
-    a time into arrays: the scores of `metrics` (the others NaN), and per dimension (a column of
+    a time into arrays: the scores of `metrics` (the others NaN, one shared array), and per dimension (a column of
     `items`) the position of each item's value among the given labels (those of the slices to
-    test). `table`: where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`)."""
-    wanted = set(metrics)
-    scores = ", ".join(f"p{s[-1]}.{s[:-2]}" if s[:-2] in wanted else "NULL" for s in SCORES)
+    test). `table`: where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`);
+    `size`: how many rows to expect (the diff's common count: the arrays are filled in place)."""
+    wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
+    scores = "".join(f", pa.{m}, pb.{m}" for m in wanted)
     params: list[Any] = []
     dims = "".join(_code(d, labels, params) for d, labels in dimensions.items())
     params += [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
     cursor = conn.execute(_SQL.format(scores=scores, dims=dims, table=table, restrict=restrict), params)
-    width = 3 + len(SCORES) + len(dimensions)
-    parts: list[np.ndarray] = []
+    names = ["item_ids", "contexts", "refused", *(f"{m}_{s}" for m in wanted for s in "ab"), *dimensions]
+    kinds = [np.int64, np.int64, np.int8, *[np.float64] * (2 * len(wanted)), *[np.int32] * len(dimensions)]
+    out = [np.empty(size if size is not None else _CHUNK, dtype=k) for k in kinds]
+    at = 0
     while rows := cursor.fetchmany(_CHUNK):
-        parts.append(np.array(rows, dtype=np.float64).reshape(len(rows), width).T.copy())  # None → NaN
-    columns = [np.concatenate([part[k] for part in parts]) if parts else np.zeros(0) for k in range(width)]
-    del parts
-    refused = columns[2 + len(SCORES)].astype(np.int64)
+        chunk = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))  # None → NaN
+        if at + len(rows) > len(out[0]):  # more than announced: grow (amortised)
+            out = [np.concatenate([o, np.empty(max(len(o), len(rows)), o.dtype)]) for o in out]
+        for k, o in enumerate(out):
+            o[at:at + len(rows)] = chunk[:, k]
+        at += len(rows)
+    cols = dict(zip(names, (o[:at] for o in out), strict=True))
+    nan = np.full(at, np.nan)
     return PairArrays(
-        columns[0].astype(np.int64), columns[1].astype(np.int64),
-        {s: columns[2 + k] for k, s in enumerate(SCORES)},
-        refused & 1 == 0, refused & 2 == 0,
-        {d: (columns[3 + len(SCORES) + k].astype(np.int32), tuple(labels))
-         for k, (d, labels) in enumerate(dimensions.items())},
+        cols["item_ids"], cols["contexts"], {s: cols.get(s, nan) for s in SCORES},
+        cols["refused"] & 1 == 0, cols["refused"] & 2 == 0,
+        {d: (cols[d], tuple(labels)) for d, labels in dimensions.items()},
     )

@@ -231,12 +231,12 @@ def _units(unit: str, data: PairArrays) -> tuple[np.ndarray, int]:
     return index.reshape(-1).astype(np.int64), len(uniq)
 
 
-def _mcnemar(metric: str, a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> float | None:
-    """Exact McNemar on a row's discordant pairs (EM and answer rate only)."""
-    if metric not in ("em", "answer_rate") or not mask.any():
+def _mcnemar(right_a: np.ndarray, right_b: np.ndarray, mask: np.ndarray) -> float | None:
+    """Exact McNemar on a row's discordant pairs (EM and answer rate: who is right)."""
+    if not mask.any():
         return None
-    right_a, right_b = a[mask] > 0, b[mask] > 0
-    return stats.mcnemar_exact(int((~right_a & right_b).sum()), int((right_a & ~right_b).sum()))
+    ra, rb = right_a[mask], right_b[mask]
+    return stats.mcnemar_exact(int((~ra & rb).sum()), int((ra & ~rb).sum()))
 
 
 def pair_significance(
@@ -264,20 +264,27 @@ def pair_significance(
     out.outcomes = {k: stats.mcnemar_exact(f, b) for k, (f, b) in discordant.items()}
     flip = list(names) != sorted(names)
     metrics = list(dict.fromkeys(s[2] for s in slices))
-    values = {m: _pairs(arrays, m) for m in metrics}
+    diffs = np.empty((len(metrics), arrays.size))
+    defined: dict[str, tuple[np.ndarray, str]] = {}
+    right: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # who is right, for McNemar
+    for k, metric in enumerate(metrics):  # one metric's values at a time: only b − a is kept
+        a, b, over, base = _pairs(arrays, metric)
+        diffs[k] = a - b if flip else b - a  # in the runs' sorted order
+        defined[metric] = over, base
+        if metric in ("em", "answer_rate"):
+            right[metric] = a > 0, b > 0
     masks: dict[tuple[str, str, str], int] = {}
     mask_rows: list[np.ndarray] = []
     rows: list[tuple[int, int]] = []
     for dimension, value, metric in slices:
-        defined, base = values[metric][2], values[metric][3]
+        over, base = defined[metric]
         key = (dimension, value, base)
         if key not in masks:
             masks[key] = len(mask_rows)
-            mask_rows.append(defined & arrays.mask(dimension, value))
+            mask_rows.append(over & arrays.mask(dimension, value))
         rows.append((metrics.index(metric), masks[key]))
     if stop is not None and stop():
         return None
-    diffs = np.array([a - b if flip else b - a for a, b, _, _ in values.values()]).reshape(len(metrics), arrays.size)
     tests = stats.masked_tests(
         diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), arrays.size), rows, index,
         resamples=options.resamples, level=options.level, rng=comparison_stream(options, names, unit),
@@ -285,9 +292,9 @@ def pair_significance(
     )
     if tests is None:
         return None
-    for key, (d, m), t in zip(slices, rows, tests, strict=True):
-        a, b, _, base = values[key[2]]
-        out.tests.append(_delta_test(t, flip, key, base, _mcnemar(key[2], a, b, mask_rows[m]), options))
+    for key, (_, m), t in zip(slices, rows, tests, strict=True):
+        mcnemar = _mcnemar(*right[key[2]], mask_rows[m]) if key[2] in right else None
+        out.tests.append(_delta_test(t, flip, key, defined[key[2]][1], mcnemar, options))
     out.tests = _adjusted(out.tests)
     return out
 

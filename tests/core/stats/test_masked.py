@@ -125,5 +125,5 @@ def test_passes_and_gathered_blocks_change_no_number(monkeypatch: pytest.MonkeyP
     units = np.arange(900) // 2
     whole = stats.masked_tests(diffs, masks, rows, units, resamples=400, rng=np.random.default_rng(2))
     monkeypatch.setattr(masked, "_FEATURE_CELLS", 2 * 450)
-    monkeypatch.setattr(masked, "_WEIGHT_CELLS", 3 * 450)
+    monkeypatch.setattr(masked, "_WEIGHT_CELLS", 7 * 450)  # 7 rows: blocks split across products
     assert stats.masked_tests(diffs, masks, rows, units, resamples=400, rng=np.random.default_rng(2)) == whole
