@@ -10,6 +10,10 @@ On the items both runs answer (the diff's base), for every slice × metric of th
 - per metric, Holm- and BH-adjusted p-values over the slices tested (the overall row is the
   primary test and is not part of that family).
 
+Every row is tested on one resampling of the comparison's units (`stats.masked_tests` on
+`comparison_stream`: seed, the two runs, the unit), so ~30 rows cost one pass and adding a slice
+changes no other row (docs/scoring.md says how this differs from a stream per row).
+
 Resampling unit: the passage when some passage holds several of the compared items (questions on
 one passage are not independent; `unit="auto"`), else the item; `unit` forces either.
 CDQA: F1-recall is tested on the items **both** runs answered (the displayed per-run F1-recall uses
