@@ -354,18 +354,24 @@ def diff_significance(
     for s in diff.slices:
         if s.dimension != "overall" and s.value not in dims.setdefault(s.dimension, []):
             dims[s.dimension].append(s.value)
-    if diff.adjudicated:  # re-scored in memory: the frame path
-        frame = common_frame(conn, a_id, b_id, dataset_id, diff.within, texts=False)
-        frame = adjudicate_frame(conn, frame, {"a": diff.run_a, "b": diff.run_b})
-        arrays = PairArrays.from_frame(frame, dims)
-    else:
-        arrays = read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims,
-                                  metrics={s.metric for s in diff.slices}, size=diff.common)
     return pair_significance(
-        arrays.with_passages(passage_ids(conn, dataset_id)),  # one passage stored once per question is one
+        _pair_arrays(conn, diff, (a_id, b_id, dataset_id), dims).with_passages(passage_ids(conn, dataset_id)),
         [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
         discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
     )
+
+
+def _pair_arrays(conn: sqlite3.Connection, diff: RunDiff, ids: tuple[int, int, int],
+                 dims: dict[str, list[str]]) -> PairArrays:
+    """The common items' arrays of `diff`: read from SQL, or from the re-scored frame when the
+    diff is adjudicated (accepted aliases counted as golds, in memory)."""
+    a_id, b_id, dataset_id = ids
+    if diff.adjudicated:
+        frame = common_frame(conn, a_id, b_id, dataset_id, diff.within, texts=False)
+        frame = adjudicate_frame(conn, frame, {"a": diff.run_a, "b": diff.run_b})
+        return PairArrays.from_frame(frame, dims)
+    return read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims, metrics={s.metric for s in diff.slices},
+                            size=diff.common)
 
 
 def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, str]]:

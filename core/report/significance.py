@@ -289,8 +289,9 @@ def pair_significance(
         rows.append((metrics.index(metric), masks[key]))
     if stop is not None and stop():
         return None
+    size = arrays.size
     tests = stats.masked_tests(
-        diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), arrays.size), rows, index,
+        diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), size), rows, index,
         resamples=options.resamples, level=options.level, rng=comparison_stream(options, names, unit),
         randomisation=options.test == "randomisation", stop=stop,
     )
