@@ -100,3 +100,11 @@ def test_arrays_read_from_sql_give_the_numbers_of_the_frame(conn) -> None:
     assert read is not None and from_frame is not None
     assert read.to_dict() == from_frame.to_dict()
     assert read.to_dict() == diff_runs(conn, "qwen-7b-chat", "glm-6b", stats=OPTIONS).significance.to_dict()
+
+
+def test_an_adjudicated_diff_is_tested_on_its_rescored_items(conn) -> None:
+    """No alias accepted in the samples: the re-scored frame's tests are the official ones."""
+    official = diff_runs(conn, "bert-base-chinese", "bidaf-baseline", stats=OPTIONS)
+    adjudicated = diff_runs(conn, "bert-base-chinese", "bidaf-baseline", stats=OPTIONS, adjudicated=True)
+    assert adjudicated.adjudicated and adjudicated.significance is not None and official.significance is not None
+    assert adjudicated.significance.to_dict() == official.significance.to_dict()
