@@ -31,7 +31,13 @@ import numpy as np
 import polars as pl
 from qa_inspect.core import stats
 from qa_inspect.core.errors import unknown_name
-from qa_inspect.core.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatsError
+from qa_inspect.core.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    StatsError,
+)
 
 from .pair_arrays import PairArrays
 

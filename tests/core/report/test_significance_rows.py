@@ -15,7 +15,13 @@ import polars as pl
 import pytest
 from qa_inspect.core import stats
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.report import PairArrays, StatOptions, diff_runs, diff_significance, pair_significance
+from qa_inspect.core.report import (
+    PairArrays,
+    StatOptions,
+    diff_runs,
+    diff_significance,
+    pair_significance,
+)
 from qa_inspect.core.report.diff import common_frame
 from qa_inspect.core.report.significance import comparison_stream
 from qa_inspect.core.store import open_db, require_run
