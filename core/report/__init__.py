@@ -104,6 +104,7 @@ __all__ = [
     "chart_svg",
     "compare_releases",
     "diff_runs",
+    "diff_significance",
     "find_slices",
     "flag_outcomes",
     "folder_run_settings",
@@ -126,6 +127,8 @@ __all__ = [
     "sample_change_keys",
     "sample_diff",
     "pair_significance",
+    "PairArrays",
+    "read_pair_arrays",
     "release_diff",
     "report",
     "resampling_unit",
@@ -185,6 +188,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         cell_filter,
         CRITERIA,
         diff_runs,
+        diff_significance,
         DiffError,
         ItemChange,
         Outcomes,
@@ -275,6 +279,10 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         run_intervals,
         RunIntervals,
         with_intervals,
+    )
+    from .pair_arrays import (
+        PairArrays,
+        read_pair_arrays,
     )
     from .significance import (
         DeltaTest,

@@ -41,6 +41,7 @@ from . import diff_sql
 from .adjudicated import adjudicate_frame, run_rescored
 from .diff_samples import SampleDiff, sample_diff
 from .metrics import DIMENSIONS
+from .pair_arrays import PairArrays, read_pair_arrays
 from .run_stats import passage_ids
 from .significance import PairSignificance, StatOptions, pair_significance
 
@@ -55,6 +56,7 @@ __all__ = [
     "SliceDelta",
     "cell_filter",
     "diff_runs",
+    "diff_significance",
 ]
 
 
@@ -335,11 +337,41 @@ def diff_runs(
         diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
                          threshold=threshold, top=top, within=within)
         diff.samples = sample_diff(conn, run_a, run_b, within)
-    if stats is not None:  # resampling needs the per-item arrays: read only now, without texts
-        frame = common_frame(conn, a_id, b_id, a_ds, within, texts=False)
-        frame = adjudicate_frame(conn, frame, {"a": run_a, "b": run_b}) if adjudicated else frame
-        diff.significance = _significance(conn, a_ds, frame, diff, stats, stop)
+    if stats is not None:
+        diff.significance = diff_significance(conn, diff, stats, stop=stop)
     return diff
+
+
+def diff_significance(
+    conn: sqlite3.Connection, diff: RunDiff, stats: StatOptions, *, stop: Callable[[], bool] | None = None,
+) -> PairSignificance | None:
+    """Intervals and tests of every slice delta of a computed `diff` (module `significance`),
+    without computing its counts again (the compare screen shows the counts first, then these).
+    Reads the per-item arrays only now, without texts, as numpy; None if `stop` said so."""
+    (a_id, dataset_id), b_id = (_run(conn, diff.run_a)[:2]), _run(conn, diff.run_b)[0]
+    assert dataset_id is not None  # a diff exists only for runs of one dataset
+    dims: dict[str, list[str]] = {}
+    for s in diff.slices:
+        if s.dimension != "overall" and s.value not in dims.setdefault(s.dimension, []):
+            dims[s.dimension].append(s.value)
+    return pair_significance(
+        _pair_arrays(conn, diff, (a_id, b_id, dataset_id), dims).with_passages(passage_ids(conn, dataset_id)),
+        [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
+        discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
+    )
+
+
+def _pair_arrays(conn: sqlite3.Connection, diff: RunDiff, ids: tuple[int, int, int],
+                 dims: dict[str, list[str]]) -> PairArrays:
+    """The common items' arrays of `diff`: read from SQL, or from the re-scored frame when the
+    diff is adjudicated (accepted aliases counted as golds, in memory)."""
+    a_id, b_id, dataset_id = ids
+    if diff.adjudicated:
+        frame = common_frame(conn, a_id, b_id, dataset_id, diff.within, texts=False)
+        frame = adjudicate_frame(conn, frame, {"a": diff.run_a, "b": diff.run_b})
+        return PairArrays.from_frame(frame, dims)
+    return read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims, metrics={s.metric for s in diff.slices},
+                            size=diff.common)
 
 
 def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, str]]:
@@ -384,17 +416,4 @@ def _sql_diff(
                     sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
         changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups,
                                                                         table)],
-    )
-
-
-def _significance(
-    conn: sqlite3.Connection, dataset_id: int, frame: pl.DataFrame, diff: RunDiff, stats: StatOptions,
-    stop: Callable[[], bool] | None,
-) -> PairSignificance | None:
-    """The tests of every slice delta of `diff` (module `significance`) on its common-item frame."""
-    same = passage_ids(conn, dataset_id)  # one passage stored once per question is still one passage
-    return pair_significance(
-        frame.with_columns(pl.col("context_id").replace(same)) if same else frame,
-        [(s.dimension, s.value, s.metric) for s in diff.slices], options=stats, names=(diff.run_a, diff.run_b),
-        discordant={o.criterion: (o.fixed, o.broken) for o in diff.outcomes}, stop=stop,
     )

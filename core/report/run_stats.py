@@ -135,7 +135,8 @@ _RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall", "pass")
 """`pass`: the item's share of right samples (a run of one answer: whether that one is right)."""
 _SAMPLED_SQL = ("SELECT EXISTS (SELECT 1 FROM predictions p JOIN runs r ON r.id = p.run_id"
                 " WHERE r.dataset_id = ? AND p.samples IS NOT NULL)")
-_PASSAGES_SQL = "SELECT id, MIN(id) OVER (PARTITION BY text) FROM contexts WHERE dataset_id = ?"
+_PASSAGES_SQL = ("SELECT id, first FROM (SELECT id, MIN(id) OVER (PARTITION BY text) AS first FROM contexts"
+                 " WHERE dataset_id = ?) WHERE id != first")
 _CHUNK = 20_000
 """Rows read at a time into the arrays: a million rows as Python tuples would hold ten times the
 memory of the arrays they fill (and the app runs this in the background of the overview)."""
@@ -145,7 +146,7 @@ def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
     """Context id → the first context id with the same text, where they differ: SQuAD files give
     paragraphs no id, so each question stores its passage on its own, yet questions on one passage
     are one resampling unit."""
-    return {cid: first for cid, first in conn.execute(_PASSAGES_SQL, (dataset_id,)) if cid != first}
+    return dict(conn.execute(_PASSAGES_SQL, (dataset_id,)).fetchall())  # only those that differ: few or none
 
 
 def _chunks(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:

@@ -10,6 +10,10 @@ On the items both runs answer (the diff's base), for every slice × metric of th
 - per metric, Holm- and BH-adjusted p-values over the slices tested (the overall row is the
   primary test and is not part of that family).
 
+Every row is tested on one resampling of the comparison's units (`stats.masked_tests` on
+`comparison_stream`: seed, the two runs, the unit), so ~30 rows cost one pass and adding a slice
+changes no other row (docs/scoring.md says how this differs from a stream per row).
+
 Resampling unit: the passage when some passage holds several of the compared items (questions on
 one passage are not independent; `unit="auto"`), else the item; `unit` forces either.
 CDQA: F1-recall is tested on the items **both** runs answered (the displayed per-run F1-recall uses
@@ -27,7 +31,15 @@ import numpy as np
 import polars as pl
 from qa_inspect.core import stats
 from qa_inspect.core.errors import unknown_name
-from qa_inspect.core.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatsError
+from qa_inspect.core.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    StatsError,
+)
+
+from .pair_arrays import PairArrays
 
 __all__ = [
     "TESTS",
@@ -36,6 +48,7 @@ __all__ = [
     "PairSignificance",
     "StatOptions",
     "clusters_for",
+    "comparison_stream",
     "pair_significance",
     "paired_test",
     "resampling_unit",
@@ -151,29 +164,15 @@ def clusters_for(unit: str, contexts: np.ndarray, item_ids: np.ndarray) -> np.nd
     return np.where(contexts >= 0, contexts, -1 - item_ids)
 
 
-def _column(frame: pl.DataFrame, name: str, fill: float = 0.0) -> np.ndarray:
-    return frame[name].cast(pl.Float64).fill_null(fill).to_numpy()
-
-
-def _answered(frame: pl.DataFrame, side: str) -> np.ndarray:
-    return (~frame[f"refused_{side}"].fill_null(False)).to_numpy()
-
-
-def _pairs(frame: pl.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+def _pairs(data: PairArrays, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """A's and B's per-item values (points) of `metric`, the items they are defined on, the base."""
     if metric == "answer_rate":
-        a, b = _answered(frame, "a"), _answered(frame, "b")
-        return a * 100.0, b * 100.0, np.ones(frame.height, dtype=bool), "common items"
+        return data.answered_a * 100.0, data.answered_b * 100.0, np.ones(data.size, dtype=bool), "common items"
+    a = np.nan_to_num(data.scores[f"{metric}_a"], nan=0.0) * 100
+    b = np.nan_to_num(data.scores[f"{metric}_b"], nan=0.0) * 100
     if metric == "f1_recall":
-        both = _answered(frame, "a") & _answered(frame, "b")
-        return _column(frame, "f1_recall_a") * 100, _column(frame, "f1_recall_b") * 100, both, "items both answered"
-    return _column(frame, f"{metric}_a") * 100, _column(frame, f"{metric}_b") * 100, np.ones(frame.height, bool), "common items"
-
-
-def _slice_mask(frame: pl.DataFrame, dimension: str, value: str) -> np.ndarray:
-    if dimension == "overall":
-        return np.ones(frame.height, dtype=bool)
-    return (frame[dimension].fill_null("—") == value).to_numpy()
+        return a, b, data.answered_a & data.answered_b, "items both answered"
+    return a, b, np.ones(data.size, dtype=bool), "common items"
 
 
 def paired_test(
@@ -210,26 +209,48 @@ def _mde(t: stats.PairedTest, alpha: float) -> float | None:
     return stats.minimum_detectable_effect(t.se, alpha=alpha)
 
 
-def _one_test(
-    a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None, key: tuple[str, str, str], base: str,
-    options: StatOptions, names: tuple[str, str],
+def _delta_test(
+    t: stats.PairedTest | None, flip: bool, key: tuple[str, str, str], base: str, mcnemar: float | None,
+    options: StatOptions,
 ) -> DeltaTest:
+    """One row's DeltaTest from its test in the runs' sorted order (mirrored when A, B came the
+    other way round: Δ and the interval negate exactly, p and SE stay)."""
     dimension, value, metric = key
-    if len(a) == 0:
+    if t is None:
         return DeltaTest(dimension, value, metric, base, 0, 0, None, None, None, None, None, None, options.test)
-    t = paired_test(a, b, clusters, options, names, (dimension, value, metric))
-    mcnemar = None
-    if metric in ("em", "answer_rate"):
-        right_a, right_b = a > 0, b > 0
-        mcnemar = stats.mcnemar_exact(int((~right_a & right_b).sum()), int((right_a & ~right_b).sum()))
+    if flip:
+        t = stats.PairedTest(-t.delta + 0.0, -t.high + 0.0, -t.low + 0.0, t.p, t.se, t.n, t.units, t.method)
     return DeltaTest(
         dimension, value, metric, base, t.n, t.units, t.delta, t.low, t.high, t.p, t.se,
         _mde(t, options.alpha), t.method, mcnemar,
     )
 
 
+def comparison_stream(options: StatOptions, names: tuple[str, str], unit: str) -> np.random.Generator:
+    """The one random stream every row of a comparison resamples on: named by the two runs (in
+    sorted order) and the unit, never by a row, so adding a slice changes no other row."""
+    return stats.rng_for(options.seed, *sorted(names), "one resampling", unit)
+
+
+def _units(unit: str, data: PairArrays) -> tuple[np.ndarray, int]:
+    """Each item's resampling unit (0 … U − 1) and U."""
+    clusters = clusters_for(unit, data.contexts, data.item_ids)
+    if clusters is None:
+        return np.arange(data.size, dtype=np.int64), data.size
+    uniq, index = np.unique(clusters, return_inverse=True)
+    return index.reshape(-1).astype(np.int64), len(uniq)
+
+
+def _mcnemar(right_a: np.ndarray, right_b: np.ndarray, mask: np.ndarray) -> float | None:
+    """Exact McNemar on a row's discordant pairs (EM and answer rate: who is right)."""
+    if not mask.any():
+        return None
+    ra, rb = right_a[mask], right_b[mask]
+    return stats.mcnemar_exact(int((~ra & rb).sum()), int((ra & ~rb).sum()))
+
+
 def pair_significance(
-    frame: pl.DataFrame,
+    data: pl.DataFrame | PairArrays,
     slices: Sequence[tuple[str, str, str]],
     *,
     discordant: Mapping[str, tuple[int, int]],
@@ -237,27 +258,54 @@ def pair_significance(
     names: tuple[str, str] = ("A", "B"),
     stop: Callable[[], bool] | None = None,
 ) -> PairSignificance | None:
-    """Tests for a diff's common-item `frame` (columns `item_id`, `context_id`, the dimensions,
-    `em_a` … `f1_recall_b`): one per (dimension, value, metric) in `slices`; `discordant` maps an
-    outcome criterion to its (fixed, broken) counts for McNemar. `names` (run A, run B) name the
-    random streams (see `paired_test`: swapping A and B mirrors every number exactly). `stop` is
-    asked between tests (a UI worker that was cancelled): True abandons the work, returning None."""
+    """Tests for a diff's common items (`PairArrays`, or a frame with columns `item_id`,
+    `context_id`, the dimensions, `em_a` … `f1_recall_b`): one per (dimension, value, metric) in
+    `slices`, all on one resampling of the comparison's units (`stats.masked_tests` on
+    `comparison_stream`); `discordant` maps an outcome criterion to its (fixed, broken) counts for
+    McNemar. Computed in the sorted order of `names` (run A, run B) and mirrored, so swapping A
+    and B mirrors every number exactly. `stop` is asked before and during the resampling (a UI
+    worker that was cancelled): True abandons the work, returning None."""
     options.check()
-    contexts = _column(frame, "context_id", -1.0).astype(np.int64)
-    item_ids = frame["item_id"].to_numpy().astype(np.int64)
-    unit = resampling_unit(options.unit, contexts)
-    all_clusters = clusters_for(unit, contexts, item_ids)
-    units = frame.height if all_clusters is None else len(np.unique(all_clusters))
-    out = PairSignificance(options, unit, units)
+    dims = list(dict.fromkeys(s[0] for s in slices if s[0] != "overall"))
+    arrays = data if isinstance(data, PairArrays) else PairArrays.from_frame(data, dims)
+    unit = resampling_unit(options.unit, arrays.contexts)
+    index, count = _units(unit, arrays)
+    out = PairSignificance(options, unit, count)
     out.outcomes = {k: stats.mcnemar_exact(f, b) for k, (f, b) in discordant.items()}
-    values = {m: _pairs(frame, m) for m in {s[2] for s in slices}}
-    for key in slices:
-        if stop is not None and stop():
-            return None
-        a, b, defined, base = values[key[2]]
-        mask = defined & _slice_mask(frame, key[0], key[1])
-        clusters = None if all_clusters is None else all_clusters[mask]
-        out.tests.append(_one_test(a[mask], b[mask], clusters, key, base, options, names))
+    flip = list(names) != sorted(names)
+    metrics = list(dict.fromkeys(s[2] for s in slices))
+    diffs = np.empty((len(metrics), arrays.size))
+    defined: dict[str, tuple[np.ndarray, str]] = {}
+    right: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # who is right, for McNemar
+    for k, metric in enumerate(metrics):  # one metric's values at a time: only b − a is kept
+        a, b, over, base = _pairs(arrays, metric)
+        diffs[k] = a - b if flip else b - a  # in the runs' sorted order
+        defined[metric] = over, base
+        if metric in ("em", "answer_rate"):
+            right[metric] = a > 0, b > 0
+    masks: dict[tuple[str, str, str], int] = {}
+    mask_rows: list[np.ndarray] = []
+    rows: list[tuple[int, int]] = []
+    for dimension, value, metric in slices:
+        over, base = defined[metric]
+        key = (dimension, value, base)
+        if key not in masks:
+            masks[key] = len(mask_rows)
+            mask_rows.append(over & arrays.mask(dimension, value))
+        rows.append((metrics.index(metric), masks[key]))
+    if stop is not None and stop():
+        return None
+    size = arrays.size
+    tests = stats.masked_tests(
+        diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), size), rows, index,
+        resamples=options.resamples, level=options.level, rng=comparison_stream(options, names, unit),
+        randomisation=options.test == "randomisation", stop=stop,
+    )
+    if tests is None:
+        return None
+    for key, (_, m), t in zip(slices, rows, tests, strict=True):
+        mcnemar = _mcnemar(*right[key[2]], mask_rows[m]) if key[2] in right else None
+        out.tests.append(_delta_test(t, flip, key, defined[key[2]][1], mcnemar, options))
     out.tests = _adjusted(out.tests)
     return out
 

@@ -9,7 +9,8 @@ discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum d
 `kappa` (Cohen's κ of two raters from their confusion matrix, with a bootstrap interval),
 `raters` (several annotators: pairwise Cohen's κ, Fleiss' κ, Krippendorff's α, bootstrapped over items),
 `resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded),
-`shared` (every pair of many runs at once on one resampling of the units) and `seeds` (the fixed
+`shared` (every pair of many runs at once on one resampling of the units), `masked` (every row of
+one pair's diff — slice × metric — on one resampling of its units) and `seeds` (the fixed
 default seed, resample count, and one random stream per named test).
 
 May import: numpy and `core.errors` only.
@@ -57,6 +58,7 @@ __all__ = [
     "paired_all",
     "paired_bootstrap",
     "randomisation_p",
+    "masked_tests",
     "rng_for",
     "sign_blocks",
     "shared_tests",
@@ -106,6 +108,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         bootstrap_totals,
         signflip_totals,
     )
+    from .masked import masked_tests
     from .shared import (
         count_blocks,
         counts_from_indices,

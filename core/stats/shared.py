@@ -24,6 +24,7 @@ import hashlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from copy import deepcopy
+from typing import Protocol
 
 import numpy as np
 
@@ -362,7 +363,19 @@ def _means(cols: _Columns, boot: _Shared, level: float) -> list[Interval | None]
     return out
 
 
-def _one(draws: np.ndarray, low: float, high: float, info: _Pairs, k: int, flipped: np.ndarray | None,
+class _Facts(Protocol):
+    """What a test is finished from, per row k: items, Δ, units, |observed total|, tie tolerances
+    (`_Pairs` here; `masked` builds its own)."""
+
+    n: np.ndarray
+    delta: np.ndarray
+    units: np.ndarray
+    observed: np.ndarray
+    flip_tol: np.ndarray
+    tol: np.ndarray
+
+
+def _one(draws: np.ndarray, low: float, high: float, info: _Facts, k: int, flipped: np.ndarray | None,
          randomisation: bool) -> PairedTest | None:
     """One pair's test from its Δ* row (and its |signed totals| where the p is randomisation's)."""
     if info.n[k] == 0:

@@ -19,7 +19,8 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
 - a new filter's count: `core.query.metrics_ab` (count and metrics) by the SQL pass, then the
   run's count frame read (`core.query.count_frame`, once per run in a process: the browser reads
   it in the background after a big run's first count) and the same filters from it. Target < 300 ms.
-- `--compare`: `diff_runs` as the compare screen runs it (counts, then statistics at the screen's
+- `--compare`: as the compare screen runs it (`diff_runs`: the counts, then `diff_significance` of that
+  diff at the screen's
   resample count), time and peak memory of a child process. Target < 5 s and 500 MB.
 
 `m` on the overview is measured by `bench_stale_mode.py` (real data).
@@ -119,7 +120,7 @@ def compare_child(db: Path, run: str, other: str) -> None:
     diff = report.diff_runs(conn, run, other, top=20)
     counts = time.perf_counter() - t0
     resamples = stats_resamples(diff.common)
-    report.diff_runs(conn, run, other, top=0, stats=report.StatOptions(resamples=resamples))
+    report.diff_significance(conn, diff, report.StatOptions(resamples=resamples))
     print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 

@@ -6,7 +6,7 @@ those items (`RunDiff.cell_filter`), with the A/B/Δ columns; on a slice it open
 the B columns, on a change that item. Δ is always B − A here and in the browser's Δ column.
 
 The counts show as soon as the diff is in; a second worker then computes whether each Δ is more
-than noise (`diff_runs(stats=…)`: intervals, p-values, McNemar, Holm over the slices) and fills
+than noise (`diff_significance` of that diff: intervals, p-values, McNemar, Holm over the slices) and fills
 those cells in, so the screen never waits on resampling. `o` sorts the slices by |Δ| or by p.
 
 The screen dismisses with a browser `Filter` when the user asks to browse with the B columns
@@ -216,17 +216,17 @@ class CompareScreen(StaleScreen):
             self.post_message(DiffLoaded(generation, diff, error, runs))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff-stats")
-    def compute_stats(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None,
-                      resamples: int) -> None:
-        """Intervals and tests of every slice (resampling: seconds on 100k items), after the counts;
-        a cancelled worker stops between two tests."""
+    def compute_stats(self, generation: int, diff: RunDiff, resamples: int) -> None:
+        """Intervals and tests of every slice of the diff on screen (one resampling of its items:
+        seconds at a million), after the counts, which it does not compute again; a cancelled
+        worker stops between blocks of resamples."""
         sig: PairSignificance | None = None
         error: str | None = None
         worker = get_current_worker()
         with self.db.connect() as conn:
             try:
-                sig = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=0, within=within,
-                                stats=report.StatOptions(resamples=resamples), stop=lambda: worker.is_cancelled).significance
+                sig = report.diff_significance(conn, diff, report.StatOptions(resamples=resamples),
+                                               stop=lambda: worker.is_cancelled)
             except QAInspectError as exc:
                 error = str(exc)
         if not worker.is_cancelled:
@@ -244,7 +244,7 @@ class CompareScreen(StaleScreen):
             self.query_one(OutcomeTable).focus()
         if self.diff is not None:
             resamples = stats_resamples(self.diff.common)
-            self.compute_stats(message.generation, self.run_a, self.run_b, self.threshold, self.within(), resamples)
+            self.compute_stats(message.generation, self.diff, resamples)
 
     def on_stats_loaded(self, message: StatsLoaded) -> None:
         if message.generation != self.generation:
