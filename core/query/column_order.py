@@ -73,8 +73,11 @@ def _feature(b: Built, column: str, direction: str) -> list[Part]:
             f" LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}")
     params = [b.run, *pb, *b.params]
     has = f"i.{column} IN (0, 1)" if column == "cross_sentence" else f"i.{column} IS NOT NULL"
+    # The rest as `IS NULL` where it can be: an equality on the index, whose entries of one value
+    # are in id order, so the walk stops at the page (a negated test read every item of the dataset).
+    rest = f"({has}) IS NOT 1" if column == "cross_sentence" else f"i.{column} IS NULL"
     return [(f"{head}{b.where_sql(has)} ORDER BY i.{column} {direction}, i.id {direction}", params),
-            (f"{head}{b.where_sql(f'({has}) IS NOT 1')} ORDER BY i.id {direction}", params)]
+            (f"{head}{b.where_sql(rest)} ORDER BY i.id {direction}", params)]
 
 
 def _walk(b: Built, alias: str, index: str, run: int, value: str, cond: str, direction: str) -> Part:
