@@ -23,6 +23,7 @@ from typing import Any
 
 from qa_inspect.core.metrics import question_type
 
+from .data_stamp import data_stamp
 from .filters import Filter
 from .sql import (
     ERROR_SQL,
@@ -236,21 +237,14 @@ _LOCK = threading.Lock()
 
 
 def _stamp(conn: Any) -> tuple[Any, ...] | None:
-    """What facet counts depend on besides the filter; None for a database without a file."""
-    path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
-    if not path:
+    """What facet counts depend on besides the filter: the loaded data (`data_stamp`) and the
+    journal's labels, flags and slices; None for a database without a file."""
+    loaded = data_stamp(conn)
+    if loaded is None:
         return None
-    parts = [
-        conn.execute("SELECT path, size, mtime_ns, sha256, loaded_at FROM files ORDER BY path").fetchall(),
-        conn.execute("SELECT id, name, item_count, gold_count FROM datasets ORDER BY id").fetchall(),
-        conn.execute("SELECT id, name, scorer, prediction_count FROM runs ORDER BY id").fetchall(),
-        conn.execute("SELECT MAX(id) FROM predictions").fetchall(),
-        conn.execute("SELECT key, value FROM settings WHERE key IN ('scoring_rules', 'analysis_filled')"
-                     " ORDER BY key").fetchall(),
-        conn.execute("SELECT COUNT(*), MAX(rowid) FROM annotations").fetchall(),
-        conn.execute("SELECT COUNT(*), MAX(rowid) FROM slices").fetchall(),
-    ]
-    return (path, hashlib.sha256(repr(parts).encode()).hexdigest())
+    journal = [conn.execute("SELECT COUNT(*), MAX(rowid) FROM annotations").fetchall(),
+               conn.execute("SELECT COUNT(*), MAX(rowid) FROM slices").fetchall()]
+    return (loaded, hashlib.sha256(repr(journal).encode()).hexdigest())
 
 
 def _key(conn: Any, f: Filter, names: tuple[str, ...]) -> tuple[Any, ...] | None:
