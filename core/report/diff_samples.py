@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from qa_inspect.core.query import Filter
+from qa_inspect.core.query import Filter, run_has_samples
 from qa_inspect.core.store import require_run
 
 from .diff_sql import within_clause
@@ -74,8 +74,8 @@ def sample_diff(conn: sqlite3.Connection, run_a: str, run_b: str, within: Filter
     """The samples' side of `diff_runs(run_a, run_b)`; None when neither run sampled an item there
     (or the runs share no dataset)."""
     a_id, b_id, ds = _ids(conn, run_a, run_b)
-    if ds is None:
-        return None
+    if ds is None or not (run_has_samples(conn, run_a) or run_has_samples(conn, run_b)):
+        return None  # single-answer runs: no pass over the common items (seconds at a million)
     params: list[Any] = [a_id, b_id, ds]
     restrict = within_clause(conn, within, params)
     row = conn.execute(
