@@ -292,9 +292,12 @@ class QAInspectApp(App[None]):
     def remember_preferences(self) -> None:
         if self.remember:
             self._prefs_version += 1
-            prefs = Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts),
-                                self.adjudicated)
-            self._save_preferences(prefs, self._prefs_version)
+            self._save_preferences(self._preferences(), self._prefs_version)
+
+    def _preferences(self) -> Preferences:
+        """The preferences as they are now (what a save writes)."""
+        return Preferences(self.theme, self.exclude_stale, self.last_filter, dict(self.column_layouts),
+                           self.adjudicated)
 
     @work(thread=True, exit_on_error=False, group="preferences-save")
     def _save_preferences(self, prefs: Preferences, version: int) -> None:
@@ -311,8 +314,7 @@ class QAInspectApp(App[None]):
             with self._prefs_lock:
                 if self._prefs_saved != self._prefs_version:
                     with self.db.connect() as conn:
-                        save_preferences(conn, Preferences(self.theme, self.exclude_stale, self.last_filter,
-                                                           dict(self.column_layouts), self.adjudicated))
+                        save_preferences(conn, self._preferences())
                     self._prefs_saved = self._prefs_version
         self.db.close()
 

@@ -24,6 +24,7 @@ from typing import Any
 from qa_inspect.core.metrics import question_type
 
 from .data_stamp import data_stamp
+from .facet_frame import facet_counts
 from .filters import Filter
 from .sql import (
     ERROR_SQL,
@@ -186,8 +187,6 @@ def facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
 
 def _facet_table(conn: Any, f: Filter, name: str) -> FacetTable:
     d = _def(name, f)
-    from .facet_frame import facet_counts  # numpy loads with the first count, not with the app
-
     counts = facet_counts(conn, f, [d])
     if counts is not None:
         rows = [(v, n, e) for v, (n, e) in counts[0].items()]
@@ -264,8 +263,6 @@ def _keep(key: tuple[Any, ...] | None, tables: list[FacetTable]) -> None:
 def _count_tables(conn: Any, f: Filter, defs: list[FacetDef]) -> list[FacetTable]:
     """Every facet of `defs` counted over the filter's items: from the run's facet frame
     (`core.query.facet_frame`), or one pass over the items where there is none."""
-    from .facet_frame import facet_counts  # numpy loads with the first count, not with the app
-
     counts = facet_counts(conn, f, defs)
     if counts is None:
         counts = pass_counts(conn, f, defs)
