@@ -59,7 +59,6 @@ class FrequencyDialog(BaseModal):
     HELP_TITLE = "Frequency table"
     DEFAULT_CSS = """
     FrequencyDialog { align: center middle; }
-    FrequencyDialog #frequency { width: 90%; max-width: 100; height: 90%; }
     FrequencyDialog DataTable { height: 1fr; }
     FrequencyDialog #frequency-status { width: 100%; }
     """
