@@ -22,6 +22,7 @@ from textual.widgets import DataTable
 from qa_inspect.core.query import ItemRow
 
 from ..present import MISSING, signed
+from .lean_table import LeanTable
 from ..text import cell_text, clean, number, shorten_ids, truncate, truncate_middle
 
 WINDOW = 120
@@ -125,7 +126,7 @@ def layout_widths(cols: list[Col], total: int) -> list[int]:
     return [c.width or max(floor, free * c.weight // weights) for c in cols]
 
 
-class ItemTable(DataTable[Text]):
+class ItemTable(LeanTable):
     """Items of the current filter, one window at a time."""
 
     BINDINGS = [
@@ -164,7 +165,7 @@ class ItemTable(DataTable[Text]):
         self.post_message(self.Resized(event.size.width))
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.win_start = 0
         self.win_total = 0
         self.win_rows: list[ItemRow] = []
