@@ -78,14 +78,26 @@ def escape_json(text: str) -> str:
 
 
 def truncate(s: str, width: int) -> str:
-    """At most `width` terminal cells, ending in … when cut; a CJK character counts two cells."""
-    if cell_len(s) <= width:
+    """At most `width` terminal cells, ending in … when cut; a CJK character counts two cells.
+
+    Only the first `width + 1` characters are measured when they already overflow (a cell of a
+    long passage or question is cut in time proportional to the cell, not to the text); printable
+    ASCII, one cell a character, is cut by length."""
+    if s.isascii() and s.isprintable():
+        if len(s) <= width:
+            return s
+        return s[: width - 1] + ELLIPSIS if width > 0 else ""
+    head = s[: max(width + 1, 0)]
+    whole = len(head) == len(s)
+    if not whole and cell_len(head) <= width:  # zero-width characters among them: measure it all
+        head, whole = s, True
+    if whole and cell_len(s) <= width:
         return s
     if width <= 0:
         return ""
     out: list[str] = []
     used = 0
-    for ch in s:
+    for ch in head:
         w = cell_len(ch)
         if used + w > width - 1:
             break

@@ -49,6 +49,26 @@ def test_truncate_fits_in_cells(s: str, width: int) -> None:
         assert out.endswith("…")
 
 
+def _truncate_by_measuring_everything(s: str, width: int) -> str:
+    """`truncate` as first written: the whole text measured, then cut character by character."""
+    if cell_len(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    out, used = [], 0
+    for ch in s:
+        if used + cell_len(ch) > width - 1:
+            break
+        out.append(ch)
+        used += cell_len(ch)
+    return "".join(out) + "…"
+
+
+@given(st.text(alphabet=st.sampled_from("中文ab😀，。 x\u0301\u200b\x07~")), st.integers(min_value=-2, max_value=30))
+def test_truncate_measures_only_what_it_cuts_with_the_same_result(s: str, width: int) -> None:
+    assert truncate(s, width) == _truncate_by_measuring_everything(s, width)
+
+
 def test_truncate_cjk_counts_two_cells() -> None:
     q = "潘均顺于德军占领乌克兰哈尔科夫后在谁的帮助下藏了一名逃出德军封锁区的女孩子们呢吗"  # 40 chars
     assert len(q) == 40 and cell_len(q) == 80
