@@ -10,8 +10,9 @@ by item id in the sort's direction), then the items without a value by id.
 - an item feature: its index `(dataset_id, value)` (schema 15), entries ending in the item id;
 - a `meta` key: its expression index (`core.store.meta_index`), when the load made one;
 - another run's score: that run's score index (F1, or F1-recall for a run without F1);
-- another run's answer, with no condition but the dataset: that run's answers sorted alone
-  (no join per item; a few hundred ms at a million).
+- another run's answer: down the answers' index (`core.store.answer_index`, made by the load of
+  a large dataset); without it, and with no condition but the dataset, that run's answers sorted
+  alone (no join per item; a few hundred ms at a million).
 
 Anything else (no index, or a filter this cannot answer) returns None: the one sorted query.
 Every part returns the ids `order_clause` would, in the same order; tests compare them.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from qa_inspect.core.store import meta_index, meta_value_sql
+from qa_inspect.core.store import ANSWER_INDEX, meta_index, meta_value_sql
 
 from .columns import column_def
 from .filters import Filter
@@ -152,8 +153,13 @@ def _other_score(conn: Any, b: Built, run_name: str, direction: str) -> list[Par
 
 
 def _other_answer(conn: Any, b: Built, run_name: str, direction: str) -> list[Part] | None:
-    """Another run's answers sorted alone (no item joined) when the filter is its dataset alone."""
+    """Another run's answers down their index, or sorted alone (no item joined) when the filter is
+    its dataset alone."""
     run = _other_run(conn, run_name)
+    lookup = "SELECT x.text FROM predictions x WHERE x.item_id = i.id AND x.run_id = ?"
+    if run is not None and _has_index(conn, ANSWER_INDEX):
+        walk = _walk(b, "x", ANSWER_INDEX, run, "x.text", "x.text IS NOT NULL", direction)
+        return [walk, _missing(b, direction, lookup, run)]
     if run is None or len(b.where) != 1 or b.compare is not None:
         return None
     same = conn.execute("SELECT dataset_id FROM runs WHERE id = ?", (run,)).fetchone()
@@ -162,5 +168,4 @@ def _other_answer(conn: Any, b: Built, run_name: str, direction: str) -> list[Pa
     sql = (f"SELECT x.item_id FROM predictions x INDEXED BY predictions_scores WHERE x.run_id = ?"
            f" AND x.text IS NOT NULL ORDER BY x.text {direction}, x.item_id {direction}")
     first: Part = (sql, [run])
-    lookup = "SELECT x.text FROM predictions x WHERE x.item_id = i.id AND x.run_id = ?"
     return [first, _missing(b, direction, lookup, run)]

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 from qa_inspect.core.faces import lazy_face
 
 __all__ = [
+    "ANSWER_INDEX",
     "DIMENSIONS",
+    "LARGE_DATASET",
     "ColumnInfo",
     "IndexInfo",
     "SchemaInfo",
@@ -100,6 +102,7 @@ __all__ = [
     "TABLE_DOCS",
     "TableDoc",
     "MAX_META_INDEXES",
+    "index_answers",
     "index_meta_keys",
     "meta_index",
     "meta_index_name",
@@ -215,6 +218,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         pending_rows,
         PREDICTIONS_MARK,
         set_marks,
+    )
+    from .answer_index import (
+        ANSWER_INDEX,
+        index_answers,
+        LARGE_DATASET,
     )
     from .meta_index import (
         index_meta_keys,

@@ -6,9 +6,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from qa_inspect.core.load import load_runs, warm_overview
 from qa_inspect.core.report import DatasetOverview, overview
-from qa_inspect.core.store import open_db, stored_rows
+from qa_inspect.core.store import ANSWER_INDEX, open_db, stored_rows
+from qa_inspect.core.store import answer_index
 
 
 def _numbers(data: list[DatasetOverview]) -> list[tuple[float | None, ...]]:
@@ -50,3 +53,16 @@ def test_an_unchanged_reload_sums_nothing_again(tmp_path: Path, sample_runs: Pat
     assert not load_runs(runs, tmp_path / "qa.db").changed
     markers = [r[0] for r in conn.execute("SELECT json_extract(payload, '$.marker') FROM overview_cache")]
     assert markers and all(m == 1 for m in markers)  # the stored rows were kept, not summed again
+
+
+def test_the_answers_index_is_made_once_a_dataset_is_large(tmp_path: Path, sample_runs: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load leaves no answers' index for small datasets (their sort takes milliseconds), and one
+    as soon as a dataset reaches `LARGE_DATASET` items."""
+    load_runs(sample_runs, tmp_path / "small.db")
+    conn = open_db(tmp_path / "small.db").conn
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (ANSWER_INDEX,)).fetchone() is None
+    monkeypatch.setattr(answer_index, "LARGE_DATASET", 10)
+    load_runs(sample_runs, tmp_path / "large.db")
+    conn = open_db(tmp_path / "large.db").conn
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (ANSWER_INDEX,)).fetchone() is not None

@@ -14,7 +14,7 @@ import pytest
 from qa_inspect.core.query import Filter, page_ids
 from qa_inspect.core.query.paging import explain_page
 from qa_inspect.core.query.sql import build, order_clause
-from qa_inspect.core.store import index_meta_keys, meta_index
+from qa_inspect.core.store import ANSWER_INDEX, index_answers, index_meta_keys, meta_index
 
 from tests.columns_data import META_RUN, RUN, load_columns
 
@@ -102,6 +102,30 @@ def test_the_items_without_a_value_are_walked_too_not_read_whole(conn: sqlite3.C
     assert len(parts) == 2
     rest = " ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + parts[1][0], parts[1][1]))
     assert f"{column}=?" in rest and "TEMP B-TREE" not in rest, rest
+
+
+@pytest.fixture(scope="module")
+def indexed(conn: sqlite3.Connection, tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+    """The same database with the answers' index a load makes for a large dataset."""
+    copy = sqlite3.connect(tmp_path_factory.mktemp("answers") / "indexed.db")
+    conn.backup(copy)
+    assert index_answers(copy) is False  # a small dataset: no index
+    assert index_answers(copy, large=1) is True and index_answers(copy, large=1) is False  # once
+    yield copy
+    copy.close()
+
+
+@pytest.mark.parametrize("run", [RUN, META_RUN])
+def test_answer_pages_down_the_answers_index_equal_the_sorted_query(indexed: sqlite3.Connection, run: str) -> None:
+    other = _other(indexed, run)
+    base = Filter(run=run, sort=f"answer:{other}")
+    for f in [base, base.with_(descending=True), base.with_(em=0), base.with_(compare=other, descending=True),
+              base.with_(expression="f1 < 0.5"), base.with_(splits=("dev",), descending=True)]:
+        want = _reference(indexed, f)
+        n = len(want)
+        for offset, limit in [(0, 7), (0, n + 5), (n // 2, 11), (max(0, n - 4), 10)]:
+            assert page_ids(indexed, f, offset, limit) == want[offset:offset + limit], (f, offset, limit)
+        assert "TEMP B-TREE" not in explain_page(indexed, f) and ANSWER_INDEX in explain_page(indexed, f)
 
 
 def test_the_load_indexes_the_meta_keys_it_finds(conn: sqlite3.Connection) -> None:
