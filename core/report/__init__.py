@@ -130,7 +130,7 @@ __all__ = [
     "pair_tests",
     "PairTests",
     "AheadTests",
-    "tests_ahead",
+    "ahead_tests",
     "PairArrays",
     "read_pair_arrays",
     "release_diff",
@@ -290,7 +290,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     )
     from .diff_ahead import (
         AheadTests,
-        tests_ahead,
+        ahead_tests,
     )
     from .significance import (
         DeltaTest,

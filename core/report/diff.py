@@ -350,7 +350,7 @@ def diff_significance(
     """Intervals and tests of every slice delta of a computed `diff` (module `significance`),
     without computing its counts again (the compare screen shows the counts first, then these).
     Reads the per-item arrays only now, without texts, as numpy; None if `stop` said so. `ahead`:
-    tests computed beside the counts (`diff_ahead.tests_ahead`), used when they are of this
+    tests computed beside the counts (`diff_ahead.ahead_tests`), used when they are of this
     comparison with these settings and hold every slice of the diff."""
     if (ahead is not None and not diff.adjudicated and ahead.tests.options == stats
             and (ahead.run_a, ahead.run_b, ahead.within) == (diff.run_a, diff.run_b, diff.within)):

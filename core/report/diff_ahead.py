@@ -4,7 +4,7 @@ The compare screen shows the counts of `diff_runs` first, then the intervals and
 slices (`diff_significance`). At a million items the counts are seconds of SQLite and the
 statistics seconds of numpy; run one after the other they add up. The statistics need from the
 diff only which slices it shows (and the outcome counts, for McNemar, which cost nothing), so
-`tests_ahead` tests every slice the diff can show (every value of every dimension that occurs
+`ahead_tests` tests every slice the diff can show (every value of every dimension that occurs
 among the common items, on the metrics of how the runs were scored) from the per-item arrays
 alone, in a second worker while the counts are summed; `diff_significance(…, ahead=…)` then
 picks the diff's rows. A row's numbers never depend on the rows beside it
@@ -28,7 +28,7 @@ from .pair_arrays import MISSING, PairArrays, read_pair_arrays
 from .run_stats import passage_ids
 from .significance import PairTests, StatOptions, pair_tests
 
-__all__ = ["AheadTests", "tests_ahead"]
+__all__ = ["AheadTests", "ahead_tests"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ def _slices(arrays: PairArrays, metrics: tuple[str, str]) -> list[tuple[str, str
     return [(d, v, m) for d, v in keys for m in metrics]
 
 
-def tests_ahead(
+def ahead_tests(
     conn: sqlite3.Connection, run_a: str, run_b: str, options: StatOptions | Callable[[int], StatOptions], *,
     within: Filter | None = None, stop: Callable[[], bool] | None = None,
 ) -> AheadTests | None:

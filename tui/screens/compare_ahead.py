@@ -1,4 +1,4 @@
-"""The compare screen's tests computed beside its counts (`report.tests_ahead`), handed from the
+"""The compare screen's tests computed beside its counts (`report.ahead_tests`), handed from the
 worker that computes them to the one that shows the diff's statistics.
 
 At a million items the counts are seconds of SQLite and the statistics seconds of numpy; the
@@ -39,7 +39,7 @@ class AheadSlot:
         event, result = self._slots.get(generation, (threading.Event(), [None]))
         try:
             with db.connect() as conn:
-                result[0] = report.tests_ahead(conn, run_a, run_b,
+                result[0] = report.ahead_tests(conn, run_a, run_b,
                                                lambda n: report.StatOptions(resamples=resamples(n)),
                                                within=within, stop=stop)
         except QAInspectError:
