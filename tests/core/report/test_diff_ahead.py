@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
-from qa_inspect.core.report import StatOptions, diff_runs, diff_significance, ahead_tests
+from qa_inspect.core.report import (
+    StatOptions,
+    ahead_tests,
+    diff_runs,
+    diff_significance,
+)
 from qa_inspect.core.store import open_db
 
 OPTIONS = StatOptions(resamples=400)
