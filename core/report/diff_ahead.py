@@ -15,12 +15,14 @@ the slices misses one (the diff found other metrics), `diff_significance` comput
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from qa_inspect.core.query import Filter
-from qa_inspect.core.store import require_run
+from qa_inspect.core.store import data_stamp, require_run
 
 from . import diff_sql
 from .metrics import DIMENSIONS
@@ -55,6 +57,47 @@ def _labels(conn: sqlite3.Connection, dataset_id: int) -> dict[str, list[str]]:
     return out
 
 
+_PASSAGES: dict[tuple[str, int, str], dict[int, int]] = {}
+"""`passage_ids` of a dataset by (database file, dataset, `data_stamp`): the same until a load
+writes; a second comparison on the dataset (swapped runs, another run B) reads no passage text."""
+
+
+def _file(conn: sqlite3.Connection) -> str | None:
+    """The main database's file, or None (in memory, temporary)."""
+    path = next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
+    return path or None
+
+
+def _passages_beside(conn: sqlite3.Connection, dataset_id: int) -> Callable[[], dict[int, int]]:
+    """`passage_ids` of the dataset, started now: from the memo, or read on a second read-only
+    connection in a thread (SQLite sorts the passage texts while this thread reads the arrays:
+    both in C, the GIL released), or else read when asked for. Call the result for the ids."""
+    path = _file(conn)
+    key = (path or "", dataset_id, data_stamp(conn, dataset_id))
+    if path is not None and key in _PASSAGES:
+        return lambda: _PASSAGES[key]
+    if path is None:
+        return lambda: passage_ids(conn, dataset_id)
+    out: list[dict[int, int]] = []
+
+    def read() -> None:
+        side = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
+        try:
+            out.append(passage_ids(side, dataset_id))
+        finally:
+            side.close()
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+
+    def result() -> dict[int, int]:
+        worker.join()
+        same = out[0] if out else passage_ids(conn, dataset_id)  # the thread failed: read here
+        _PASSAGES[key] = same
+        return same
+    return result
+
+
 def _slices(arrays: PairArrays, metrics: tuple[str, str]) -> list[tuple[str, str, str]]:
     """Overall and every value present among the common items (as `diff_sql.slice_rows` lists
     them), each with both metrics."""
@@ -79,9 +122,10 @@ def ahead_tests(
         return None
     has_em = diff_sql.scored_with_em(conn, a.id, b.id)  # the diff's first guess; a miss is caught later
     metrics = ("em", "f1") if has_em else ("f1_recall", "answer_rate")
+    passages = _passages_beside(conn, a.dataset_id)
     arrays = read_pair_arrays(conn, a.id, b.id, a.dataset_id, within, _labels(conn, a.dataset_id),
                               metrics=("em", "f1") if has_em else ("f1_recall",))
-    arrays = arrays.with_passages(passage_ids(conn, a.dataset_id))
+    arrays = arrays.with_passages(passages())
     settings = options if isinstance(options, StatOptions) else options(arrays.size)
     tests = pair_tests(arrays, _slices(arrays, metrics), options=settings, names=(run_a, run_b), stop=stop)
     return None if tests is None else AheadTests(run_a, run_b, within, tests)

@@ -86,3 +86,16 @@ def test_a_slice_not_tested_ahead_makes_the_diff_compute(conn) -> None:
 def test_runs_a_diff_refuses_give_none(conn) -> None:
     assert ahead_tests(conn, "glm-6b", "glm-6b", OPTIONS) is None
     assert ahead_tests(conn, "glm-6b", "bert-base-chinese", OPTIONS) is None  # other datasets
+
+
+def test_passages_are_read_once_per_data_stamp(conn, monkeypatch: pytest.MonkeyPatch) -> None:
+    import qa_inspect.core.report.diff_ahead as ahead_module
+
+    reads: list[int] = []
+    real = ahead_module.passage_ids
+    monkeypatch.setattr(ahead_module, "_PASSAGES", {})
+    monkeypatch.setattr(ahead_module, "passage_ids", lambda c, ds: reads.append(ds) or real(c, ds))
+    first = ahead_tests(conn, "bert-base-chinese", "bidaf-baseline", OPTIONS)
+    again = ahead_tests(conn, "bidaf-baseline", "bert-base-chinese", OPTIONS)  # swapped: the same passages
+    assert first is not None and again is not None and len(reads) == 1
+    assert first.tests.unit == again.tests.unit and first.tests.units == again.tests.units
