@@ -127,5 +127,8 @@ def ahead_tests(
                               metrics=("em", "f1") if has_em else ("f1_recall",))
     arrays = arrays.with_passages(passages())
     settings = options if isinstance(options, StatOptions) else options(arrays.size)
-    tests = pair_tests(arrays, _slices(arrays, metrics), options=settings, names=(run_a, run_b), stop=stop)
+    slices = _slices(arrays, metrics)
+    held = [arrays]  # handed over, not kept here: pair_tests lets the arrays go once it has its rows
+    del arrays
+    tests = pair_tests(held.pop(), slices, options=settings, names=(run_a, run_b), stop=stop)
     return None if tests is None else AheadTests(run_a, run_b, within, tests)

@@ -324,20 +324,19 @@ def pair_tests(
         if metric in ("em", "answer_rate"):
             right[metric] = a > 0, b > 0
     masks: dict[tuple[str, str, str], int] = {}
-    mask_rows: list[np.ndarray] = []
     rows: list[tuple[int, int]] = []
     for dimension, value, metric in slices:
-        over, base = defined[metric]
-        key = (dimension, value, base)
-        if key not in masks:
-            masks[key] = len(mask_rows)
-            mask_rows.append(over & arrays.mask(dimension, value))
-        rows.append((metrics.index(metric), masks[key]))
+        key = (dimension, value, defined[metric][1])
+        rows.append((metrics.index(metric), masks.setdefault(key, len(masks))))
+    mask_rows = np.empty((len(masks), arrays.size), dtype=bool)
+    for (dimension, value, base), m in masks.items():
+        over = next(o for o, b in defined.values() if b == base)
+        np.logical_and(over, arrays.mask(dimension, value), out=mask_rows[m])
+    del data, arrays  # only the rows' values and masks are resampled: a caller's handed-over arrays go now
     if stop is not None and stop():
         return None
-    size = arrays.size
     tests = stats.masked_tests(
-        diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), size), rows, index,
+        diffs, mask_rows, rows, index,
         resamples=options.resamples, level=options.level, rng=comparison_stream(options, names, unit),
         randomisation=options.test == "randomisation", stop=stop,
     )

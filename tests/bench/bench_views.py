@@ -2,6 +2,7 @@
 the compare screen's statistics, each printed beside its target.
 
     python tests/bench/bench_views.py [--items 1000000] [--db PATH] [--compare]
+    python tests/bench/bench_views.py --compare-app COPY.db RUN_A RUN_B
 
 Works on a copy of the synthetic database of `bench_tui.py` (built there first if missing: 2 runs
 of `--items` items) or of `--db`. Figures (median of the anchors or filters, in ms):
@@ -22,6 +23,8 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
 - `--compare`: as the compare screen runs it (`diff_runs`, the counts, beside `ahead_tests`, every
   slice's test at the screen's resample count, on two connections; then `diff_significance` picks
   the diff's rows), time, CPU time and peak memory of a child process. Target < 5 s and 500 MB.
+  `--compare-app`: the same in the app (the compare screen pushed over the overview, both workers
+  as the screen starts them): times to the counts and to the statistics on screen, peak memory.
 
 `m` on the overview is measured by `bench_stale_mode.py` (real data).
 """
@@ -145,6 +148,35 @@ def compare_child(db: Path, run: str, other: str) -> None:
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
+def compare_app(db: Path, run: str, other: str) -> None:
+    """In a child: the app on `db`, the compare screen pushed from the overview as `c` pushes it;
+    times to the counts and to the intervals and p-values on screen, peak memory; prints JSON."""
+    import asyncio
+
+    from bench_tui import _rss, _until
+
+    async def go() -> dict[str, Any]:
+        from qa_inspect.tui.app import QAInspectApp
+        from qa_inspect.tui.screens import CompareScreen
+
+        app = QAInspectApp(db_path=db, runs_dir=db.parent, remember=False)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await _until(lambda: bool(app.screen.query(".runs-table")))
+            await pilot.pause()
+            t0 = time.perf_counter()
+            screen = CompareScreen(run, other)
+            app.push_screen(screen)
+            await _until(lambda: screen.loaded_generation == screen.generation, 0.005)
+            counts = time.perf_counter() - t0
+            await _until(lambda: screen.stats_generation == screen.generation, 0.005)
+            total = time.perf_counter() - t0
+            assert screen.significance is not None
+            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1],
+                    "rows": len(screen.significance.tests)}
+
+    print(json.dumps(asyncio.run(go())))
+
+
 def _short(f: Any) -> str:
     from qa_inspect.core.query import Filter
 
@@ -160,9 +192,14 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=None, help="a database to copy (default: bench_tui's synthetic one)")
     ap.add_argument("--compare", action="store_true", help="also time the compare screen's statistics (minutes)")
     ap.add_argument("--compare-child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--compare-app", nargs=3, metavar=("DB", "RUN_A", "RUN_B"),
+                    help="time the compare screen in the app on DB (a copy you may write: the app migrates it)")
     args = ap.parse_args()
     if args.compare_child:
         compare_child(Path(args.compare_child[0]), *args.compare_child[1:])
+        return
+    if args.compare_app:
+        compare_app(Path(args.compare_app[0]), *args.compare_app[1:])
         return
     source = args.db or DB.with_name(f"qa-inspect-bench-views-{args.items}.db")
     if args.db is None and not source.exists():
