@@ -51,6 +51,6 @@ class AheadSlot:
         """The tests of `generation` once they are in (None: none, or `stop` said so)."""
         event, result = self._slots.get(generation, (None, [None]))
         while event is not None and not event.wait(0.05):
-            if stop():
+            if stop() or generation not in self._slots:  # cancelled, or a newer comparison started
                 return None
         return result[0]
