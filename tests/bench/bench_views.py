@@ -128,14 +128,19 @@ def compare_child(db: Path, run: str, other: str) -> None:
 
     conn, side = connect(), connect()
     serial = bool(os.environ.get("QA_BENCH_SERIAL"))
-    ahead: list[Any] = [None]
-    t0 = time.perf_counter()
-    worker = threading.Thread(target=lambda: ahead.__setitem__(0, report.ahead_tests(
-        side, run, other, lambda n: report.StatOptions(resamples=stats_resamples(n)))))
+    ahead: list[Any] = [None, 0.0, 0.0]  # the tests, their thread's CPU and wall seconds
+
+    def beside() -> None:
+        c0, w0 = time.thread_time(), time.perf_counter()
+        ahead[0] = report.ahead_tests(side, run, other, lambda n: report.StatOptions(resamples=stats_resamples(n)))
+        ahead[1:] = time.thread_time() - c0, time.perf_counter() - w0
+
+    t0, c0 = time.perf_counter(), time.thread_time()
+    worker = threading.Thread(target=beside)
     if not serial:
         worker.start()
     diff = report.diff_runs(conn, run, other, top=20)
-    counts = time.perf_counter() - t0
+    counts, counts_cpu = time.perf_counter() - t0, time.thread_time() - c0
     resamples = stats_resamples(diff.common)
     if not serial:
         worker.join()
@@ -144,7 +149,8 @@ def compare_child(db: Path, run: str, other: str) -> None:
     print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
                       "ahead_used": ahead[0] is not None and sig.tests == ahead[0].tests.for_slices(
                           [(s.dimension, s.value, s.metric) for s in diff.slices], {}).tests,
-                      "cpu_s": time.process_time(),
+                      "cpu_s": time.process_time(), "counts_cpu_s": counts_cpu, "ahead_cpu_s": ahead[1],
+                      "ahead_s": ahead[2], "load": os.getloadavg()[0],
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
