@@ -254,10 +254,12 @@ def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id:
                     [*params, dataset_id])
     item_ids = _ints(texts[0])
     order = np.argsort(item_ids, kind="stable")
-    at = order[np.minimum(np.searchsorted(item_ids[order], ids), max(len(ids) and len(order) - 1, 0))]
-    if len(ids):  # a run's predictions are on its dataset's items (ingest keeps only those): a check
-        keep = item_ids[at] == ids
-        ids, in_a, in_b, at = ids[keep], in_a[keep], in_b[keep], at[keep]
+    at = np.zeros(len(ids), dtype=np.int64)
+    if len(ids) and len(order):
+        at = order[np.minimum(np.searchsorted(item_ids[order], ids), len(order) - 1)]
+    keep = item_ids[at] == ids if len(order) else np.zeros(len(ids), dtype=bool)
+    # a run's predictions are on its dataset's items (ingest keeps only those): a check
+    ids, in_a, in_b, at = ids[keep], in_a[keep], in_b[keep], at[keep]
     cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": _ints(texts[1])[at],
                                    "refused": a["refused"][in_a] + 2 * b["refused"][in_b]}
     for m in wanted:
