@@ -127,6 +127,10 @@ __all__ = [
     "sample_change_keys",
     "sample_diff",
     "pair_significance",
+    "pair_tests",
+    "PairTests",
+    "AheadTests",
+    "ahead_tests",
     "PairArrays",
     "read_pair_arrays",
     "release_diff",
@@ -284,10 +288,16 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         PairArrays,
         read_pair_arrays,
     )
+    from .diff_ahead import (
+        AheadTests,
+        ahead_tests,
+    )
     from .significance import (
         DeltaTest,
         pair_significance,
+        pair_tests,
         PairSignificance,
+        PairTests,
         resampling_unit,
         StatOptions,
         TESTS,

@@ -39,6 +39,7 @@ from qa_inspect.core.store import require_run
 
 from . import diff_sql
 from .adjudicated import adjudicate_frame, run_rescored
+from .diff_ahead import AheadTests
 from .diff_samples import SampleDiff, sample_diff
 from .metrics import DIMENSIONS
 from .pair_arrays import PairArrays, read_pair_arrays
@@ -344,10 +345,19 @@ def diff_runs(
 
 def diff_significance(
     conn: sqlite3.Connection, diff: RunDiff, stats: StatOptions, *, stop: Callable[[], bool] | None = None,
+    ahead: AheadTests | None = None,
 ) -> PairSignificance | None:
     """Intervals and tests of every slice delta of a computed `diff` (module `significance`),
     without computing its counts again (the compare screen shows the counts first, then these).
-    Reads the per-item arrays only now, without texts, as numpy; None if `stop` said so."""
+    Reads the per-item arrays only now, without texts, as numpy; None if `stop` said so. `ahead`:
+    tests computed beside the counts (`diff_ahead.ahead_tests`), used when they are of this
+    comparison with these settings and hold every slice of the diff."""
+    if (ahead is not None and not diff.adjudicated and ahead.tests.options == stats
+            and (ahead.run_a, ahead.run_b, ahead.within) == (diff.run_a, diff.run_b, diff.within)):
+        picked = ahead.tests.for_slices([(s.dimension, s.value, s.metric) for s in diff.slices],
+                                        {o.criterion: (o.fixed, o.broken) for o in diff.outcomes})
+        if picked is not None:
+            return picked
     (a_id, dataset_id), b_id = (_run(conn, diff.run_a)[:2]), _run(conn, diff.run_b)[0]
     assert dataset_id is not None  # a diff exists only for runs of one dataset
     dims: dict[str, list[str]] = {}

@@ -29,9 +29,6 @@ MISSING = "—"
 SCORES = ("em_a", "em_b", "f1_a", "f1_b", "f1_recall_a", "f1_recall_b")
 """The score columns read for both runs (None in the store → NaN)."""
 
-_CHUNK = 100_000
-"""Rows read at once (a few MB as tuples before they land in the arrays)."""
-
 
 @dataclass(frozen=True, slots=True)
 class PairArrays:
@@ -86,25 +83,90 @@ class PairArrays:
         )
 
 
-_SQL = """
-SELECT i.id, COALESCE(i.context_id, -1), COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0){scores}{dims}
-FROM items i
+_SCALE = 1 << 62
+"""A score in 0…1 times this is an integer held exactly by SQLite and by numpy (both doubles and
+int64) whenever the score is at least 2⁻¹⁰ (its last bit is then worth at least 2⁻⁶²): scores
+travel as integer text, which numpy parses in C, and come back bit for bit. The rare smaller
+score (a long answer's F1) is read again on its own (`_exact`)."""
+
+
+def _int_expr(expr: str) -> str:
+    """An integer column's SQL for the text read: NULL as −1 (`_ints` gives NaN for it in a float
+    column: EM is 0 or 1)."""
+    return f"COALESCE(CAST({expr} AS INTEGER), -1)"
+
+
+def _score_exprs(expr: str, key: str) -> tuple[str, str]:
+    """A score column's SQL: its scaled integer (NULL −1), and the `key` of each row whose score
+    does not scale exactly (NULL otherwise, so group_concat lists only those)."""
+    scaled = f"{expr} * {_SCALE}"
+    return (f"COALESCE(CAST({scaled} AS INTEGER), -1)",
+            f"CASE WHEN CAST({scaled} AS INTEGER) != {scaled} THEN {key} END")
+
+
+def _ints(text: str | None) -> np.ndarray:
+    """A group_concat of integers as int64 (None: no rows)."""
+    return np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+
+
+def _concat(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: Sequence[Any]) -> list[str | None]:
+    """Every expression's values over the rows of `rest` (FROM … WHERE …) as one comma-joined
+    text each, in one pass: SQLite builds the texts in C, so no Python object is made per row
+    (a row of Python objects cost more than reading it). The texts follow one scan: aligned."""
+    return list(conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in exprs)} {rest}", params).fetchone())
+
+
+def _score_column(conn: sqlite3.Connection, table: str, column: str, run: int, texts: Sequence[str | None],
+                  keys: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    """A score column from its two texts (`_score_exprs`): the scaled integers (−1: NULL → NaN)
+    put in `order`, then the scores that did not scale exactly read as floats and put back by
+    their item (`keys`: the item ids, sorted)."""
+    raw = _ints(texts[0])
+    if order is not None:
+        raw = raw[order]
+    out = np.where(raw < 0, np.nan, raw / _SCALE)
+    exact = _exact(conn, table, column, run, texts[1])
+    if exact:
+        at = np.searchsorted(keys, np.fromiter(exact.keys(), dtype=np.int64, count=len(exact)))
+        out[at] = np.fromiter(exact.values(), dtype=np.float64, count=len(exact))
+    return out
+
+
+def _em_column(text: str | None, order: np.ndarray | None) -> np.ndarray:
+    """EM (0 or 1; −1: NULL → NaN) as floats, put in `order`."""
+    raw = _ints(text)
+    if order is not None:
+        raw = raw[order]
+    return np.where(raw < 0, np.nan, raw.astype(np.float64))
+
+
+def _exact(conn: sqlite3.Connection, table: str, column: str, run: int, text: str | None) -> dict[int, float]:
+    """item id → `column` of run `run` for the listed items (those whose score did not scale
+    exactly), read as floats."""
+    ids = _ints(text).tolist()
+    out: dict[int, float] = {}
+    for start in range(0, len(ids), 500):  # within SQLite's parameter limit
+        part = ids[start:start + 500]
+        out.update(conn.execute(f"SELECT item_id, {column} FROM {table} WHERE run_id = ? AND item_id IN"
+                                f" ({', '.join('?' * len(part))})", [run, *part]).fetchall())
+    return out
+
+
+_PAIR_SQL = """FROM items i
 JOIN {table} pa ON pa.item_id = i.id AND pa.run_id = ?
 JOIN {table} pb ON pb.item_id = i.id AND pb.run_id = ?
-WHERE i.dataset_id = ?{restrict}
-ORDER BY i.id
-"""
+WHERE i.dataset_id = ?{restrict}"""
 
 
 def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
     """`CASE …`: the item's position among `labels` (NULL is `MISSING`; −1 for none of them), so
-    the row carries a small integer, not a string (small integers are shared Python objects)."""
+    the row carries a small integer, not a string."""
     if dimension not in DIMENSIONS:  # the only way a column name enters SQL: a fixed name
         raise ValueError(f"unknown dimension {dimension!r}")
     missing = labels.index(MISSING) if MISSING in labels else -1
     whens = "".join(f" WHEN i.{dimension} = ? THEN {k}" for k, v in enumerate(labels) if v != MISSING)
     params.extend(v for v in labels if v != MISSING)
-    return f", CASE WHEN i.{dimension} IS NULL THEN {missing}{whens} ELSE -1 END"
+    return f"CASE WHEN i.{dimension} IS NULL THEN {missing}{whens} ELSE -1 END"
 
 
 def read_pair_arrays(
@@ -112,33 +174,96 @@ def read_pair_arrays(
     dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
     table: str = "predictions", size: int | None = None,
 ) -> PairArrays:
-    """The common items of runs `run_a`, `run_b` (ids) of `within`'s items, read `_CHUNK` rows at
-    a time into arrays: the scores of `metrics` (the others NaN, one shared array), and per dimension (a column of
-    `items`) the position of each item's value among the given labels (those of the slices to
-    test). `table`: where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`);
-    `size`: how many rows to expect (the diff's common count: the arrays are filled in place)."""
+    """The common items of runs `run_a`, `run_b` (ids) of `within`'s items as arrays: the scores
+    of `metrics` (the others NaN, one shared array), and per dimension (a column of `items`) the
+    position of each item's value among the given labels (those of the slices to test). `table`:
+    where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`). Columns travel
+    as texts of integers (`_concat`); without `within` on the official rows each run is read from
+    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join.
+    `size` (the rows expected) is accepted for callers that know it; nothing needs it now."""
     wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
-    scores = "".join(f", pa.{m}, pb.{m}" for m in wanted)
+    if within is None and table == "predictions":
+        return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted)
     params: list[Any] = []
-    dims = "".join(_code(d, labels, params) for d, labels in dimensions.items())
+    dims = [_code(d, labels, params) for d, labels in dimensions.items()]
     params += [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
-    cursor = conn.execute(_SQL.format(scores=scores, dims=dims, table=table, restrict=restrict), params)
-    names = ["item_ids", "contexts", "refused", *(f"{m}_{s}" for m in wanted for s in "ab"), *dimensions]
-    kinds = [np.int64, np.int64, np.int8, *[np.float64] * (2 * len(wanted)), *[np.int32] * len(dimensions)]
-    out = [np.empty(size if size is not None else _CHUNK, dtype=k) for k in kinds]
-    at = 0
-    while rows := cursor.fetchmany(_CHUNK):
-        chunk = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))  # None → NaN
-        if at + len(rows) > len(out[0]):  # more than announced: grow (amortised)
-            out = [np.concatenate([o, np.empty(max(len(o), len(rows)), o.dtype)]) for o in out]
-        for k, o in enumerate(out):
-            o[at:at + len(rows)] = chunk[:, k]
-        at += len(rows)
-    cols = dict(zip(names, (o[:at] for o in out), strict=True))
-    nan = np.full(at, np.nan)
+    exprs = ["i.id", "COALESCE(i.context_id, -1)", "COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0)", *dims]
+    floats = [(m, side) for m in wanted for side in "ab"]
+    for m, side in floats:
+        exprs += [_int_expr(f"p{side}.{m}")] if m == "em" else list(_score_exprs(f"p{side}.{m}", "i.id"))
+    texts = _concat(conn, exprs, _PAIR_SQL.format(table=table, restrict=restrict), params)
+    ids = _ints(texts[0])
+    order = np.argsort(ids, kind="stable")
+    cols: dict[str, np.ndarray] = {"item_ids": ids[order], "contexts": _ints(texts[1])[order],
+                                   "refused": _ints(texts[2])[order]}
+    for k, d in enumerate(dimensions):
+        cols[d] = _ints(texts[3 + k])[order].astype(np.int32)
+    at = 3 + len(dims)
+    for m, side in floats:
+        if m == "em":
+            cols[f"em_{side}"], at = _em_column(texts[at], order), at + 1
+        else:
+            run = run_a if side == "a" else run_b
+            cols[f"{m}_{side}"] = _score_column(conn, table, m, run, texts[at:at + 2], cols["item_ids"], order)
+            at += 2
+    return _arrays(cols, wanted, dimensions)
+
+
+def _arrays(cols: Mapping[str, np.ndarray], wanted: Sequence[str],
+            dimensions: Mapping[str, Sequence[str]]) -> PairArrays:
+    """`PairArrays` of read columns (`refused`: A's refusal + 2 × B's)."""
+    nan = np.full(len(cols["item_ids"]), np.nan)
     return PairArrays(
         cols["item_ids"], cols["contexts"], {s: cols.get(s, nan) for s in SCORES},
         cols["refused"] & 1 == 0, cols["refused"] & 2 == 0,
         {d: (cols[d], tuple(labels)) for d, labels in dimensions.items()},
     )
+
+
+def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str]) -> dict[str, np.ndarray]:
+    """One run's item ids (sorted), refusals and scores of `wanted`, from its covering index
+    (`predictions_scores`: no table row is visited)."""
+    exprs = ["item_id", "COALESCE(refused, 0)"]
+    for m in wanted:
+        exprs += [_int_expr(m)] if m == "em" else list(_score_exprs(m, "item_id"))
+    texts = _concat(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (run,))
+    ids = _ints(texts[0])
+    order = None if bool(np.all(ids[1:] > ids[:-1])) else np.argsort(ids, kind="stable")
+    refused = _ints(texts[1])
+    out = {"item_ids": ids if order is None else ids[order], "refused": refused if order is None else refused[order]}
+    at = 2
+    for m in wanted:
+        if m == "em":
+            out[m], at = _em_column(texts[at], order), at + 1
+        else:
+            out[m], at = _score_column(conn, "predictions", m, run, texts[at:at + 2], out["item_ids"], order), at + 2
+    return out
+
+
+def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int,
+                   dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str]) -> PairArrays:
+    """The arrays of every common item without joining: each run's scores from its covering
+    index, the items' passages and dimension codes by id, matched in numpy (sorted ids). The join
+    visited the items table and both indexes row by row."""
+    a, b = _run_columns(conn, run_a, wanted), _run_columns(conn, run_b, wanted)
+    ids, in_a, in_b = np.intersect1d(a["item_ids"], b["item_ids"], assume_unique=True, return_indices=True)
+    params: list[Any] = []
+    dims = [_code(d, labels, params) for d, labels in dimensions.items()]
+    texts = _concat(conn, ["i.id", "COALESCE(i.context_id, -1)", *dims], "FROM items i WHERE i.dataset_id = ?",
+                    [*params, dataset_id])
+    item_ids = _ints(texts[0])
+    order = np.argsort(item_ids, kind="stable")
+    at = np.zeros(len(ids), dtype=np.int64)
+    if len(ids) and len(order):
+        at = order[np.minimum(np.searchsorted(item_ids[order], ids), len(order) - 1)]
+    keep = item_ids[at] == ids if len(order) else np.zeros(len(ids), dtype=bool)
+    # a run's predictions are on its dataset's items (ingest keeps only those): a check
+    ids, in_a, in_b, at = ids[keep], in_a[keep], in_b[keep], at[keep]
+    cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": _ints(texts[1])[at],
+                                   "refused": a["refused"][in_a] + 2 * b["refused"][in_b]}
+    for m in wanted:
+        cols[f"{m}_a"], cols[f"{m}_b"] = a[m][in_a], b[m][in_b]
+    for k, d in enumerate(dimensions):
+        cols[d] = _ints(texts[2 + k])[at].astype(np.int32)
+    return _arrays(cols, wanted, dimensions)

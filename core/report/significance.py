@@ -46,10 +46,12 @@ __all__ = [
     "UNITS",
     "DeltaTest",
     "PairSignificance",
+    "PairTests",
     "StatOptions",
     "clusters_for",
     "comparison_stream",
     "pair_significance",
+    "pair_tests",
     "paired_test",
     "resampling_unit",
     "shared_stream",
@@ -249,6 +251,32 @@ def _mcnemar(right_a: np.ndarray, right_b: np.ndarray, mask: np.ndarray) -> floa
     return stats.mcnemar_exact(int((~ra & rb).sum()), int((ra & ~rb).sum()))
 
 
+@dataclass(frozen=True, slots=True)
+class PairTests:
+    """Every row's test of one comparison before the Holm/BH step: what `pair_significance`
+    computes once, so a caller can pick the rows a diff shows (`for_slices`) after computing
+    more rows than it shows (the compare screen starts on every slice the diff can have while
+    the counts are summed). A row's numbers never depend on the rows beside it."""
+
+    options: StatOptions
+    names: tuple[str, str]  # run A, run B, as asked
+    unit: str
+    units: int
+    rows: Mapping[tuple[str, str, str], DeltaTest]  # (dimension, value, metric) → test, unadjusted
+
+    def for_slices(
+        self, slices: Sequence[tuple[str, str, str]], discordant: Mapping[str, tuple[int, int]],
+    ) -> PairSignificance | None:
+        """The significance of `slices` (McNemar of each `discordant` outcome, Holm and BH over
+        those slices), or None when some slice was not tested here."""
+        if any(key not in self.rows for key in slices):
+            return None
+        out = PairSignificance(self.options, self.unit, self.units)
+        out.outcomes = {k: stats.mcnemar_exact(f, b) for k, (f, b) in discordant.items()}
+        out.tests = _adjusted([self.rows[key] for key in slices])
+        return out
+
+
 def pair_significance(
     data: pl.DataFrame | PairArrays,
     slices: Sequence[tuple[str, str, str]],
@@ -265,13 +293,25 @@ def pair_significance(
     McNemar. Computed in the sorted order of `names` (run A, run B) and mirrored, so swapping A
     and B mirrors every number exactly. `stop` is asked before and during the resampling (a UI
     worker that was cancelled): True abandons the work, returning None."""
+    tests = pair_tests(data, slices, options=options, names=names, stop=stop)
+    return None if tests is None else tests.for_slices(slices, discordant)
+
+
+def pair_tests(
+    data: pl.DataFrame | PairArrays,
+    slices: Sequence[tuple[str, str, str]],
+    *,
+    options: StatOptions,
+    names: tuple[str, str] = ("A", "B"),
+    stop: Callable[[], bool] | None = None,
+) -> PairTests | None:
+    """`pair_significance` of `slices` without the step over the rows (McNemar of the outcomes,
+    Holm and BH): each row's own test, to pick rows from later (`PairTests.for_slices`)."""
     options.check()
     dims = list(dict.fromkeys(s[0] for s in slices if s[0] != "overall"))
     arrays = data if isinstance(data, PairArrays) else PairArrays.from_frame(data, dims)
     unit = resampling_unit(options.unit, arrays.contexts)
     index, count = _units(unit, arrays)
-    out = PairSignificance(options, unit, count)
-    out.outcomes = {k: stats.mcnemar_exact(f, b) for k, (f, b) in discordant.items()}
     flip = list(names) != sorted(names)
     metrics = list(dict.fromkeys(s[2] for s in slices))
     diffs = np.empty((len(metrics), arrays.size))
@@ -284,30 +324,29 @@ def pair_significance(
         if metric in ("em", "answer_rate"):
             right[metric] = a > 0, b > 0
     masks: dict[tuple[str, str, str], int] = {}
-    mask_rows: list[np.ndarray] = []
     rows: list[tuple[int, int]] = []
     for dimension, value, metric in slices:
-        over, base = defined[metric]
-        key = (dimension, value, base)
-        if key not in masks:
-            masks[key] = len(mask_rows)
-            mask_rows.append(over & arrays.mask(dimension, value))
-        rows.append((metrics.index(metric), masks[key]))
+        key = (dimension, value, defined[metric][1])
+        rows.append((metrics.index(metric), masks.setdefault(key, len(masks))))
+    mask_rows = np.empty((len(masks), arrays.size), dtype=bool)
+    for (dimension, value, base), m in masks.items():
+        over = next(o for o, b in defined.values() if b == base)
+        np.logical_and(over, arrays.mask(dimension, value), out=mask_rows[m])
+    del data, arrays  # only the rows' values and masks are resampled: a caller's handed-over arrays go now
     if stop is not None and stop():
         return None
-    size = arrays.size
     tests = stats.masked_tests(
-        diffs, np.array(mask_rows, dtype=bool).reshape(len(mask_rows), size), rows, index,
+        diffs, mask_rows, rows, index,
         resamples=options.resamples, level=options.level, rng=comparison_stream(options, names, unit),
         randomisation=options.test == "randomisation", stop=stop,
     )
     if tests is None:
         return None
+    out: dict[tuple[str, str, str], DeltaTest] = {}
     for key, (_, m), t in zip(slices, rows, tests, strict=True):
         mcnemar = _mcnemar(*right[key[2]], mask_rows[m]) if key[2] in right else None
-        out.tests.append(_delta_test(t, flip, key, defined[key[2]][1], mcnemar, options))
-    out.tests = _adjusted(out.tests)
-    return out
+        out[key] = _delta_test(t, flip, key, defined[key[2]][1], mcnemar, options)
+    return PairTests(options, (names[0], names[1]), unit, count, out)
 
 
 def _adjusted(tests: list[DeltaTest]) -> list[DeltaTest]:

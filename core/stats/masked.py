@@ -53,30 +53,55 @@ features, so a few tall products cost far less than many short ones (64 rows aga
 passages: a ninth of the time)."""
 
 
-def _facts(diffs: np.ndarray, masks: np.ndarray, rows: Sequence[tuple[int, int]], units: np.ndarray,
-           count: int) -> _Facts:
-    """Each row's items, Δ, units and tie tolerances, from its exact per-unit sums."""
-    k = len(rows)
-    f = _Facts(*(np.zeros(k) for _ in range(6)))
-    for r, (d, m) in enumerate(rows):
-        values = diffs[d][masks[m]]
-        sums = np.bincount(units[masks[m]], weights=values, minlength=count)
-        f.n[r], f.units[r] = len(values), int((np.bincount(units[masks[m]], minlength=count) > 0).sum())
-        f.delta[r], f.observed[r] = sums.sum() / max(len(values), 1), abs(sums.sum())
-        f.flip_tol[r] = 1e-9 * np.abs(sums).max(initial=0.0) * max(f.units[r], 1)
-        f.tol[r] = 1e-9 * np.abs(values).max(initial=0.0)
-    f.n, f.units = f.n.astype(np.int64), f.units.astype(np.int64)
-    return f
+class _FactsFrom:
+    """Each row's facts gathered from the feature columns as `_features` computes them (before
+    the grid), so every per-unit sum is counted once: a row's column gives Δ and the tolerance of
+    a flip, its mask's count column the items and units. `tol` (the largest |b − a| of the row)
+    is read from the items directly."""
+
+    def __init__(self, diffs: np.ndarray, masks: np.ndarray, rows: Sequence[tuple[int, int]]) -> None:
+        k = len(rows)
+        self.facts = _Facts(*(np.zeros(k) for _ in range(6)))
+        self.rows = list(rows)
+        self.sums: dict[int, tuple[float, float]] = {}  # row → (Σ of its unit sums, largest |unit sum|)
+        for r, (d, m) in enumerate(rows):
+            self.facts.tol[r] = 1e-9 * float(np.max(np.abs(diffs[d]), where=masks[m], initial=0.0))
+
+    def column(self, j: int, raw: np.ndarray) -> None:
+        """Column `j` of `[*rows, *((None, m) for m in used)]` before the grid."""
+        k, f = len(self.rows), self.facts
+        if j < k:
+            total = raw.sum()
+            f.delta[j], f.observed[j] = total, abs(total)
+            f.flip_tol[j] = np.abs(raw).max(initial=0.0)
+            return
+        used = sorted({m for _, m in self.rows})
+        m = used[j - k]
+        n, units = int(raw.sum()), int((raw > 0).sum())
+        for r, (_, rm) in enumerate(self.rows):
+            if rm == m:
+                f.n[r], f.units[r] = n, units
+
+    def done(self) -> _Facts:
+        """The facts once every column was seen: Δ a mean, the flip tolerance scaled by units."""
+        f = self.facts
+        f.delta = f.delta / np.maximum(f.n, 1)
+        f.flip_tol = 1e-9 * f.flip_tol * np.maximum(f.units, 1)
+        f.n, f.units = f.n.astype(np.int64), f.units.astype(np.int64)
+        return f
 
 
 def _features(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray,
-              units: np.ndarray, count: int) -> np.ndarray:
+              units: np.ndarray, count: int, seen: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
     """`(units, columns)` on the exact grid (`shared._on_grid`, column by column: no second copy):
-    a column (d, m) is the per-unit total of `diffs[d]` over `masks[m]`, (None, m) its item count."""
+    a column (d, m) is the per-unit total of `diffs[d]` over `masks[m]`, (None, m) its item count.
+    `seen(j, column)` is shown each column before the grid."""
     out = np.empty((count, len(columns)), order="F")
     for j, (d, m) in enumerate(columns):
         weights = None if d is None else diffs[d][masks[m]]
         out[:, j] = np.bincount(units[masks[m]], weights=weights, minlength=count)
+        if seen is not None:
+            seen(j, out[:, j])
         out[:, j] = _on_grid(out[:, j:j + 1])[:, 0]
     return out
 
@@ -106,12 +131,15 @@ def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int
 
 def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray, units: np.ndarray,
             count: int, weights: Callable[[], Iterator[np.ndarray]], resamples: int,
-            stop: Callable[[], bool] | None) -> np.ndarray | None:
-    """`(columns, resamples)` weighted totals, `_FEATURE_CELLS` of features per pass."""
+            stop: Callable[[], bool] | None, seen: Callable[[int, np.ndarray], None] | None = None,
+            ) -> np.ndarray | None:
+    """`(columns, resamples)` weighted totals, `_FEATURE_CELLS` of features per pass (`seen`: as
+    `_features`, with the column's index among all `columns`)."""
     step = max(1, _FEATURE_CELLS // max(count, 1))
     parts = []
     for start in range(0, len(columns), step):
-        features = _features(columns[start:start + step], diffs, masks, units, count)
+        shown = None if seen is None else (lambda j, col, at=start: seen(at + j, col))
+        features = _features(columns[start:start + step], diffs, masks, units, count, shown)
         part = _products(weights(), features, resamples, stop)
         if part is None:
             return None
@@ -143,14 +171,15 @@ def masked_tests(
     count = int(index.max()) + 1 if len(index) else 0
     bool_masks = np.asarray(masks, dtype=bool)
     values = np.asarray(diffs, np.float64)
-    facts = _facts(values, bool_masks, rows, index, count)
+    gather = _FactsFrom(values, bool_masks, rows)
     used = sorted({m for _, m in rows})
     columns: list[tuple[int | None, int]] = [*rows, *((None, m) for m in used)]
     boot_rng, flip_rng = rng.spawn(2)
     totals = _totals(columns, values, bool_masks, index, count,
-                     lambda: count_blocks(count, resamples, deepcopy(boot_rng)), resamples, stop)
+                     lambda: count_blocks(count, resamples, deepcopy(boot_rng)), resamples, stop, gather.column)
     if totals is None:
         return None
+    facts = gather.done()
     k = len(rows)
     draws = _ratio(totals[:k], totals[[k + used.index(m) for _, m in rows]])
     low, high = _bounds(draws, level) if k else (np.zeros(0), np.zeros(0))

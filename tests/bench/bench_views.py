@@ -2,6 +2,7 @@
 the compare screen's statistics, each printed beside its target.
 
     python tests/bench/bench_views.py [--items 1000000] [--db PATH] [--compare]
+    python tests/bench/bench_views.py --compare-app COPY.db RUN_A RUN_B
 
 Works on a copy of the synthetic database of `bench_tui.py` (built there first if missing: 2 runs
 of `--items` items) or of `--db`. Figures (median of the anchors or filters, in ms):
@@ -19,9 +20,11 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
 - a new filter's count: `core.query.metrics_ab` (count and metrics) by the SQL pass, then the
   run's count frame read (`core.query.count_frame`, once per run in a process: the browser reads
   it in the background after a big run's first count) and the same filters from it. Target < 300 ms.
-- `--compare`: as the compare screen runs it (`diff_runs`: the counts, then `diff_significance` of that
-  diff at the screen's
-  resample count), time and peak memory of a child process. Target < 5 s and 500 MB.
+- `--compare`: as the compare screen runs it (`diff_runs`, the counts, beside `ahead_tests`, every
+  slice's test at the screen's resample count, on two connections; then `diff_significance` picks
+  the diff's rows), time, CPU time and peak memory of a child process. Target < 5 s and 500 MB.
+  `--compare-app`: the same in the app (the compare screen pushed over the overview, both workers
+  as the screen starts them): times to the counts and to the statistics on screen, peak memory.
 
 `m` on the overview is measured by `bench_stale_mode.py` (real data).
 """
@@ -111,18 +114,73 @@ def facets_and_counts(conn: sqlite3.Connection, base: Any) -> None:
 
 
 def compare_child(db: Path, run: str, other: str) -> None:
-    """In a child: the compare screen's two workers, one after the other; prints JSON."""
+    """In a child: the compare screen's workers as it runs them: the counts (`diff_runs`) and every
+    slice's test (`ahead_tests`) at once on two connections, then the diff's rows picked
+    (`diff_significance(…, ahead=…)`); prints JSON. `serial`: the same, one after the other
+    with no tests ahead (the way before), when QA_BENCH_SERIAL is set."""
+    import threading
+
     from qa_inspect.core import report
     from qa_inspect.tui.screens.compare import stats_resamples
 
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    t0 = time.perf_counter()
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
+
+    conn, side = connect(), connect()
+    serial = bool(os.environ.get("QA_BENCH_SERIAL"))
+    ahead: list[Any] = [None, 0.0, 0.0]  # the tests, their thread's CPU and wall seconds
+
+    def beside() -> None:
+        c0, w0 = time.thread_time(), time.perf_counter()
+        ahead[0] = report.ahead_tests(side, run, other, lambda n: report.StatOptions(resamples=stats_resamples(n)))
+        ahead[1:] = time.thread_time() - c0, time.perf_counter() - w0
+
+    t0, c0 = time.perf_counter(), time.thread_time()
+    worker = threading.Thread(target=beside)
+    if not serial:
+        worker.start()
     diff = report.diff_runs(conn, run, other, top=20)
-    counts = time.perf_counter() - t0
+    counts, counts_cpu = time.perf_counter() - t0, time.thread_time() - c0
     resamples = stats_resamples(diff.common)
-    report.diff_significance(conn, diff, report.StatOptions(resamples=resamples))
+    if not serial:
+        worker.join()
+    sig = report.diff_significance(conn, diff, report.StatOptions(resamples=resamples), ahead=ahead[0])
+    assert sig is not None
     print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
+                      "ahead_used": ahead[0] is not None and sig.tests == ahead[0].tests.for_slices(
+                          [(s.dimension, s.value, s.metric) for s in diff.slices], {}).tests,
+                      "cpu_s": time.process_time(), "counts_cpu_s": counts_cpu, "ahead_cpu_s": ahead[1],
+                      "ahead_s": ahead[2], "load": os.getloadavg()[0],
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def compare_app(db: Path, run: str, other: str) -> None:
+    """In a child: the app on `db`, the compare screen pushed from the overview as `c` pushes it;
+    times to the counts and to the intervals and p-values on screen, peak memory; prints JSON."""
+    import asyncio
+
+    from bench_tui import _rss, _until
+
+    async def go() -> dict[str, Any]:
+        from qa_inspect.tui.app import QAInspectApp
+        from qa_inspect.tui.screens import CompareScreen
+
+        app = QAInspectApp(db_path=db, runs_dir=db.parent, remember=False)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await _until(lambda: bool(app.screen.query(".runs-table")))
+            await pilot.pause()
+            t0 = time.perf_counter()
+            screen = CompareScreen(run, other)
+            app.push_screen(screen)
+            await _until(lambda: screen.loaded_generation == screen.generation, 0.005)
+            counts = time.perf_counter() - t0
+            await _until(lambda: screen.stats_generation == screen.generation, 0.005)
+            total = time.perf_counter() - t0
+            assert screen.significance is not None
+            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1],
+                    "rows": len(screen.significance.tests)}
+
+    print(json.dumps(asyncio.run(go())))
 
 
 def _short(f: Any) -> str:
@@ -140,9 +198,14 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=None, help="a database to copy (default: bench_tui's synthetic one)")
     ap.add_argument("--compare", action="store_true", help="also time the compare screen's statistics (minutes)")
     ap.add_argument("--compare-child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--compare-app", nargs=3, metavar=("DB", "RUN_A", "RUN_B"),
+                    help="time the compare screen in the app on DB (a copy you may write: the app migrates it)")
     args = ap.parse_args()
     if args.compare_child:
         compare_child(Path(args.compare_child[0]), *args.compare_child[1:])
+        return
+    if args.compare_app:
+        compare_app(Path(args.compare_app[0]), *args.compare_app[1:])
         return
     source = args.db or DB.with_name(f"qa-inspect-bench-views-{args.items}.db")
     if args.db is None and not source.exists():
@@ -164,7 +227,8 @@ def main() -> None:
                                  check=True, capture_output=True, text=True).stdout
             res = json.loads(out.strip().splitlines()[-1])
             print(f"compare screen: counts {res['counts_s']:.1f} s, intervals and p-values at {res['resamples']}"
-                  f" resamples {res['total_s']:.1f} s, peak {res['peak_mb']:.0f} MB   (target < 5 s, 500 MB)")
+                  f" resamples {res['total_s']:.1f} s (CPU {res['cpu_s']:.1f} s), peak {res['peak_mb']:.0f} MB"
+                  "   (target < 5 s, 500 MB)")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         conn.close()

@@ -41,6 +41,7 @@ from ..widgets import KeyFooter
 from ..dialogs import RunPicker
 from ..stale import COMPARE_STALE_BINDINGS, StaleScreen
 from ..text import clean
+from .compare_ahead import AheadSlot
 from .compare_samples import SampleTable, fill_samples
 from .compare_tables import (
     SLICE_FIELD,
@@ -165,6 +166,7 @@ class CompareScreen(StaleScreen):
         self.change_refs: list[ItemChange] = []
         self.palette: Palette = {"good": "green", "bad": "red", "warn": "yellow"}
         self._width = 0
+        self.ahead = AheadSlot()  # the tests computed beside the counts
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -200,7 +202,9 @@ class CompareScreen(StaleScreen):
         self.significance, self.stats_error = None, None
         self.query_one("#cmp-body").loading = True
         self._show_title()
+        self.ahead.start(self.generation)
         self.compute(self.generation, self.run_a, self.run_b, self.threshold, self.within())
+        self.compute_ahead(self.generation, self.run_a, self.run_b, self.within())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff")
     def compute(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None) -> None:
@@ -215,18 +219,26 @@ class CompareScreen(StaleScreen):
         if not get_current_worker().is_cancelled:
             self.post_message(DiffLoaded(generation, diff, error, runs))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="diff-ahead")
+    def compute_ahead(self, generation: int, run_a: str, run_b: str, within: Filter | None) -> None:
+        """Every slice's test, beside the counts (`compare_ahead`); `compute_stats` picks the diff's."""
+        worker = get_current_worker()
+        self.ahead.compute(self.db, generation, run_a, run_b, within, stats_resamples, lambda: worker.is_cancelled)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff-stats")
     def compute_stats(self, generation: int, diff: RunDiff, resamples: int) -> None:
         """Intervals and tests of every slice of the diff on screen (one resampling of its items:
-        seconds at a million), after the counts, which it does not compute again; a cancelled
-        worker stops between blocks of resamples."""
+        seconds at a million), after the counts, which it does not compute again: the rows of
+        the tests computed beside the counts (`compute_ahead`) when they hold every slice, else
+        computed now; a cancelled worker stops between blocks of resamples."""
         sig: PairSignificance | None = None
         error: str | None = None
         worker = get_current_worker()
+        ahead = self.ahead.wait(generation, lambda: worker.is_cancelled)
         with self.db.connect() as conn:
             try:
                 sig = report.diff_significance(conn, diff, report.StatOptions(resamples=resamples),
-                                               stop=lambda: worker.is_cancelled)
+                                               stop=lambda: worker.is_cancelled, ahead=ahead)
             except QAInspectError as exc:
                 error = str(exc)
         if not worker.is_cancelled:

@@ -55,6 +55,28 @@ async def test_the_screen_shows_diff_runs_statistics(env: Env) -> None:
 
 
 @async_test
+async def test_the_statistics_are_the_rows_of_the_tests_computed_beside_the_counts(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    import qa_inspect.core.report.diff as diff_module
+
+    computed_after: list[int] = []
+    real = diff_module.pair_significance
+    monkeypatch.setattr(diff_module, "pair_significance",
+                        lambda *args, **kw: computed_after.append(1) or real(*args, **kw))
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_compare(pilot, "bidaf-baseline", 1)
+        assert screen.stats_generation == screen.generation and screen.significance is not None
+        ahead = screen.ahead.wait(screen.generation, lambda: False)
+        assert ahead is not None and (ahead.run_a, ahead.run_b) == (screen.run_a, screen.run_b)
+        assert computed_after == []  # picked from the tests computed beside the counts
+        assert screen.diff is not None and screen.significance == ahead.tests.for_slices(
+            [(s.dimension, s.value, s.metric) for s in screen.diff.slices],
+            {o.criterion: (o.fixed, o.broken) for o in screen.diff.outcomes})
+
+
+@async_test
 async def test_o_sorts_the_slices_by_size_and_by_p(env: Env) -> None:
     app = make_app(env)
     async with app.run_test(size=(160, 45)) as pilot:
