@@ -261,9 +261,12 @@ def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relat
 
 
 def _partial(answer: str, golds: Sequence[str]) -> Equivalence | None:
-    """The first gold (or alternative) the answer contains, else the first it lies inside."""
+    """The first gold (or alternative) the answer contains, else the first it lies inside. A gold
+    equal to an earlier one is not tried again (CMRC repeats golds): it would fail as that one did."""
+    first = [k for k, gold in enumerate(golds) if gold not in golds[:k]]
     for contains in (True, False):
-        for k, gold in enumerate(golds):
+        for k in first:
+            gold = golds[k]
             for part in (gold, *alternatives(gold)):
                 outer, inner = (answer, part) if contains else (part, answer)
                 if remainder(outer, inner) is not None or _wide_inside(outer, inner):
