@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from qa_inspect.core.load import load_runs, score_pool
 from qa_inspect.core.metrics import equivalence, textnorm
+
 from tests.core.metrics.test_wide_parts import cn2an_whole
 
 pytestmark = pytest.mark.usefixtures("no_author_env")
