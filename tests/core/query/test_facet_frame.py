@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from qa_inspect.core import flags
 from qa_inspect.core.labels import add_labels
 from qa_inspect.core.query import Filter, facet_tables
-from qa_inspect.core.query.facet_frame import facet_counts
+from qa_inspect.core.query.count_frame import facet_counts
 from qa_inspect.core.query.facets import facet_defs, pass_counts
 from tests.helpers import Env
 
