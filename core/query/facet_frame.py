@@ -25,7 +25,14 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from qa_inspect.core.store import DATASET_PART, StoredColumn, frame_stamp, frame_stored, store_frame, stored_frame
+from qa_inspect.core.store import (
+    DATASET_PART,
+    StoredColumn,
+    frame_stamp,
+    frame_stored,
+    store_frame,
+    stored_frame,
+)
 
 from .columns import run_has_samples
 from .data_stamp import data_stamp as _data_stamp
@@ -35,7 +42,7 @@ from .sql import ERROR_SQL, FACETS, FacetDef, build_parts, run_ids
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FacetFrame", "LIVE_FACETS", "STORE_MIN_ITEMS", "facet_frame", "kept_frame", "warm_frames"]
+__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "warm_frames"]
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
@@ -165,11 +172,14 @@ def _load(conn: Any, f: Filter, ds: int | None, run: int | None) -> FacetFrame:
     return _read(conn, f)[0]
 
 
-def warm_frames(conn: Any, min_items: int = STORE_MIN_ITEMS) -> int:
+def warm_frames(conn: Any, min_items: int | None = None) -> int:
     """Store the frame of every run whose dataset holds `min_items` items or more and whose
     stored frame is missing or out of date (after a load: the first panel of each run then reads
     blobs). Best effort, like the stored frames: a database that cannot be written is skipped.
-    Returns how many runs' frames it read."""
+    Returns how many runs' frames it read. (`core.load` cannot call it: it sits below the
+    facets' definitions. `qa-inspect load` and every command that loads first run it after the
+    load; a Python caller of `core.load.load_runs` calls it after.)"""
+    min_items = STORE_MIN_ITEMS if min_items is None else min_items
     done = 0
     datasets = conn.execute("SELECT d.id, d.name FROM datasets d WHERE (SELECT COUNT(*) FROM items i"
                             " WHERE i.dataset_id = d.id) >= ?", (min_items,)).fetchall()

@@ -221,3 +221,23 @@ def test_open_with_bad_files_still_opens(runs: Path, tmp_path: Path, monkeypatch
     assert len(opened) == 1
     assert "qa-inspect: broken.json: invalid JSON" in res.stderr
     assert [s for s, m in opened[0]["load_notices"] if m.startswith("broken.json: invalid JSON")] == ["error"]  # and in the app
+
+
+def test_load_stores_the_frames_of_big_runs(runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a load that changed something, each run of a big dataset (here: any) has its facet
+    and count frame stored (`core.query.warm_frames`), so its first panel reads blobs; a load that
+    changed nothing reads no frame."""
+    import importlib
+    import sqlite3
+
+    frame_module = importlib.import_module("qa_inspect.core.query.facet_frame")
+    monkeypatch.setattr(frame_module, "STORE_MIN_ITEMS", 0)
+    db = tmp_path / "qa.db"
+    assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        runs_stored = {r[0] for r in conn.execute("SELECT DISTINCT run_id FROM frame_columns WHERE run_id > 0")}
+        assert runs_stored == {r[0] for r in conn.execute("SELECT id FROM runs WHERE dataset_id IS NOT NULL")}
+        before = conn.execute("SELECT dataset_id, run_id, name, stamp FROM frame_columns ORDER BY 1, 2, 3").fetchall()
+    assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT dataset_id, run_id, name, stamp FROM frame_columns ORDER BY 1, 2, 3").fetchall() == before

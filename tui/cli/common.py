@@ -242,10 +242,35 @@ def short(text: str | None, width: int = 40) -> str:
 
 def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
     """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader).
-    The load itself stores the overview's first-paint sums (`core.load.warm_overview`)."""
+    The load itself stores the overview's first-paint sums (`core.load.warm_overview`); after a
+    load that changed something, each big run's facet and count frame is stored too
+    (`core.query.warm_frames`: it sits above the load, which cannot call it)."""
     from qa_inspect.core.load import load_runs as load
 
-    return load(runs_dir, db, **options)
+    summary = load(runs_dir, db, **options)
+    if summary.changed:
+        _warm_frames(Path(summary.db))
+    return summary
+
+
+def _warm_frames(db: Path) -> None:
+    """Best effort, like the frames themselves: a database that cannot be opened or written now
+    reads each frame from its rows at the first panel instead."""
+    import sqlite3
+
+    from qa_inspect.core.query import warm_frames
+    from qa_inspect.core.store import open_db
+
+    try:
+        conn = open_db(db).conn
+    except QAInspectError:
+        return
+    try:
+        warm_frames(conn)
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.close()
 
 
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:
