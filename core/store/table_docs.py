@@ -183,7 +183,7 @@ TABLE_DOCS: dict[str, TableDoc] = {
     "frame_columns": TableDoc("a run's facet and count arrays, per item of its dataset (a cache)", {
         "dataset_id": "its dataset (datasets.id)",
         "run_id": "its run (runs.id); 0: the dataset's item columns, shared by its runs",
-        "name": "the array: `ids`, `errors`, a score, or `facet:NAME` (value codes)",
+        "name": "the array: `ids`, `errors`, a score, or `item:FACET` / `run:FACET` (value codes)",
         "stamp": "hash of what the arrays are read from: another stamp means read again",
         "dtype": "numpy dtype string of the array",
         "data": "the array's bytes",
