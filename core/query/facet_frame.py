@@ -247,7 +247,7 @@ def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) ->
         ids = np.frombuffer(items["ids"].data, dtype=np.dtype(items["ids"].dtype))
         item_codes = {_facet_id(d): (np.frombuffer(items["item:" + d.name].data, np.dtype(items["item:" + d.name].dtype)),
                                      list(items["item:" + d.name].values or [])) for d in item_defs}
-    _, run_codes, (packed, f1, f1_recall) = _read_codes(conn, f, run_defs, with_run=True)
+    _, run_codes, (packed, f1, f1_recall) = _read_codes(conn, f, run_defs, with_run=True, ids=ids)
     errors, predicted = (packed & 1).astype(np.int8), (packed >> 1 & 1).astype(bool)
     em, refused = ((packed >> 2 & 3) - 1).astype(np.int8), ((packed >> 4 & 3) - 1).astype(np.int8)
     frame = FacetFrame(ids, errors, {**item_codes, **run_codes}, predicted, em, refused, f1, f1_recall)
@@ -290,17 +290,45 @@ def _known(conn: Any, f: Filter, d: FacetDef, with_run: bool) -> list[Any]:
             if r[0] is not None]
 
 
-def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool) -> tuple[
-        np.ndarray, dict[FacetId, tuple[np.ndarray, list[Any]]], list[np.ndarray]]:
+def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, ids: np.ndarray | None = None
+                ) -> tuple[np.ndarray, dict[FacetId, tuple[np.ndarray, list[Any]]], list[np.ndarray]]:
     """(item ids, each facet's codes and values, run A's packed scores, F1, F1-recall) over the
     items in id order. Codes are computed by SQLite (`CASE` over the known values) and packed
     several to an integer, so a million items cost a few million Python objects, not one per
-    facet and item (4× faster); a value not known beforehand is coded by `_others`."""
+    facet and item (4× faster); a value not known beforehand is coded by `_others`. Given the
+    items' `ids`, facets of run A's prediction alone are read from its predictions (no join)."""
     import numpy as np  # with the first count, not with the app
 
     unsampled = with_run and not (f.run and run_has_samples(conn, f.run))
     constant = {k for k, d in enumerate(defs) if unsampled and d.name in SAMPLE_FACETS}
     known = [_known(conn, f, d, with_run) for d in defs]
+    exprs, params, shifts = _packed_sql(defs, known, constant)
+    select = [*exprs, *([_RUN_SQL] if with_run else [])]
+    dtypes = [np.int64] * len(exprs) + ([np.int64, np.float64, np.float64] if with_run else [])
+    arrays = None
+    if ids is not None and with_run and f.run and not any(_I_COLUMN.search(d.expr) for d in defs):
+        arrays = _by_prediction(conn, f, select, params, dtypes, ids)
+    if arrays is None or ids is None:
+        ids, arrays = _by_item(conn, f, select, params, dtypes, with_run)
+    codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
+    for k, d in enumerate(defs):
+        g, shift = shifts[k]
+        n = len(known[k]) + 1
+        raw = (arrays[g] >> shift) & ((1 << n.bit_length()) - 1)
+        values = [None, *known[k]]
+        if (raw == n).any():  # values outside the known ones
+            raw, values = _others(conn, f, d, with_run, ids, raw, values)
+        codes[_facet_id(d)] = (raw.astype(np.min_scalar_type(max(len(values) - 1, 0))), values)
+    return ids, codes, arrays[len(exprs):]
+
+
+_I_COLUMN = re.compile(r"(?<![\w.])i\.")
+
+
+def _packed_sql(defs: list[FacetDef], known: list[list[Any]], constant: set[int]) -> tuple[
+        list[str], list[Any], dict[int, tuple[int, int]]]:
+    """SELECT expressions of the facets' codes packed `PACK_BITS` to an integer, their parameters,
+    and each facet's (expression, shift); a `constant` facet is NULL (code 0) for every item."""
     groups: list[list[int]] = [[]]
     used = 0
     for k, values in enumerate(known):
@@ -321,25 +349,51 @@ def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool) -
             shifts[k] = (g, shift)
             shift += (len(known[k]) + 1).bit_length()
         exprs.append(" | ".join(parts) or "0")
-    select = ", ".join(["i.id", *exprs, *([_RUN_SQL] if with_run else [])])
-    width = 1 + len(exprs) + (3 if with_run else 0)
-    dtypes = [np.int64] * (1 + len(exprs)) + ([np.int64, np.float64, np.float64] if with_run else [])
-    chunks: list[list[np.ndarray]] = [[] for _ in range(width)]
-    cur = _cursor(conn, f, select, params, with_run)
+    return exprs, params, shifts
+
+
+def _fetched(cur: Any, dtypes: list[Any]) -> list[np.ndarray]:
+    """A cursor's columns as arrays of `dtypes` (float: None → NaN), read in chunks."""
+    import numpy as np  # with the first count, not with the app
+
+    chunks: list[list[np.ndarray]] = [[] for _ in dtypes]
     while batch := cur.fetchmany(65_536):
         for k, column in enumerate(zip(*batch, strict=True)):
-            chunks[k].append(np.array(column, dtype=dtypes[k]))  # float: None → NaN
-    arrays = [_joined(c, t) for c, t in zip(chunks, dtypes, strict=True)]
-    codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
-    for k, d in enumerate(defs):
-        g, shift = shifts[k]
-        n = len(known[k]) + 1
-        raw = (arrays[1 + g] >> shift) & ((1 << n.bit_length()) - 1)
-        values = [None, *known[k]]
-        if (raw == n).any():  # values outside the known ones
-            raw, values = _others(conn, f, d, with_run, arrays[0], raw, values)
-        codes[_facet_id(d)] = (raw.astype(np.min_scalar_type(max(len(values) - 1, 0))), values)
-    return arrays[0], codes, arrays[1 + len(exprs):]
+            chunks[k].append(np.array(column, dtype=dtypes[k]))
+    return [_joined(c, t) for c, t in zip(chunks, dtypes, strict=True)]
+
+
+def _by_item(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
+             with_run: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(item ids, the columns of `select`) over the items of `f`'s dataset, run A joined."""
+    import numpy as np  # with the first count, not with the app
+
+    arrays = _fetched(_cursor(conn, f, ", ".join(["i.id", *select]), params, with_run), [np.int64, *dtypes])
+    return arrays[0], arrays[1:]
+
+
+def _by_prediction(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
+                   ids: np.ndarray) -> list[np.ndarray] | None:
+    """The columns of `select` (over run A's prediction alone) for each of `ids`: run A's
+    predictions read in item order (no join: a third faster), the items without one given the
+    values of a missing prediction. None when a prediction's item is not among `ids`."""
+    import numpy as np  # with the first count, not with the app
+
+    run = run_ids(conn, f)[1]
+    cur = conn.execute(f"SELECT p.item_id, {', '.join(select)} FROM predictions p WHERE p.run_id = ?"
+                       " ORDER BY p.item_id", [*params, run])
+    item_ids, *columns = _fetched(cur, [np.int64, *dtypes])
+    at = np.searchsorted(ids, item_ids)
+    if len(at) and (at[-1] >= len(ids) or not np.array_equal(ids[np.minimum(at, len(ids) - 1)], item_ids)):
+        return None
+    blank = conn.execute(f"SELECT {', '.join(select)} FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL",
+                         params).fetchone()
+    out = []
+    for value, column, dtype in zip(blank, columns, dtypes, strict=True):
+        full = np.full(len(ids), np.nan if value is None else value, dtype=dtype)
+        full[at] = column
+        out.append(full)
+    return out
 
 
 def _code_sql(d: FacetDef, known: list[Any]) -> tuple[str, list[Any]]:
