@@ -116,18 +116,22 @@ def _key(conn: Any, f: Filter) -> tuple[tuple[Any, ...], int | None, int | None]
 
 def kept_frame(conn: Any, f: Filter) -> FacetFrame | None:
     """The frame of `f`'s run without reading any row: kept in this process, else stored in the
-    database under the current stamp (then kept); None when neither."""
+    database under the current stamp (then kept); None when neither, or while another thread
+    reads a frame (the caller's SQL pass is quicker than waiting for it)."""
     key = _key(conn, f)
     if key is None or key[2] is None:
         return None
     with _LOCK:
         frame = _FRAMES.get(key[0])
-    if frame is None and key[1] not in (None, -1) and key[2] != -1:
-        with _READING:
+    # never waits: while another thread reads a frame (seconds from the rows), the caller counts in SQL
+    if frame is None and key[1] not in (None, -1) and key[2] != -1 and _READING.acquire(blocking=False):
+        try:
             with _LOCK:
                 frame = _FRAMES.get(key[0])
             if frame is None and (frame := _stored(conn, key[1], key[2])) is not None:
                 _remember(key[0], frame)
+        finally:
+            _READING.release()
     return frame
 
 
