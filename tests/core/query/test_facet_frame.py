@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core import flags
 from qa_inspect.core.labels import add_labels
-from qa_inspect.core.query import Filter, cached_count_frame, facet_frame, facet_tables, kept_frame, warm_frames
+from qa_inspect.core.query import (Filter, cached_count_frame, count, facet_frame, facet_tables, kept_frame,
+                                   metrics_ab, warm_frames)
 from qa_inspect.core.query.count_frame import facet_counts
 from qa_inspect.core.query.facets import facet_defs, pass_counts
 from qa_inspect.core.query.sql import FACETS, FacetDef, build
@@ -120,8 +121,19 @@ def test_a_stored_frame_counts_as_the_rows_do(env: Env, tmp_path: Path) -> None:
         for f in (Filter(run=run), Filter(run=run, em=0), Filter(run=run, stale=True), Filter(run=run, search="的"),
                   Filter(run=run, facets=(("error_category", "empty"),), f1_max=0.5)):
             _same(other, f)
+        for f in (Filter(run=run), Filter(run=run, em=0), Filter(run=run, f1_min=0.3, f1_max=0.9)):
+            fast, _ = metrics_ab(other, f)  # from the stored frame's scores
+            assert (fast.items, fast.predicted, fast.answered) == (count(other, f), *_sql_counts(other, f))
     finally:
         other.close()
+
+
+def _sql_counts(conn: sqlite3.Connection, f: Filter) -> tuple[int, int]:
+    """(items with a prediction, answered items) of `f` by SQL alone."""
+    sql, params = build(conn, f)
+    row = conn.execute(f"SELECT COUNT(p.id), COALESCE(SUM(p.id IS NOT NULL AND COALESCE(p.refused, 0) = 0), 0) {sql}",
+                       params).fetchone()
+    return int(row[0]), int(row[1])
 
 
 def test_a_stored_frame_of_older_data_is_not_read(env: Env, tmp_path: Path) -> None:
