@@ -222,6 +222,8 @@ def _stored(conn: Any, ds: int, run: int) -> FacetFrame | None:
         return None
     columns = {**items, **runs}
     arrays = {k: np.frombuffer(c.data, dtype=np.dtype(c.dtype)) for k, c in columns.items()}
+    if len({len(a) for a in arrays.values()}) != 1:  # parts of different reads: read the rows again
+        return None
     item_defs, run_defs = _fixed()
     codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
     for prefix, defs in (("item:", item_defs), ("run:", run_defs)):
