@@ -9,7 +9,7 @@ index walk in the order shown: no sort of a million items per page), `columns` (
 registry: every column an item has, one definition each; `item_sql` the SQL of an item's values
 it shares with `sql`), `expression` (the expression filter's language → SQL), `frequency`
 (a frequency table on any column), `delta_order` (the stored Δ order of a compared
-pair of runs, which Δ pages walk), `facets` (frequency tables; `facet_frame` their per-run value codes, read once), `distribution`
+pair of runs, which Δ pages walk), `facets` (frequency tables; `facet_frame` their per-run value codes and run A's scores, read once and stored; `count_frame` a filter's counts from them), `distribution`
 (a run's score histogram, EM share and error categories; the A-vs-B score-band grid), `slices` (saved
 filters), `align` + `detail` (one item with every gold, prediction and flag), `export` (the item
 list as CSV, JSONL, Parquet or Markdown; the one Markdown table writer), `preferences` (what the
@@ -98,6 +98,9 @@ __all__ = [
     "facet_defs",
     "facet_frame",
     "FacetFrame",
+    "kept_frame",
+    "STORE_MIN_ITEMS",
+    "warm_frames",
     "COUNT_FRAME_MIN_ITEMS",
     "CountFrame",
     "cached_count_frame",
@@ -281,7 +284,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         write_frame,
     )
     from .count_frame import COUNT_FRAME_MIN_ITEMS, CountFrame, cached_count_frame, count_frame
-    from .facet_frame import FacetFrame, facet_frame
+    from .facet_frame import FacetFrame, facet_frame, kept_frame, STORE_MIN_ITEMS, warm_frames
     from .facets import (
         clear,
         facet_defs,

@@ -1,130 +1,70 @@
-"""A new filter's count and metrics from per-item arrays of its run, not a pass over its items.
+"""A new filter's count, metrics and facet counts from its run's frame, not a pass over its items.
 
 `metrics_ab` is one SQL pass over the items a filter selects, each looked up in run A's covering
 index: 0.3–1.3 s at a million items, for every new filter. What most filters select by (an item
 label: split, tag, answer type; run A's EM, F1 range, refusal, error category) and what the
-metrics sum (run A's scores) change only when a load writes items or scores. So a run's
-`CountFrame` holds them for every item of its dataset, read once per run and process under the
-facet frame's stamp of the loaded data (`core.query.facet_frame`); a filter made of those
-conditions alone is then a boolean mask and its count and metrics are sums over it
-(milliseconds). Other filters (a search, stale flags, run B, an expression …) keep the SQL pass.
+metrics sum (run A's scores) change only when a load writes items or scores. So a filter made of
+those conditions alone is a boolean mask over the run's frame (`core.query.facet_frame`: every
+item's facet codes and run A's scores, kept per process and stored in the database for a big
+dataset) and its count and metrics are sums over it (milliseconds); its facets are `bincount`s of
+the codes under the mask. Other filters (a search, stale flags, run B, an expression …) keep the
+SQL pass for the count and select the frame's rows by their item ids for the facets.
 
-The frame is used only when it is already there (`cached_count_frame`): reading it costs a few
-SQL passes, so the browser reads it in the background once a big run's first count is shown
-(`count_frame`, from `tui.screens.item_counts`). Every count equals the SQL count and every
-metric equals it to rounding (tests compare them, hypothesis over filters). numpy is imported
-where a frame is read or counted, never when the app starts.
+The count path uses a frame only when it costs no pass (`cached_count_frame`: kept, or stored);
+the browser reads a big run's frame in the background once its first count is shown
+(`count_frame`, from `tui.screens.item_counts`). Every count equals the SQL count and every metric
+equals it to rounding (tests compare them, hypothesis over filters). numpy is imported where a
+frame is read or counted, never when the app starts.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from .columns import column_def
 from .data_stamp import data_stamp
+from .facet_frame import LIVE_FACETS, FacetFrame, facet_frame, kept_frame
 from .filters import Filter
-from .sql import CATEGORY, FACETS, run_ids
+from .sql import CATEGORY, STALE_ITEMS_SQL, FacetDef, build, build_parts, run_ids
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["COUNT_FRAME_MIN_ITEMS", "CountFrame", "cached_count_frame", "count_frame", "frame_metric_row"]
+__all__ = ["COUNT_FRAME_MIN_ITEMS", "CountFrame", "cached_count_frame", "count_frame", "facet_counts",
+           "frame_metric_row"]
 
 COUNT_FRAME_MIN_ITEMS = 50_000
-"""Datasets smaller than this are counted by SQL alone (under 50 ms): no frame is worth its memory."""
+"""Datasets smaller than this are counted by SQL alone (under 50 ms): no frame is read for a count."""
 LABELS = {"splits": "split", "tags": "tag", "answer_types": "answer_type"}
-"""Filter field → item label column the frame holds codes of (fixed names: the only way a column enters SQL)."""
+"""Filter field → the item label facet whose codes the frame holds."""
 EXPRESSIBLE = frozenset({"dataset", "run", "sort", "descending", "outcome_threshold", "refused", "em", "f1_min",
                          "f1_max", "facets", *LABELS})
 """Filter fields a frame answers (sort and threshold change no count; facets: the error category alone)."""
 _DEFAULT = Filter()
-_KEEP = 2
-"""Frames kept in this process (about 35 MB each at a million items)."""
-_FRAMES: dict[tuple[Any, ...], CountFrame] = {}
-_LOCK = threading.Lock()
-_READING = threading.Lock()
-
-
-@dataclass(slots=True)
-class CountFrame:
-    """Per item of a run's dataset (in no particular order): label and category codes, scores."""
-
-    codes: dict[str, tuple[np.ndarray, dict[Any, int]]]
-    """Label column (and `error_category`) → (code per item, value → code)."""
-    predicted: np.ndarray
-    em: np.ndarray
-    """-1 where NULL (no prediction, or no EM: CDQA); likewise `refused`."""
-    refused: np.ndarray
-    f1: np.ndarray
-    """NaN where NULL; likewise `f1_recall`."""
-    f1_recall: np.ndarray
-
-
-def _key(conn: Any, f: Filter) -> tuple[Any, ...] | None:
-    """(data stamp, dataset id, run id) of `f`'s run; None without a loaded run or a file stamp."""
-    ds, run, _ = run_ids(conn, f)
-    if run is None or ds is None or ds == -1:
-        return None
-    stamp = data_stamp(conn)
-    return None if stamp is None else (stamp, ds, run)
+CountFrame = FacetFrame
+"""The count path's name for the run's frame (one frame serves facets and counts)."""
+Counts = dict[Any, list[int]]
+"""A facet's value → [items, errors]: what `core.query.facets` builds a table from."""
 
 
 def cached_count_frame(conn: Any, f: Filter) -> CountFrame | None:
-    """The frame of `f`'s run when this process read it for the data as it is now, else None."""
-    key = _key(conn, f)
-    with _LOCK:
-        return _FRAMES.get(key) if key is not None else None
+    """The frame of `f`'s run when it costs no pass over the items: kept in this process for the
+    data as it is now, or stored in the database (a few blobs read); else None."""
+    return kept_frame(conn, f)
 
 
 def count_frame(conn: Any, f: Filter, min_items: int = COUNT_FRAME_MIN_ITEMS) -> CountFrame | None:
-    """The frame of `f`'s run, read now when not kept (one reader at a time: a second asker waits
-    for it); None without a run or when its dataset holds fewer than `min_items` items."""
-    key = _key(conn, f)
-    if key is None:
+    """The frame of `f`'s run, read now when neither kept nor stored (one reader at a time: a second
+    asker waits for it); None without a run or when its dataset holds fewer than `min_items` items."""
+    ds, run, _ = run_ids(conn, f)
+    if run is None or ds is None or ds == -1:
         return None
-    n = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (key[1],)).fetchone()[0]
+    n = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (ds,)).fetchone()[0]
     if n < min_items:
         return None
-    with _READING:
-        with _LOCK:
-            if key in _FRAMES:
-                return _FRAMES[key]
-        frame = _read(conn, key[1], key[2])
-        with _LOCK:
-            _FRAMES[key] = frame
-            while len(_FRAMES) > _KEEP:
-                del _FRAMES[next(iter(_FRAMES))]
-        return frame
-
-
-def _read(conn: Any, dataset: int, run: int) -> CountFrame:
-    """One pass over the dataset's items with run A's prediction, in chunks (bounded memory)."""
-    import numpy as np
-
-    category = FACETS[CATEGORY]
-    cur = conn.execute(
-        f"SELECT i.split, i.tag, i.answer_type, ({category.expr}), p.id IS NOT NULL, COALESCE(p.em, -1),"
-        " COALESCE(p.refused, -1), p.f1, p.f1_recall FROM items i"
-        " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ? WHERE i.dataset_id = ?",
-        [*category.params, run, dataset])
-    names = ["split", "tag", "answer_type", CATEGORY]
-    index: list[dict[Any, int]] = [{} for _ in names]
-    parts: list[list[np.ndarray]] = [[] for _ in range(9)]
-    while rows := cur.fetchmany(65_536):
-        columns = list(zip(*rows))
-        for k in range(4):
-            seen = index[k]
-            parts[k].append(np.fromiter((seen.setdefault(v, len(seen)) for v in columns[k]), np.int32,
-                                        len(rows)))
-        parts[4].append(np.array(columns[4], dtype=bool))
-        parts[5].append(np.array(columns[5], dtype=np.int8))
-        parts[6].append(np.array(columns[6], dtype=np.int8))
-        parts[7].append(np.array(columns[7], dtype=np.float64))  # None → NaN
-        parts[8].append(np.array(columns[8], dtype=np.float64))
-    dtypes = [np.int32] * 4 + [bool, np.int8, np.int8, np.float64, np.float64]
-    cols = [np.concatenate(p) if p else np.zeros(0, dtype=t) for p, t in zip(parts, dtypes)]
-    return CountFrame({name: (cols[k], index[k]) for k, name in enumerate(names)}, *cols[4:])
+    return facet_frame(conn, f, [])
 
 
 def expressible(f: Filter) -> bool:
@@ -142,7 +82,7 @@ def _mask(frame: CountFrame, f: Filter) -> np.ndarray:
     if f.facets:
         wanted.append((CATEGORY, tuple(v for _, v in f.facets)))  # one facet: its values OR-ed
     for column, values in wanted:  # `IN (…)`: NULL never matches
-        codes, index = frame.codes[column]
+        codes, index = frame.label_codes(column)
         mask &= np.isin(codes, [index[v] for v in values if v is not None and v in index])
     if f.refused is not None:  # `p.refused = 1`, else a prediction that is not a refusal
         mask &= (frame.refused == 1) if f.refused else (frame.predicted & (frame.refused <= 0))
@@ -175,3 +115,87 @@ def frame_metric_row(frame: CountFrame, f: Filter) -> tuple[Any, ...] | None:
     has_em = int(bool((mask & (frame.em >= 0)).any()))
     has_cdqa = int(bool((mask & (~np.isnan(frame.f1_recall) | (frame.refused >= 0))).any()))
     return (items, int(pred.sum()), em, f1, n_answered, f1r, has_em, has_cdqa)
+
+
+def facet_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[Counts] | None:
+    """Per facet of `defs`, value → [items, errors] over the items of `f` (only values some item
+    has), from the frame and the live facets; None when the frame cannot answer (no file)."""
+    import numpy as np  # with the first count, not with the app
+
+    frame = facet_frame(conn, f, defs)
+    if frame is None:
+        return None
+    if expressible(f):  # a mask over the frame: no pass over the filter's items
+        at = np.flatnonzero(_mask(frame, f))
+        ids = frame.ids[at]
+    else:
+        sql, params = build(conn, f)
+        ids = np.fromiter((r[0] for r in conn.execute(f"SELECT i.id {sql}", params)), dtype=np.int64)
+        ids.sort()
+        at = np.searchsorted(frame.ids, ids)
+        if len(ids) and (at[-1] >= len(frame.ids) or not np.array_equal(frame.ids[np.minimum(at, len(frame.ids) - 1)], ids)):
+            return None  # an item outside the run's dataset (cannot happen through `build`): count in SQL
+    whole = len(at) == len(frame.ids)  # every item: no selection to gather
+    errors = frame.errors if whole else frame.errors[at]
+    wrong = np.flatnonzero(errors)
+    out: list[Counts] = []
+    for d in defs:
+        if d.name in LIVE_FACETS:
+            out.append(_live(conn, f, d, ids, errors))
+            continue
+        codes, values = frame.codes[(d.name, d.expr, tuple(d.params))]
+        picked = codes if whole else codes[at]
+        n = np.bincount(picked, minlength=len(values))
+        e = np.bincount(picked[wrong], minlength=len(values))
+        out.append({values[c]: [int(n[c]), int(e[c])] for c in np.flatnonzero(n)})
+    return out
+
+
+_LIVE_KEEP = 8
+_LIVE: dict[tuple[Any, ...], tuple[dict[int, Any], Any]] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def _live_values(conn: Any, f: Filter, d: FacetDef) -> tuple[dict[int, Any], Any]:
+    """(item id → value of its few items with one, the default value) of a journal facet, kept
+    until the journal or the data moves (every filter of a run asks the same)."""
+    journal = conn.execute("SELECT COUNT(*), MAX(rowid) FROM annotations").fetchone()
+    key = (data_stamp(conn), tuple(journal), d.name, d.expr, d.params, f.dataset if f.run is None else None, f.run)
+    with _LIVE_LOCK:
+        kept = _LIVE.get(key)
+    if kept is not None and key[0] is not None:
+        return kept
+    if d.name == "stale":  # the flagged items themselves (`i.id IN (…)` is 1 for them, 0 for the rest)
+        rows = conn.execute(STALE_ITEMS_SQL).fetchall()
+        found: tuple[dict[int, Any], Any] = ({r[0]: 1 for r in rows}, 0)
+    else:
+        b = build_parts(conn, Filter(dataset=f.dataset, run=f.run))
+        label = column_def("label")
+        rows = conn.execute(
+            f"SELECT i.id, ({d.expr}) FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
+            f"{b.where_sql(label.sparse or '1')}", [*d.params, b.run, *b.params, f.run, *label.sparse_params]).fetchall()
+        found = ({r[0]: r[1] for r in rows if r[1] is not None}, None)
+    with _LIVE_LOCK:
+        _LIVE[key] = found
+        while len(_LIVE) > _LIVE_KEEP:
+            _LIVE.pop(next(iter(_LIVE)))
+    return found
+
+
+def _live(conn: Any, f: Filter, d: FacetDef, ids: np.ndarray, errors: np.ndarray) -> Counts:
+    """A journal facet over `ids`: the values of its few items with one (flagged, labelled),
+    the default value (not stale: 0; no label: None) for the rest."""
+    import numpy as np  # with the first count, not with the app
+
+    value_of, default = _live_values(conn, f, d)
+    marked = np.fromiter(sorted(value_of), dtype=np.int64)
+    hit = np.isin(ids, marked)
+    out: Counts = {}
+    rest = int((~hit).sum())
+    if rest:
+        out[default] = [rest, int(errors[~hit].sum())]
+    for item, err in zip(ids[hit].tolist(), errors[hit].tolist(), strict=True):
+        c = out.setdefault(value_of[item], [0, 0])
+        c[0] += 1
+        c[1] += err
+    return out

@@ -1,184 +1,435 @@
-"""Facet counts of any filter from per-item value codes read once per run, not a pass per filter.
+"""A run's frame: every item's facet value codes and run A's scores, read once per run, stored.
 
 Counting every facet of a new filter used to evaluate every facet expression for every item it
-selects (ten seconds at a million items, for each filter). The values of most facets change only
-when a load writes items or scores, so a run's `FacetFrame` holds, for every item of its dataset
-in id order, the code of its value of each such facet and whether it is an error (`ERROR_SQL`),
-under a stamp of the loaded data. A filter's counts are then its item ids (one query, the
-filter's own conditions) looked up in the frame and counted with `numpy.bincount`.
+selects (ten seconds at a million items, for each filter), and a new filter's count and metrics
+were a pass over its items too. The values of most facets and the scores change only when a load
+writes items or scores, so a run's `FacetFrame` holds, for every item of its dataset in id order,
+the code of its value of each such facet, whether it is an error (`ERROR_SQL`) and run A's
+scores (`core.query.count_frame` counts filters from them as masks; `facet_counts` there counts
+the facets with `numpy.bincount`).
 
-The facets the annotation journal moves (stale, the run's labels) are not in the frame: each
-filter asks for the few items that have a value (the flagged items; the labelled ones) and
-counts the rest as the default value, so a flag or label written counts at once, without
-reading the frame again. Every count equals the `GROUP BY` of the same expressions over the
-filter (tests compare them).
+It is read by two passes (the dataset's item columns, shared by its runs; the run's prediction
+columns) and kept three ways: in this process under a stamp of the loaded data; in the database
+(`core.store.frame_store`, as BLOBs) for a dataset of `STORE_MIN_ITEMS` items or more, so a new
+process reads a few blobs instead of a million rows; and `warm_frames` stores every big run's
+frame after a load that changed something (the CLI runs it after `load`). The facets the
+annotation journal moves (stale, the run's labels) are never in a frame: `facet_counts` asks for
+their few items per filter, so a flag or label written touches nothing kept or stored.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.store import (
+    DATASET_PART,
+    StoredColumn,
+    frame_stamp,
+    frame_stored,
+    store_frame,
+    stored_frame,
+)
 
-from .columns import column_def
+from .columns import run_has_samples
 from .data_stamp import data_stamp as _data_stamp
 from .filters import Filter
-from .sql import ERROR_SQL, STALE_ITEMS_SQL, FacetDef, build, build_parts
+from .sql import ERROR_SQL, FACETS, FacetDef, build_parts, run_ids
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FacetFrame", "LIVE_FACETS", "facet_counts", "facet_frame"]
+__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "warm_frames"]
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
-
-Counts = dict[Any, list[int]]
-"""A facet's value → [items, errors]: what `core.query.facets` builds a table from."""
-
+STORE_MIN_ITEMS = 50_000
+"""Datasets of this many items or more have their runs' frames stored (smaller ones read in well under a second)."""
 
 FacetId = tuple[str, str, tuple[Any, ...]]
 """A facet as a frame knows it: name, expression, parameters (a judge's threshold is one)."""
+SAMPLE_FACETS = ("pass_band", "distinct_answers", "flaky")
+"""Facets of a run's sample aggregates (`core.load`'s columns, NULL on every prediction without
+samples): a run that never sampled has no value of them, and no pass reads one."""
+SCORES = ("predicted", "em", "refused", "f1", "f1_recall")
+"""Run A's columns a frame holds besides the facets (`core.query.count_frame` reads them)."""
 
 
 @dataclass(slots=True)
 class FacetFrame:
-    """Per item of a run's dataset (ids ascending): its error, and each facet's value code."""
+    """Per item of a run's dataset (ids ascending): its error, each facet's value code, run A's scores."""
 
     ids: np.ndarray
     errors: np.ndarray
     codes: dict[FacetId, tuple[np.ndarray, list[Any]]]
     """Facet → (code per item, the values the codes index); a facet first asked for is added."""
+    predicted: np.ndarray
+    em: np.ndarray
+    """-1 where NULL (no prediction, or no EM: CDQA); likewise `refused`."""
+    refused: np.ndarray
+    f1: np.ndarray
+    """NaN where NULL; likewise `f1_recall`."""
+    f1_recall: np.ndarray
+
+    def label_codes(self, name: str) -> tuple[np.ndarray, dict[Any, int]]:
+        """A fixed facet's codes and value → code (what a filter's mask selects by)."""
+        codes, values = self.codes[_facet_id(FACETS[name])]
+        return codes, {v: k for k, v in enumerate(values)}
 
 
 _KEEP = 2
-"""Frames kept in this process (tens of MB each at a million items)."""
+"""Frames kept in this process (about 50 MB each at a million items)."""
 _FRAMES: dict[tuple[Any, ...], FacetFrame] = {}
 _LOCK = threading.Lock()
 _READING = threading.Lock()
-
-
-def _base(f: Filter) -> Filter:
-    """The filter of every item a frame holds: `f`'s dataset and run, nothing else."""
-    return Filter(dataset=f.dataset, run=f.run)
+_P_COLUMN = re.compile(r"(?<![\w.])p\.")
 
 
 def _facet_id(d: FacetDef) -> FacetId:
     return d.name, d.expr, tuple(d.params)
 
 
-def facet_frame(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame | None:
-    """The frame of `f`'s dataset and run holding every facet of `defs` but the live ones (read
-    once, then kept while its stamp holds; a facet it lacks is read and added); None for a
-    database without a file (nothing to stamp it by)."""
+def _fixed() -> tuple[list[FacetDef], list[FacetDef]]:
+    """The facets every frame holds: (those of the item alone, those of run A's prediction)."""
+    defs = [d for d in FACETS.values() if d.name not in LIVE_FACETS]
+    items = [d for d in defs if not d.needs_run and not _P_COLUMN.search(d.expr)]
+    return items, [d for d in defs if d not in items]
+
+
+def _salt() -> str:
+    """What the stored arrays code: every fixed facet's expression, the error's, the scores' SQL."""
+    return hashlib.sha256(repr([[_facet_id(d) for d in part] for part in _fixed()] + [ERROR_SQL, _RUN_SQL])
+                          .encode()).hexdigest()
+
+
+def _key(conn: Any, f: Filter) -> tuple[tuple[Any, ...], int | None, int | None] | None:
+    """(process key, dataset id, run id) of `f`'s frame; None for a database without a file."""
     stamp = _data_stamp(conn)
     if stamp is None:
         return None
-    key = (stamp, f.dataset, f.run)
+    ds, run, _ = run_ids(conn, f)
+    return (stamp, f.dataset if f.run is None else None, f.run), ds, run
+
+
+def kept_frame(conn: Any, f: Filter) -> FacetFrame | None:
+    """The frame of `f`'s run without reading any row: kept in this process, else stored in the
+    database under the current stamp (then kept); None when neither, or while another thread
+    reads a frame (the caller's SQL pass is quicker than waiting for it)."""
+    key = _key(conn, f)
+    if key is None or key[2] is None:
+        return None
+    with _LOCK:
+        frame = _FRAMES.get(key[0])
+    # never waits: while another thread reads a frame (seconds from the rows), the caller counts in SQL
+    if frame is None and key[1] not in (None, -1) and key[2] != -1 and _READING.acquire(blocking=False):
+        try:
+            with _LOCK:
+                frame = _FRAMES.get(key[0])
+            if frame is None and (frame := _stored(conn, key[1], key[2])) is not None:
+                _remember(key[0], frame)
+        finally:
+            _READING.release()
+    return frame
+
+
+def facet_frame(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame | None:
+    """The frame of `f`'s dataset and run holding every facet of `defs` but the live ones: kept,
+    else stored, else read (and stored when the dataset is big); a facet it lacks (a judge's) is
+    read and added. None for a database without a file (nothing to stamp it by)."""
+    key = _key(conn, f)
+    if key is None:
+        return None
     with _READING:  # one reader at a time: a second asker waits for the frame instead of reading it too
         with _LOCK:
-            frame = _FRAMES.get(key)
-        missing = [d for d in defs if d.name not in LIVE_FACETS and (frame is None or _facet_id(d) not in frame.codes)]
-        if frame is not None and not missing:
-            return frame
-        read = _read(conn, f, missing)
-        with _LOCK:
-            frame = _FRAMES.get(key)
-            if frame is None:
-                frame = _FRAMES[key] = read
-            else:
-                frame.codes.update(read.codes)
-            while len(_FRAMES) > _KEEP:
-                _FRAMES.pop(next(iter(_FRAMES)))
+            frame = _FRAMES.get(key[0])
+        if frame is None:
+            frame = _load(conn, f, key[1], key[2])
+            _remember(key[0], frame)
+        missing = [d for d in defs if d.name not in LIVE_FACETS and _facet_id(d) not in frame.codes]
+        if missing:
+            frame.codes.update(_read_codes(conn, f, missing, with_run=True)[1])
         return frame
 
 
-def _read(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame:
-    """One pass over the run's items in id order, each facet's values coded as they come."""
+def _remember(key: tuple[Any, ...], frame: FacetFrame) -> None:
+    with _LOCK:
+        _FRAMES[key] = frame
+        while len(_FRAMES) > _KEEP:
+            _FRAMES.pop(next(iter(_FRAMES)))
+
+
+def _load(conn: Any, f: Filter, ds: int | None, run: int | None) -> FacetFrame:
+    """The stored frame of a run, else read from the rows (and stored for a big dataset)."""
+    storable = ds not in (None, -1) and run not in (None, -1)
+    if storable:
+        assert ds is not None and run is not None
+        frame = _stored(conn, ds, run)
+        if frame is not None:
+            return frame
+        frame, columns = _read(conn, f)
+        if len(frame.ids) >= STORE_MIN_ITEMS:
+            _store(conn, ds, run, columns)
+        return frame
+    return _read(conn, f)[0]
+
+
+def warm_frames(conn: Any, min_items: int | None = None) -> int:
+    """Store the frame of every run whose dataset holds `min_items` items or more and whose
+    stored frame is missing or out of date (after a load: the first panel of each run then reads
+    blobs). Best effort, like the stored frames: a database that cannot be written is skipped.
+    Returns how many runs' frames it read. A load does not call it (seconds a run at a million
+    items, for runs nobody may open): each frame is stored by its run's first panel or count.
+    A Python caller who will open every run, or a benchmark, calls it after `load_runs`."""
+    min_items = STORE_MIN_ITEMS if min_items is None else min_items
+    done = 0
+    datasets = conn.execute("SELECT d.id, d.name FROM datasets d WHERE (SELECT COUNT(*) FROM items i"
+                            " WHERE i.dataset_id = d.id) >= ?", (min_items,)).fetchall()
+    for ds, name in datasets:
+        stamp = frame_stamp(conn, ds, _salt())
+        items: dict[str, StoredColumn] | None = None
+        for run, run_name in conn.execute("SELECT id, name FROM runs WHERE dataset_id = ? ORDER BY id", (ds,)).fetchall():
+            if frame_stored(conn, ds, run, stamp) and frame_stored(conn, ds, DATASET_PART, stamp):
+                continue
+            _, columns = _read(conn, Filter(dataset=name, run=run_name), items)
+            items = {k: v for k, v in columns.items() if k == "ids" or k.startswith("item:")}
+            if not _store(conn, ds, run, columns, stamp):
+                return done
+            done += 1
+    return done
+
+
+def _store(conn: Any, ds: int, run: int, columns: dict[str, StoredColumn], stamp: str | None = None) -> bool:
+    """The dataset's item columns and the run's columns stored under the current stamp."""
+    stamp = stamp or frame_stamp(conn, ds, _salt())
+    items = {k: v for k, v in columns.items() if k == "ids" or k.startswith("item:")}
+    runs = {k: v for k, v in columns.items() if k not in items}
+    if not frame_stored(conn, ds, DATASET_PART, stamp) and not store_frame(conn, ds, DATASET_PART, stamp, items):
+        return False
+    return store_frame(conn, ds, run, stamp, runs)
+
+
+def _stored(conn: Any, ds: int, run: int) -> FacetFrame | None:
+    """The frame from its stored arrays, when both parts are stored under the current stamp."""
     import numpy as np  # with the first count, not with the app
 
-    sql, params = build(conn, _base(f))
-    cols = "".join(f", ({d.expr})" for d in defs)
-    cur = conn.execute(f"SELECT i.id{cols}, {ERROR_SQL} {sql} ORDER BY i.id",
-                       [*(p for d in defs for p in d.params), *params])
-    ids: list[np.ndarray] = []
-    errors: list[np.ndarray] = []
-    codes: list[list[np.ndarray]] = [[] for _ in defs]
-    seen: list[dict[Any, int]] = [{} for _ in defs]
-    while batch := cur.fetchmany(50_000):
-        columns = list(zip(*batch, strict=True))  # a column at a time: 3-4x faster than row by row
-        ids.append(np.asarray(columns[0], dtype=np.int64))
-        errors.append(np.asarray([e or 0 for e in columns[-1]], dtype=np.int64))
-        for k, known in enumerate(seen):
-            code = known.setdefault  # a new value takes the next code (the size before it is added)
-            codes[k].append(np.fromiter((code(v, len(known)) for v in columns[k + 1]), dtype=np.int32,
-                                        count=len(batch)))
-    frame_codes = {
-        _facet_id(d): (_joined(column).astype(np.min_scalar_type(max(len(known) - 1, 0))),
-                       list(known))
-        for d, known, column in zip(defs, seen, codes, strict=True)
-    }
-    return FacetFrame(_joined(ids), _joined(errors), frame_codes)
-
-
-def _joined(parts: list[np.ndarray]) -> np.ndarray:
-    import numpy as np  # with the first count, not with the app
-
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-
-def facet_counts(conn: Any, f: Filter, defs: list[FacetDef]) -> list[Counts] | None:
-    """Per facet of `defs`, value → [items, errors] over the items of `f` (only values some item
-    has), from the frame and the live facets; None when the frame cannot answer (no file)."""
-    import numpy as np  # with the first count, not with the app
-
-    frame = facet_frame(conn, f, defs)
-    if frame is None:
+    stamp = frame_stamp(conn, ds, _salt())
+    items = stored_frame(conn, ds, DATASET_PART, stamp)
+    runs = stored_frame(conn, ds, run, stamp) if items is not None else None
+    if items is None or runs is None:
         return None
-    sql, params = build(conn, f)
-    ids = np.fromiter((r[0] for r in conn.execute(f"SELECT i.id {sql}", params)), dtype=np.int64)
-    ids.sort()
-    at = np.searchsorted(frame.ids, ids)
-    if len(ids) and (at[-1] >= len(frame.ids) or not np.array_equal(frame.ids[np.minimum(at, len(frame.ids) - 1)], ids)):
-        return None  # an item outside the run's dataset (cannot happen through `build`): count in SQL
-    errors = frame.errors[at]
-    out: list[Counts] = []
-    for d in defs:
-        if d.name in LIVE_FACETS:
-            out.append(_live(conn, f, d, ids, errors))
-            continue
-        codes, values = frame.codes[_facet_id(d)]
-        picked = codes[at]
-        n = np.bincount(picked, minlength=len(values))
-        e = np.bincount(picked, weights=errors, minlength=len(values))
-        out.append({values[c]: [int(n[c]), int(e[c])] for c in np.flatnonzero(n)})
-    return out
+    columns = {**items, **runs}
+    arrays = {k: np.frombuffer(c.data, dtype=np.dtype(c.dtype)) for k, c in columns.items()}
+    if len({len(a) for a in arrays.values()}) != 1:  # parts of different reads: read the rows again
+        return None
+    item_defs, run_defs = _fixed()
+    codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
+    for prefix, defs in (("item:", item_defs), ("run:", run_defs)):
+        for d in defs:
+            name = prefix + d.name
+            if name not in columns:
+                return None
+            codes[_facet_id(d)] = (arrays[name], list(columns[name].values or []))
+    return FacetFrame(arrays["ids"], arrays["errors"], codes, *(arrays[s] for s in SCORES))
 
 
-def _live(conn: Any, f: Filter, d: FacetDef, ids: np.ndarray, errors: np.ndarray) -> Counts:
-    """A journal facet over `ids`: the values of its few items with one (flagged, labelled),
-    the default value (not stale: 0; no label: None) for the rest."""
+_RUN_SQL = (f"COALESCE({ERROR_SQL}, 0) | ((p.id IS NOT NULL) << 1) | ((COALESCE(p.em, -1) + 1) << 2)"
+            " | ((COALESCE(p.refused, -1) + 1) << 4), p.f1, p.f1_recall")
+"""Run A's error, predicted, EM and refused packed in one integer (2 bits each, -1 = NULL as 0),
+then F1 and F1-recall (`SCORES`), after the facets' packed codes."""
+
+
+def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) -> tuple[FacetFrame, dict[str, StoredColumn]]:
+    """The frame from the rows: the item columns (unless given, from another run of the dataset),
+    then run A's; with the arrays as they are stored."""
     import numpy as np  # with the first count, not with the app
 
-    if d.name == "stale":  # the flagged items themselves (`i.id IN (…)` is 1 for them, 0 for the rest)
-        rows = conn.execute(STALE_ITEMS_SQL).fetchall()
-        value_of, default = {r[0]: 1 for r in rows}, 0
+    item_defs, run_defs = _fixed()
+    if items is None:
+        ids, item_codes, _ = _read_codes(conn, f, item_defs, with_run=False)
     else:
-        b = build_parts(conn, _base(f))
-        label = column_def("label")
-        rows = conn.execute(
-            f"SELECT i.id, ({d.expr}) FROM items i LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?"
-            f"{b.where_sql(label.sparse or '1')}", [*d.params, b.run, *b.params, f.run, *label.sparse_params]).fetchall()
-        value_of, default = {r[0]: r[1] for r in rows if r[1] is not None}, None
-    marked = np.fromiter(sorted(value_of), dtype=np.int64)
-    hit = np.isin(ids, marked)
-    out: Counts = {}
-    rest = int((~hit).sum())
-    if rest:
-        out[default] = [rest, int(errors[~hit].sum())]
-    for item, err in zip(ids[hit].tolist(), errors[hit].tolist(), strict=True):
-        c = out.setdefault(value_of[item], [0, 0])
-        c[0] += 1
-        c[1] += err
+        ids = np.frombuffer(items["ids"].data, dtype=np.dtype(items["ids"].dtype))
+        item_codes = {_facet_id(d): (np.frombuffer(items["item:" + d.name].data, np.dtype(items["item:" + d.name].dtype)),
+                                     list(items["item:" + d.name].values or [])) for d in item_defs}
+    _, run_codes, (packed, f1, f1_recall) = _read_codes(conn, f, run_defs, with_run=True, ids=ids)
+    errors, predicted = (packed & 1).astype(np.int8), (packed >> 1 & 1).astype(bool)
+    em, refused = ((packed >> 2 & 3) - 1).astype(np.int8), ((packed >> 4 & 3) - 1).astype(np.int8)
+    frame = FacetFrame(ids, errors, {**item_codes, **run_codes}, predicted, em, refused, f1, f1_recall)
+    columns = {"ids": _column(ids), "errors": _column(errors)}
+    columns.update({s: _column(getattr(frame, s)) for s in SCORES})
+    for prefix, defs in (("item:", item_defs), ("run:", run_defs)):
+        for d in defs:
+            codes, values = frame.codes[_facet_id(d)]
+            columns[prefix + d.name] = _column(codes, values)
+    return frame, columns
+
+
+def _column(a: np.ndarray, values: list[Any] | None = None) -> StoredColumn:
+    return StoredColumn(a.dtype.str, a.tobytes(), values)
+
+
+def _cursor(conn: Any, f: Filter, select: str, select_params: list[Any], with_run: bool, where: str = "",
+            where_params: tuple[Any, ...] = (), ordered: bool = True) -> Any:
+    """Rows over the items of `f`'s dataset and run (nothing else of `f`), in id order when `ordered`."""
+    b = build_parts(conn, Filter(dataset=f.dataset, run=f.run))
+    join = " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?" if with_run else ""
+    order = " ORDER BY i.id" if ordered else ""
+    return conn.execute(f"SELECT {select} FROM items i{join}{b.where_sql(*([where] if where else []))}{order}",
+                        [*select_params, *([b.run] if with_run else []), *b.params, *where_params])
+
+
+PACK_BITS = 62
+"""Bits of one packed integer of codes (SQLite's are 64-bit signed)."""
+
+
+def _known(conn: Any, f: Filter, d: FacetDef, with_run: bool) -> list[Any]:
+    """The values a facet is coded by in SQL: its fixed order, else (an item's label) the
+    dataset's values, read down the label's index; NULL aside (code 0). A value found in neither
+    is coded afterwards (`_others`)."""
+    if d.order is not None:
+        return [v for v in dict.fromkeys(d.order) if v is not None]
+    if with_run:
+        return []
+    return [r[0] for r in _cursor(conn, f, f"DISTINCT ({d.expr})", list(d.params), False, ordered=False)
+            if r[0] is not None]
+
+
+def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, ids: np.ndarray | None = None
+                ) -> tuple[np.ndarray, dict[FacetId, tuple[np.ndarray, list[Any]]], list[np.ndarray]]:
+    """(item ids, each facet's codes and values, run A's packed scores, F1, F1-recall) over the
+    items in id order. Codes are computed by SQLite (`CASE` over the known values) and packed
+    several to an integer, so a million items cost a few million Python objects, not one per
+    facet and item (4× faster); a value not known beforehand is coded by `_others`. Given the
+    items' `ids`, facets of run A's prediction alone are read from its predictions (no join)."""
+    import numpy as np  # with the first count, not with the app
+
+    unsampled = with_run and not (f.run and run_has_samples(conn, f.run))
+    constant = {k for k, d in enumerate(defs) if unsampled and d.name in SAMPLE_FACETS}
+    known = [_known(conn, f, d, with_run) for d in defs]
+    exprs, params, shifts = _packed_sql(defs, known, constant)
+    select = [*exprs, *([_RUN_SQL] if with_run else [])]
+    dtypes = [np.int64] * len(exprs) + ([np.int64, np.float64, np.float64] if with_run else [])
+    arrays = None
+    if ids is not None and with_run and f.run and not any(_I_COLUMN.search(d.expr) for d in defs):
+        arrays = _by_prediction(conn, f, select, params, dtypes, ids)
+    if arrays is None or ids is None:
+        ids, arrays = _by_item(conn, f, select, params, dtypes, with_run)
+    codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
+    for k, d in enumerate(defs):
+        g, shift = shifts[k]
+        n = len(known[k]) + 1
+        raw = (arrays[g] >> shift) & ((1 << n.bit_length()) - 1)
+        values = [None, *known[k]]
+        if (raw == n).any():  # values outside the known ones
+            raw, values = _others(conn, f, d, with_run, ids, raw, values)
+        codes[_facet_id(d)] = (raw.astype(np.min_scalar_type(max(len(values) - 1, 0))), values)
+    return ids, codes, arrays[len(exprs):]
+
+
+_I_COLUMN = re.compile(r"(?<![\w.])i\.")
+
+
+def _packed_sql(defs: list[FacetDef], known: list[list[Any]], constant: set[int]) -> tuple[
+        list[str], list[Any], dict[int, tuple[int, int]]]:
+    """SELECT expressions of the facets' codes packed `PACK_BITS` to an integer, their parameters,
+    and each facet's (expression, shift); a `constant` facet is NULL (code 0) for every item."""
+    groups: list[list[int]] = [[]]
+    used = 0
+    for k, values in enumerate(known):
+        bits = (len(values) + 1).bit_length()
+        if used + bits > PACK_BITS:
+            groups.append([])
+            used = 0
+        groups[-1].append(k)
+        used += bits
+    exprs, params = [], []
+    shifts: dict[int, tuple[int, int]] = {}
+    for g, group in enumerate(groups):
+        parts, shift = [], 0
+        for k in group:
+            code, code_p = ("0", []) if k in constant else _code_sql(defs[k], known[k])
+            parts.append(f"(({code}) << {shift})")
+            params += code_p
+            shifts[k] = (g, shift)
+            shift += (len(known[k]) + 1).bit_length()
+        exprs.append(" | ".join(parts) or "0")
+    return exprs, params, shifts
+
+
+def _fetched(cur: Any, dtypes: list[Any]) -> list[np.ndarray]:
+    """A cursor's columns as arrays of `dtypes` (float: None → NaN), read in chunks."""
+    import numpy as np  # with the first count, not with the app
+
+    chunks: list[list[np.ndarray]] = [[] for _ in dtypes]
+    while batch := cur.fetchmany(65_536):
+        for k, column in enumerate(zip(*batch, strict=True)):
+            chunks[k].append(np.array(column, dtype=dtypes[k]))
+    return [_joined(c, t) for c, t in zip(chunks, dtypes, strict=True)]
+
+
+def _by_item(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
+             with_run: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(item ids, the columns of `select`) over the items of `f`'s dataset, run A joined."""
+    import numpy as np  # with the first count, not with the app
+
+    arrays = _fetched(_cursor(conn, f, ", ".join(["i.id", *select]), params, with_run), [np.int64, *dtypes])
+    return arrays[0], arrays[1:]
+
+
+def _by_prediction(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
+                   ids: np.ndarray) -> list[np.ndarray] | None:
+    """The columns of `select` (over run A's prediction alone) for each of `ids`: run A's
+    predictions read in item order (no join: a third faster), the items without one given the
+    values of a missing prediction. None when a prediction's item is not among `ids`."""
+    import numpy as np  # with the first count, not with the app
+
+    run = run_ids(conn, f)[1]
+    cur = conn.execute(f"SELECT p.item_id, {', '.join(select)} FROM predictions p WHERE p.run_id = ?"
+                       " ORDER BY p.item_id", [*params, run])
+    item_ids, *columns = _fetched(cur, [np.int64, *dtypes])
+    at = np.searchsorted(ids, item_ids)
+    if len(at) and (at[-1] >= len(ids) or not np.array_equal(ids[np.minimum(at, len(ids) - 1)], item_ids)):
+        return None
+    blank = conn.execute(f"SELECT {', '.join(select)} FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL",
+                         params).fetchone()
+    out = []
+    for value, column, dtype in zip(blank, columns, dtypes, strict=True):
+        full = np.full(len(ids), np.nan if value is None else value, dtype=dtype)
+        full[at] = column
+        out.append(full)
     return out
+
+
+def _code_sql(d: FacetDef, known: list[Any]) -> tuple[str, list[Any]]:
+    """SQL of a facet's code: 0 for NULL, 1… for the known values, one past them for any other
+    (the expression is evaluated twice only for those)."""
+    whens = " ".join(f"WHEN ? THEN {k + 1}" for k in range(len(known)))
+    other = f"CASE WHEN ({d.expr}) IS NULL THEN 0 ELSE {len(known) + 1} END"
+    if not known:
+        return other, list(d.params)
+    return f"COALESCE(CASE ({d.expr}) {whens} END, {other})", [*d.params, *known, *d.params]
+
+
+def _others(conn: Any, f: Filter, d: FacetDef, with_run: bool, ids: np.ndarray, raw: np.ndarray,
+            values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    """Codes for the items whose value is none of the known ones: those items' values read (a
+    second pass that returns only them), each new value the next code."""
+    import numpy as np  # with the first count, not with the app
+
+    known = [v for v in values if v is not None]
+    where = f"({d.expr}) IS NOT NULL" + (f" AND ({d.expr}) NOT IN ({', '.join('?' * len(known))})" if known else "")
+    found = _cursor(conn, f, f"i.id, ({d.expr})", list(d.params), with_run, where,
+                    (*d.params, *(d.params + tuple(known) if known else ()))).fetchall()
+    index = {v: k for k, v in enumerate(values)}
+    out = raw.astype(np.int64)
+    out[np.searchsorted(ids, np.array([r[0] for r in found], dtype=np.int64))] = [
+        index.setdefault(r[1], len(index)) for r in found]
+    return out, list(index)
+
+
+def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+    import numpy as np  # with the first count, not with the app
+
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

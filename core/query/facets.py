@@ -24,7 +24,7 @@ from typing import Any
 from qa_inspect.core.metrics import question_type
 
 from .data_stamp import data_stamp
-from .facet_frame import facet_counts
+from .count_frame import facet_counts
 from .filters import Filter
 from .sql import (
     ERROR_SQL,

@@ -14,13 +14,14 @@ in the order shown and stops after `offset + limit` matching rows:
   the matching scores are sorted from the covering index (a rare match never walks it all);
 - by prediction text: run A's predictions sorted (no item walk), then the items without one;
 - by stale: the flagged items (a short list) and the others, each part in id order;
-- by an item label (split, tag, answer type): its index `(dataset_id, label)`, values then NULLs;
+- by an item label (split, tag, answer type) or the question text: its index `(dataset_id, column)`,
+  values then NULLs;
 - by Δ: the pair's stored Δ order when it is fresh (`core.query.delta_order`).
 - by a registry column (category, relation, a feature, a `meta` key, another run's score or
   answer): down that column's index (`core.query.column_order`).
 
 A search starts from its trigram matches (`core.query.sql`); sorted by a score, few matches are
-sorted rather than found by a walk. Other sorts (question, Δ without a fresh stored order) keep the one sorted query. Every
+sorted rather than found by a walk. Other sorts (Δ without a fresh stored order) keep the one sorted query. Every
 variant returns the ids `order_clause` would, in the same order: tests compare them on small
 databases, each way forced.
 """
@@ -176,8 +177,10 @@ def _holds_without_prediction(conn: Any, conds: tuple[tuple[str, ...], tuple[Any
 
 
 _LABEL_SORTS = {"split": ("split", "items_split"), "tag": ("tag", "items_tag"),
-                "answer_type": ("answer_type", "items_answer_type")}
-"""Item labels (sort name: column, index `(dataset_id, column)`, its entries ending in the item id)."""
+                "answer_type": ("answer_type", "items_answer_type"), "question": ("question", "items_question")}
+"""Item columns with an index `(dataset_id, column)`, its entries ending in the item id (sort name:
+column, index): the labels, and the question text (schema 16), so a question-sorted page, `n`/`p`
+and a jump walk from where they are instead of sorting every item."""
 _LABEL_INDEXES = {"splits": _LABEL_SORTS["split"], "tags": _LABEL_SORTS["tag"],
                   "answer_types": _LABEL_SORTS["answer_type"]}
 """The same labels by the `Filter` field that selects their values."""

@@ -8,6 +8,7 @@ for the current flags and stale golds), `names` (dataset/run look-ups with one "
 `search_marks` (which rows the search index holds), `columns` (column lists both sides name),
 `bindings` (dataset fingerprints; which dataset each journal entry belongs to, by content rather
 than file name), `overview_cache` (the overview's grouped rows, stored until their data changes),
+`frame_store` (each run's facet and count arrays as BLOBs, stored until their data changes),
 `schema_description` (tables, columns and indexes read from a database: `describe_schema`),
 `table_docs` (what every table and column means, in words: `TABLE_DOCS`).
 
@@ -39,6 +40,12 @@ __all__ = [
     "first_rows",
     "overview_rows",
     "stored_rows",
+    "DATASET_PART",
+    "StoredColumn",
+    "frame_stamp",
+    "frame_stored",
+    "store_frame",
+    "stored_frame",
     "ITEMS_MARK",
     "MANIFEST_NAME",
     "PREDICTIONS_MARK",
@@ -206,6 +213,14 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         first_rows,
         overview_rows,
         stored_rows,
+    )
+    from .frame_store import (
+        DATASET_PART,
+        StoredColumn,
+        frame_stamp,
+        frame_stored,
+        store_frame,
+        stored_frame,
     )
     from .table_docs import (
         TABLE_DOCS,

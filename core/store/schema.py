@@ -352,6 +352,24 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS items_cross_sentence ON items(dataset_id, cross_sentence);
     CREATE INDEX IF NOT EXISTS items_question_overlap ON items(dataset_id, question_overlap);
     """,
+    # 15 → 16: a million items at once. Each run's facet and count frame stored (`frame_columns`,
+    # `core.store.frame_store`: the arrays of value codes and scores the facet panel and the
+    # browser's counts read, as BLOBs under a stamp of the loaded data), so the first panel of a run
+    # reads a few blobs instead of every item; and the items by question text per dataset, so the
+    # question sort pages, steps (n/p) and jumps down an index instead of sorting every item.
+    """
+    CREATE TABLE IF NOT EXISTS frame_columns (
+        dataset_id INTEGER NOT NULL,
+        run_id INTEGER NOT NULL,        -- 0: the dataset's item columns, shared by its runs
+        name TEXT NOT NULL,
+        stamp TEXT NOT NULL,
+        dtype TEXT NOT NULL,            -- numpy dtype string of the array
+        data BLOB NOT NULL,
+        vals TEXT,                      -- JSON: the values its codes index
+        PRIMARY KEY (dataset_id, run_id, name)
+    );
+    CREATE INDEX IF NOT EXISTS items_question ON items(dataset_id, question);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -180,6 +180,15 @@ TABLE_DOCS: dict[str, TableDoc] = {
         "stamp": "hash of what the sums are computed from: another stamp means computed again",
         "payload": "JSON: the sums, the item count, the longest id",
     }),
+    "frame_columns": TableDoc("a run's facet and count arrays, per item of its dataset (a cache)", {
+        "dataset_id": "its dataset (datasets.id)",
+        "run_id": "its run (runs.id); 0: the dataset's item columns, shared by its runs",
+        "name": "the array: `ids`, `errors`, a score, or `item:FACET` / `run:FACET` (value codes)",
+        "stamp": "hash of what the arrays are read from: another stamp means read again",
+        "dtype": "numpy dtype string of the array",
+        "data": "the array's bytes",
+        "vals": "JSON: the values the codes index (NULL for scores)",
+    }),
     "delta_pairs": TableDoc("compared pair of runs (a cache)", {
         "id": "row id",
         "run_a": "run A (runs.id)",

@@ -221,3 +221,33 @@ def test_open_with_bad_files_still_opens(runs: Path, tmp_path: Path, monkeypatch
     assert len(opened) == 1
     assert "qa-inspect: broken.json: invalid JSON" in res.stderr
     assert [s for s, m in opened[0]["load_notices"] if m.startswith("broken.json: invalid JSON")] == ["error"]  # and in the app
+
+
+def test_a_run_s_first_count_stores_its_frame_not_the_load(runs: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load stores no facet frame (seconds a run at a million items, for runs nobody may open);
+    a big run's first frame read stores it, so a new process reads blobs; a load that changed
+    nothing leaves the stored frames as they are."""
+    import importlib
+    import sqlite3
+
+    from qa_inspect.core.query import FACETS, Filter, facet_frame, kept_frame
+
+    frame_module = importlib.import_module("qa_inspect.core.query.facet_frame")
+    monkeypatch.setattr(frame_module, "STORE_MIN_ITEMS", 0)
+    db = tmp_path / "qa.db"
+    assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM frame_columns").fetchone()[0] == 0
+        dataset, run = conn.execute("SELECT d.name, r.name FROM runs r JOIN datasets d ON d.id = r.dataset_id"
+                                    " ORDER BY r.id LIMIT 1").fetchone()
+        f = Filter(dataset=dataset, run=run)
+        assert facet_frame(conn, f, list(FACETS.values())) is not None
+        before = conn.execute("SELECT dataset_id, run_id, name, stamp FROM frame_columns ORDER BY 1, 2, 3").fetchall()
+        assert any(r[1] > 0 for r in before)  # the run's own columns beside the dataset's
+    frame_module._FRAMES.clear()  # as a new process: nothing kept
+    with sqlite3.connect(db) as conn:
+        assert kept_frame(conn, f) is not None  # read from the stored blobs, no pass over the rows
+    assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT dataset_id, run_id, name, stamp FROM frame_columns ORDER BY 1, 2, 3").fetchall() == before

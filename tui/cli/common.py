@@ -242,7 +242,9 @@ def short(text: str | None, width: int = 40) -> str:
 
 def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
     """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader).
-    The load itself stores the overview's first-paint sums (`core.load.warm_overview`)."""
+    The load itself stores the overview's first-paint sums (`core.load.warm_overview`); a big
+    run's facet and count frame is stored by its first panel or count (`core.query.facet_frame`),
+    not by the load: at a million items that is seconds a run, for runs nobody may open."""
     from qa_inspect.core.load import load_runs as load
 
     return load(runs_dir, db, **options)

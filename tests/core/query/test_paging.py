@@ -71,6 +71,9 @@ def test_a_page_walks_an_index_in_order_instead_of_sorting_every_item(env: Env) 
               Filter(dataset=ds, run=runs[0], sort="em", em=0)]:
         plan = explain_page(conn, f)
         assert "TEMP B-TREE" not in plan, plan
+    for f in [Filter(dataset=ds, run=runs[0], sort="question"), Filter(run=runs[0], sort="question", descending=True, em=0)]:
+        plan = explain_page(conn, f)  # the question text's index (schema 16), in the order shown
+        assert "items_question" in plan and "TEMP B-TREE" not in plan, plan
 
 
 def test_a_rare_value_is_found_from_an_index_not_by_walking_every_item(env: Env) -> None:
