@@ -9,14 +9,14 @@ no completions, so a run of one answer per item is stored exactly as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
-__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "rescore_samples",
-           "score_samples"]
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "insert_completions",
+           "rescore_samples", "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -29,6 +29,29 @@ Scored = tuple[int | None, float | None, int | None, float | None]
 """(em, f1, refused, f1_recall) of one sample."""
 SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
 """(the aggregate columns, each sample's scores) of one prediction."""
+_SCORE_COLUMNS = ("em", "f1", "refused", "f1_recall")
+
+
+def insert_completions(conn: sqlite3.Connection, batch: Iterable[tuple[int, Sequence[str], Sequence[Scored]]]) -> None:
+    """Insert `(prediction id, sample texts, their scores)` as `completions` rows. A score column
+    that is None is written as a NULL literal of the statement, not bound: `sqlite3` binds None
+    through its adaptation lookup, which made a sampled run's insert twice the cost of its rows
+    (a scorer leaves two of the four columns None). Rows go in by the None-pattern of their
+    scores, each pattern's in key order."""
+    tails: dict[Scored, tuple[tuple[bool, ...], tuple[Any, ...]]] = {}
+    by_pattern: dict[tuple[bool, ...], list[tuple[Any, ...]]] = {}
+    for pid, texts, scored in batch:
+        for n, (text, score) in enumerate(zip(texts, scored), 1):
+            found = tails.get(score)
+            if found is None:
+                pattern = tuple(v is None for v in score)
+                found = tails[score] = (pattern, tuple(v for v in score if v is not None))
+                by_pattern.setdefault(pattern, [])
+            by_pattern[found[0]].append((pid, n, text, *found[1]))
+    for pattern, rows in by_pattern.items():
+        values = ", ".join("NULL" if none else "?" for none in pattern)
+        conn.executemany(f"INSERT INTO completions (prediction_id, sample, text, {', '.join(_SCORE_COLUMNS)})"
+                         f" VALUES (?, ?, ?, {values})", rows)
 
 
 SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Scored], dict[str, str]]]
