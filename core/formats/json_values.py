@@ -12,7 +12,7 @@ import json
 import math
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -161,6 +161,7 @@ def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
         walked += 1
         if walked > _WALK_MAX:
             return None
+        items: Iterable[Any]
         if type(node) is dict:
             keys += len(node)
             strings.extend(node)
