@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
+from qa_inspect.core.metrics import SampleScore, sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
 __all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "insert_completions",
@@ -54,7 +54,7 @@ def insert_completions(conn: sqlite3.Connection, batch: Iterable[tuple[int, Sequ
                          f" VALUES (?, ?, ?, {values})", rows)
 
 
-SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Scored], dict[str, str]]]
+SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], tuple[Scored, SampleScore]], dict[str, str]]]
 """Per scorer: the scores of (answer, golds) pairs and the forms of answers already computed (kept
 by the load across its runs: samples repeat answers, and runs repeat each other's)."""
 MEMO_MAX = 1_000_000
@@ -74,12 +74,15 @@ class _Scorer:
         """SQuAD's EM and F1 are functions of `normalize_answer(prediction)` (its `scorer_form`):
         answers of one form share one score ("Paris", "paris."). Not so for CMRC F1 or CDQA."""
 
-    def score(self, text: str, golds: tuple[str, ...]) -> Scored:
+    def score(self, text: str, golds: tuple[str, ...]) -> tuple[Scored, SampleScore]:
+        """The stored scores of a sample and what its item's aggregate reads of them."""
         key = (self.form(text) if self.by_form else text, golds)
         found = self.scores.get(key)
         if found is None:
             row = score_prediction(self.scorer, text, golds)
-            found = (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall)
+            main = row.f1_recall if self.f1_scorer else row.f1
+            found = ((row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall),
+                     (row.em, main, sample_correct(row.em, row.f1_recall, self.f1_scorer)))
             self.scores[key] = found
         return found
 
@@ -107,14 +110,11 @@ def score_samples(
             continue
         texts = tuple(golds[item_id][0]) if item_id in golds else ()
         distinct = {text: s.score(text, texts) for text in dict.fromkeys(p.samples)}  # samples repeat answers
-        scored = tuple(map(distinct.__getitem__, p.samples))
-        right = [sample_correct(em, f1r, s.f1_scorer) for em, _, _, f1r in scored]
-        main = [f1r if s.f1_scorer else f1 for _, f1, _, f1r in scored]
-        forms = {text: s.form(text) for text in distinct}
-        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, forms.__getitem__)
+        item = summarise_item(p.samples, {text: found[1] for text, found in distinct.items()}, s.form)
         aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
                      int(item.majority_correct), item.distinct, int(item.flaky))
-        out.append((aggregate, scored))
+        stored = {text: found[0] for text, found in distinct.items()}
+        out.append((aggregate, tuple(map(stored.__getitem__, p.samples))))
     return out
 
 
