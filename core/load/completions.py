@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 from qa_inspect.core.metrics import SampleScore, sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
@@ -37,21 +38,35 @@ def insert_completions(conn: sqlite3.Connection, batch: Iterable[tuple[int, Sequ
     that is None is written as a NULL literal of the statement, not bound: `sqlite3` binds None
     through its adaptation lookup, which made a sampled run's insert twice the cost of its rows
     (a scorer leaves two of the four columns None). Rows go in by the None-pattern of their
-    scores, each pattern's in key order."""
-    tails: dict[Scored, tuple[tuple[bool, ...], tuple[Any, ...]]] = {}
+    scores, each pattern's in key order; a prediction whose samples share one pattern (the usual
+    case) has its rows zipped from its columns, without a Python step per row."""
     by_pattern: dict[tuple[bool, ...], list[tuple[Any, ...]]] = {}
     for pid, texts, scored in batch:
-        for n, (text, score) in enumerate(zip(texts, scored), 1):
-            found = tails.get(score)
-            if found is None:
-                pattern = tuple(v is None for v in score)
-                found = tails[score] = (pattern, tuple(v for v in score if v is not None))
-                by_pattern.setdefault(pattern, [])
-            by_pattern[found[0]].append((pid, n, text, *found[1]))
+        if not scored:
+            continue
+        columns = tuple(zip(*scored))
+        pattern = tuple(None in column for column in columns)
+        if any(pattern) and not all(column.count(None) == len(column) for column, none in zip(columns, pattern) if none):
+            _add_mixed(by_pattern, pid, texts, scored)  # a column None for some samples only
+            continue
+        rows = by_pattern.get(pattern)
+        if rows is None:
+            rows = by_pattern[pattern] = []
+        rows.extend(zip(repeat(pid), range(1, len(texts) + 1), texts,
+                        *(column for column, none in zip(columns, pattern) if not none)))
     for pattern, rows in by_pattern.items():
         values = ", ".join("NULL" if none else "?" for none in pattern)
         conn.executemany(f"INSERT INTO completions (prediction_id, sample, text, {', '.join(_SCORE_COLUMNS)})"
                          f" VALUES (?, ?, ?, {values})", rows)
+
+
+def _add_mixed(
+    by_pattern: dict[tuple[bool, ...], list[tuple[Any, ...]]], pid: int, texts: Sequence[str], scored: Sequence[Scored]
+) -> None:
+    """A prediction's rows one at a time, each under its own scores' None-pattern."""
+    for n, (text, score) in enumerate(zip(texts, scored), 1):
+        pattern = tuple(v is None for v in score)
+        by_pattern.setdefault(pattern, []).append((pid, n, text, *(v for v in score if v is not None)))
 
 
 SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], tuple[Scored, SampleScore]], dict[str, str]]]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.load.completions import score_samples
+from qa_inspect.core.load.completions import insert_completions, score_samples
 from qa_inspect.core.metrics import score_prediction, scorer_form
 from qa_inspect.core.model import Prediction
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
@@ -33,7 +33,7 @@ def _loaded(tmp_path: Path, *writers: object) -> sqlite3.Connection:
 def _expected(scorer: str, answers: list[str], gold: str) -> tuple[object, ...]:
     """The aggregate computed here from its definition, not through core.metrics.samples."""
     em = [score_prediction(scorer, a, [gold]).em or 0 for a in answers]
-    f1 = [score_prediction(scorer, a, [gold]).f1 for a in answers]
+    f1 = [score_prediction(scorer, a, [gold]).f1 or 0.0 for a in answers]  # the SQuAD scorers always give one
     forms = [scorer_form(a, scorer) for a in answers]
     counts = {f: forms.count(f) for f in forms}
     top = max(counts.values())
@@ -171,3 +171,21 @@ def test_squad_samples_scored_by_form_score_as_each_text_would(samples: list[str
     for text, got in zip(samples, scored[1]):
         row = score_prediction(scorer, text, list(_GOLDS))
         assert got == (row.em, row.f1, None, None)
+
+
+_SCORED = st.tuples(st.none() | st.integers(0, 1), st.none() | st.floats(0, 1), st.none() | st.integers(0, 1),
+                    st.none() | st.floats(0, 1))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.text(max_size=3), _SCORED), max_size=5), max_size=4))
+def test_completions_are_stored_as_given_whatever_their_none_pattern(predictions: list[list[tuple[str, tuple]]]) -> None:
+    """None scores go in as NULL literals, by pattern (a whole column None, or mixed within a
+    prediction): every row reads back as it was given."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE completions (prediction_id INTEGER, sample INTEGER, text TEXT, em INTEGER, f1 REAL,"
+                 " refused INTEGER, f1_recall REAL, PRIMARY KEY (prediction_id, sample)) WITHOUT ROWID")
+    batch = [(pid, tuple(t for t, _ in rows), tuple(s for _, s in rows)) for pid, rows in enumerate(predictions, 1)]
+    insert_completions(conn, batch)
+    want = [(pid, n, t, *s) for pid, rows in enumerate(predictions, 1) for n, (t, s) in enumerate(rows, 1)]
+    assert conn.execute("SELECT * FROM completions ORDER BY prediction_id, sample").fetchall() == want
