@@ -16,8 +16,10 @@ from typing import Any
 from qa_inspect.core.metrics import SampleScore, sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
+from .score_pool import ScorePool
+
 __all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "insert_completions",
-           "rescore_samples", "score_samples"]
+           "rescore_samples", "score_sample_items", "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -109,27 +111,56 @@ class _Scorer:
         return found
 
 
+SPLIT_ITEMS = 1_000
+"""Sampled items from which a run's are halved with the load's second process (`ScorePool`)."""
+_WORKER_MEMO: SampleMemo = {}
+"""The second process's memo (`score_sample_items` there): kept across the runs of its load."""
+
+
 def score_samples(
     scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any],
-    memo: SampleMemo | None = None,
+    memo: SampleMemo | None = None, pool: ScorePool | None = None,
 ) -> list[SampleScores | None]:
     """Per matched prediction, its aggregate and sample scores; None where it has no samples.
-    `memo` (the load's) keeps scores across runs."""
+    `memo` (the load's) keeps scores across runs. With `pool`, the items of odd id (from
+    `SPLIT_ITEMS` on) are scored by its second process meanwhile, with its own memo: an item
+    goes to the same process in every run, where its answers were scored before."""
     if scorer is None or not any(p.samples for _, p in matched):
         return [None] * len(matched)
-    s = _Scorer(scorer, {} if memo is None else memo)
-    out: list[SampleScores | None] = []
-    for item_id, p in matched:
-        if not p.samples:
-            out.append(None)
-            continue
-        texts = tuple(golds[item_id][0]) if item_id in golds else ()
-        distinct = {text: s.score(text, texts) for text in dict.fromkeys(p.samples)}  # samples repeat answers
-        item = summarise_item(p.samples, {text: found[1] for text, found in distinct.items()}, s.form)
+    memo = {} if memo is None else memo
+    sampled = [(n, item_id, p.samples) for n, (item_id, p) in enumerate(matched) if p.samples]
+    work = [(samples, tuple(golds[item_id][0]) if item_id in golds else ()) for _, item_id, samples in sampled]
+    out: list[SampleScores | None] = [None] * len(matched)
+    if pool is None or len(sampled) < SPLIT_ITEMS:
+        scored = score_sample_items(scorer, work, memo)
+    else:
+        odd = [item_id % 2 == 1 for _, item_id, _ in sampled]
+        here = [w for w, o in zip(work, odd) if not o]
+        there = [w for w, o in zip(work, odd) if o]
+        mine, theirs = pool.beside((score_sample_items, (scorer, there)), lambda: score_sample_items(scorer, here, memo))
+        if theirs is None:
+            theirs = score_sample_items(scorer, there, memo)
+        mine_it, theirs_it = iter(mine), iter(theirs)
+        scored = [next(theirs_it) if o else next(mine_it) for o in odd]
+    for (n, _, _), found in zip(sampled, scored):
+        out[n] = found
+    return out
+
+
+def score_sample_items(
+    scorer: str, items: Sequence[tuple[tuple[str, ...], tuple[str, ...]]], memo: SampleMemo | None = None
+) -> list[SampleScores]:
+    """Each item's aggregate and sample scores, for `(its samples, its gold texts)`; `memo` None
+    in the second process: its own, kept for the load."""
+    s = _Scorer(scorer, _WORKER_MEMO if memo is None else memo)
+    out: list[SampleScores] = []
+    for samples, texts in items:
+        distinct = {text: s.score(text, texts) for text in dict.fromkeys(samples)}  # samples repeat answers
+        item = summarise_item(samples, {text: found[1] for text, found in distinct.items()}, s.form)
         aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
                      int(item.majority_correct), item.distinct, int(item.flaky))
         stored = {text: found[0] for text, found in distinct.items()}
-        out.append((aggregate, tuple(map(stored.__getitem__, p.samples))))
+        out.append((aggregate, tuple(map(stored.__getitem__, samples))))
     return out
 
 

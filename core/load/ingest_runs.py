@@ -157,7 +157,7 @@ def write_run(
         replaced = cache.superseded_of(conn, dataset_id)
         scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
                              for item_id, p in matched], cache.memo, cache.pool)
-        sampled = score_samples(scorer, matched, golds, cache.sample_memo)
+        sampled = score_samples(scorer, matched, golds, cache.sample_memo, cache.pool)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)
