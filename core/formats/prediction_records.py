@@ -61,8 +61,8 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     found = RunRecords(doc)
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: dict[Any, tuple[str, str]] = {}  # a record's raw id → its group, once one record of it was read whole
-    shapes: dict[tuple[str, ...], tuple[str, str, str, dict[Any, tuple[str, str]]] | None] = {}
-    by_field: dict[str, dict[Any, tuple[str, str]]] = {}  # the same groups by id field, then raw id
+    shapes: dict[tuple[str, ...], tuple[str, str, str, dict[Any, list[Sample]]] | None] = {}
+    by_field: dict[str, dict[Any, list[Sample]]] = {}  # the groups again, by id field, then raw id
     for number, record in doc.records() or []:
         if type(record) is dict:  # a later sample of a known item, decided from its keys alone (the common case)
             shape = tuple(record)
@@ -71,9 +71,9 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
                 fields = shapes[shape] = _shape_fields(shape, by_field)
             if fields is not None:
                 sample, raw, text = record[fields[0]], record[fields[1]], record[fields[2]]
-                key = fields[3].get(raw) if type(raw) is str else None
-                if key is not None and type(sample) is int and type(text) is str:
-                    groups[key].append((sample, number, text, None, None, False))
+                group = fields[3].get(raw) if type(raw) is str else None
+                if group is not None and type(sample) is int and type(text) is str:
+                    group.append((sample, number, text, None, None, False))
                     continue
         sample = _sample_number(doc, number, record)
         again = _further_sample(doc, number, record, seen) if sample is not None else None
@@ -86,11 +86,12 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         else:
             official = isinstance(record, dict) and record.get("official") is True
             key = (prediction.ref_kind, prediction.ref)
-            groups.setdefault(key, []).append((sample, number, prediction.text, prediction, model, official))
+            group = groups.setdefault(key, [])
+            group.append((sample, number, prediction.text, prediction, model, official))
             raw_id = _raw_id(record)
             if raw_id is not None:
                 seen[raw_id] = key
-                by_field.setdefault(raw_id[0], {})[raw_id[1]] = key
+                by_field.setdefault(raw_id[0], {})[raw_id[1]] = group
     for group in groups.values():
         found.add(*_sampled(doc, group))
     return build_run(doc, hints, FORMAT, found.predictions, found.model(hints), found.meta())
@@ -149,8 +150,8 @@ def _raw_id(record: dict[str, Any]) -> tuple[str, Any] | None:
 
 
 def _shape_fields(
-    shape: tuple[str, ...], by_field: dict[str, dict[Any, tuple[str, str]]]
-) -> tuple[str, str, str, dict[Any, tuple[str, str]]] | None:
+    shape: tuple[str, ...], by_field: dict[str, dict[Any, list[Sample]]]
+) -> tuple[str, str, str, dict[Any, list[Sample]]] | None:
     """The (sample, id, text) fields `_sample_number`, `_raw_id` and `_further_sample` read in
     records of these keys, with the groups known by that id field; None when one is missing or
     the record may be marked `official`. A later sample whose three fields are plain (a whole
