@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
+from .bulk import no_cycle_collection
 from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreMemo", "ScorePool", "Superseded", "judged", "score_one", "score_rows",
@@ -206,7 +207,14 @@ class ScorePool:
 def serve() -> None:
     """The second scoring process: pickled lists of pairs on stdin, their scores on stdout, one
     answer per list, until stdin closes; a `(function, arguments)` request (`ScorePool.beside`) is
-    answered by the function's result."""
+    answered by the function's result. Cycle collection is off, as in the load it serves
+    (`bulk.no_cycle_collection`): the memos it keeps grow to many thousand tuples, which every
+    full collection would walk again."""
+    with no_cycle_collection():
+        _serve()
+
+
+def _serve() -> None:
     while True:
         try:
             todo = pickle.load(sys.stdin.buffer)
