@@ -12,7 +12,7 @@ import json
 import math
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -112,10 +112,83 @@ def loads(text: str, max_depth: int | None = None) -> Any:
     return value
 
 
+_PLAIN_SCAN: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder(parse_float=_parse_float))["scan_once"]
+"""The C scanner building objects itself (no Python call per object); floats still keep their literal."""
+PLAIN_MAX = 1 << 16
+"""Text up to this many characters (a record) is first parsed without the object hook."""
+_WALK_MAX = 256
+"""Containers a plain parse is checked through at most; a record with more is parsed with the hook."""
+_MISS = object()
+
+
+def _plain(text: str) -> Any:
+    """The value of a record parsed without the object hook when that provably loses no repeated
+    key, else `_MISS` (the caller parses again with the hook, which also says what is wrong).
+
+    The proof is on the text: every key of the text is followed by one `:`, so the text holds at
+    most as many key-value pairs as `:` outside strings. When that bound is the number of keys the
+    parsed value kept, no key was repeated. The colons inside strings are counted in the parsed
+    strings; an escaped colon (`\\u003a`) is in a parsed string but not in the text, so each such
+    escape in the text is taken off that count (a false one only sends the record to the hook)."""
+    try:
+        value, end = _PLAIN_SCAN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return _MISS
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return _MISS
+    colons = text.count(":")
+    if colons <= (len(value) if type(value) is dict else 0):
+        return value  # as many keys at the top as the text can hold (a flat record), or no key at all
+    counted = _keys_and_colons(value, colons)
+    if counted is None:
+        return _MISS
+    keys, in_strings = counted
+    if in_strings and "\\u" in text:
+        in_strings = max(0, in_strings - text.count("\\u003a") - text.count("\\u003A"))
+    return value if colons - in_strings <= keys else _MISS
+
+
+def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
+    """(keys of every object in `value`, colons in its keys and strings — 0 when the keys alone
+    account for `colons`, as in a record without a colon in its text); None past `_WALK_MAX`
+    containers."""
+    keys = 0
+    strings: list[str] = []
+    stack = [value]
+    walked = 0
+    while stack:
+        node = stack.pop()
+        walked += 1
+        if walked > _WALK_MAX:
+            return None
+        items: Iterable[Any]
+        if type(node) is dict:
+            keys += len(node)
+            strings.extend(node)
+            items = node.values()
+        elif type(node) is list:
+            items = node
+        else:
+            continue
+        for item in items:
+            if type(item) is str:
+                strings.append(item)
+            elif type(item) is dict or type(item) is list:
+                stack.append(item)
+    if keys >= colons:
+        return keys, 0
+    return keys, sum(s.count(":") for s in strings)
+
+
 def _scanned(text: str) -> Any:
-    """`json.loads(text)` with the hooks: the C scanner straight away for text that starts with
-    its value and ends with it or with JSON whitespace (a JSONL record), else the decoder, which
-    also says what is wrong (`json.loads` for a BOM, which it names)."""
+    """`json.loads(text)` with the hooks: a record without a repeated key parsed without the
+    object hook (`_plain`); else the C scanner with the hooks straight away for text that starts
+    with its value and ends with it or with JSON whitespace (a JSONL record), else the decoder,
+    which also says what is wrong (`json.loads` for a BOM, which it names)."""
+    if len(text) <= PLAIN_MAX:
+        value = _plain(text)
+        if value is not _MISS:
+            return value
     try:
         value, end = _SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):

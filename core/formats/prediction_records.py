@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any, Literal
 
 from qa_inspect.core.model import Prediction, Run
@@ -60,16 +61,24 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     found = RunRecords(doc)
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: dict[Any, tuple[str, str]] = {}  # a record's raw id → its group, once one record of it was read whole
-    shapes: dict[tuple[str, ...], tuple[str, str, str] | None] = {}
+    shapes: dict[tuple[str, ...], tuple[str, str, str, dict[Any, list[Sample]]] | None] = {}
+    by_field: dict[str, dict[Any, list[Sample]]] = {}  # the groups again, by id field, then raw id
     for number, record in doc.records() or []:
-        quick = _quick_sample(record, shapes, seen)
-        if quick is not None:  # the common case, decided from the record's keys alone
-            groups[quick[1]].append((quick[0], number, quick[2], None, False))
-            continue
+        if type(record) is dict:  # a later sample of a known item, decided from its keys alone (the common case)
+            shape = tuple(record)
+            fields = shapes.get(shape, _UNSEEN)
+            if fields is _UNSEEN:
+                fields = shapes[shape] = _shape_fields(shape, by_field)
+            if fields is not None:
+                sample, raw, text = record[fields[0]], record[fields[1]], record[fields[2]]
+                group = fields[3].get(raw) if type(raw) is str else None
+                if group is not None and type(sample) is int and type(text) is str:
+                    group.append((sample, number, text, None, None, False))
+                    continue
         sample = _sample_number(doc, number, record)
         again = _further_sample(doc, number, record, seen) if sample is not None else None
-        if sample is not None and again is not None:  # a later sample of a known item: only its text (the common case)
-            groups[again[0]].append((sample, number, again[1], None, False))
+        if sample is not None and again is not None:  # a later sample in a shape the keys did not decide
+            groups[again[0]].append((sample, number, again[1], None, None, False))
             continue
         prediction, model = _prediction(doc, number, record)
         if sample is None:
@@ -77,13 +86,18 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
         else:
             official = isinstance(record, dict) and record.get("official") is True
             key = (prediction.ref_kind, prediction.ref)
-            groups.setdefault(key, []).append((sample, number, prediction, model, official))
-            raw = _raw_id(record)
-            if raw is not None:
-                seen[raw] = key
+            group = groups.setdefault(key, [])
+            group.append((sample, number, prediction.text, prediction, model, official))
+            raw_id = _raw_id(record)
+            if raw_id is not None:
+                seen[raw_id] = key
+                by_field.setdefault(raw_id[0], {})[raw_id[1]] = group
     for group in groups.values():
         found.add(*_sampled(doc, group))
     return build_run(doc, hints, FORMAT, found.predictions, found.model(hints), found.meta())
+
+
+_UNSEEN: Any = object()
 
 
 def _prediction(doc: Document, number: int, record: Any) -> tuple[Prediction, str | None]:
@@ -135,37 +149,18 @@ def _raw_id(record: dict[str, Any]) -> tuple[str, Any] | None:
     return (field, value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
-def _quick_sample(
-    record: Any, shapes: dict[tuple[str, ...], tuple[str, str, str] | None], seen: dict[Any, tuple[str, str]]
-) -> tuple[int, tuple[str, str], str] | None:
-    """(sample number, group, text) of a later sample of a known item whose fields are plain (a
-    whole-number sample, a string id, a string prediction, no `official`), found from the fields
-    its shape of record names (kept per shape: a file repeats one shape); None for anything else,
-    which the full reading below decides."""
-    if type(record) is not dict:
-        return None
-    shape = tuple(record)
-    if shape not in shapes:
-        shapes[shape] = _shape_fields(shape)
-    fields = shapes[shape]
-    if fields is None:
-        return None
-    sample_field, id_field, text_field = fields
-    sample, raw, text = record[sample_field], record[id_field], record[text_field]
-    if type(sample) is not int or type(raw) is not str or type(text) is not str:
-        return None
-    key = seen.get((id_field, raw))
-    return None if key is None else (sample, key, text)
-
-
-def _shape_fields(shape: tuple[str, ...]) -> tuple[str, str, str] | None:
+def _shape_fields(
+    shape: tuple[str, ...], by_field: dict[str, dict[Any, list[Sample]]]
+) -> tuple[str, str, str, dict[Any, list[Sample]]] | None:
     """The (sample, id, text) fields `_sample_number`, `_raw_id` and `_further_sample` read in
-    records of these keys; None when one is missing or the record may be marked `official`."""
+    records of these keys, with the groups known by that id field; None when one is missing or
+    the record may be marked `official`. A later sample whose three fields are plain (a whole
+    number, a string id, a string text) is then read from them alone."""
     keys = set(shape)
     sample, ident, text = (next((f for f in fields if f in keys), None) for fields in (SAMPLE_FIELDS, ID_FIELDS, TEXT_FIELDS))
     if "official" in keys or sample is None or ident is None or text is None:
         return None
-    return sample, ident, text
+    return sample, ident, text, by_field.setdefault(ident, {})
 
 
 def _further_sample(
@@ -187,20 +182,31 @@ def _further_sample(
     return key, text
 
 
-Sample = tuple[int, int, "Prediction | str", "str | None", bool]
-"""(sample number, record number, the record's prediction — or only its text for a later sample —,
-its model, marked official)."""
+Sample = tuple[int, int, str, "Prediction | None", "str | None", bool]
+"""(sample number, record number, its text, the record's prediction when it was read whole, its
+model, marked official)."""
 
 
 def _sampled(doc: Document, group: list[Sample]) -> tuple[int, Prediction, str | None]:
     """One item's sample records as one prediction: the official one's, with every sample's text."""
-    group.sort(key=lambda g: (g[0], g[1]))
-    whole = next(g[2] for g in group if isinstance(g[2], Prediction))
+    group.sort()  # by sample, then record number (unique: the rest is never compared)
+    if len({g[0] for g in group}) < len(group):
+        _twice(doc, group)
+    whole = next(g[3] for g in group if g[3] is not None)
+    official = next((g for g in group if g[5]), group[0])
+    samples = tuple(map(itemgetter(2), group)) if len(group) > 1 else ()
+    chosen = official[3]
+    if chosen is None:
+        chosen = replace(whole, text=official[2], line=official[1], samples=samples)
+    else:
+        chosen.samples = samples  # read whole for this group alone
+    return official[1], chosen, official[4]
+
+
+def _twice(doc: Document, group: list[Sample]) -> None:
+    """Raise for the first sample number given twice in a sorted group, naming both records."""
+    whole = next(g[3] for g in group if g[3] is not None)
     for (a, first, *_), (b, again, *_) in zip(group, group[1:]):
         if a == b:
             message = f"sample {a} of {shown(whole.ref)} given twice (first at {describe(doc.where(first))})"
             raise fail(doc, message, doc.where(again))
-    official = next((g for g in group if g[4]), group[0])
-    samples = tuple(g[2].text if isinstance(g[2], Prediction) else g[2] for g in group)
-    chosen = official[2] if isinstance(official[2], Prediction) else replace(whole, text=official[2], line=official[1])
-    return official[1], replace(chosen, samples=samples if len(samples) > 1 else ()), official[3]

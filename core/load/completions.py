@@ -9,14 +9,17 @@ no completions, so a run of one answer per item is stored exactly as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
-from qa_inspect.core.metrics import sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
+from qa_inspect.core.metrics import SampleScore, sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
-__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "rescore_samples",
-           "score_samples"]
+from .score_pool import ScorePool
+
+__all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "insert_completions",
+           "rescore_samples", "score_sample_items", "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -29,9 +32,46 @@ Scored = tuple[int | None, float | None, int | None, float | None]
 """(em, f1, refused, f1_recall) of one sample."""
 SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
 """(the aggregate columns, each sample's scores) of one prediction."""
+_SCORE_COLUMNS = ("em", "f1", "refused", "f1_recall")
 
 
-SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Scored], dict[str, str]]]
+def insert_completions(conn: sqlite3.Connection, batch: Iterable[tuple[int, Sequence[str], Sequence[Scored]]]) -> None:
+    """Insert `(prediction id, sample texts, their scores)` as `completions` rows. A score column
+    that is None is written as a NULL literal of the statement, not bound: `sqlite3` binds None
+    through its adaptation lookup, which made a sampled run's insert twice the cost of its rows
+    (a scorer leaves two of the four columns None). Rows go in by the None-pattern of their
+    scores, each pattern's in key order; a prediction whose samples share one pattern (the usual
+    case) has its rows zipped from its columns, without a Python step per row."""
+    by_pattern: dict[tuple[bool, ...], list[tuple[Any, ...]]] = {}
+    for pid, texts, scored in batch:
+        if not scored:
+            continue
+        columns = tuple(zip(*scored))
+        pattern = tuple(None in column for column in columns)
+        if any(pattern) and not all(column.count(None) == len(column) for column, none in zip(columns, pattern) if none):
+            _add_mixed(by_pattern, pid, texts, scored)  # a column None for some samples only
+            continue
+        rows = by_pattern.get(pattern)
+        if rows is None:
+            rows = by_pattern[pattern] = []
+        rows.extend(zip(repeat(pid), range(1, len(texts) + 1), texts,
+                        *(column for column, none in zip(columns, pattern) if not none)))
+    for pattern, rows in by_pattern.items():
+        values = ", ".join("NULL" if none else "?" for none in pattern)
+        conn.executemany(f"INSERT INTO completions (prediction_id, sample, text, {', '.join(_SCORE_COLUMNS)})"
+                         f" VALUES (?, ?, ?, {values})", rows)
+
+
+def _add_mixed(
+    by_pattern: dict[tuple[bool, ...], list[tuple[Any, ...]]], pid: int, texts: Sequence[str], scored: Sequence[Scored]
+) -> None:
+    """A prediction's rows one at a time, each under its own scores' None-pattern."""
+    for n, (text, score) in enumerate(zip(texts, scored), 1):
+        pattern = tuple(v is None for v in score)
+        by_pattern.setdefault(pattern, []).append((pid, n, text, *(v for v in score if v is not None)))
+
+
+SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], tuple[Scored, SampleScore]], dict[str, str]]]
 """Per scorer: the scores of (answer, golds) pairs and the forms of answers already computed (kept
 by the load across its runs: samples repeat answers, and runs repeat each other's)."""
 MEMO_MAX = 1_000_000
@@ -51,12 +91,15 @@ class _Scorer:
         """SQuAD's EM and F1 are functions of `normalize_answer(prediction)` (its `scorer_form`):
         answers of one form share one score ("Paris", "paris."). Not so for CMRC F1 or CDQA."""
 
-    def score(self, text: str, golds: tuple[str, ...]) -> Scored:
+    def score(self, text: str, golds: tuple[str, ...]) -> tuple[Scored, SampleScore]:
+        """The stored scores of a sample and what its item's aggregate reads of them."""
         key = (self.form(text) if self.by_form else text, golds)
         found = self.scores.get(key)
         if found is None:
             row = score_prediction(self.scorer, text, golds)
-            found = (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall)
+            main = row.f1_recall if self.f1_scorer else row.f1
+            found = ((row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall),
+                     (row.em, main, sample_correct(row.em, row.f1_recall, self.f1_scorer)))
             self.scores[key] = found
         return found
 
@@ -68,30 +111,56 @@ class _Scorer:
         return found
 
 
+SPLIT_ITEMS = 1_000
+"""Sampled items from which a run's are halved with the load's second process (`ScorePool`)."""
+_WORKER_MEMO: SampleMemo = {}
+"""The second process's memo (`score_sample_items` there): kept across the runs of its load."""
+
+
 def score_samples(
     scorer: str | None, matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any],
-    memo: SampleMemo | None = None,
+    memo: SampleMemo | None = None, pool: ScorePool | None = None,
 ) -> list[SampleScores | None]:
     """Per matched prediction, its aggregate and sample scores; None where it has no samples.
-    `memo` (the load's) keeps scores across runs."""
+    `memo` (the load's) keeps scores across runs. With `pool`, the items of odd id (from
+    `SPLIT_ITEMS` on) are scored by its second process meanwhile, with its own memo: an item
+    goes to the same process in every run, where its answers were scored before."""
     if scorer is None or not any(p.samples for _, p in matched):
         return [None] * len(matched)
-    s = _Scorer(scorer, {} if memo is None else memo)
-    out: list[SampleScores | None] = []
-    for item_id, p in matched:
-        if not p.samples:
-            out.append(None)
-            continue
-        texts = tuple(golds[item_id][0]) if item_id in golds else ()
-        distinct = {text: s.score(text, texts) for text in dict.fromkeys(p.samples)}  # samples repeat answers
-        scored = tuple(map(distinct.__getitem__, p.samples))
-        right = [sample_correct(em, f1r, s.f1_scorer) for em, _, _, f1r in scored]
-        main = [f1r if s.f1_scorer else f1 for _, f1, _, f1r in scored]
-        forms = {text: s.form(text) for text in distinct}
-        item = summarise_item(p.samples, [em for em, *_ in scored], main, right, forms.__getitem__)
+    memo = {} if memo is None else memo
+    sampled = [(n, item_id, p.samples) for n, (item_id, p) in enumerate(matched) if p.samples]
+    work = [(samples, tuple(golds[item_id][0]) if item_id in golds else ()) for _, item_id, samples in sampled]
+    out: list[SampleScores | None] = [None] * len(matched)
+    if pool is None or len(sampled) < SPLIT_ITEMS:
+        scored = score_sample_items(scorer, work, memo)
+    else:
+        odd = [item_id % 2 == 1 for _, item_id, _ in sampled]
+        here = [w for w, o in zip(work, odd) if not o]
+        there = [w for w, o in zip(work, odd) if o]
+        mine, theirs = pool.beside((score_sample_items, (scorer, there)), lambda: score_sample_items(scorer, here, memo))
+        if theirs is None:
+            theirs = score_sample_items(scorer, there, memo)
+        mine_it, theirs_it = iter(mine), iter(theirs)
+        scored = [next(theirs_it) if o else next(mine_it) for o in odd]
+    for (n, _, _), found in zip(sampled, scored):
+        out[n] = found
+    return out
+
+
+def score_sample_items(
+    scorer: str, items: Sequence[tuple[tuple[str, ...], tuple[str, ...]]], memo: SampleMemo | None = None
+) -> list[SampleScores]:
+    """Each item's aggregate and sample scores, for `(its samples, its gold texts)`; `memo` None
+    in the second process: its own, kept for the load."""
+    s = _Scorer(scorer, _WORKER_MEMO if memo is None else memo)
+    out: list[SampleScores] = []
+    for samples, texts in items:
+        distinct = {text: s.score(text, texts) for text in dict.fromkeys(samples)}  # samples repeat answers
+        item = summarise_item(samples, {text: found[1] for text, found in distinct.items()}, s.form)
         aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
                      int(item.majority_correct), item.distinct, int(item.flaky))
-        out.append((aggregate, scored))
+        stored = {text: found[0] for text, found in distinct.items()}
+        out.append((aggregate, tuple(map(stored.__getitem__, samples))))
     return out
 
 

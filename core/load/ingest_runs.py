@@ -16,7 +16,7 @@ from typing import Any
 
 from qa_inspect.core.model import Prediction, Run
 
-from .completions import AGGREGATE_COLUMNS, INSERT_COMPLETION, NO_AGGREGATE, SampleMemo, SampleScores, score_samples
+from .completions import AGGREGATE_COLUMNS, NO_AGGREGATE, SampleMemo, SampleScores, insert_completions, score_samples
 from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
@@ -157,7 +157,7 @@ def write_run(
         replaced = cache.superseded_of(conn, dataset_id)
         scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
                              for item_id, p in matched], cache.memo, cache.pool)
-        sampled = score_samples(scorer, matched, golds, cache.sample_memo)
+        sampled = score_samples(scorer, matched, golds, cache.sample_memo, cache.pool)
     else:
         result.unmatched = [p.ref for p in run.predictions]
     meta = dict(run.meta)
@@ -246,15 +246,15 @@ def _insert_predictions(
     pid = next_id(conn, "predictions")
     for chunk in steps.chunks(todo):
         rows: list[tuple[Any, ...]] = []
-        completions: list[tuple[Any, ...]] = []
+        completions: list[tuple[int, tuple[str, ...], tuple[Any, ...]]] = []
         for item_id, p, score, samples in chunk:
             cands = json_text([{"text": c.text, "probability": c.probability, "score": c.score}
                                for c in p.candidates]) if p.candidates else None
             aggregate = NO_AGGREGATE if samples is None else samples[0]
             rows.append((pid, run_id, item_id, p.text, p.raw, cands, p.line, json_text(p.meta), *score, *aggregate))
             if samples is not None:
-                completions.extend((pid, n, text, *s) for n, (text, s) in enumerate(zip(p.samples, samples[1]), 1))
+                completions.append((pid, p.samples, samples[1]))
             pid += 1
         conn.executemany(_INSERT_PREDICTION, rows)
         if completions:
-            conn.executemany(INSERT_COMPLETION, completions)
+            insert_completions(conn, completions)

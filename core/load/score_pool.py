@@ -17,16 +17,18 @@ import os
 import pickle
 import subprocess
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
+from .bulk import no_cycle_collection
 from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreMemo", "ScorePool", "Superseded", "judged", "score_one", "score_rows",
            "serve"]
 
+T = TypeVar("T")
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
 """An item's scorable gold texts and their `golds.idx`."""
 Scores = tuple[Any, ...]
@@ -156,6 +158,27 @@ class ScorePool:
             theirs = _score_many(todo[half:])
         return mine + theirs
 
+    def beside(self, request: tuple[Callable[..., Any], tuple[Any, ...]], here: Callable[[], T]) -> tuple[T, Any]:
+        """`here()` computed in this process while the second one answers `request`, a module-level
+        function (pickled by name: the second process imports its module) and its arguments; the
+        answer is None when the second process could not give it (the caller then computes it here)."""
+        worker = self._started()
+        if worker is None:
+            return here(), None
+        assert worker.stdin is not None and worker.stdout is not None
+        try:
+            pickle.dump(request, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            worker.stdin.flush()
+        except OSError:
+            self.close()
+            return here(), None
+        mine = here()
+        try:
+            return mine, pickle.load(worker.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self.close()
+            return mine, None
+
     def _started(self) -> subprocess.Popen[bytes] | None:
         if self._worker is None and not self._failed:
             self._worker = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
@@ -183,11 +206,20 @@ class ScorePool:
 
 def serve() -> None:
     """The second scoring process: pickled lists of pairs on stdin, their scores on stdout, one
-    answer per list, until stdin closes."""
+    answer per list, until stdin closes; a `(function, arguments)` request (`ScorePool.beside`) is
+    answered by the function's result. Cycle collection is off, as in the load it serves
+    (`bulk.no_cycle_collection`): the memos it keeps grow to many thousand tuples, which every
+    full collection would walk again."""
+    with no_cycle_collection():
+        _serve()
+
+
+def _serve() -> None:
     while True:
         try:
             todo = pickle.load(sys.stdin.buffer)
         except EOFError:
             return
-        pickle.dump(_score_many(todo), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        answer = todo[0](*todo[1]) if isinstance(todo, tuple) else _score_many(todo)
+        pickle.dump(answer, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
         sys.stdout.buffer.flush()

@@ -67,6 +67,7 @@ __all__ = [
     "SAMPLE_F1_THRESHOLD",
     "ItemSamples",
     "SampleCounts",
+    "SampleScore",
     "answer_groups",
     "pass_at_k",
     "pass_ks",
@@ -132,6 +133,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         SAMPLE_F1_THRESHOLD,
         sample_correct,
         SampleCounts,
+        SampleScore,
         summarise_item,
     )
     from .sentences import (

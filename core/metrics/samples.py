@@ -15,13 +15,16 @@ never samples: every run-level number here is a mean over items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, cast
 
 __all__ = [
     "SAMPLE_F1_THRESHOLD",
     "ItemSamples",
     "SampleCounts",
+    "SampleScore",
     "answer_groups",
     "pass_at_k",
     "pass_ks",
@@ -91,24 +94,45 @@ class ItemSamples:
         return 0 < self.correct < self.n
 
 
+SampleScore = tuple[int | None, float | None, bool]
+"""(EM, F1 — or F1-recall for F1-recall scorers —, right) of one sampled answer."""
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
 
 
-def summarise_item(
-    answers: Sequence[str], em: Sequence[int | None], f1: Sequence[float | None], correct: Sequence[bool],
-    key: Callable[[str], str],
-) -> ItemSamples:
-    """The aggregate of one item's samples (`f1` is F1, or F1-recall for F1-recall scorers)."""
+def summarise_item(answers: Sequence[str], scores: Mapping[str, SampleScore], key: Callable[[str], str]) -> ItemSamples:
+    """The aggregate of one item's samples, `scores` giving each distinct answer's (a sample's
+    score is its text's): equal forms (`key`) are one answer, the majority the largest group, ties
+    to the group seen first (`answer_groups`). Computed over the distinct answers — samples repeat
+    a few — and their counts; the mean F1 sums the samples' in sample order, as the mean of the
+    per-sample list does."""
     if not answers:
         raise ValueError("an item's samples cannot be empty")
-    groups = answer_groups(answers, key)
-    top = groups[0]
+    n = len(answers)
+    groups: dict[str, list[Any]] = {}  # form → [count, its first answer]; in order of first appearance
+    correct = em_sum = em_known = 0
+    for text in dict.fromkeys(answers):
+        count = answers.count(text)
+        em, _, right = scores[text]
+        correct += count * right
+        if em is not None:
+            em_sum += count * em
+            em_known += count
+        form = key(text)
+        group = groups.get(form)
+        if group is None:
+            groups[form] = [count, text]
+        else:
+            group[0] += count
+    f1s = [scores[text][1] for text in answers]
+    top_count, majority = max(groups.values(), key=itemgetter(0))  # the first of the largest
     return ItemSamples(
-        n=len(answers), correct=sum(correct), mean_em=_mean([None if e is None else float(e) for e in em]),
-        mean_f1=_mean(f1), majority=answers[top[0]], majority_share=len(top) / len(answers),
-        majority_correct=correct[top[0]], distinct=len(groups),
+        n=n, correct=correct, mean_em=em_sum / em_known if em_known else None,
+        mean_f1=_mean(f1s) if None in f1s else sum(cast(list[float], f1s)) / n, majority=majority, majority_share=top_count / n,
+        majority_correct=scores[majority][2], distinct=len(groups),
     )
 
 

@@ -105,7 +105,8 @@ def bench(root: Path, runs: int, items: int, samples: int) -> None:
         stored = conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
         flaky = conn.execute("SELECT COUNT(*) FROM predictions WHERE flaky = 1").fetchone()[0]
     assert stored == runs * items * samples, stored
-    print(f"qa-inspect load: {load_wall:.1f} s = {load_wall / floor_wall:.2f}× the floor, {load_cpu:.1f} s CPU,"
+    print(f"qa-inspect load: {load_wall:.1f} s = {load_wall / floor_wall:.2f}× the floor, {load_cpu:.1f} s CPU ="
+          f" {load_cpu / floor_cpu:.2f}× the floor's (both processes: the second scores half the samples),"
           f" peak RSS {peak:.0f} MB (largest process of the benchmark), database {db.stat().st_size / 1e6:.0f} MB,"
           f" {stored:,} completions, {flaky:,} flaky items", flush=True)
 

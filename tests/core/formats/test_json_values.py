@@ -42,3 +42,61 @@ def test_loads_is_json_loads_with_its_hooks(value: object, before: str, after: s
 def test_literals_and_repeated_keys_survive_the_quick_path() -> None:
     value = loads('{"a": 1.50, "a": 2, "b": [1e3]}\r\n')
     assert value.duplicates == ["a"] and value["b"][0].literal == "1e3"
+
+
+def _text_of(node: object, ascii_only: bool) -> str:
+    """JSON text of a tree whose objects are lists of pairs (`("obj", pairs)`), so keys may repeat."""
+    if isinstance(node, tuple) and node[0] == "obj":
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=ascii_only)}: {_text_of(v, ascii_only)}"
+                               for k, v in node[1]) + "}"
+    if isinstance(node, list):
+        return "[" + ", ".join(_text_of(v, ascii_only) for v in node) + "]"
+    return json.dumps(node, ensure_ascii=ascii_only)
+
+
+_KEYS = st.sampled_from(["a", "b", "a:b", ":", "é", "ключ"])
+_LEAVES = (st.none() | st.integers() | st.sampled_from([1.5, 1e3, -0.0])
+           | st.text(alphabet=st.sampled_from(["x", ":", '"', "\\", "é", "\u2028"]), max_size=4))
+_TREES = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.lists(st.tuples(_KEYS, inner), max_size=4).map(lambda p: ("obj", p)),
+    max_leaves=10,
+)
+
+
+def _shape(value: object) -> object:
+    """The value with what the hooks add made visible: repeated keys and float literals."""
+    if isinstance(value, dict):
+        return ("object", getattr(value, "duplicates", []), [(k, _shape(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if isinstance(value, float):
+        return ("float", getattr(value, "literal", None))
+    return value
+
+
+def _hooked_shape(text: str) -> object:
+    """What a parse with both hooks on every object gives, in `_shape`'s terms."""
+    def pairs(items: list[tuple[str, object]]) -> object:
+        seen: set[str] = set()
+        repeats = [k for k, _ in items if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+        return ("object", repeats, list(dict(items).items()))
+
+    return json.loads(text, object_pairs_hook=pairs, parse_float=lambda literal: ("float", literal))
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREES, ascii_only=st.booleans())
+def test_a_record_parsed_without_the_object_hook_loses_no_repeated_key(tree: object, ascii_only: bool) -> None:
+    """`loads` parses short text without the object hook when the text's colons prove no key
+    repeats (colons inside strings, escaped or not, counted): the result must be a hooked
+    parse's, repeats and float literals included."""
+    text = _text_of(tree, ascii_only)
+    assert _shape(loads(text)) == _hooked_shape(text)
+
+
+def test_an_escaped_colon_does_not_hide_a_repeated_key() -> None:
+    value = loads('{"a": "x\\u003ay", "a": 2}')
+    assert value.duplicates == ["a"]
+    assert loads('{"a": "x\\u003ay", "b": 2}') == {"a": "x:y", "b": 2}
+    assert loads('[{"k": 1}, {"k": 2, "k": 3}]')[1].duplicates == ["k"]

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.load import load_runs
-from qa_inspect.core.load.completions import score_samples
+from qa_inspect.core.load.completions import insert_completions, score_samples
 from qa_inspect.core.metrics import score_prediction, scorer_form
 from qa_inspect.core.model import Prediction
 from qa_inspect.core.store import SCHEMA_VERSION, open_db
@@ -33,7 +35,7 @@ def _loaded(tmp_path: Path, *writers: object) -> sqlite3.Connection:
 def _expected(scorer: str, answers: list[str], gold: str) -> tuple[object, ...]:
     """The aggregate computed here from its definition, not through core.metrics.samples."""
     em = [score_prediction(scorer, a, [gold]).em or 0 for a in answers]
-    f1 = [score_prediction(scorer, a, [gold]).f1 for a in answers]
+    f1 = [score_prediction(scorer, a, [gold]).f1 or 0.0 for a in answers]  # the SQuAD scorers always give one
     forms = [scorer_form(a, scorer) for a in answers]
     counts = {f: forms.count(f) for f in forms}
     top = max(counts.values())
@@ -171,3 +173,106 @@ def test_squad_samples_scored_by_form_score_as_each_text_would(samples: list[str
     for text, got in zip(samples, scored[1]):
         row = score_prediction(scorer, text, list(_GOLDS))
         assert got == (row.em, row.f1, None, None)
+
+
+_SCORED = st.tuples(st.none() | st.integers(0, 1), st.none() | st.floats(0, 1), st.none() | st.integers(0, 1),
+                    st.none() | st.floats(0, 1))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.text(max_size=3), _SCORED), max_size=5), max_size=4))
+def test_completions_are_stored_as_given_whatever_their_none_pattern(predictions: list[list[tuple[str, tuple]]]) -> None:
+    """None scores go in as NULL literals, by pattern (a whole column None, or mixed within a
+    prediction): every row reads back as it was given."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE completions (prediction_id INTEGER, sample INTEGER, text TEXT, em INTEGER, f1 REAL,"
+                 " refused INTEGER, f1_recall REAL, PRIMARY KEY (prediction_id, sample)) WITHOUT ROWID")
+    batch = [(pid, tuple(t for t, _ in rows), tuple(s for _, s in rows)) for pid, rows in enumerate(predictions, 1)]
+    insert_completions(conn, batch)
+    want = [(pid, n, t, *s) for pid, rows in enumerate(predictions, 1) for n, (t, s) in enumerate(rows, 1)]
+    assert conn.execute("SELECT * FROM completions ORDER BY prediction_id, sample").fetchall() == want
+
+
+def _mixed_folder(root: Path) -> Path:
+    """Sampled runs under all three scorers: CMRC (ids), CDQA (questions, F1-recall and refusals),
+    SQuAD (plain records and lm-eval samples); each item's samples drawn from the shipped runs'
+    answers to it, so they repeat, differ in form and split right from wrong."""
+    import random
+    import shutil
+
+    from tests.paths import SAMPLE_RUNS
+
+    runs = root / "runs"
+    rng = random.Random(7)
+    cmrc, cdqa = runs / "cmrc", runs / "cdqa"
+    cmrc.mkdir(parents=True)
+    cdqa.mkdir()
+    shutil.copy(SAMPLE_RUNS / "cmrc2018" / "cmrc2018_dev_sample.json", cmrc)
+    shutil.copy(SAMPLE_RUNS / "cdqa" / "cdqa_sample.json", cdqa)
+    shipped = [json.loads((SAMPLE_RUNS / "cmrc2018" / "runs" / f).read_text(encoding="utf-8"))
+               for f in ("bert-base-chinese.json", "bidaf-baseline.json")]
+    with (cmrc / "sampled.jsonl").open("w", encoding="utf-8") as f:
+        for key in shipped[0]:
+            answers = [run[key] for run in shipped if key in run] + ["", "。"]
+            for n in range(1, 7):
+                f.write(json.dumps({"id": key, "sample": n, "prediction": rng.choice(answers)}, ensure_ascii=False) + "\n")
+    records = [[json.loads(line) for line in (SAMPLE_RUNS / "cdqa" / "runs" / f).read_text(encoding="utf-8").splitlines()]
+               for f in ("glm-6b.jsonl", "qwen-7b-chat.jsonl")]
+    with (cdqa / "sampled.jsonl").open("w", encoding="utf-8") as f:
+        for first, second in zip(*records):
+            for n in range(1, 6):
+                answer = rng.choice([first["prediction"], second["prediction"], "我不知道。"])
+                f.write(json.dumps({"question": first["question"], "sample": n, "prediction": answer},
+                                   ensure_ascii=False) + "\n")
+    squad = runs / "squad"
+    write_dataset(squad)
+    write_plain(squad)
+    write_lm_eval(squad)
+    return runs
+
+
+_TABLES = (
+    "SELECT r.path, i.key, p.text, p.em, p.f1, p.refused, p.f1_recall, p.best_gold, p.error_category, p.relation,"
+    " p.samples, p.correct_samples, p.mean_em, p.mean_f1, p.majority, p.majority_share, p.majority_correct,"
+    " p.distinct_answers, p.flaky FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id"
+    " ORDER BY r.path, i.key",
+    "SELECT r.path, i.key, c.sample, c.text, c.em, c.f1, c.refused, c.f1_recall FROM completions c"
+    " JOIN predictions p ON p.id = c.prediction_id JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id"
+    " ORDER BY r.path, i.key, c.sample",
+)
+
+
+def test_samples_scored_beside_in_the_second_process_store_what_one_process_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same folder loaded twice: every item's samples scored here (one core), then the odd
+    items' scored by the load's second process (every batch split): the tables agree row by row."""
+    from qa_inspect.core.load import completions, score_pool
+
+    runs = _mixed_folder(tmp_path)
+    tables = []
+    beside = score_pool.ScorePool.beside
+    for cores in (1, 2):
+        monkeypatch.setattr(score_pool.os, "cpu_count", lambda cores=cores: cores)
+        monkeypatch.setattr(completions, "SPLIT_ITEMS", 1)
+        monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
+        besides: list[str] = []
+
+        def counted(pool: score_pool.ScorePool, request: tuple[Callable[..., Any], tuple[Any, ...]],
+                    here: Callable[[], Any]) -> tuple[Any, Any]:
+            answer: tuple[Any, Any] = beside(pool, request, here)
+            besides.append(request[0].__name__ if answer[1] is not None else "here")
+            return answer
+
+        monkeypatch.setattr(score_pool.ScorePool, "beside", counted)
+        db = tmp_path / f"cores{cores}.db"
+        summary = load_runs(runs, db)
+        assert not summary.errors, summary.errors
+        assert len(summary.runs) == 4
+        assert set(besides) == ({"here"} if cores == 1 else {"score_sample_items"}) and len(besides) == 4
+        with sqlite3.connect(db) as conn:
+            tables.append([conn.execute(q).fetchall() for q in _TABLES])
+    alone, split = tables
+    assert {r[0].split("/")[0] for r in alone[0] if r[10] is not None} == {"cmrc", "cdqa", "squad"}
+    assert sum(1 for r in alone[0] if r[18] == 1) > 0 and len(alone[1]) > 100
+    assert split == alone

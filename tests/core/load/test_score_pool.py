@@ -57,3 +57,19 @@ def test_score_rows_with_a_pool_equals_without(two_cores: None, monkeypatch: pyt
     with ScorePool() as pool:
         assert score_pool.score_rows(rows, {}, pool) == alone
         assert pool._worker is not None
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_a_request_beside_is_answered_by_the_second_process_or_left_to_the_caller() -> None:
+    from qa_inspect.core.load.completions import score_sample_items
+
+    items = [(("Paris", "paris.", "Rome"), ("Paris",)), (("x", "x"), ())]
+    with ScorePool() as pool:
+        here, there = pool.beside((score_sample_items, ("squad-v1.1", items)), lambda: "mine")
+        assert here == "mine" and there == score_sample_items("squad-v1.1", items, {})
+        assert pool._worker is not None
+        pool._worker.kill()
+        pool._worker.wait()
+        assert pool.beside((score_sample_items, ("squad-v1.1", items)), lambda: "mine") == ("mine", None)
+        assert pool._worker is None  # failed: closed, and the caller computes its half
+        assert pool.beside((score_sample_items, ("squad-v1.1", items)), lambda: 1) == (1, None)

@@ -71,11 +71,34 @@ def test_answer_groups_majority_first_ties_by_first_seen() -> None:
 
 def test_summarise_item_counts_equivalent_answers_together() -> None:
     answers = ["Paris", "paris.", "London", "Paris"]
-    right = [True, True, False, True]
-    item = summarise_item(answers, [1, 1, 0, 1], [1.0, 1.0, 0.0, 1.0], right, lambda a: a.lower().strip("."))
+    scores = {"Paris": (1, 1.0, True), "paris.": (1, 1.0, True), "London": (0, 0.0, False)}
+    item = summarise_item(answers, scores, lambda a: a.lower().strip("."))
     assert (item.n, item.correct, item.distinct) == (4, 3, 2)
     assert item.majority == "Paris" and item.majority_share == 0.75 and item.majority_correct
     assert item.mean_em == 0.75 and item.flaky
+
+
+_TEXTS = st.sampled_from(["Paris", "paris.", "PARIS", "London", "london", "Rome", " rome ", ""])
+_SCORES = st.tuples(st.none() | st.integers(0, 1), st.none() | st.floats(0, 1), st.booleans())
+
+
+@given(st.lists(_TEXTS, min_size=1, max_size=20), st.dictionaries(_TEXTS, _SCORES, min_size=8))
+def test_summarise_item_is_its_per_sample_definition(answers: list[str], scores: dict[str, tuple]) -> None:
+    """Computed over the distinct answers and their counts, the aggregate is the per-sample one:
+    sums and means over the samples in order, the majority the first of the largest groups."""
+    key = lambda a: a.strip().lower().strip(".")  # noqa: E731
+    em = [scores[a][0] for a in answers]
+    f1 = [scores[a][1] for a in answers]
+    right = [scores[a][2] for a in answers]
+    top = answer_groups(answers, key)[0]
+    known_em = [float(e) for e in em if e is not None]
+    known_f1 = [f for f in f1 if f is not None]
+    item = summarise_item(answers, scores, key)
+    assert (item.n, item.correct, item.majority, item.majority_share, item.majority_correct, item.distinct) == (
+        len(answers), sum(right), answers[top[0]], len(top) / len(answers), right[top[0]],
+        len(answer_groups(answers, key)))
+    assert item.mean_em == (sum(known_em) / len(known_em) if known_em else None)
+    assert item.mean_f1 == (sum(known_f1) / len(known_f1) if known_f1 else None)  # bit for bit
 
 
 def test_sample_correct_uses_the_threshold_for_f1_recall() -> None:
