@@ -43,6 +43,7 @@ from .page_sql import ids as _ids
 from .page_sql import items_sql as _items_sql
 from .page_sql import joins_b as _joins_b
 from .page_sql import unordered as _unordered
+from .item_sql import NO_PREDICTION
 from .sql import STALE_ITEMS_SQL, Built, _fts_phrase, build, build_parts, order_clause
 
 __all__ = ["explain_page", "page_ids"]
@@ -61,6 +62,8 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
     order = SORTS.get(f.sort, "i.id")
     direction = "DESC" if f.descending else "ASC"
     b = build_parts(conn, f)
+    if _wants_no_prediction(f) and _run_covers_dataset(conn, b):  # nothing to find: no pass over the items
+        return []
     if f.sort not in SORTS and is_column(f.sort):  # a registry column: the one sorted query below
         order = "column"
         registry = column_def(f.sort)
@@ -166,6 +169,24 @@ def _run_only(b: Built) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
     if any(_ITEM_COLUMN.search(c) for c in b.where[1:]):
         return None
     return b.where[1:], b.params[1:]
+
+
+def _wants_no_prediction(f: Filter) -> bool:
+    """Whether the filter selects only run A's items without a prediction (the error category
+    facet's `no prediction` alone)."""
+    values = {value for name, value in f.facets if name == "error_category"}
+    return values == {NO_PREDICTION}
+
+
+def _run_covers_dataset(conn: Any, b: Built) -> bool:
+    """Whether run A answers every item of the dataset (one prediction per item and run), so no
+    item is without a prediction: two counts down indexes instead of testing every item (0.45 s
+    at a million items, for an empty page)."""
+    if b.run <= 0 or b.where[:1] != ("i.dataset_id = ?",):
+        return False
+    sql = ("SELECT (SELECT COUNT(*) FROM predictions WHERE run_id = ?)"
+           " = (SELECT COUNT(*) FROM items WHERE dataset_id = ?)")
+    return bool(conn.execute(sql, (b.run, b.params[0])).fetchone()[0])
 
 
 def _holds_without_prediction(conn: Any, conds: tuple[tuple[str, ...], tuple[Any, ...]]) -> bool:
@@ -293,7 +314,8 @@ def _two_parts(conn: Any, first: tuple[str, list[Any]], rest: tuple[str, list[An
 
 def explain_page(conn: Any, f: Filter) -> str:
     """`EXPLAIN QUERY PLAN` of the first query of a page of `f` (tests, benchmarks: no sort of
-    every matching item means no "USE TEMP B-TREE FOR ORDER BY")."""
+    every matching item means no "USE TEMP B-TREE FOR ORDER BY"); "" when the page needs no
+    query (a filter known to match nothing)."""
     seen: list[tuple[str, list[Any]]] = []
 
     class _Recorder:
@@ -306,5 +328,7 @@ def explain_page(conn: Any, f: Filter) -> str:
             return conn.execute(sql, params)
 
     page_ids(_Recorder(), f, 0, 1)
+    if not seen:
+        return ""
     sql, params = seen[0]
     return "\n".join(str(r[3]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))

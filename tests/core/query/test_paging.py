@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from qa_inspect.core import flags
-from qa_inspect.core.query import Filter, page_ids, paging
+from qa_inspect.core.query import Filter, explain_page, page_ids, paging
 from qa_inspect.core.query.sql import build, order_clause
 
 from tests.helpers import Env
@@ -91,3 +91,24 @@ def test_a_rare_value_is_found_from_an_index_not_by_walking_every_item(env: Env)
         assert "TEMP B-TREE" not in plan, (f, plan)
     plan = explain_page(conn, Filter(run=run, sort="f1", em=1, descending=True))  # first a walk of the f1 index
     assert "predictions_run_f1" in plan and "items" not in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_no_prediction_of_a_run_that_answers_every_item_is_empty_without_a_pass(env: Env) -> None:
+    """A run with a prediction for every item has no `no prediction` items: the page says so from
+    two counts (no query walks the items), and equals the sorted query; a run that misses items
+    still lists them."""
+    conn = env.conn
+    for dataset, _, runs in _runs(conn):
+        for run in runs:
+            f = Filter(dataset=dataset, run=run, facets=(("error_category", "no prediction"),))
+            assert page_ids(conn, f, 0, 50) == _reference(conn, f)[:50]
+            covers = conn.execute("SELECT (SELECT COUNT(*) FROM predictions p JOIN runs r ON r.id = p.run_id"
+                                  " WHERE r.name = ?) = (SELECT COUNT(*) FROM items i JOIN datasets d"
+                                  " ON d.id = i.dataset_id WHERE d.name = ?)", (run, dataset)).fetchone()[0]
+            assert (explain_page(conn, f) == "") == bool(covers)
+    run_id, item_id = conn.execute("SELECT run_id, item_id FROM predictions ORDER BY id LIMIT 1").fetchone()
+    conn.execute("DELETE FROM predictions WHERE run_id = ? AND item_id = ?", (run_id, item_id))
+    dataset, run = conn.execute("SELECT d.name, r.name FROM runs r JOIN datasets d ON d.id = r.dataset_id"
+                                " WHERE r.id = ?", (run_id,)).fetchone()
+    f = Filter(dataset=dataset, run=run, facets=(("error_category", "no prediction"),))
+    assert item_id in page_ids(conn, f, 0, 50) and page_ids(conn, f, 0, 50) == _reference(conn, f)[:50]
