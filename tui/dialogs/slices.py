@@ -37,6 +37,11 @@ from ..text import cell_text, clean
 from .confirm import ConfirmDialog
 
 
+def what_it_selects(s: SavedSlice) -> str:
+    """A saved slice's filter in words, or why it cannot be used: an unreadable slice keeps an empty
+    filter, which `describe` would call "(all items)" although opening it selects nothing."""
+    return f"invalid: {s.error}" if s.error else describe(s.filter)
+
 
 # -------------------------------------------------------------------------------------- save
 
@@ -192,7 +197,7 @@ class SlicesScreen(BaseModal):
         table.add_column(Text("by"), width=by_w, key="by")
         for s in self.slices:
             table.add_row(cell_text(s.name, name_w, style="bold"),
-                          cell_text(f"invalid: {s.error}" if s.error else describe(s.filter), filt_w),
+                          cell_text(what_it_selects(s), filt_w),
                           cell_text(s.created_at.replace("T", " ")[:16], when_w, style="dim"),
                           cell_text(s.author or "", by_w, style="dim"))
         if self.slices:
@@ -218,7 +223,7 @@ class SlicesScreen(BaseModal):
                 "No saved slices yet: ctrl+s in the item browser names the current filter.", "$foreground-muted"))
             return
         detail.update(Content.assemble(
-            (clean(s.name), "bold $accent"), ("  ", ""), clean(describe(s.filter)),
+            (clean(s.name), "bold $accent"), ("  ", ""), (clean(what_it_selects(s)), "$error" if s.error else ""),
             ("\nenter opens · d deletes · escape closes", "$foreground-muted"),
         ))
 
@@ -279,5 +284,5 @@ class SlicesProvider(EntriesProvider):
         out: list[Entry] = [
             ("Open saved slice …", "list, open and delete saved slices (ctrl+o)", app.show_slices),
         ]
-        out += [(f"Open saved slice {s.name}", describe(s.filter), partial(app.open_slice, s)) for s in self.saved]
+        out += [(f"Open saved slice {s.name}", what_it_selects(s), partial(app.open_slice, s)) for s in self.saved]
         return out

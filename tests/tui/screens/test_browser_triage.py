@@ -210,6 +210,26 @@ async def test_slices_list_deletes_and_palette_lists(env: Env) -> None:
         assert [s.name for s in app.screen.slices] == ["glm refusals"]  # type: ignore[attr-defined]
 
 
+@async_test
+async def test_an_unreadable_slice_is_shown_as_such_not_as_all_items(env: Env) -> None:
+    """A slice whose stored JSON cannot be read keeps an empty filter; the dialog and the palette
+    say why it cannot be used instead of describing that empty filter as every item."""
+    env.conn.execute("INSERT INTO slices (name, filter, created_at) VALUES ('deep', ?, '2024-01-01')",
+                     ('{"splits": ' + "[" * 5000 + "]" * 5000 + "}",))
+    env.conn.commit()
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = SlicesProvider(app.screen)
+        await provider.startup()
+        assert provider._entries()[1][1] == "invalid: slice 'deep': stored filter cannot be read (nested too deep)"
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert isinstance(app.screen, SlicesScreen)
+        detail = str(app.screen.query_one("#slices-detail", Static).render())
+        assert "nested too deep" in detail and "all items" not in detail
+
+
 # ------------------------------------------------------------------------------------- export
 
 
