@@ -54,7 +54,8 @@ from .verdicts import PendingVerdicts, framework_pending, pending_file, store_ve
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
 Progress = Callable[[int, int, str], None]
-"""on_progress(done, total, message): called as files are examined."""
+"""on_progress(done, total, message): called as files are examined; a message leads with its verb
+(`scoring runs/a.json`), which plain output prints as the phase."""
 
 
 @dataclass(slots=True)
@@ -483,7 +484,7 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
         # Keep the old rows but forget the stamp, so the next load reads the file again.
         with transaction(lp.conn):
             lp.conn.executemany("UPDATE files SET size = -1, sha256 = '' WHERE path = ?", [(rel,) for rel in lp.errored])
-    lp.progress(0, 1, "error categories and item features")
+    lp.progress(0, 1, "categorising errors and item features")
     fill_missing(lp.conn)  # rows of an older database, or of a load killed before it got there
     if get_setting(lp.conn, "scoring_rules") != SCORING_RULES:
         set_setting(lp.conn, "scoring_rules", SCORING_RULES)

@@ -39,7 +39,7 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
         last: list[str] = [""]
 
         def plain(done: int, total: int, msg: str) -> None:
-            phase = _phase(msg)
+            phase = msg.split(" ", 1)[0]
             if phase != last[0] and phase != "done":
                 console.print(f"{phase} …", markup=False, highlight=False)
                 last[0] = phase
@@ -62,15 +62,6 @@ def load_progress(console: Console, *, enabled: bool = True) -> Iterator[Progres
             bar.update(task, completed=done, total=max(total, 1), description=msg[:60])
 
         yield update
-
-
-def _phase(msg: str) -> str:
-    """The phase a progress message belongs to, for one plain line per phase. A file's message
-    leads with its verb ("scoring runs/a.json"), and the verb is the phase; a message that leads
-    with no verb ("error categories and item features") is a phase of its own and printed whole,
-    so a clean load's log never reads as "error …"."""
-    verb = msg.split(" ", 1)[0]
-    return verb if verb.endswith("ing") else msg
 
 
 def _status(status: str) -> Text:
