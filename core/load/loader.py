@@ -54,8 +54,7 @@ from .verdicts import PendingVerdicts, framework_pending, pending_file, store_ve
 __all__ = ["SCORING_RULES", "STEP_ROWS", "Progress", "load_runs"]
 
 Progress = Callable[[int, int, str], None]
-"""on_progress(done, total, message): called as files are examined; a message leads with its verb
-(`scoring runs/a.json`), which plain output prints as the phase."""
+"""on_progress(done, total, message), as files are examined; a message leads with its verb (the phase)."""
 
 
 @dataclass(slots=True)
