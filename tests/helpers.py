@@ -57,6 +57,15 @@ def load_template(root: Path, sample_runs: Path) -> Path:
     return root
 
 
+def loaded_sample(root: Path, sample_runs: Path) -> sqlite3.Connection:
+    """sample_runs copied to `root/runs` (without its `.qa-inspect`), loaded into its own
+    `.qa-inspect/qa.db` with no error, and that database open (the caller closes it)."""
+    shutil.copytree(sample_runs, root / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
+    summary = load_runs(root / "runs")
+    assert not summary.errors, summary.errors
+    return open_db(root / "runs" / ".qa-inspect" / "qa.db").conn
+
+
 def copy_loaded(template: Path, dest: Path) -> Path:
     """A fresh copy of a loaded template (`runs/` and `qa.db`) under `dest`; returns the runs folder."""
     dest.mkdir(parents=True, exist_ok=True)

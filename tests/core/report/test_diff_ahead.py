@@ -5,14 +5,12 @@ another scope or an adjudicated diff, and a slice they lack makes the diff compu
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
     StatOptions,
@@ -20,18 +18,15 @@ from qa_inspect.core.report import (
     diff_runs,
     diff_significance,
 )
-from qa_inspect.core.store import open_db
+
+from tests.helpers import loaded_sample
 
 OPTIONS = StatOptions(resamples=400)
 
 
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("diff_ahead") / "runs"
-    shutil.copytree(sample_runs, root, ignore=shutil.ignore_patterns(".qa-inspect"))
-    summary = load_runs(root)
-    assert not summary.errors, summary.errors
-    c = open_db(root / ".qa-inspect" / "qa.db").conn
+    c = loaded_sample(tmp_path_factory.mktemp("diff_ahead"), sample_runs)
     yield c
     c.close()
 

@@ -4,30 +4,26 @@ common-item frame's, with and without a filter, from the official rows and from 
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from qa_inspect.core.load import load_runs
 from qa_inspect.core.query import Filter
 from qa_inspect.core.report import PairArrays, read_pair_arrays
 from qa_inspect.core.report.diff import common_frame
 from qa_inspect.core.report.diff_sql import adjudicated_rows
-from qa_inspect.core.store import open_db, require_run
+from qa_inspect.core.store import require_run
+
+from tests.helpers import loaded_sample
 
 DIMS = ("split", "tag", "answer_type", "answerable")
 
 
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("pair_arrays") / "runs"
-    shutil.copytree(sample_runs, root, ignore=shutil.ignore_patterns(".qa-inspect"))
-    summary = load_runs(root)
-    assert not summary.errors, summary.errors
-    c = open_db(root / ".qa-inspect" / "qa.db").conn
+    c = loaded_sample(tmp_path_factory.mktemp("pair_arrays"), sample_runs)
     # scores below 2⁻¹⁰ do not scale exactly to integers: they are read again as floats
     for run, f1, f1r in (("bert-base-chinese", 1e-4, None), ("qwen-7b-chat", None, 1 / 3 * 2.0**-20)):
         ref = require_run(c, run)

@@ -5,7 +5,6 @@ changes no other row; the numbers read as arrays equal those from the frame."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,6 @@ import numpy as np
 import polars as pl
 import pytest
 from qa_inspect.core import stats
-from qa_inspect.core.load import load_runs
 from qa_inspect.core.report import (
     PairArrays,
     StatOptions,
@@ -24,18 +22,16 @@ from qa_inspect.core.report import (
 )
 from qa_inspect.core.report.diff import common_frame
 from qa_inspect.core.report.significance import comparison_stream
-from qa_inspect.core.store import open_db, require_run
+from qa_inspect.core.store import require_run
+
+from tests.helpers import loaded_sample
 
 OPTIONS = StatOptions(resamples=600)
 
 
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory: pytest.TempPathFactory, sample_runs: Path) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("significance_rows") / "runs"
-    shutil.copytree(sample_runs, root, ignore=shutil.ignore_patterns(".qa-inspect"))
-    summary = load_runs(root)
-    assert not summary.errors, summary.errors
-    c = open_db(root / ".qa-inspect" / "qa.db").conn
+    c = loaded_sample(tmp_path_factory.mktemp("significance_rows"), sample_runs)
     yield c
     c.close()
 
