@@ -27,7 +27,7 @@ from qa_inspect.core.store import ANSWER_INDEX, meta_index, meta_value_sql
 from .columns import column_def
 from .filters import Filter
 from .item_sql import NO_PREDICTION
-from .page_sql import Part, items_sql, joins_b
+from .page_sql import Part, has_index, items_sql, joins_b
 from .sql import Built
 
 __all__ = ["FEATURE_INDEXES", "RUN_INDEXES", "column_parts"]
@@ -48,11 +48,11 @@ def column_parts(conn: Any, f: Filter, b: Built, direction: str) -> list[Part] |
     name = column_def(f.sort).name
     kind, _, arg = name.partition(":")
     if name in FEATURE_INDEXES:
-        return _feature(b, name, direction) if _has_index(conn, FEATURE_INDEXES[name]) else None
+        return _feature(b, name, direction) if has_index(conn, FEATURE_INDEXES[name]) else None
     if b.run <= 0:
         return None
     if name in RUN_INDEXES:
-        return _run_column(b, name, direction) if _has_index(conn, RUN_INDEXES[name]) else None
+        return _run_column(b, name, direction) if has_index(conn, RUN_INDEXES[name]) else None
     if kind == "meta":
         return _meta(conn, b, arg, direction)
     if kind == "score":
@@ -60,11 +60,6 @@ def column_parts(conn: Any, f: Filter, b: Built, direction: str) -> list[Part] |
     if kind == "answer":
         return _other_answer(conn, b, arg, direction)
     return None
-
-
-def _has_index(conn: Any, name: str) -> bool:
-    """Whether the index is there (a database of before schema 15 opened read-only has none)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None
 
 
 def _feature(b: Built, column: str, direction: str) -> list[Part]:
@@ -157,7 +152,7 @@ def _other_answer(conn: Any, b: Built, run_name: str, direction: str) -> list[Pa
     its dataset alone."""
     run = _other_run(conn, run_name)
     lookup = "SELECT x.text FROM predictions x WHERE x.item_id = i.id AND x.run_id = ?"
-    if run is not None and _has_index(conn, ANSWER_INDEX):
+    if run is not None and has_index(conn, ANSWER_INDEX):
         walk = _walk(b, "x", ANSWER_INDEX, run, "x.text", "x.text IS NOT NULL", direction)
         return [walk, _missing(b, direction, lookup, run)]
     if run is None or len(b.where) != 1 or b.compare is not None:

@@ -20,6 +20,7 @@ from typing import Any
 from .columns import column_def, is_column
 from .delta_order import fresh_pair
 from .filters import SORTS, Filter
+from .page_sql import has_index
 from .paging import _LABEL_SORTS as LABEL_SORTS
 from .paging import _SCORE_INDEX as SCORE_INDEX
 from .sql import DELTA_SQL, STALE_ITEMS_SQL, Built, build_parts
@@ -161,7 +162,7 @@ def _indexed(conn: Any, f: Filter, b: Built) -> tuple[str, list[Any], str, str, 
     if f.sort in SCORE_INDEX and f.sort in SORTS and b.run != -1:
         head = f"FROM predictions p INDEXED BY {SCORE_INDEX[f.sort]} CROSS JOIN items i ON i.id = p.item_id{jb}"
         return head, pb, f"p.{f.sort}", "p.item_id", f"p.run_id = ? AND p.{f.sort} IS NOT NULL", [b.run]
-    if f.sort in LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",):  # the label's index (dataset, label, id)
+    if f.sort in LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",) and has_index(conn, LABEL_SORTS[f.sort][1]):
         column, index = LABEL_SORTS[f.sort]
         head = f"FROM items i INDEXED BY {index} LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
         return head, [b.run, *pb], f"i.{column}", "i.id", f"i.{column} IS NOT NULL", []

@@ -8,7 +8,7 @@ from typing import Any
 
 from .sql import Built
 
-__all__ = ["Part", "chain", "ids", "items_sql", "joins_b", "unordered"]
+__all__ = ["Part", "chain", "has_index", "ids", "items_sql", "joins_b", "unordered"]
 
 Part = tuple[str, list[Any]]
 """One ordered query (ids in the order shown) and its parameters."""
@@ -56,3 +56,9 @@ def unordered(sql: str) -> str:
     """`sql` without its final top-level ORDER BY: a count needs no order (SQLite would sort)."""
     head, sep, tail = sql.rpartition(" ORDER BY ")
     return head if sep and ")" not in tail and "?" not in tail else sql
+
+
+def has_index(conn: Any, name: str) -> bool:
+    """Whether the index is there: a walk names it (`INDEXED BY`), and some are made only for
+    large datasets or by later schemas (a database opened read-only keeps what it has)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None

@@ -38,7 +38,7 @@ from .column_order import column_parts
 from .columns import ColumnDef, column_def, is_column
 from .delta_order import delta_order_page
 from .filters import SORTS, Filter
-from .page_sql import chain
+from .page_sql import chain, has_index
 from .page_sql import ids as _ids
 from .page_sql import items_sql as _items_sql
 from .page_sql import joins_b as _joins_b
@@ -90,7 +90,8 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
             walk, sort = _run_walk(b, conds, f.sort, direction), _run_sorted(b, conds, f.sort, direction)
             return _two_parts(conn, sort, rest, offset, limit, first_ids=_walk_or_sort(walk, sort))
         return _two_parts(conn, _by_score(b, f.sort, direction), rest, offset, limit)
-    if f.sort in _LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",) and not _few_search_hits(conn, f):
+    if (f.sort in _LABEL_SORTS and b.where[:1] == ("i.dataset_id = ?",) and not _few_search_hits(conn, f)
+            and has_index(conn, _LABEL_SORTS[f.sort][1])):
         column, index = _LABEL_SORTS[f.sort]  # the label's index (dataset_id, label, id): values, then NULL by id
         return _two_parts(conn, _by_label(b, column, index, direction, f"i.{column} IS NOT NULL"),
                           _by_label(b, column, index, direction, f"i.{column} IS NULL"), offset, limit)

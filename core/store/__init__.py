@@ -26,6 +26,7 @@ __all__ = [
     "ANSWER_INDEX",
     "DIMENSIONS",
     "LARGE_DATASET",
+    "QUESTION_INDEX",
     "ColumnInfo",
     "IndexInfo",
     "SchemaInfo",
@@ -238,6 +239,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         ANSWER_INDEX,
         index_answers,
         LARGE_DATASET,
+        QUESTION_INDEX,
     )
     from .meta_index import (
         index_meta_keys,

@@ -368,7 +368,6 @@ MIGRATIONS: list[str] = [
         vals TEXT,                      -- JSON: the values its codes index
         PRIMARY KEY (dataset_id, run_id, name)
     );
-    CREATE INDEX IF NOT EXISTS items_question ON items(dataset_id, question);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

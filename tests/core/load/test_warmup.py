@@ -10,7 +10,7 @@ import pytest
 
 from qa_inspect.core.load import load_runs, warm_overview
 from qa_inspect.core.report import DatasetOverview, overview
-from qa_inspect.core.store import ANSWER_INDEX, open_db, stored_rows
+from qa_inspect.core.store import ANSWER_INDEX, QUESTION_INDEX, open_db, stored_rows
 from qa_inspect.core.store import answer_index
 
 
@@ -57,12 +57,14 @@ def test_an_unchanged_reload_sums_nothing_again(tmp_path: Path, sample_runs: Pat
 
 def test_the_answers_index_is_made_once_a_dataset_is_large(tmp_path: Path, sample_runs: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """A load leaves no answers' index for small datasets (their sort takes milliseconds), and one
-    as soon as a dataset reaches `LARGE_DATASET` items."""
+    """A load leaves no text index (answers, questions) for small datasets (their sorts take
+    milliseconds), and both as soon as a dataset reaches `LARGE_DATASET` items."""
     load_runs(sample_runs, tmp_path / "small.db")
     conn = open_db(tmp_path / "small.db").conn
-    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (ANSWER_INDEX,)).fetchone() is None
+    for index in (ANSWER_INDEX, QUESTION_INDEX):
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone() is None
     monkeypatch.setattr(answer_index, "LARGE_DATASET", 10)
     load_runs(sample_runs, tmp_path / "large.db")
     conn = open_db(tmp_path / "large.db").conn
-    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (ANSWER_INDEX,)).fetchone() is not None
+    for index in (ANSWER_INDEX, QUESTION_INDEX):
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone() is not None

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.query import Filter, build_delta_order, fresh_pair, neighbour, position, rows_around
+from qa_inspect.core.store import index_answers
 from qa_inspect.core.query.filters import SORTS
 from qa_inspect.core.query.sql import build, order_clause
 from tests.helpers import Env
@@ -141,3 +142,21 @@ def test_the_window_around_an_item_is_the_ranked_rows_around_it(conn: sqlite3.Co
 
 def test_no_such_item_has_no_window(conn: sqlite3.Connection) -> None:
     assert rows_around(conn, Filter(), 10**9, 5, 5) is None
+
+
+def test_question_sort_steps_down_the_question_index_as_the_ranked_rows(env: Env) -> None:
+    """With the question index a load makes for a large dataset, steps and positions under the
+    question sort walk it and still give the ranked rows; without it they rank (no error)."""
+    conn = env.conn
+    run = conn.execute("SELECT name FROM runs ORDER BY id LIMIT 1").fetchone()[0]
+    filters = [Filter(run=run, sort="question"), Filter(run=run, sort="question", descending=True, em=0)]
+    for indexed in (False, True):
+        if indexed:
+            assert index_answers(conn, large=1)
+        for f in filters:
+            ids = _ranked(conn, f)
+            for at in (0, 1, len(ids) // 2, len(ids) - 1):
+                assert position(conn, f, ids[at]) == at, (f, indexed)
+                for step in (1, -1, 5):
+                    want = ids[at + step] if 0 <= at + step < len(ids) else None
+                    assert neighbour(conn, f, ids[at], step) == want, (f, step, indexed)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, explain_page, page_ids, paging
+from qa_inspect.core.store import index_answers
 from qa_inspect.core.query.sql import build, order_clause
 
 from tests.helpers import Env
@@ -71,9 +72,17 @@ def test_a_page_walks_an_index_in_order_instead_of_sorting_every_item(env: Env) 
               Filter(dataset=ds, run=runs[0], sort="em", em=0)]:
         plan = explain_page(conn, f)
         assert "TEMP B-TREE" not in plan, plan
-    for f in [Filter(dataset=ds, run=runs[0], sort="question"), Filter(run=runs[0], sort="question", descending=True, em=0)]:
-        plan = explain_page(conn, f)  # the question text's index (schema 16), in the order shown
+    questions = [Filter(dataset=ds, run=runs[0], sort="question"),
+                 Filter(run=runs[0], sort="question", descending=True, em=0)]
+    for f in questions:  # a small dataset has no question index: its few questions are sorted
+        assert "items_question" not in explain_page(conn, f)
+        want = page_ids(conn, f, 0, 500)
+        assert want == _reference(conn, f)[:500]
+    assert index_answers(conn, large=1)  # as a load makes it for a large dataset
+    for f in questions:
+        plan = explain_page(conn, f)  # the question text's index, in the order shown
         assert "items_question" in plan and "TEMP B-TREE" not in plan, plan
+        assert page_ids(conn, f, 0, 500) == _reference(conn, f)[:500]
 
 
 def test_a_rare_value_is_found_from_an_index_not_by_walking_every_item(env: Env) -> None:
