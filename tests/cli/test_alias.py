@@ -124,6 +124,20 @@ def test_done_when(runs: Path, loaded_template: Path, tmp_path: Path) -> None:
     assert [a["alias"] for a in json.loads(cli(other, "alias", "list", "--json").stdout)] == [text]
 
     release = tmp_path / "release.json"
-    cli(runs, "stale", "export", "--format", "dataset", "--dataset", "cmrc_dev_v2", "-o", str(release))
+    res = cli(runs, "stale", "export", "--format", "dataset", "--dataset", "cmrc_dev_v2", "-o", str(release))
+    assert "1 accepted alias added as golds" in res.stdout  # the summary counts what it wrote
     item = next(it for it in read_source(release).items if it.key == K0)  # type: ignore[union-attr]
     assert [g.text for g in item.golds] == [*golds, text]
+
+
+def test_an_alias_a_cdqa_record_cannot_hold_is_named_not_a_traceback(runs: Path, tmp_path: Path) -> None:
+    """CDQA v1 records hold one answer: the export writes the dataset, and its summary names the
+    alias it could not write (it once read a flag's old answer from the alias's entry)."""
+    conn = open_db(runs.parent / "qa.db").conn
+    dataset, key = conn.execute("SELECT d.name, i.key FROM items i JOIN datasets d ON d.id = i.dataset_id"
+                                " WHERE d.family = 'cdqa' ORDER BY i.id LIMIT 1").fetchone()
+    conn.close()
+    cli(runs, "alias", "add", key, "另一种说法", "--author", "ann")
+    res = cli(runs, "stale", "export", "--format", "dataset", "--dataset", dataset, "-o", str(tmp_path / "cdqa.json"))
+    assert f"not applied: {key} alias '另一种说法': CDQA v1 records hold one answer" in res.stdout
+    assert "Traceback" not in res.output

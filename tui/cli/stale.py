@@ -374,14 +374,16 @@ def _inside_runs(runs_dir: Path, output: Path) -> None:
 
 def _print_dataset_report(r: F.DatasetExport) -> None:
     """What a release changed, and what it could not apply."""
+    aliases = f", {plural(r.aliases_added, 'accepted alias', 'accepted aliases')} added as golds" if r.aliases_added else ""
     line(f"wrote {r.output}: {r.dataset} ({r.format}) with {plural(r.replaced, 'answer')}"
-         f" replaced, {r.removed} removed")
+         f" replaced, {r.removed} removed{aliases}")
     for c in r.conflicts:
         proposals = ", ".join(f"'{clean(p)}'" for p in c["proposals"])
         line(f"  conflict: {clean(c['item_key'])} '{clean(c['old_answer'])}': proposals {proposals};"
              f" applied '{clean(c['applied'])}'")
-    for n in r.not_applied:
-        line(f"  not applied: {clean(n['item_key'])} '{clean(n['old_answer'])}': {n['why']}")
+    for n in r.not_applied:  # a flag's old answer, or an alias the format cannot hold
+        what = f"alias '{clean(n['alias'])}'" if "alias" in n else f"'{clean(n.get('old_answer'))}'"
+        line(f"  not applied: {clean(n['item_key'])} {what}: {n['why']}")
     for key in r.emptied:
         line(f"  left with no answer: {clean(key)}")
 
