@@ -15,7 +15,7 @@ from qa_inspect.core.metrics import uses_f1_recall
 from qa_inspect.core.store import (
     OverviewRows,
     cached_rows,
-    index_answers,
+    index_texts,
     index_meta_keys,
     overview_rows,
 )
@@ -26,12 +26,12 @@ __all__ = ["warm_app", "warm_overview"]
 def warm_app(conn: sqlite3.Connection) -> None:
     """What a load that changed something leaves ready for the app: the overview's stored rows,
     an index for each new `meta` key of the runs (`core.store.meta_index`) and, once a dataset is
-    large, the answers' index (`core.store.answer_index`), so the browser sorts by them down an
+    large, the answers' index (`core.store.text_indexes`), so the browser sorts by them down an
     index (best effort too: a database that cannot be written sorts slower)."""
     warm_overview(conn)
     try:
         index_meta_keys(conn)
-        index_answers(conn)
+        index_texts(conn)
     except sqlite3.OperationalError:
         pass
 

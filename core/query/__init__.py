@@ -102,8 +102,6 @@ __all__ = [
     "STORE_MIN_ITEMS",
     "warm_frames",
     "COUNT_FRAME_MIN_ITEMS",
-    "CountFrame",
-    "cached_count_frame",
     "count_frame",
     "JUDGE_CHOICES",
     "judge_facet_names",
@@ -283,7 +281,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         markdown_table,
         write_frame,
     )
-    from .count_frame import COUNT_FRAME_MIN_ITEMS, CountFrame, cached_count_frame, count_frame
+    from .count_frame import COUNT_FRAME_MIN_ITEMS, count_frame
     from .facet_frame import FacetFrame, facet_frame, kept_frame, STORE_MIN_ITEMS, warm_frames
     from .facets import (
         clear,

@@ -10,7 +10,7 @@ by item id in the sort's direction), then the items without a value by id.
 - an item feature: its index `(dataset_id, value)` (schema 15), entries ending in the item id;
 - a `meta` key: its expression index (`core.store.meta_index`), when the load made one;
 - another run's score: that run's score index (F1, or F1-recall for a run without F1);
-- another run's answer: down the answers' index (`core.store.answer_index`, made by the load of
+- another run's answer: down the answers' index (`core.store.text_indexes`, made by the load of
   a large dataset); without it, and with no condition but the dataset, that run's answers sorted
   alone (no join per item; a few hundred ms at a million).
 

@@ -10,7 +10,7 @@ dataset) and its count and metrics are sums over it (milliseconds); its facets a
 the codes under the mask. Other filters (a search, stale flags, run B, an expression …) keep the
 SQL pass for the count and select the frame's rows by their item ids for the facets.
 
-The count path uses a frame only when it costs no pass (`cached_count_frame`: kept, or stored);
+The count path uses a frame only when it costs no pass (`kept_frame`: kept, or stored);
 the browser reads a big run's frame in the background once its first count is shown
 (`count_frame`, from `tui.screens.item_counts`). Every count equals the SQL count and every metric
 equals it to rounding (tests compare them, hypothesis over filters). numpy is imported where a
@@ -23,19 +23,21 @@ import threading
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.store import LARGE_DATASET
+
 from .columns import column_def
 from .data_stamp import data_stamp
-from .facet_frame import LIVE_FACETS, FacetFrame, facet_frame, kept_frame
+from .facet_frame import LIVE_FACETS, FacetFrame, facet_frame
 from .filters import Filter
 from .sql import CATEGORY, STALE_ITEMS_SQL, FacetDef, build, build_parts, run_ids
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["COUNT_FRAME_MIN_ITEMS", "CountFrame", "cached_count_frame", "count_frame", "facet_counts",
+__all__ = ["COUNT_FRAME_MIN_ITEMS", "count_frame", "facet_counts",
            "frame_metric_row"]
 
-COUNT_FRAME_MIN_ITEMS = 50_000
+COUNT_FRAME_MIN_ITEMS = LARGE_DATASET
 """Datasets smaller than this are counted by SQL alone (under 50 ms): no frame is read for a count."""
 LABELS = {"splits": "split", "tags": "tag", "answer_types": "answer_type"}
 """Filter field → the item label facet whose codes the frame holds."""
@@ -43,19 +45,11 @@ EXPRESSIBLE = frozenset({"dataset", "run", "sort", "descending", "outcome_thresh
                          "f1_max", "facets", *LABELS})
 """Filter fields a frame answers (sort and threshold change no count; facets: the error category alone)."""
 _DEFAULT = Filter()
-CountFrame = FacetFrame
-"""The count path's name for the run's frame (one frame serves facets and counts)."""
 Counts = dict[Any, list[int]]
 """A facet's value → [items, errors]: what `core.query.facets` builds a table from."""
 
 
-def cached_count_frame(conn: Any, f: Filter) -> CountFrame | None:
-    """The frame of `f`'s run when it costs no pass over the items: kept in this process for the
-    data as it is now, or stored in the database (a few blobs read); else None."""
-    return kept_frame(conn, f)
-
-
-def count_frame(conn: Any, f: Filter, min_items: int = COUNT_FRAME_MIN_ITEMS) -> CountFrame | None:
+def count_frame(conn: Any, f: Filter, min_items: int = COUNT_FRAME_MIN_ITEMS) -> FacetFrame | None:
     """The frame of `f`'s run, read now when neither kept nor stored (one reader at a time: a second
     asker waits for it); None without a run or when its dataset holds fewer than `min_items` items."""
     ds, run, _ = run_ids(conn, f)
@@ -73,7 +67,7 @@ def expressible(f: Filter) -> bool:
     return bool(f.run) and changed <= EXPRESSIBLE and all(name == CATEGORY for name, _ in f.facets)
 
 
-def _mask(frame: CountFrame, f: Filter) -> np.ndarray:
+def _mask(frame: FacetFrame, f: Filter) -> np.ndarray:
     """The items `f` selects, as `core.query.sql.build_parts` words each condition."""
     import numpy as np
 
@@ -95,7 +89,7 @@ def _mask(frame: CountFrame, f: Filter) -> np.ndarray:
     return mask
 
 
-def frame_metric_row(frame: CountFrame, f: Filter) -> tuple[Any, ...] | None:
+def frame_metric_row(frame: FacetFrame, f: Filter) -> tuple[Any, ...] | None:
     """`metrics_ab`'s row for run A from the frame (count, then `_metric_columns("p")`'s seven
     values: NULL where SQL's aggregate over no row is NULL); None when the frame cannot answer `f`."""
     if not expressible(f):

@@ -30,7 +30,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from qa_inspect.core.store import MANIFEST_NAME
+from qa_inspect.core.store import LARGE_DATASET, MANIFEST_NAME
 
 from .filters import Filter
 from .sql import DELTA_SQL, Built, build, order_clause, run_ids
@@ -39,7 +39,7 @@ __all__ = ["DELTA_ORDER_MIN_ITEMS", "build_delta_order", "delta_order_page", "fr
 
 _FORMAT = 1
 """Bumped when the stored rows change meaning (the stamp also holds `DELTA_SQL` itself)."""
-DELTA_ORDER_MIN_ITEMS = 50_000
+DELTA_ORDER_MIN_ITEMS = LARGE_DATASET
 """Smaller datasets get no stored order: sorting them by Δ takes about 0.1 s or less (1–2 s at 1M)."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.store import (
+    LARGE_DATASET,
     DATASET_PART,
     StoredColumn,
     frame_stamp,
@@ -46,7 +47,7 @@ __all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
-STORE_MIN_ITEMS = 50_000
+STORE_MIN_ITEMS = LARGE_DATASET
 """Datasets of this many items or more have their runs' frames stored (smaller ones read in well under a second)."""
 
 FacetId = tuple[str, str, tuple[Any, ...]]

@@ -13,7 +13,8 @@ from qa_inspect.core.metrics import answer_rate
 
 from .filters import Filter
 from .columns import column_def
-from .count_frame import cached_count_frame, expressible, frame_metric_row
+from .count_frame import expressible, frame_metric_row
+from .facet_frame import kept_frame
 from .keyset import keyset_neighbour, keyset_position, keyset_window
 from .paging import page_ids
 from .sql import DELTA_SQL, DIMENSIONS, STALE_ITEMS_SQL, build, run_ids
@@ -154,7 +155,7 @@ def metrics_ab(conn: Any, f: Filter) -> tuple[SliceMetrics, SliceMetrics | None]
     """Metrics of run A and (with `compare`) run B over the filtered items, in one pass; the
     item count is `items` of either, so the browser needs no separate `count`. From the run's
     count frame instead when this process holds it and it answers `f` (`core.query.count_frame`)."""
-    if expressible(f) and (frame := cached_count_frame(conn, f)) is not None:  # sums over a mask (ms)
+    if expressible(f) and (frame := kept_frame(conn, f)) is not None:  # sums over a mask (ms)
         row = frame_metric_row(frame, f)
         if row is not None:
             return _metrics_from(row[0], row[1:]), None

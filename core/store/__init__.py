@@ -110,7 +110,7 @@ __all__ = [
     "TABLE_DOCS",
     "TableDoc",
     "MAX_META_INDEXES",
-    "index_answers",
+    "index_texts",
     "index_meta_keys",
     "meta_index",
     "meta_index_name",
@@ -235,9 +235,9 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         PREDICTIONS_MARK,
         set_marks,
     )
-    from .answer_index import (
+    from .text_indexes import (
         ANSWER_INDEX,
-        index_answers,
+        index_texts,
         LARGE_DATASET,
         QUESTION_INDEX,
     )

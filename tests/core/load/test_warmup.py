@@ -11,7 +11,7 @@ import pytest
 from qa_inspect.core.load import load_runs, warm_overview
 from qa_inspect.core.report import DatasetOverview, overview
 from qa_inspect.core.store import ANSWER_INDEX, QUESTION_INDEX, open_db, stored_rows
-from qa_inspect.core.store import answer_index
+from qa_inspect.core.store import text_indexes
 
 
 def _numbers(data: list[DatasetOverview]) -> list[tuple[float | None, ...]]:
@@ -63,7 +63,7 @@ def test_the_answers_index_is_made_once_a_dataset_is_large(tmp_path: Path, sampl
     conn = open_db(tmp_path / "small.db").conn
     for index in (ANSWER_INDEX, QUESTION_INDEX):
         assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone() is None
-    monkeypatch.setattr(answer_index, "LARGE_DATASET", 10)
+    monkeypatch.setattr(text_indexes, "LARGE_DATASET", 10)
     load_runs(sample_runs, tmp_path / "large.db")
     conn = open_db(tmp_path / "large.db").conn
     for index in (ANSWER_INDEX, QUESTION_INDEX):

@@ -14,7 +14,7 @@ import pytest
 from qa_inspect.core.query import Filter, page_ids
 from qa_inspect.core.query.paging import explain_page
 from qa_inspect.core.query.sql import build, order_clause
-from qa_inspect.core.store import ANSWER_INDEX, index_answers, index_meta_keys, meta_index
+from qa_inspect.core.store import ANSWER_INDEX, index_texts, index_meta_keys, meta_index
 
 from tests.columns_data import META_RUN, RUN, load_columns
 
@@ -109,8 +109,8 @@ def indexed(conn: sqlite3.Connection, tmp_path_factory: pytest.TempPathFactory) 
     """The same database with the answers' index a load makes for a large dataset."""
     copy = sqlite3.connect(tmp_path_factory.mktemp("answers") / "indexed.db")
     conn.backup(copy)
-    assert index_answers(copy) is False  # a small dataset: no index
-    assert index_answers(copy, large=1) is True and index_answers(copy, large=1) is False  # once
+    assert index_texts(copy) is False  # a small dataset: no index
+    assert index_texts(copy, large=1) is True and index_texts(copy, large=1) is False  # once
     yield copy
     copy.close()
 

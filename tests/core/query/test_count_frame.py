@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.query import Filter, SliceMetrics, cached_count_frame, count, count_frame, metrics, metrics_ab
+from qa_inspect.core.query import Filter, SliceMetrics, kept_frame, count, count_frame, metrics, metrics_ab
 from qa_inspect.core.query.count_frame import expressible, frame_metric_row
 from tests.helpers import Env
 
@@ -60,7 +60,7 @@ def test_frame_counts_equal_the_sql_pass(env: Env) -> None:
     def check(f: Filter) -> None:
         assert expressible(f)
         assert count_frame(conn, f, min_items=0) is not None
-        frame = cached_count_frame(conn, f)
+        frame = kept_frame(conn, f)
         assert frame is not None and frame_metric_row(frame, f) is not None
         fast, _ = metrics_ab(conn, f)
         assert fast.items == count(conn, f), f
@@ -73,7 +73,7 @@ def test_other_filters_and_small_datasets_keep_the_sql_pass(env: Env) -> None:
     conn = env.conn
     run = conn.execute("SELECT name FROM runs ORDER BY id").fetchone()[0]
     assert count_frame(conn, Filter(run=run)) is None  # the sample runs are small: no frame read
-    assert cached_count_frame(conn, Filter(run=run)) is None
+    assert kept_frame(conn, Filter(run=run)) is None
     frame = count_frame(conn, Filter(run=run), min_items=0)
     assert frame is not None
     for f in (Filter(run=run, search="the"), Filter(run=run, stale=True), Filter(run=run, compare=run),
@@ -95,6 +95,6 @@ def test_a_rescore_is_not_counted_from_an_old_frame(env: Env) -> None:
                  " (SELECT id FROM runs WHERE name = ?)", (run,))
     conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('scoring_rules', 'rescored in a test')")
     conn.commit()
-    assert cached_count_frame(conn, f) is None
+    assert kept_frame(conn, f) is None
     after = metrics_ab(conn, f)[0]
     assert after.items == count(conn, f) != before.items

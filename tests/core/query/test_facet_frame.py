@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core import flags
 from qa_inspect.core.labels import add_labels
-from qa_inspect.core.query import (Filter, cached_count_frame, count, facet_frame, facet_tables, kept_frame,
+from qa_inspect.core.query import (Filter, count, facet_frame, facet_tables, kept_frame,
                                    metrics_ab, warm_frames)
 from qa_inspect.core.query.count_frame import facet_counts
 from qa_inspect.core.query.facets import facet_defs, pass_counts
@@ -117,7 +117,7 @@ def test_a_stored_frame_counts_as_the_rows_do(env: Env, tmp_path: Path) -> None:
     other = _copy(env, tmp_path)
     try:
         frame = kept_frame(other, Filter(run=run))
-        assert frame is not None and cached_count_frame(other, Filter(run=run)) is frame
+        assert frame is not None and kept_frame(other, Filter(run=run)) is frame
         for f in (Filter(run=run), Filter(run=run, em=0), Filter(run=run, stale=True), Filter(run=run, search="的"),
                   Filter(run=run, facets=(("error_category", "empty"),), f1_max=0.5)):
             _same(other, f)

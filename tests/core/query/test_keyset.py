@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.query import Filter, build_delta_order, fresh_pair, neighbour, position, rows_around
-from qa_inspect.core.store import index_answers
+from qa_inspect.core.store import index_texts
 from qa_inspect.core.query.filters import SORTS
 from qa_inspect.core.query.sql import build, order_clause
 from tests.helpers import Env
@@ -152,7 +152,7 @@ def test_question_sort_steps_down_the_question_index_as_the_ranked_rows(env: Env
     filters = [Filter(run=run, sort="question"), Filter(run=run, sort="question", descending=True, em=0)]
     for indexed in (False, True):
         if indexed:
-            assert index_answers(conn, large=1)
+            assert index_texts(conn, large=1)
         for f in filters:
             ids = _ranked(conn, f)
             for at in (0, 1, len(ids) // 2, len(ids) - 1):

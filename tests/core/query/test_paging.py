@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from qa_inspect.core import flags
 from qa_inspect.core.query import Filter, explain_page, page_ids, paging
-from qa_inspect.core.store import index_answers
+from qa_inspect.core.store import index_texts
 from qa_inspect.core.query.sql import build, order_clause
 
 from tests.helpers import Env
@@ -78,7 +78,7 @@ def test_a_page_walks_an_index_in_order_instead_of_sorting_every_item(env: Env) 
         assert "items_question" not in explain_page(conn, f)
         want = page_ids(conn, f, 0, 500)
         assert want == _reference(conn, f)[:500]
-    assert index_answers(conn, large=1)  # as a load makes it for a large dataset
+    assert index_texts(conn, large=1)  # as a load makes it for a large dataset
     for f in questions:
         plan = explain_page(conn, f)  # the question text's index, in the order shown
         assert "items_question" in plan and "TEMP B-TREE" not in plan, plan

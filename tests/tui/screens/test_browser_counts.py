@@ -167,7 +167,7 @@ async def test_reloading_keeps_the_row_by_looking_where_it_was(env: Env, monkeyp
 async def test_a_big_runs_count_frame_is_read_after_its_first_count(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once a run's first count is in, its count frame is read in the background (here every run is
     "big"); later filters count from it, equal to the SQL pass."""
-    from qa_inspect.core.query import Filter, cached_count_frame
+    from qa_inspect.core.query import Filter, kept_frame
 
     monkeypatch.setattr(query, "COUNT_FRAME_MIN_ITEMS", 0)
     app = make_app(env)
@@ -175,7 +175,7 @@ async def test_a_big_runs_count_frame_is_read_after_its_first_count(env: Env, mo
         await settle(pilot)
         browser = await open_run(pilot, "bidaf-baseline")
         assert browser.total is not None
-        assert cached_count_frame(env.conn, Filter(run="bidaf-baseline")) is not None
+        assert kept_frame(env.conn, Filter(run="bidaf-baseline")) is not None
         browser.set_filter(browser.filter.with_(em=0, f1_min=0.2))
         await settle(pilot)
         assert browser.total == query.count(env.conn, browser.filter)

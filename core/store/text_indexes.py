@@ -17,16 +17,18 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-__all__ = ["ANSWER_INDEX", "LARGE_DATASET", "QUESTION_INDEX", "index_answers"]
+__all__ = ["ANSWER_INDEX", "LARGE_DATASET", "QUESTION_INDEX", "index_texts"]
 
 ANSWER_INDEX = "predictions_run_text"
 QUESTION_INDEX = "items_question"
 _INDEXES = {ANSWER_INDEX: "predictions(run_id, text, item_id)", QUESTION_INDEX: "items(dataset_id, question)"}
 LARGE_DATASET = 50_000
-"""Items a dataset has before a load indexes the answers (the size the Δ order starts at too)."""
+"""A large dataset: from this many items on, work that a small one does in well under a second is
+stored or indexed instead (these text indexes, the runs' facet frames, the pairs' Δ orders, the
+count frame). The one definition; each user names it for its own tests to move."""
 
 
-def index_answers(conn: Any, large: int | None = None) -> bool:
+def index_texts(conn: Any, large: int | None = None) -> bool:
     """Create the text indexes (the answers' and the questions') when a dataset has `large`
     (default `LARGE_DATASET`) items or more and they are not there yet; True when this call
     created one."""
