@@ -380,8 +380,7 @@ def _pair_arrays(conn: sqlite3.Connection, diff: RunDiff, ids: tuple[int, int, i
         frame = common_frame(conn, a_id, b_id, dataset_id, diff.within, texts=False)
         frame = adjudicate_frame(conn, frame, {"a": diff.run_a, "b": diff.run_b})
         return PairArrays.from_frame(frame, dims)
-    return read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims, metrics={s.metric for s in diff.slices},
-                            size=diff.common)
+    return read_pair_arrays(conn, a_id, b_id, dataset_id, diff.within, dims, metrics={s.metric for s in diff.slices})
 
 
 def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, str]]:

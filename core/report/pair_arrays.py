@@ -172,15 +172,14 @@ def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
 def read_pair_arrays(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
     dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
-    table: str = "predictions", size: int | None = None,
+    table: str = "predictions",
 ) -> PairArrays:
     """The common items of runs `run_a`, `run_b` (ids) of `within`'s items as arrays: the scores
     of `metrics` (the others NaN, one shared array), and per dimension (a column of `items`) the
     position of each item's value among the given labels (those of the slices to test). `table`:
     where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`). Columns travel
     as texts of integers (`_concat`); without `within` on the official rows each run is read from
-    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join.
-    `size` (the rows expected) is accepted for callers that know it; nothing needs it now."""
+    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join."""
     wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
     if within is None and table == "predictions":
         return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted)
