@@ -192,25 +192,35 @@ def csv_table(path: Path, text: str) -> Table:
         csv.field_size_limit(len(text))  # a cell may be as long as the file (an LLM's long answer)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     boms: list[int] = []
+    headers: list[int] = []
     try:
-        header = next(reader, [])
-        columns = submission_columns([name.strip() for name in header])
+        header = [name.strip() for name in next(reader, [])]
+        columns = submission_columns(header)
         rows: Rows = []
         start = reader.line_num + 1
         for cells in reader:
             if cells and cells[0].startswith("\ufeff"):  # files joined with `cat`: the BOM would join the id
                 cells[0] = cells[0].lstrip("\ufeff")
                 boms.append(start)
-            if any(cell.strip() for cell in cells):
+            if [cell.strip() for cell in cells] == header:  # files joined with `cat`: each brings its header
+                headers.append(start)
+            elif any(cell.strip() for cell in cells):
                 rows.append((start, {c: cells[i] if i < len(cells) else None for i, c in enumerate(columns) if c}))
             start = reader.line_num + 1
     except csv.Error as exc:
         return Table(path, "csv", [], problem=f"not readable as CSV at line {reader.line_num}: {exc}")
     table = Table(path, "csv", [c for c in columns if c], _rows=rows)
     if boms:
-        more = f" (and {len(boms) - 1:,} more line{'s' if len(boms) > 2 else ''})" if len(boms) > 1 else ""
-        table.notes.append(f"line {boms[0]}{more}: a byte-order mark (U+FEFF) at the start of the line was removed")
+        table.notes.append(f"{_lines(boms)}: a byte-order mark (U+FEFF) at the start of the line was removed")
+    if headers:
+        table.notes.append(f"{_lines(headers)}: the header row repeated (files joined?) was skipped, not read as a record")
     return table
+
+
+def _lines(numbers: list[int]) -> str:
+    """`line 3`, or `line 3 (and 2 more lines)`: where a note applies, its first line named."""
+    more = len(numbers) - 1
+    return f"line {numbers[0]}" + (f" (and {more:,} more line{'s' if more > 1 else ''})" if more else "")
 
 
 SUBMISSION_IDS = frozenset({"id", "qid", "question_id", "questionid", "query_id", "uuid", "example_id"})

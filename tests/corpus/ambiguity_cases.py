@@ -112,6 +112,14 @@ _add("bom-jsonl-dataset-middle-line", "byte-order marks",
      {"bad.jsonl": jl(S.dataset_records(1)[0], _BOM + js(S.dataset_records(2)[1]))},
      "warning", "line 2", "byte-order mark")
 
+# --------------------------------------------------------------- header rows of joined CSV files
+
+_add("csv-header-repeated", "joined files", {"sub.csv": S.csv_text("id,prediction", "Q1,fox", "id,prediction", "Q2,dog")},
+     "warning", "line 3", "header row repeated")
+_add("csv-header-repeated-twice", "joined files",
+     {"sub.csv": S.csv_text("Id,Predicted", "Q1,fox", "Id,Predicted", "Q2,dog", " Id , Predicted ", "Q3,bank")},
+     "warning", "line 3 (and 1 more line)", "header row repeated")
+
 # ----------------------------------------------------------------------- prediction map pairs
 
 _add("map-pair-null-null", "prediction pairs", {"bad.json": js({"Q1": ["fox", None], "Q2": [None, None]})},

@@ -90,6 +90,17 @@ def test_csv_delimiter_blank_header_and_short_rows(tmp_path: Path) -> None:
     assert table.rows() == [(2, {"id": "a", "text": "two\nlines"}), (5, {"id": "b", "text": None})]
 
 
+def test_csv_joined_with_cat_reads_no_header_as_a_record(tmp_path: Path) -> None:
+    """Two submissions joined with `cat`: the second header is skipped and said, not an item 'Id'."""
+    path = tmp_path / "joined.csv"
+    path.write_text("Id,Predicted\nQ1,fox\nId,Predicted\nQ2,dog\n", encoding="utf-8")
+    run = run_of(path)
+    assert [(p.ref, p.text, p.line) for p in run.predictions] == [("Q1", "fox", 2), ("Q2", "dog", 4)]
+    table = read_document(path).table
+    assert table is not None and table.notes == [
+        "line 3: the header row repeated (files joined?) was skipped, not read as a record"]
+
+
 def test_dates_and_decimals_become_text(tmp_path: Path) -> None:
     from datetime import date
     from decimal import Decimal
