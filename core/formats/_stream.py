@@ -7,8 +7,9 @@ article). `DatasetStream.items` then parses the `data` list one element at a tim
 items, with the same values, the same float literals and the same record paths in errors.
 
 Streaming only makes a big file cheaper to read. Whatever the incremental parser does not expect
-(a file that is not UTF-8, a duplicate `data` key, invalid JSON) raises `NotStreamable`, and the
-caller reads the file the ordinary way, which says what is wrong in its usual words.
+(a file that is not UTF-8, a duplicate `data` key, invalid JSON, a lone surrogate escape that must
+be mended) raises `NotStreamable`, and the caller reads the file the ordinary way, which says what
+is wrong (or what it mended) in its usual words.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from qa_inspect.core.model import Item
 
 from . import squad
 from ._common import Keys, SpanStats, dataset_name, family_of
-from .json_values import _parse_float
+from .json_values import _parse_float, mend_surrogates
 from .textio import Document
 
 __all__ = ["STREAM_MIN_BYTES", "DatasetStream", "NotStreamable", "open_stream"]
@@ -41,6 +42,11 @@ _KEYS_BEFORE_DATA = 16
 
 class NotStreamable(Exception):
     """The file cannot be streamed; read it the ordinary way (which names any error)."""
+
+
+def _lone_surrogate(text: str) -> bool:
+    """True when JSON text holds a surrogate escape without its pair (`\\ud800` alone)."""
+    return mend_surrogates(text)[1] > 0
 
 
 class _Text:
@@ -89,6 +95,8 @@ class _Text:
             try:
                 value, end = decoder.raw_decode(self.buf, pos)
                 if end < len(self.buf) or not self.more(step):  # a number cut off at the window's end
+                    if self.buf.find("\\u", pos, end) >= 0 and _lone_surrogate(self.buf[pos:end]):
+                        raise NotStreamable("a lone surrogate escape")  # the whole read mends and says it
                     return value, end
             except json.JSONDecodeError:
                 if not self.more(step):

@@ -67,6 +67,23 @@ def test_streamed_and_stepped_loads_store_what_the_plain_load_stores(
     assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
 
 
+def test_a_lone_surrogate_in_a_streamed_file_is_mended_and_said_as_the_plain_load_does(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The streaming parser leaves mending to the whole-file read: same rows, same warning."""
+    path = runs / CMRC
+    text = path.read_text(encoding="utf-8")
+    cut = text.rindex('"question": "') + len('"question": "')  # the last question of the file
+    path.write_text(text[:cut] + "\\ud800" + text[cut:], encoding="utf-8")
+    plain = load_runs(runs, tmp_path / "plain.db")
+    monkeypatch.setattr(stream, "MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "BATCH", 5)
+    streamed = load_runs(runs, tmp_path / "fast.db")
+    said = [w for w in streamed.warnings if "lone surrogate" in str(w)]
+    assert said and said == [w for w in plain.warnings if "lone surrogate" in str(w)]
+    assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
+
+
 def test_a_bad_record_in_a_streamed_file_leaves_nothing_of_it(
     runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
