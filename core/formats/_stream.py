@@ -8,7 +8,7 @@ items, with the same values, the same float literals and the same record paths i
 
 Streaming only makes a big file cheaper to read. Whatever the incremental parser does not expect
 (a file that is not UTF-8, a duplicate `data` key, invalid JSON, a lone surrogate escape that must
-be mended) raises `NotStreamable`, and the caller reads the file the ordinary way, which says what
+be mended, a key an article repeats: `repeats_a_key`) raises `NotStreamable`, and the caller reads the file the ordinary way, which says what
 is wrong (or what it mended) in its usual words.
 """
 
@@ -28,7 +28,7 @@ from qa_inspect.core.model import Item
 
 from . import squad
 from ._common import Keys, SpanStats, dataset_name, family_of
-from .json_values import _parse_float, mend_surrogates
+from .json_values import _parse_float, mend_surrogates, repeats_a_key
 from .textio import Document
 
 __all__ = ["STREAM_MIN_BYTES", "DatasetStream", "NotStreamable", "open_stream"]
@@ -190,7 +190,10 @@ def _elements(text: _Text, decoder: json.JSONDecoder, pos: int) -> Generator[Any
     while True:
         if pos > _CHUNK:
             pos = text.drop(pos)
-        value, pos = text.value(decoder, pos)
+        start = text.skip(pos)
+        value, pos = text.value(decoder, start)
+        if repeats_a_key(value, text.buf, start, pos):
+            raise NotStreamable("a repeated key")  # the whole read names it
         yield value
         pos = text.skip(pos)
         sep = text.char(pos)

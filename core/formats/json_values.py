@@ -27,6 +27,7 @@ __all__ = [
     "mend_surrogates",
     "number_text",
     "plain",
+    "repeats_a_key",
     "shown",
     "surrogate_note",
     "type_name",
@@ -148,9 +149,9 @@ def _plain(text: str) -> Any:
     return value if colons - in_strings <= keys else _MISS
 
 
-def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
+def _keys_and_colons(value: Any, colons: int, limit: int = _WALK_MAX) -> tuple[int, int] | None:
     """(keys of every object in `value`, colons in its keys and strings — 0 when the keys alone
-    account for `colons`, as in a record without a colon in its text); None past `_WALK_MAX`
+    account for `colons`, as in a record without a colon in its text); None past `limit`
     containers."""
     keys = 0
     strings: list[str] = []
@@ -159,7 +160,7 @@ def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
     while stack:
         node = stack.pop()
         walked += 1
-        if walked > _WALK_MAX:
+        if walked > limit:
             return None
         items: Iterable[Any]
         if type(node) is dict:
@@ -178,6 +179,21 @@ def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
     if keys >= colons:
         return keys, 0
     return keys, sum(s.count(":") for s in strings)
+
+
+def repeats_a_key(value: Any, text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]`, parsed without the object hook into `value`, may have repeated
+    a key (the proof `_plain` uses, over the whole value: a big file's article, say). False is
+    certain; True sends the text to the hooked parse, which says which key."""
+    colons = text.count(":", start, end)
+    counted = _keys_and_colons(value, colons, limit=1 << 62)
+    if counted is None:
+        return True
+    keys, in_strings = counted
+    if in_strings and text.find("\\u", start, end) >= 0:
+        piece = text[start:end]
+        in_strings = max(0, in_strings - piece.count("\\u003a") - piece.count("\\u003A"))
+    return colons - in_strings > keys
 
 
 def _scanned(text: str) -> Any:

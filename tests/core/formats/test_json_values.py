@@ -7,7 +7,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.formats.json_values import loads
+from qa_inspect.core.formats.json_values import loads, repeats_a_key
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
@@ -100,3 +100,23 @@ def test_an_escaped_colon_does_not_hide_a_repeated_key() -> None:
     assert value.duplicates == ["a"]
     assert loads('{"a": "x\\u003ay", "b": 2}') == {"a": "x:y", "b": 2}
     assert loads('[{"k": 1}, {"k": 2, "k": 3}]')[1].duplicates == ["k"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.text(alphabet=":ab\\\"{}", max_size=6) | st.integers(),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet=":ab", max_size=3), inner, max_size=3),
+                    max_leaves=12),
+       st.booleans())
+def test_repeats_a_key_is_never_wrong_when_it_says_no(value: object, repeat: bool) -> None:
+    """The colon proof over a whole value: text with a key written twice is never passed as clean,
+    and text written by `json.dumps` (no repeat) is passed unless a colon hides in an escape."""
+    text = json.dumps(value)
+    if repeat and isinstance(value, dict) and value:
+        key = json.dumps(next(iter(value)))
+        text = "{" + f"{key}: 0, " + text[1:]
+    parsed = json.loads(text)
+    repeated = text != json.dumps(value)
+    if repeated:
+        assert repeats_a_key(parsed, "  " + text, 2, 2 + len(text))
+    else:
+        assert not repeats_a_key(parsed, text, 0, len(text))

@@ -84,6 +84,23 @@ def test_a_lone_surrogate_in_a_streamed_file_is_mended_and_said_as_the_plain_loa
     assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
 
 
+def test_a_key_repeated_in_a_streamed_file_is_said_as_the_plain_load_says_it(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article that repeats a key sends the file to the whole read, which names the record."""
+    path = runs / CMRC
+    text = path.read_text(encoding="utf-8")
+    cut = text.rindex('"question": "')
+    path.write_text(text[:cut] + '"question": "said: twice?", ' + text[cut:], encoding="utf-8")
+    plain = load_runs(runs, tmp_path / "plain.db")
+    monkeypatch.setattr(stream, "MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "BATCH", 5)
+    streamed = load_runs(runs, tmp_path / "fast.db")
+    said = [w for w in streamed.warnings if "key 'question' repeated" in str(w)]
+    assert len(said) == 1 and said == [w for w in plain.warnings if "key 'question' repeated" in str(w)]
+    assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
+
+
 def test_a_bad_record_in_a_streamed_file_leaves_nothing_of_it(
     runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
