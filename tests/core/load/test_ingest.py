@@ -67,37 +67,32 @@ def test_streamed_and_stepped_loads_store_what_the_plain_load_stores(
     assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
 
 
-def test_a_lone_surrogate_in_a_streamed_file_is_mended_and_said_as_the_plain_load_does(
-    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The streaming parser leaves mending to the whole-file read: same rows, same warning."""
-    path = runs / CMRC
-    text = path.read_text(encoding="utf-8")
-    cut = text.rindex('"question": "') + len('"question": "')  # the last question of the file
-    path.write_text(text[:cut] + "\\ud800" + text[cut:], encoding="utf-8")
-    plain = load_runs(runs, tmp_path / "plain.db")
-    monkeypatch.setattr(stream, "MIN_BYTES", 0)
-    monkeypatch.setattr(stream, "BATCH", 5)
-    streamed = load_runs(runs, tmp_path / "fast.db")
-    said = [w for w in streamed.warnings if "lone surrogate" in str(w)]
-    assert said and said == [w for w in plain.warnings if "lone surrogate" in str(w)]
-    assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
-
-
-def test_a_key_repeated_in_a_streamed_file_is_said_as_the_plain_load_says_it(
-    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An article that repeats a key sends the file to the whole read, which names the record."""
+def _before_last_question(runs: Path, text_in: str) -> None:
+    """Write `text_in` into the CMRC file just before its last question (inside its record)."""
     path = runs / CMRC
     text = path.read_text(encoding="utf-8")
     cut = text.rindex('"question": "')
-    path.write_text(text[:cut] + '"question": "said: twice?", ' + text[cut:], encoding="utf-8")
+    path.write_text(text[:cut] + text_in + text[cut:], encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("inserted", "warning"),
+    [
+        ('"note": "\\ud800", ', "lone surrogate"),  # a lone surrogate escape in the last record
+        ('"question": "said: twice?", ', "key 'question' repeated"),  # the last record repeats a key
+    ],
+)
+def test_what_the_streaming_parser_leaves_to_the_whole_read_is_said_as_the_plain_load_says_it(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inserted: str, warning: str
+) -> None:
+    """Mending surrogates and naming repeated keys: the stream hands the file to the whole read."""
+    _before_last_question(runs, inserted)
     plain = load_runs(runs, tmp_path / "plain.db")
     monkeypatch.setattr(stream, "MIN_BYTES", 0)
     monkeypatch.setattr(stream, "BATCH", 5)
     streamed = load_runs(runs, tmp_path / "fast.db")
-    said = [w for w in streamed.warnings if "key 'question' repeated" in str(w)]
-    assert len(said) == 1 and said == [w for w in plain.warnings if "key 'question' repeated" in str(w)]
+    said = [w for w in streamed.warnings if warning in str(w)]
+    assert len(said) == 1 and said == [w for w in plain.warnings if warning in str(w)]
     assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
 
 
