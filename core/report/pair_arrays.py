@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,9 @@ class PairArrays:
     answered_a: np.ndarray  # bool: not a refusal
     answered_b: np.ndarray
     dimensions: Mapping[str, tuple[np.ndarray, tuple[str, ...]]]  # name → (int32 codes, labels)
+    categories: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = None
+    """A's and B's error categories as int32 codes among the labels (−1: none), when read
+    (`read_pair_arrays(categories=…)`): what the diff's counts of fixed and broken need."""
 
     @property
     def size(self) -> int:
@@ -62,8 +65,7 @@ class PairArrays:
         order = np.argsort(keys)
         keys, firsts = keys[order], firsts[order]
         at = np.minimum(np.searchsorted(keys, self.contexts), len(keys) - 1)
-        contexts = np.where(keys[at] == self.contexts, firsts[at], self.contexts)
-        return PairArrays(self.item_ids, contexts, self.scores, self.answered_a, self.answered_b, self.dimensions)
+        return replace(self, contexts=np.where(keys[at] == self.contexts, firsts[at], self.contexts))
 
     @staticmethod
     def from_frame(frame: pl.DataFrame, dimensions: Iterable[str]) -> PairArrays:
@@ -169,22 +171,34 @@ def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
     return f"CASE WHEN i.{dimension} IS NULL THEN {missing}{whens} ELSE -1 END"
 
 
+def _category_code(alias: str, labels: Sequence[str], params: list[Any]) -> str:
+    """`CASE …`: the position of the prediction's error category among `labels` (−1: none)."""
+    column = {"": "error_category", "pa": "pa.error_category", "pb": "pb.error_category"}[alias]  # fixed names
+    if not labels:
+        return "-1"
+    params.extend(labels)
+    return f"CASE {column}{''.join(f' WHEN ? THEN {k}' for k in range(len(labels)))} ELSE -1 END"
+
+
 def read_pair_arrays(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
     dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
-    table: str = "predictions",
+    table: str = "predictions", categories: Sequence[str] | None = None,
 ) -> PairArrays:
     """The common items of runs `run_a`, `run_b` (ids) of `within`'s items as arrays: the scores
     of `metrics` (the others NaN, one shared array), and per dimension (a column of `items`) the
     position of each item's value among the given labels (those of the slices to test). `table`:
     where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`). Columns travel
     as texts of integers (`_concat`); without `within` on the official rows each run is read from
-    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join."""
+    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join.
+    `categories`: the error categories to code (`PairArrays.categories`; None: not read)."""
     wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
     if within is None and table == "predictions":
-        return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted)
+        return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted, categories)
     params: list[Any] = []
     dims = [_code(d, labels, params) for d, labels in dimensions.items()]
+    if categories is not None:
+        dims += [_category_code(alias, categories, params) for alias in ("pa", "pb")]
     params += [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
     exprs = ["i.id", "COALESCE(i.context_id, -1)", "COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0)", *dims]
@@ -196,7 +210,7 @@ def read_pair_arrays(
     order = np.argsort(ids, kind="stable")
     cols: dict[str, np.ndarray] = {"item_ids": ids[order], "contexts": _ints(texts[1])[order],
                                    "refused": _ints(texts[2])[order]}
-    for k, d in enumerate(dimensions):
+    for k, d in enumerate([*dimensions, *(("category_a", "category_b") if categories is not None else ())]):
         cols[d] = _ints(texts[3 + k])[order].astype(np.int32)
     at = 3 + len(dims)
     for m, side in floats:
@@ -206,32 +220,39 @@ def read_pair_arrays(
             run = run_a if side == "a" else run_b
             cols[f"{m}_{side}"] = _score_column(conn, table, m, run, texts[at:at + 2], cols["item_ids"], order)
             at += 2
-    return _arrays(cols, wanted, dimensions)
+    return _arrays(cols, wanted, dimensions, categories)
 
 
 def _arrays(cols: Mapping[str, np.ndarray], wanted: Sequence[str],
-            dimensions: Mapping[str, Sequence[str]]) -> PairArrays:
+            dimensions: Mapping[str, Sequence[str]], categories: Sequence[str] | None) -> PairArrays:
     """`PairArrays` of read columns (`refused`: A's refusal + 2 × B's)."""
     nan = np.full(len(cols["item_ids"]), np.nan)
     return PairArrays(
         cols["item_ids"], cols["contexts"], {s: cols.get(s, nan) for s in SCORES},
         cols["refused"] & 1 == 0, cols["refused"] & 2 == 0,
         {d: (cols[d], tuple(labels)) for d, labels in dimensions.items()},
+        None if categories is None else (cols["category_a"], cols["category_b"], tuple(categories)),
     )
 
 
-def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str]) -> dict[str, np.ndarray]:
-    """One run's item ids (sorted), refusals and scores of `wanted`, from its covering index
-    (`predictions_scores`: no table row is visited)."""
-    exprs = ["item_id", "COALESCE(refused, 0)"]
+def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str],
+                 categories: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """One run's item ids (sorted), refusals, scores of `wanted` and (given their labels) error
+    categories, from its covering index (`predictions_scores`: no table row is visited)."""
+    params: list[Any] = []
+    exprs = ["item_id", "COALESCE(refused, 0)", *([_category_code("", categories, params)] if categories is not None
+                                                   else [])]
     for m in wanted:
         exprs += [_int_expr(m)] if m == "em" else list(_score_exprs(m, "item_id"))
-    texts = _concat(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (run,))
+    texts = _concat(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (*params, run))
     ids = _ints(texts[0])
     order = None if bool(np.all(ids[1:] > ids[:-1])) else np.argsort(ids, kind="stable")
-    refused = _ints(texts[1])
-    out = {"item_ids": ids if order is None else ids[order], "refused": refused if order is None else refused[order]}
-    at = 2
+    out = {"item_ids": ids if order is None else ids[order]}
+    names = ["refused", *(["category"] if categories is not None else [])]
+    for k, name in enumerate(names):
+        column = _ints(texts[1 + k])
+        out[name] = column if order is None else column[order]
+    at = 1 + len(names)
     for m in wanted:
         if m == "em":
             out[m], at = _em_column(texts[at], order), at + 1
@@ -241,11 +262,12 @@ def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str]) -> d
 
 
 def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int,
-                   dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str]) -> PairArrays:
+                   dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str],
+                   categories: Sequence[str] | None) -> PairArrays:
     """The arrays of every common item without joining: each run's scores from its covering
     index, the items' passages and dimension codes by id, matched in numpy (sorted ids). The join
     visited the items table and both indexes row by row."""
-    a, b = _run_columns(conn, run_a, wanted), _run_columns(conn, run_b, wanted)
+    a, b = _run_columns(conn, run_a, wanted, categories), _run_columns(conn, run_b, wanted, categories)
     ids, in_a, in_b = np.intersect1d(a["item_ids"], b["item_ids"], assume_unique=True, return_indices=True)
     params: list[Any] = []
     dims = [_code(d, labels, params) for d, labels in dimensions.items()]
@@ -263,6 +285,8 @@ def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id:
                                    "refused": a["refused"][in_a] + 2 * b["refused"][in_b]}
     for m in wanted:
         cols[f"{m}_a"], cols[f"{m}_b"] = a[m][in_a], b[m][in_b]
+    if categories is not None:
+        cols["category_a"], cols["category_b"] = a["category"][in_a].astype(np.int32), b["category"][in_b].astype(np.int32)
     for k, d in enumerate(dimensions):
         cols[d] = _ints(texts[2 + k])[at].astype(np.int32)
-    return _arrays(cols, wanted, dimensions)
+    return _arrays(cols, wanted, dimensions, categories)
