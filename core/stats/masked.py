@@ -18,6 +18,8 @@ caller from the seed and the comparison, never from the number of rows.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from copy import deepcopy
 from dataclasses import dataclass
@@ -109,24 +111,58 @@ def _features(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, mask
 def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int,
               stop: Callable[[], bool] | None) -> np.ndarray | None:
     """`(columns, resamples)`: the weight rows times the features, gathered into tall blocks
-    (`_WEIGHT_CELLS`); None if `stop` (asked between blocks) says so."""
+    (`_WEIGHT_CELLS` in two buffers); None if `stop` (asked between blocks) says so. A thread
+    draws the weights into one buffer while the other is multiplied (the product releases the
+    GIL): the two take a core each. The products are exact (`_on_grid`), so how rows are
+    gathered changes no number."""
     out = np.empty((features.shape[1], resamples))
-    tall = np.empty((min(resamples, max(1, _WEIGHT_CELLS // max(features.shape[0], 1))), features.shape[0]))
-    held = at = 0
-    for block in blocks:
-        if stop is not None and stop():
-            return None
-        pos = 0
-        while pos < len(block):  # a block taller than the room left goes in parts
-            take = min(len(block) - pos, len(tall) - held)
-            tall[held:held + take] = block[pos:pos + take]
-            held, pos = held + take, pos + take
-            if held == len(tall):
-                out[:, at:at + held] = (tall @ features).T
-                at, held = at + held, 0
-    if held:
-        out[:, at:at + held] = (tall[:held] @ features).T
+    rows = min(resamples, max(1, _WEIGHT_CELLS // 2 // max(features.shape[0], 1)))
+    filled: queue.Queue[tuple[np.ndarray, int] | BaseException | None] = queue.Queue()
+    free: queue.Queue[np.ndarray | None] = queue.Queue()
+    for _ in range(2):
+        free.put(np.empty((rows, features.shape[0])))
+    drawer = threading.Thread(target=_gather, args=(blocks, free, filled), daemon=True)
+    drawer.start()
+    at = 0
+    try:
+        while (item := filled.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            if stop is not None and stop():
+                return None
+            tall, held = item
+            out[:, at:at + held] = (tall[:held] @ features).T
+            at += held
+            free.put(tall)
+    finally:
+        free.put(None)  # the drawer stops at its next buffer
+        drawer.join()
     return out
+
+
+def _gather(blocks: Iterator[np.ndarray], free: queue.Queue[np.ndarray | None],
+            filled: queue.Queue[tuple[np.ndarray, int] | BaseException | None]) -> None:
+    """In a thread: the weight blocks copied into free buffers, each full one handed over; None
+    at the end (or a failure), and nothing more once a None comes from `free`."""
+    try:
+        tall = free.get()
+        held = 0
+        for block in blocks:
+            pos = 0
+            while pos < len(block) and tall is not None:
+                take = min(len(block) - pos, len(tall) - held)
+                tall[held:held + take] = block[pos:pos + take]
+                held, pos = held + take, pos + take
+                if held == len(tall):
+                    filled.put((tall, held))
+                    tall, held = free.get(), 0
+            if tall is None:
+                return
+        if held and tall is not None:
+            filled.put((tall, held))
+        filled.put(None)
+    except BaseException as exc:  # handed to the caller's thread, raised there
+        filled.put(exc)
 
 
 def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray, units: np.ndarray,
