@@ -236,7 +236,7 @@ def _arrays(cols: Mapping[str, np.ndarray], wanted: Sequence[str],
     )
 
 
-_CHUNK_ITEMS = 250_000
+_CHUNK_ITEMS = 50_000
 """Items' ids a read spans at once: the texts SQLite builds (tens of MB per column at a million
 items) stay a quarter of that."""
 
