@@ -99,11 +99,16 @@ def _features(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, mask
               units: np.ndarray, count: int, seen: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
     """`(units, columns)` on the exact grid (`shared._on_grid`, column by column: no second copy):
     a column (d, m) is the per-unit total of `diffs[d]` over `masks[m]`, (None, m) its item count.
-    `seen(j, column)` is shown each column before the grid."""
+    `seen(j, column)` is shown each column before the grid. A mask's items are picked once for
+    the columns after one another that share it (a slice's metrics)."""
     out = np.empty((count, len(columns)), order="F")
+    picked: tuple[int, np.ndarray, np.ndarray] | None = None  # (mask, its items' positions, their units)
     for j, (d, m) in enumerate(columns):
-        weights = None if d is None else diffs[d][masks[m]]
-        out[:, j] = np.bincount(units[masks[m]], weights=weights, minlength=count)
+        if picked is None or picked[0] != m:
+            where = np.flatnonzero(masks[m])
+            picked = (m, where, units[where])
+        weights = None if d is None else diffs[d][picked[1]]
+        out[:, j] = np.bincount(picked[2], weights=weights, minlength=count)
         if seen is not None:
             seen(j, out[:, j])
         out[:, j] = _on_grid(out[:, j:j + 1])[:, 0]
