@@ -170,7 +170,7 @@ def _gather(blocks: Iterator[np.ndarray], free: queue.Queue[np.ndarray | None],
         if held and tall is not None:
             filled.put((tall, held))
         filled.put(None)
-    except BaseException as exc:  # handed to the caller's thread, raised there
+    except Exception as exc:  # noqa: BLE001 - any failure is handed to the caller's thread, raised there
         filled.put(exc)
 
 

@@ -21,9 +21,11 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
   new process with it stored (target < 1 s); every run's frame stored at once (`warm_frames`, what a
   load would add if it stored them) as a share of the 1M load (`--load-seconds`); every facet of a new filter from the frame (target < 1 s);
   beside it one pass over the filter's items evaluating every facet (`pass_counts`, before).
-- `--compare`: as the compare screen runs it (`diff_runs`, the counts, beside `ahead_tests`, every
-  slice's test at the screen's resample count, on two connections; then `diff_significance` picks
-  the diff's rows), time, CPU time and peak memory of a child process. Target < 5 s and 500 MB.
+- `--compare`: as the compare screen runs it (the comparison's arrays read once, `comparison_arrays`;
+  the counts from them, `diff_runs(…, arrays=…)`, beside `ahead_tests`, every slice's test at the
+  screen's resample count; then `diff_significance` picks the diff's rows), time, CPU time and peak
+  memory of a child process, after the passages sharing a text are stored (as the first comparison
+  stores them). Target < 5 s and 500 MB.
   `--compare-app`: the same in the app (the compare screen pushed over the overview, both workers
   as the screen starts them): times to the counts and to the statistics on screen, peak memory.
 
@@ -259,6 +261,12 @@ def main() -> None:
         steps(conn, base, other)
         facets_and_counts(conn, base, args.load_seconds)
         if args.compare and other:
+            from qa_inspect.core.store import passage_firsts
+
+            t0 = time.perf_counter()
+            passage_firsts(conn, conn.execute("SELECT dataset_id FROM runs WHERE name = ?", (run,)).fetchone()[0])
+            print(f"passages sharing a text stored (`store.passage_firsts`, once per loaded data):"
+                  f" {time.perf_counter() - t0:.1f} s")
             out = subprocess.run([sys.executable, __file__, "--compare-child", str(work), run, other],
                                  check=True, capture_output=True, text=True).stdout
             res = json.loads(out.strip().splitlines()[-1])

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core import store
 from qa_inspect.core.store import open_db, passage_firsts, stored_passage_firsts
 from qa_inspect.core.store.schema import MIGRATIONS, SCHEMA_VERSION
