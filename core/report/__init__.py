@@ -131,6 +131,7 @@ __all__ = [
     "PairTests",
     "AheadTests",
     "ahead_tests",
+    "comparison_arrays",
     "PairArrays",
     "read_pair_arrays",
     "release_diff",
@@ -292,6 +293,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         AheadTests,
         ahead_tests,
     )
+    from .diff_arrays import comparison_arrays
     from .significance import (
         DeltaTest,
         pair_significance,

@@ -37,7 +37,7 @@ from qa_inspect.core.metrics import CATEGORY_CODES, uses_f1_recall
 from qa_inspect.core.query import OUTCOMES, Filter, dimension_columns
 from qa_inspect.core.store import require_run
 
-from . import diff_sql
+from . import diff_arrays, diff_sql
 from .adjudicated import adjudicate_frame, run_rescored
 from .diff_ahead import AheadTests
 from .diff_samples import SampleDiff, sample_diff
@@ -307,12 +307,16 @@ def diff_runs(
     stats: StatOptions | None = None,
     stop: Callable[[], bool] | None = None,
     adjudicated: bool = False,
+    arrays: PairArrays | None = None,
 ) -> RunDiff:
     """Compare run B with run A (see the module doc). `within` restricts the items to those a
     filter selects (e.g. a saved slice); `stats` adds `significance` (left None if `stop`, asked
     between its tests, says so); `adjudicated`: on the scores with accepted aliases counted as golds
     (the same engine over a copy of the two runs' rows, `diff_sql.adjudicated_rows`). Raises
-    `DiffError` for an unknown run, the same run twice, or runs of different datasets."""
+    `DiffError` for an unknown run, the same run twice, or runs of different datasets.
+    `arrays`: the common items as `diff_arrays.comparison_arrays(conn, run_a, run_b, within=within)`
+    read them (the compare screen reads them once for the counts and the tests): the counts come
+    from them (`diff_arrays.array_groups`), the same numbers without SQL's grouping pass."""
     if not 0.0 <= threshold <= 1.0:
         raise DiffError(f"F1 threshold {threshold} is outside 0…1")
     if run_a == run_b:
@@ -336,7 +340,7 @@ def diff_runs(
         diff.adjudicated = True
     else:
         diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
-                         threshold=threshold, top=top, within=within)
+                         threshold=threshold, top=top, within=within, arrays=arrays)
         diff.samples = sample_diff(conn, run_a, run_b, within)
     if stats is not None:
         diff.significance = diff_significance(conn, diff, stats, stop=stop)
@@ -394,16 +398,20 @@ def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, s
 def _sql_diff(
     conn: sqlite3.Connection, a: tuple[str, int], b: tuple[str, int], dataset_id: int, dataset: str,
     family: str, scorer: str | None, *, threshold: float, top: int, within: Filter | None,
-    table: str = "predictions",
+    table: str = "predictions", arrays: PairArrays | None = None,
 ) -> RunDiff:
-    """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`) over `table`'s rows."""
+    """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`) over `table`'s rows,
+    or from the common items' `arrays` (`diff_arrays`)."""
     (run_a, a_id), (run_b, b_id) = a, b
     varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
     has_em = diff_sql.scored_with_em(conn, a_id, b_id)
     for _ in range(2):  # the guess of has_em checked on the common items: read again if wrong
         criteria = _criteria(has_em, threshold)
-        groups = diff_sql.common_groups(conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying,
-                                        criterion=criteria[0][0], within=within, changes=top > 0, table=table)
+        from_arrays = None if arrays is None else diff_arrays.array_groups(
+            arrays, varying, threshold=threshold, criterion=criteria[0][0])
+        groups = from_arrays if from_arrays is not None else diff_sql.common_groups(
+            conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying, criterion=criteria[0][0],
+            within=within, changes=top > 0, table=table)
         if groups:  # what the runs were scored with decides (any scorer may score any dataset)
             found = sum(g.has_em_a for g in groups) > 0 and sum(g.has_em_b for g in groups) > 0
         else:
@@ -423,6 +431,7 @@ def _sql_diff(
         slices=[SliceDelta(**r) for r in diff_sql.slice_rows(groups, constant, not has_em)],
         categories=[CategoryChange(c, f, n) for c, (f, n) in
                     sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
-        changes=[ItemChange(**r) for r in diff_sql.largest_changes(conn, a_id, b_id, dataset_id, top, within, groups,
-                                                                        table)],
+        changes=[ItemChange(**r) for r in diff_sql.largest_changes(
+            conn, a_id, b_id, dataset_id, top, within, groups, table,
+            None if from_arrays is None or arrays is None else diff_arrays.largest_ids(arrays, top))],
     )

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 from qa_inspect.core.query import Filter
-from qa_inspect.core.store import data_stamp, require_run
+from qa_inspect.core.store import data_stamp, require_run, stored_passage_firsts
 
 from . import diff_sql
-from .metrics import DIMENSIONS
+from .diff_arrays import dimension_labels
 from .pair_arrays import MISSING, PairArrays, read_pair_arrays
 from .run_stats import passage_ids
 from .significance import PairTests, StatOptions, pair_tests
@@ -43,20 +43,6 @@ class AheadTests:
     tests: PairTests
 
 
-def _labels(conn: sqlite3.Connection, dataset_id: int) -> dict[str, list[str]]:
-    """Every value of each dimension a diff can slice by (`MISSING` last), from its index."""
-    varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
-    out: dict[str, list[str]] = {}
-    for d in DIMENSIONS:  # fixed names: the only way a column name enters SQL
-        if d in constant:
-            out[d] = [constant[d]]
-        elif d in varying:
-            values = conn.execute(f"SELECT DISTINCT {d} FROM items WHERE dataset_id = ? AND {d} IS NOT NULL"
-                                  f" ORDER BY {d}", (dataset_id,)).fetchall()
-            out[d] = [str(v[0]) for v in values] + [MISSING]
-    return out
-
-
 _PASSAGES: dict[tuple[str, int, str], dict[int, int]] = {}
 """`passage_ids` of a dataset by (database file, dataset, `data_stamp`): the same until a load
 writes; a second comparison on the dataset (swapped runs, another run B) reads no passage text."""
@@ -69,19 +55,26 @@ def _file(conn: sqlite3.Connection) -> str | None:
 
 
 def _passages_beside(conn: sqlite3.Connection, dataset_id: int) -> Callable[[], dict[int, int]]:
-    """`passage_ids` of the dataset, started now: from the memo, or read on a second read-only
+    """`passage_ids` of the dataset, started now: from the memo or the stored pairs
+    (`store.stored_passage_firsts`, a row's read), else computed and stored on a second
     connection in a thread (SQLite sorts the passage texts while this thread reads the arrays:
     both in C, the GIL released), or else read when asked for. Call the result for the ids."""
     path = _file(conn)
     key = (path or "", dataset_id, data_stamp(conn, dataset_id))
     if path is not None and key in _PASSAGES:
         return lambda: _PASSAGES[key]
+    stored = stored_passage_firsts(conn, dataset_id)
+    if stored is not None:
+        return lambda: stored
     if path is None:
         return lambda: passage_ids(conn, dataset_id)
     out: list[dict[int, int]] = []
 
     def read() -> None:
-        side = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
+        try:  # writable if the file is: the pairs are stored for every later comparison
+            side = sqlite3.connect(f"{Path(path).as_uri()}?mode=rw", uri=True)
+        except sqlite3.Error:
+            side = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
         try:
             out.append(passage_ids(side, dataset_id))
         finally:
@@ -111,20 +104,22 @@ def _slices(arrays: PairArrays, metrics: tuple[str, str]) -> list[tuple[str, str
 
 def ahead_tests(
     conn: sqlite3.Connection, run_a: str, run_b: str, options: StatOptions | Callable[[int], StatOptions], *,
-    within: Filter | None = None, stop: Callable[[], bool] | None = None,
+    within: Filter | None = None, stop: Callable[[], bool] | None = None, arrays: PairArrays | None = None,
 ) -> AheadTests | None:
     """The test of every slice `diff_runs(conn, run_a, run_b, within=within)` can show, on the
     official scores, without its counts (module doc). `options`: the settings, or a function of
     the number of common items giving them (the screen's resample count depends on it). None:
-    runs a diff refuses (it says why), or `stop` said so."""
+    runs a diff refuses (it says why), or `stop` said so. `arrays`: the common items as
+    `diff_arrays.comparison_arrays` read them (for the counts too), else read here."""
     a, b = require_run(conn, run_a), require_run(conn, run_b)
     if a.dataset_id is None or a.dataset_id != b.dataset_id or a.id == b.id:
         return None
     has_em = diff_sql.scored_with_em(conn, a.id, b.id)  # the diff's first guess; a miss is caught later
     metrics = ("em", "f1") if has_em else ("f1_recall", "answer_rate")
     passages = _passages_beside(conn, a.dataset_id)
-    arrays = read_pair_arrays(conn, a.id, b.id, a.dataset_id, within, _labels(conn, a.dataset_id),
-                              metrics=("em", "f1") if has_em else ("f1_recall",))
+    if arrays is None:
+        arrays = read_pair_arrays(conn, a.id, b.id, a.dataset_id, within, dimension_labels(conn, a.dataset_id),
+                                  metrics=("em", "f1") if has_em else ("f1_recall",))
     arrays = arrays.with_passages(passages())
     settings = options if isinstance(options, StatOptions) else options(arrays.size)
     slices = _slices(arrays, metrics)

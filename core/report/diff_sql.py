@@ -234,15 +234,18 @@ _DELTA = f"({_SCORE.format(a='pb')} - {_SCORE.format(a='p')})"
 
 def largest_changes(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, top: int, within: Filter | None = None,
-    groups: list[Group] | None = None, table: str = "predictions",
+    groups: list[Group] | None = None, table: str = "predictions", ids: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """The `top` common items whose score moved most (|B − A| > 1e-12; ties by item id), with
     their texts. When `groups` hold `top` full swings (|Δ| = 1, the largest any change is) those
-    are the first `top` of them by id; else one pass keeps `top` rows. Then `top` lookups."""
+    are the first `top` of them by id; else one pass keeps `top` rows. Then `top` lookups.
+    `ids`: those items, already found (`diff_arrays.largest_ids`)."""
     if top <= 0:
         return []
     swung = [i for g in groups or [] for i in g.swung]
-    if groups and max((g.swing or 0.0) for g in groups) == 1.0 and len(swung) >= top:
+    if ids is not None:
+        ids = ids[:top]
+    elif groups and max((g.swing or 0.0) for g in groups) == 1.0 and len(swung) >= top:
         ids = heapq.nsmallest(top, swung)
     else:
         params: list[Any] = [run_b, run_a]

@@ -10,8 +10,11 @@ a slice's mask is one comparison of a code array.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,6 +43,9 @@ class PairArrays:
     answered_a: np.ndarray  # bool: not a refusal
     answered_b: np.ndarray
     dimensions: Mapping[str, tuple[np.ndarray, tuple[str, ...]]]  # name → (int32 codes, labels)
+    categories: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = None
+    """A's and B's error categories as int32 codes among the labels (−1: none), when read
+    (`read_pair_arrays(categories=…)`): what the diff's counts of fixed and broken need."""
 
     @property
     def size(self) -> int:
@@ -62,8 +68,7 @@ class PairArrays:
         order = np.argsort(keys)
         keys, firsts = keys[order], firsts[order]
         at = np.minimum(np.searchsorted(keys, self.contexts), len(keys) - 1)
-        contexts = np.where(keys[at] == self.contexts, firsts[at], self.contexts)
-        return PairArrays(self.item_ids, contexts, self.scores, self.answered_a, self.answered_b, self.dimensions)
+        return replace(self, contexts=np.where(keys[at] == self.contexts, firsts[at], self.contexts))
 
     @staticmethod
     def from_frame(frame: pl.DataFrame, dimensions: Iterable[str]) -> PairArrays:
@@ -116,34 +121,32 @@ def _concat(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: S
     return list(conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in exprs)} {rest}", params).fetchone())
 
 
-def _score_column(conn: sqlite3.Connection, table: str, column: str, run: int, texts: Sequence[str | None],
+def _score_column(conn: sqlite3.Connection, table: str, column: str, run: int, raw: np.ndarray, inexact: np.ndarray,
                   keys: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    """A score column from its two texts (`_score_exprs`): the scaled integers (−1: NULL → NaN)
-    put in `order`, then the scores that did not scale exactly read as floats and put back by
-    their item (`keys`: the item ids, sorted)."""
-    raw = _ints(texts[0])
+    """A score column from its two parts (`_score_exprs`): the scaled integers (−1: NULL → NaN)
+    put in `order`, then the scores that did not scale exactly (`inexact`: their items) read as
+    floats and put back by their item (`keys`: the item ids, sorted)."""
     if order is not None:
         raw = raw[order]
     out = np.where(raw < 0, np.nan, raw / _SCALE)
-    exact = _exact(conn, table, column, run, texts[1])
+    exact = _exact(conn, table, column, run, inexact)
     if exact:
         at = np.searchsorted(keys, np.fromiter(exact.keys(), dtype=np.int64, count=len(exact)))
         out[at] = np.fromiter(exact.values(), dtype=np.float64, count=len(exact))
     return out
 
 
-def _em_column(text: str | None, order: np.ndarray | None) -> np.ndarray:
+def _em_column(raw: np.ndarray, order: np.ndarray | None) -> np.ndarray:
     """EM (0 or 1; −1: NULL → NaN) as floats, put in `order`."""
-    raw = _ints(text)
     if order is not None:
         raw = raw[order]
     return np.where(raw < 0, np.nan, raw.astype(np.float64))
 
 
-def _exact(conn: sqlite3.Connection, table: str, column: str, run: int, text: str | None) -> dict[int, float]:
+def _exact(conn: sqlite3.Connection, table: str, column: str, run: int, items: np.ndarray) -> dict[int, float]:
     """item id → `column` of run `run` for the listed items (those whose score did not scale
     exactly), read as floats."""
-    ids = _ints(text).tolist()
+    ids = items.tolist()
     out: dict[int, float] = {}
     for start in range(0, len(ids), 500):  # within SQLite's parameter limit
         part = ids[start:start + 500]
@@ -169,22 +172,34 @@ def _code(dimension: str, labels: Sequence[str], params: list[Any]) -> str:
     return f"CASE WHEN i.{dimension} IS NULL THEN {missing}{whens} ELSE -1 END"
 
 
+def _category_code(alias: str, labels: Sequence[str], params: list[Any]) -> str:
+    """`CASE …`: the position of the prediction's error category among `labels` (−1: none)."""
+    column = {"": "error_category", "pa": "pa.error_category", "pb": "pb.error_category"}[alias]  # fixed names
+    if not labels:
+        return "-1"
+    params.extend(labels)
+    return f"CASE {column}{''.join(f' WHEN ? THEN {k}' for k in range(len(labels)))} ELSE -1 END"
+
+
 def read_pair_arrays(
     conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int, within: Filter | None,
     dimensions: Mapping[str, Sequence[str]], *, metrics: Iterable[str] = ("em", "f1", "f1_recall"),
-    table: str = "predictions",
+    table: str = "predictions", categories: Sequence[str] | None = None,
 ) -> PairArrays:
     """The common items of runs `run_a`, `run_b` (ids) of `within`'s items as arrays: the scores
     of `metrics` (the others NaN, one shared array), and per dimension (a column of `items`) the
     position of each item's value among the given labels (those of the slices to test). `table`:
     where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`). Columns travel
     as texts of integers (`_concat`); without `within` on the official rows each run is read from
-    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join."""
+    its covering index and matched with the items in numpy (`_narrow_arrays`), else one join.
+    `categories`: the error categories to code (`PairArrays.categories`; None: not read)."""
     wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
     if within is None and table == "predictions":
-        return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted)
+        return _narrow_arrays(conn, run_a, run_b, dataset_id, dimensions, wanted, categories)
     params: list[Any] = []
     dims = [_code(d, labels, params) for d, labels in dimensions.items()]
+    if categories is not None:
+        dims += [_category_code(alias, categories, params) for alias in ("pa", "pb")]
     params += [run_a, run_b, dataset_id]
     restrict = diff_sql.within_clause(conn, within, params)
     exprs = ["i.id", "COALESCE(i.context_id, -1)", "COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0)", *dims]
@@ -196,62 +211,132 @@ def read_pair_arrays(
     order = np.argsort(ids, kind="stable")
     cols: dict[str, np.ndarray] = {"item_ids": ids[order], "contexts": _ints(texts[1])[order],
                                    "refused": _ints(texts[2])[order]}
-    for k, d in enumerate(dimensions):
+    for k, d in enumerate([*dimensions, *(("category_a", "category_b") if categories is not None else ())]):
         cols[d] = _ints(texts[3 + k])[order].astype(np.int32)
     at = 3 + len(dims)
     for m, side in floats:
         if m == "em":
-            cols[f"em_{side}"], at = _em_column(texts[at], order), at + 1
+            cols[f"em_{side}"], at = _em_column(_ints(texts[at]), order), at + 1
         else:
             run = run_a if side == "a" else run_b
-            cols[f"{m}_{side}"] = _score_column(conn, table, m, run, texts[at:at + 2], cols["item_ids"], order)
+            cols[f"{m}_{side}"] = _score_column(conn, table, m, run, _ints(texts[at]), _ints(texts[at + 1]),
+                                                cols["item_ids"], order)
             at += 2
-    return _arrays(cols, wanted, dimensions)
+    return _arrays(cols, wanted, dimensions, categories)
 
 
 def _arrays(cols: Mapping[str, np.ndarray], wanted: Sequence[str],
-            dimensions: Mapping[str, Sequence[str]]) -> PairArrays:
+            dimensions: Mapping[str, Sequence[str]], categories: Sequence[str] | None) -> PairArrays:
     """`PairArrays` of read columns (`refused`: A's refusal + 2 × B's)."""
     nan = np.full(len(cols["item_ids"]), np.nan)
     return PairArrays(
         cols["item_ids"], cols["contexts"], {s: cols.get(s, nan) for s in SCORES},
         cols["refused"] & 1 == 0, cols["refused"] & 2 == 0,
         {d: (cols[d], tuple(labels)) for d, labels in dimensions.items()},
+        None if categories is None else (cols["category_a"], cols["category_b"], tuple(categories)),
     )
 
 
-def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str]) -> dict[str, np.ndarray]:
-    """One run's item ids (sorted), refusals and scores of `wanted`, from its covering index
-    (`predictions_scores`: no table row is visited)."""
-    exprs = ["item_id", "COALESCE(refused, 0)"]
+_CHUNK_ITEMS = 50_000
+"""Items' ids a read spans at once: the texts SQLite builds stay about a megabyte a column (tens
+of MB each at a million items read at once), as do the Python strings they are copied into, so
+three reads at once hold little beside the arrays they fill (at a million items 50,000 ids a read
+took no longer than 250,000)."""
+
+
+def _id_ranges(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[int, int]]:
+    """[lo, hi) ranges of the dataset's item ids, about `_CHUNK_ITEMS` ids each."""
+    lo, hi = conn.execute("SELECT MIN(id), MAX(id) FROM items WHERE dataset_id = ?", (dataset_id,)).fetchone()
+    if lo is None:
+        return []
+    parts = max(1, -(-(hi - lo + 1) // _CHUNK_ITEMS))
+    edges = np.linspace(lo, hi + 1, parts + 1).astype(np.int64).tolist()
+    return [(int(a), int(b)) for a, b in pairwise(edges) if b > a]
+
+
+def _chunked(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: Sequence[Any], id_column: str,
+             ranges: Sequence[tuple[int, int]], small: Sequence[int] = ()) -> list[np.ndarray]:
+    """`_concat` over each range of `id_column` in turn, every column parsed and joined (those at
+    the positions `small` as int32: codes and flags)."""
+    out: list[list[np.ndarray]] = [[] for _ in exprs]
+    for lo, hi in ranges:
+        texts = _concat(conn, exprs, f"{rest} AND {id_column} >= ? AND {id_column} < ?", [*params, lo, hi])
+        for k, text in enumerate(texts):
+            out[k].append(_ints(text).astype(np.int32) if k in small else _ints(text))
+        del texts
+    return [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32 if k in small else np.int64)
+            for k, parts in enumerate(out)]
+
+
+def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str], categories: Sequence[str] | None,
+                 ranges: Sequence[tuple[int, int]]) -> dict[str, np.ndarray]:
+    """One run's item ids (sorted), refusals, scores of `wanted` and (given their labels) error
+    categories, from its covering index (`predictions_scores`: no table row is visited)."""
+    params: list[Any] = []
+    exprs = ["item_id", "COALESCE(refused, 0)", *([_category_code("", categories, params)] if categories is not None
+                                                   else [])]
     for m in wanted:
         exprs += [_int_expr(m)] if m == "em" else list(_score_exprs(m, "item_id"))
-    texts = _concat(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (run,))
-    ids = _ints(texts[0])
+    columns = _chunked(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (*params, run),
+                       "item_id", ranges, small=(1, 2) if categories is not None else (1,))
+    ids = columns[0]
     order = None if bool(np.all(ids[1:] > ids[:-1])) else np.argsort(ids, kind="stable")
-    refused = _ints(texts[1])
-    out = {"item_ids": ids if order is None else ids[order], "refused": refused if order is None else refused[order]}
-    at = 2
+    out = {"item_ids": ids if order is None else ids[order]}
+    names = ["refused", *(["category"] if categories is not None else [])]
+    for k, name in enumerate(names):
+        out[name] = columns[1 + k] if order is None else columns[1 + k][order]
+    at = 1 + len(names)
     for m in wanted:
         if m == "em":
-            out[m], at = _em_column(texts[at], order), at + 1
+            out[m], at = _em_column(columns[at], order), at + 1
         else:
-            out[m], at = _score_column(conn, "predictions", m, run, texts[at:at + 2], out["item_ids"], order), at + 2
+            out[m] = _score_column(conn, "predictions", m, run, columns[at], columns[at + 1], out["item_ids"], order)
+            at += 2
     return out
 
 
-def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int,
-                   dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str]) -> PairArrays:
-    """The arrays of every common item without joining: each run's scores from its covering
-    index, the items' passages and dimension codes by id, matched in numpy (sorted ids). The join
-    visited the items table and both indexes row by row."""
-    a, b = _run_columns(conn, run_a, wanted), _run_columns(conn, run_b, wanted)
-    ids, in_a, in_b = np.intersect1d(a["item_ids"], b["item_ids"], assume_unique=True, return_indices=True)
+def _item_columns(conn: sqlite3.Connection, dataset_id: int, dimensions: Mapping[str, Sequence[str]],
+                  ranges: Sequence[tuple[int, int]]) -> list[np.ndarray]:
+    """The dataset's item ids, passages (−1: none) and each dimension's codes."""
     params: list[Any] = []
     dims = [_code(d, labels, params) for d, labels in dimensions.items()]
-    texts = _concat(conn, ["i.id", "COALESCE(i.context_id, -1)", *dims], "FROM items i WHERE i.dataset_id = ?",
-                    [*params, dataset_id])
-    item_ids = _ints(texts[0])
+    return _chunked(conn, ["i.id", "COALESCE(i.context_id, -1)", *dims], "FROM items i WHERE i.dataset_id = ?",
+                    [*params, dataset_id], "i.id", ranges, small=range(2, 2 + len(dims)))
+
+
+def _side_by_side(conn: sqlite3.Connection, jobs: Sequence[Callable[[sqlite3.Connection], Any]]) -> list[Any]:
+    """Each job's result, the jobs run at once on connections of their own to the database's file
+    (SQLite reads without the GIL: the cores share the reads), or one after the other on `conn`
+    for a database in memory or a connection in a transaction (others would not see its writes)."""
+    path = next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
+    if not path or conn.in_transaction or len(jobs) < 2:
+        return [job(conn) for job in jobs]
+
+    def run(job: Callable[[sqlite3.Connection], Any]) -> Any:
+        side = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
+        try:
+            return job(side)
+        finally:
+            side.close()
+
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        return list(pool.map(run, jobs))
+
+
+def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int,
+                   dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str],
+                   categories: Sequence[str] | None) -> PairArrays:
+    """The arrays of every common item without joining: each run's scores from its covering
+    index, the items' passages and dimension codes by id (three reads at once), matched in numpy
+    (sorted ids). The join visited the items table and both indexes row by row."""
+    ranges = _id_ranges(conn, dataset_id)
+    a, b, items = _side_by_side(conn, [
+        lambda c: _run_columns(c, run_a, wanted, categories, ranges),
+        lambda c: _run_columns(c, run_b, wanted, categories, ranges),
+        lambda c: _item_columns(c, dataset_id, dimensions, ranges),
+    ])
+    ids, in_a, in_b = np.intersect1d(a["item_ids"], b["item_ids"], assume_unique=True, return_indices=True)
+    item_ids = items[0]
     order = np.argsort(item_ids, kind="stable")
     at = np.zeros(len(ids), dtype=np.int64)
     if len(ids) and len(order):
@@ -259,10 +344,12 @@ def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id:
     keep = item_ids[at] == ids if len(order) else np.zeros(len(ids), dtype=bool)
     # a run's predictions are on its dataset's items (ingest keeps only those): a check
     ids, in_a, in_b, at = ids[keep], in_a[keep], in_b[keep], at[keep]
-    cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": _ints(texts[1])[at],
+    cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": items[1][at],
                                    "refused": a["refused"][in_a] + 2 * b["refused"][in_b]}
     for m in wanted:
         cols[f"{m}_a"], cols[f"{m}_b"] = a[m][in_a], b[m][in_b]
+    if categories is not None:
+        cols["category_a"], cols["category_b"] = a["category"][in_a].astype(np.int32), b["category"][in_b].astype(np.int32)
     for k, d in enumerate(dimensions):
-        cols[d] = _ints(texts[2 + k])[at].astype(np.int32)
-    return _arrays(cols, wanted, dimensions)
+        cols[d] = items[2 + k][at].astype(np.int32)
+    return _arrays(cols, wanted, dimensions, categories)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from qa_inspect.core import stats
 from qa_inspect.core.metrics import SAMPLE_F1_THRESHOLD, uses_f1_recall
-from qa_inspect.core.store import require_dataset
+from qa_inspect.core.store import passage_firsts, require_dataset
 
 from .metric_labels import METRIC_LABELS
 from .metrics import HUMAN
@@ -135,8 +135,6 @@ _RUN_COLUMNS = ("predicted", "em", "f1", "refused", "f1_recall", "pass")
 """`pass`: the item's share of right samples (a run of one answer: whether that one is right)."""
 _SAMPLED_SQL = ("SELECT EXISTS (SELECT 1 FROM predictions p JOIN runs r ON r.id = p.run_id"
                 " WHERE r.dataset_id = ? AND p.samples IS NOT NULL)")
-_PASSAGES_SQL = ("SELECT id, first FROM (SELECT id, MIN(id) OVER (PARTITION BY text) AS first FROM contexts"
-                 " WHERE dataset_id = ?) WHERE id != first")
 _CHUNK = 20_000
 """Rows read at a time into the arrays: a million rows as Python tuples would hold ten times the
 memory of the arrays they fill (and the app runs this in the background of the overview)."""
@@ -145,8 +143,8 @@ memory of the arrays they fill (and the app runs this in the background of the o
 def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
     """Context id → the first context id with the same text, where they differ: SQuAD files give
     paragraphs no id, so each question stores its passage on its own, yet questions on one passage
-    are one resampling unit."""
-    return dict(conn.execute(_PASSAGES_SQL, (dataset_id,)).fetchall())  # only those that differ: few or none
+    are one resampling unit. Stored once per loaded data (`store.passage_firsts`)."""
+    return passage_firsts(conn, dataset_id)
 
 
 def _chunks(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:

@@ -38,6 +38,8 @@ __all__ = [
     "OverviewRows",
     "cached_rows",
     "data_stamp",
+    "passage_firsts",
+    "stored_passage_firsts",
     "first_rows",
     "overview_rows",
     "stored_rows",
@@ -207,6 +209,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         SchemaInfo,
         TableInfo,
     )
+    from .passages import passage_firsts, stored_passage_firsts
     from .overview_cache import (
         OverviewRows,
         cached_rows,

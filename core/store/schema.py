@@ -369,6 +369,9 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (dataset_id, run_id, name)
     );
     """,
+    # 16 → 17: which passages of a dataset share one text, under a stamp (`core.store.passages`)
+    "CREATE TABLE IF NOT EXISTS passage_firsts (dataset_id INTEGER PRIMARY KEY REFERENCES datasets(id)"
+    " ON DELETE CASCADE, stamp TEXT NOT NULL, pairs TEXT NOT NULL);",
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -189,6 +189,11 @@ TABLE_DOCS: dict[str, TableDoc] = {
         "data": "the array's bytes",
         "vals": "JSON: the values the codes index (NULL for scores)",
     }),
+    "passage_firsts": TableDoc("which passages of a dataset share one text (a cache)", {
+        "dataset_id": "its dataset (datasets.id)",
+        "stamp": "hash of what the pairs are computed from: another stamp means computed again",
+        "pairs": "JSON: [context id, the first context id with the same text] where they differ",
+    }),
     "delta_pairs": TableDoc("compared pair of runs (a cache)", {
         "id": "row id",
         "run_a": "run A (runs.id)",

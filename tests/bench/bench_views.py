@@ -21,9 +21,11 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
   new process with it stored (target < 1 s); every run's frame stored at once (`warm_frames`, what a
   load would add if it stored them) as a share of the 1M load (`--load-seconds`); every facet of a new filter from the frame (target < 1 s);
   beside it one pass over the filter's items evaluating every facet (`pass_counts`, before).
-- `--compare`: as the compare screen runs it (`diff_runs`, the counts, beside `ahead_tests`, every
-  slice's test at the screen's resample count, on two connections; then `diff_significance` picks
-  the diff's rows), time, CPU time and peak memory of a child process. Target < 5 s and 500 MB.
+- `--compare`: as the compare screen runs it (the comparison's arrays read once, `comparison_arrays`;
+  the counts from them, `diff_runs(…, arrays=…)`, beside `ahead_tests`, every slice's test at the
+  screen's resample count; then `diff_significance` picks the diff's rows), time, CPU time and peak
+  memory of a child process, after the passages sharing a text are stored (as the first comparison
+  stores them). Target < 5 s and 500 MB.
   `--compare-app`: the same in the app (the compare screen pushed over the overview, both workers
   as the screen starts them): times to the counts and to the statistics on screen, peak memory.
 
@@ -139,10 +141,11 @@ def facets_and_counts(conn: sqlite3.Connection, base: Any, load_s: float) -> Non
 
 
 def compare_child(db: Path, run: str, other: str) -> None:
-    """In a child: the compare screen's workers as it runs them: the counts (`diff_runs`) and every
-    slice's test (`ahead_tests`) at once on two connections, then the diff's rows picked
-    (`diff_significance(…, ahead=…)`); prints JSON. `serial`: the same, one after the other
-    with no tests ahead (the way before), when QA_BENCH_SERIAL is set."""
+    """In a child: the compare screen's workers as it runs them: one thread reads the comparison's
+    arrays (`comparison_arrays`), hands them to the counts (`diff_runs(…, arrays=…)`, on the main
+    thread) and tests every slice (`ahead_tests`), then the diff's rows are picked
+    (`diff_significance(…, ahead=…)`); prints JSON with each step's time. `serial`: the counts
+    from SQL, then the statistics with no tests ahead (the way before), when QA_BENCH_SERIAL is set."""
     import threading
 
     from qa_inspect.core import report
@@ -153,29 +156,37 @@ def compare_child(db: Path, run: str, other: str) -> None:
 
     conn, side = connect(), connect()
     serial = bool(os.environ.get("QA_BENCH_SERIAL"))
-    ahead: list[Any] = [None, 0.0, 0.0]  # the tests, their thread's CPU and wall seconds
+    ahead: dict[str, Any] = {"tests": None}
+    arrays_in = threading.Event()
+    t0, c0 = time.perf_counter(), time.thread_time()
 
     def beside() -> None:
-        c0, w0 = time.thread_time(), time.perf_counter()
-        ahead[0] = report.ahead_tests(side, run, other, lambda n: report.StatOptions(resamples=stats_resamples(n)))
-        ahead[1:] = time.thread_time() - c0, time.perf_counter() - w0
+        c1 = time.thread_time()
+        try:
+            held = [report.comparison_arrays(side, run, other)]
+            ahead.update(arrays=held[0], arrays_s=time.perf_counter() - t0, arrays_cpu_s=time.thread_time() - c1)
+        finally:
+            arrays_in.set()
+        ahead["tests"] = report.ahead_tests(side, run, other, lambda n: report.StatOptions(resamples=stats_resamples(n)),
+                                            arrays=held.pop())
+        ahead.update(ahead_cpu_s=time.thread_time() - c1, ahead_s=time.perf_counter() - t0)
 
-    t0, c0 = time.perf_counter(), time.thread_time()
     worker = threading.Thread(target=beside)
     if not serial:
         worker.start()
-    diff = report.diff_runs(conn, run, other, top=20)
+        arrays_in.wait()
+    diff = report.diff_runs(conn, run, other, top=20, arrays=ahead.pop("arrays", None))
     counts, counts_cpu = time.perf_counter() - t0, time.thread_time() - c0
     resamples = stats_resamples(diff.common)
     if not serial:
         worker.join()
-    sig = report.diff_significance(conn, diff, report.StatOptions(resamples=resamples), ahead=ahead[0])
+    sig = report.diff_significance(conn, diff, report.StatOptions(resamples=resamples), ahead=ahead["tests"])
     assert sig is not None
+    tests = ahead.pop("tests")
     print(json.dumps({"counts_s": counts, "total_s": time.perf_counter() - t0, "resamples": resamples,
-                      "ahead_used": ahead[0] is not None and sig.tests == ahead[0].tests.for_slices(
+                      "ahead_used": tests is not None and sig.tests == tests.tests.for_slices(
                           [(s.dimension, s.value, s.metric) for s in diff.slices], {}).tests,
-                      "cpu_s": time.process_time(), "counts_cpu_s": counts_cpu, "ahead_cpu_s": ahead[1],
-                      "ahead_s": ahead[2], "load": os.getloadavg()[0],
+                      "cpu_s": time.process_time(), "counts_cpu_s": counts_cpu, **ahead, "load": os.getloadavg()[0],
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
@@ -250,6 +261,12 @@ def main() -> None:
         steps(conn, base, other)
         facets_and_counts(conn, base, args.load_seconds)
         if args.compare and other:
+            from qa_inspect.core.store import passage_firsts
+
+            t0 = time.perf_counter()
+            passage_firsts(conn, conn.execute("SELECT dataset_id FROM runs WHERE name = ?", (run,)).fetchone()[0])
+            print(f"passages sharing a text stored (`store.passage_firsts`, once per loaded data):"
+                  f" {time.perf_counter() - t0:.1f} s")
             out = subprocess.run([sys.executable, __file__, "--compare-child", str(work), run, other],
                                  check=True, capture_output=True, text=True).stdout
             res = json.loads(out.strip().splitlines()[-1])

@@ -210,18 +210,21 @@ class CompareScreen(StaleScreen):
     def compute(self, generation: int, run_a: str, run_b: str, threshold: float, within: Filter | None) -> None:
         diff: RunDiff | None = None
         error: str | None = None
+        worker = get_current_worker()
+        arrays = self.ahead.arrays(generation, lambda: worker.is_cancelled)
         with self.db.connect() as conn:
             runs = run_names(conn, like=run_a)
             try:
-                diff = report.diff_runs(conn, run_a, run_b, threshold=threshold, top=self.top, within=within)
+                diff = None if worker.is_cancelled else report.diff_runs(
+                    conn, run_a, run_b, threshold=threshold, top=self.top, within=within, arrays=arrays)
             except report.DiffError as exc:
                 error = str(exc)
-        if not get_current_worker().is_cancelled:
+        if not worker.is_cancelled:
             self.post_message(DiffLoaded(generation, diff, error, runs))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff-ahead")
     def compute_ahead(self, generation: int, run_a: str, run_b: str, within: Filter | None) -> None:
-        """Every slice's test, beside the counts (`compare_ahead`); `compute_stats` picks the diff's."""
+        """The arrays (handed to `compute`: the counts) and every slice's test (`compare_ahead`)."""
         worker = get_current_worker()
         self.ahead.compute(self.db, generation, run_a, run_b, within, stats_resamples, lambda: worker.is_cancelled)
 

@@ -15,6 +15,7 @@ from qa_inspect.core.query import Filter
 from qa_inspect.core.report import (
     StatOptions,
     ahead_tests,
+    comparison_arrays,
     diff_runs,
     diff_significance,
 )
@@ -84,13 +85,33 @@ def test_runs_a_diff_refuses_give_none(conn) -> None:
 
 
 def test_passages_are_read_once_per_data_stamp(conn, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Computed (and stored) by the first comparison; the next reads the memo, a new process
+    (the memo empty) the stored row."""
     import qa_inspect.core.report.diff_ahead as ahead_module
 
     reads: list[int] = []
     real = ahead_module.passage_ids
+    conn.execute("DELETE FROM passage_firsts")
+    if conn.in_transaction:
+        conn.commit()
     monkeypatch.setattr(ahead_module, "_PASSAGES", {})
     monkeypatch.setattr(ahead_module, "passage_ids", lambda c, ds: reads.append(ds) or real(c, ds))
     first = ahead_tests(conn, "bert-base-chinese", "bidaf-baseline", OPTIONS)
     again = ahead_tests(conn, "bidaf-baseline", "bert-base-chinese", OPTIONS)  # swapped: the same passages
     assert first is not None and again is not None and len(reads) == 1
     assert first.tests.unit == again.tests.unit and first.tests.units == again.tests.units
+    monkeypatch.setattr(ahead_module, "_PASSAGES", {})
+    third = ahead_tests(conn, "bert-base-chinese", "roberta-wwm-large", OPTIONS)
+    assert third is not None and len(reads) == 1 and third.tests.units == first.tests.units
+
+
+@pytest.mark.parametrize(("a", "b"), [("bert-base-chinese", "bidaf-baseline"), ("glm-6b", "qwen-7b-chat")])
+@pytest.mark.parametrize("scoped", [False, True])
+def test_tests_on_the_counts_arrays_are_the_same(conn, a: str, b: str, scoped: bool) -> None:
+    """On the arrays the counts read too (`comparison_arrays`: every score and category) every
+    row is the one `ahead_tests` computes reading its own, bit for bit."""
+    within = Filter(run=a, refused=False) if scoped else None
+    shared = ahead_tests(conn, a, b, OPTIONS, within=within, arrays=comparison_arrays(conn, a, b, within=within))
+    own = ahead_tests(conn, a, b, OPTIONS, within=within)
+    assert shared is not None and own is not None
+    assert shared.tests == own.tests
