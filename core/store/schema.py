@@ -17,6 +17,7 @@ from qa_inspect.core.errors import StoreError
 
 from .busy import default_timeout
 from .identity import StoreConnection, remember_files
+from .label_state import LABEL_STATE_MIGRATION
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "OpenDb", "migrate", "open_db", "split_statements", "store_error"]
 
@@ -369,6 +370,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (dataset_id, run_id, name)
     );
     """,
+    LABEL_STATE_MIGRATION,  # 16 → 17: the labels on now, kept by triggers (`core.store.label_state`)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
