@@ -12,6 +12,7 @@ instead of evaluating the journal; `CURRENT_LABELS_SQL` is the rule evaluated ov
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,10 +108,9 @@ def item_labels(conn: Any, run: str, dataset: str, item_key: str) -> ItemLabels:
 
 def label_counts(conn: Any, run: str, item_keys: Sequence[str]) -> dict[str, int]:
     """How many of the run's items `item_keys` carry each label now (a bulk label dialog shows a
-    label on all, some or none of the selection)."""
-    wanted = set(item_keys)
-    out: dict[str, int] = {}
-    for lab in current_labels(conn, run=run):
-        if lab.item_key in wanted:
-            out[lab.label] = out.get(lab.label, 0) + 1
-    return out
+    label on all, some or none of the selection): the stored labels of those items alone."""
+    keys = json.dumps(sorted(set(item_keys)), ensure_ascii=False)
+    rows = sqlite_connection(conn).execute(
+        "SELECT c.label, COUNT(*) FROM current_labels c WHERE c.run = ?"
+        " AND c.item_key IN (SELECT value FROM json_each(?)) GROUP BY c.label ORDER BY c.label", (run, keys))
+    return {label: int(n) for label, n in rows}

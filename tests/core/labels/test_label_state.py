@@ -137,3 +137,17 @@ def test_a_stale_flag_touches_no_label(env: Env) -> None:
     F.undo(c, "ann")
     assert stored(c) == before
     assert_in_step(c)
+
+
+def test_label_counts_of_a_selection(env: Env) -> None:
+    """The bulk label dialog's counts: each label on how many of the selected items, this run only."""
+    c = env.conn
+    L.add_labels(c, RUN, KEYS[:2], ["format"], author="ann")
+    L.add_labels(c, RUN, KEYS[:1], ["paraphrase"], author="ann")
+    L.add_labels(c, "bidaf-baseline", KEYS, ["gold-wrong"], author="ann")
+    assert L.label_counts(c, RUN, [*KEYS, KEYS[0]]) == {"format": 2, "paraphrase": 1}
+    assert L.label_counts(c, RUN, KEYS[1:]) == {"format": 1}
+    assert L.label_counts(c, RUN, []) == {}
+    F.undo(c, "ann")
+    F.undo(c, "ann")
+    assert L.label_counts(c, RUN, KEYS) == {"format": 2}
