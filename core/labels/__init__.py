@@ -10,7 +10,8 @@ error category.
 Holds, each module importing only those listed before it:
 
 - `labelset`: the project's set (defaults, `qa-inspect.toml` `[labels] set`, names added from the app);
-- `current`: labels and notes on now, derived from the journal (`CURRENT_LABELS_SQL` for facets);
+- `current`: labels and notes on now, derived from the journal (labels read from the tables the store
+  keeps in step with it by triggers, `core.store.label_state`; `CURRENT_LABELS_SQL`: the rule itself);
 - `actions`: add/remove/set labels and notes, on one item or many (one undo step);
 - `transfer`: export and import as JSONL (idempotent by uid; conflicts reported).
 

@@ -7,6 +7,7 @@ author, time, uid; `undo`/`redo` are the journal's own (`core.flags.undo`).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,6 @@ from qa_inspect.core.errors import UnknownNameError, unknown_name
 from qa_inspect.core.flags import Entry, Target, insert_entry, new_uid, normalise_ts
 from qa_inspect.core.store import BusyCallback, author_for, require_run, sqlite_connection, write_transaction
 
-from .current import current_labels
 from .labelset import LabelError, check_label_name, label_set, suggest
 
 __all__ = [
@@ -107,14 +107,14 @@ def _write(
 
 
 def _on(c: sqlite3.Connection, targets: list[LabelTarget]) -> dict[LabelTarget, set[str]]:
-    runs = {t.run for t in targets}
-    wanted = set(targets)
+    """The labels on each target now: the stored labels of those items alone (one JSON parameter)."""
     out: dict[LabelTarget, set[str]] = {t: set() for t in targets}
-    for run in runs:
-        for lab in current_labels(c, run=run):
-            t = LabelTarget(lab.run, lab.dataset, lab.item_key)
-            if t in wanted:
-                out[t].add(lab.label)
+    for run, ds in {(t.run, t.dataset) for t in targets}:
+        keys = json.dumps(sorted({t.item_key for t in targets if (t.run, t.dataset) == (run, ds)}), ensure_ascii=False)
+        for key, label in c.execute(
+                "SELECT c.item_key, c.label FROM current_labels c WHERE c.run = ? AND c.dataset = ?"
+                " AND c.item_key IN (SELECT value FROM json_each(?))", (run, ds, keys)):
+            out[LabelTarget(run, ds, key)].add(label)
     return out
 
 

@@ -1,34 +1,29 @@
-"""Current labels and notes, derived from the journal (nothing stored but the entries).
+"""Current labels and notes, derived from the journal.
 
 Per (dataset, run, item, label) the latest effective `label`/`unlabel` entry decides, ordered by
 (`ts`, `id`) as stale flags are ("last writer wins": two databases that import each other's
 journals agree whatever the import order). The note of a (run, item) is its latest effective
 `note` entry (empty text: no note). An entry is effective while no `undo` names it.
+
+Labels are read from the tables the store keeps in step with the journal (`current_labels`,
+`label_sets`: `core.store.label_state`, schema 17), so a sort or a filter by label walks an index
+instead of evaluating the journal; `CURRENT_LABELS_SQL` is the rule evaluated over the journal.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qa_inspect.core.store import sqlite_connection
+from qa_inspect.core.store import CURRENT_LABELS_SQL, sqlite_connection
 
 __all__ = [
     "CURRENT_LABELS_SQL", "CURRENT_NOTES_SQL", "ItemLabels", "Label", "current_labels", "item_labels", "label_counts", "labels_of_sql",
 ]
 
 _EFFECTIVE = "NOT EXISTS (SELECT 1 FROM annotations u WHERE u.action = 'undo' AND u.ref = a.id)"
-
-CURRENT_LABELS_SQL = f"""
-SELECT * FROM (
-    SELECT a.*, ROW_NUMBER() OVER (PARTITION BY a.dataset, a.run, a.item_key, a.label ORDER BY a.ts DESC, a.id DESC) AS qa_rank
-    FROM annotations a
-    WHERE a.label IS NOT NULL AND a.action IN ('label', 'unlabel') AND {_EFFECTIVE}
-) WHERE qa_rank = 1 AND action = 'label'
-"""
-"""The deciding entry of every label on now: columns of `annotations` (`run`, `dataset`, `item_key`,
-`label`, `reason` = its note, `label_source`), a subquery for facets and filters."""
 
 CURRENT_NOTES_SQL = f"""
 SELECT * FROM (
@@ -42,17 +37,9 @@ SELECT * FROM (
 
 def labels_of_sql(run: str, dataset: str, item_key: str) -> str:
     """SQL of one (run, item)'s labels on now, sorted and joined with ", " (NULL: none), for the SQL
-    expressions naming the run, the dataset and the item key. Correlated but index-served
-    (`annotations_label`, `annotations_ref`): cheap per item, for facets over many items."""
-    same = "b.run = a.run AND b.dataset = a.dataset AND b.item_key = a.item_key AND b.label = a.label"
-    undone = "EXISTS (SELECT 1 FROM annotations u WHERE u.action = 'undo' AND u.ref = {}.id)"
-    return (
-        "(SELECT group_concat(x.label, ', ') FROM (SELECT a.label FROM annotations a"
-        f" WHERE a.label IS NOT NULL AND a.run = {run} AND a.dataset = {dataset} AND a.item_key = {item_key}"
-        f" AND a.action = 'label' AND NOT {undone.format('a')} AND NOT EXISTS (SELECT 1 FROM annotations b"
-        f" WHERE b.label IS NOT NULL AND {same} AND b.action IN ('label', 'unlabel')"
-        f" AND (b.ts > a.ts OR b.ts = a.ts AND b.id > a.id) AND NOT {undone.format('b')}) ORDER BY a.label) x)"
-    )
+    expressions naming the run, the dataset and the item key: one look-up in `label_sets`."""
+    return (f"(SELECT s.labels FROM label_sets s WHERE s.run = {run} AND s.dataset = {dataset}"
+            f" AND s.item_key = {item_key})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +86,9 @@ def current_labels(
         if value is not None:
             where.append(f"c.{col} = ?")
             params.append(value)
-    sql = (f"SELECT c.run, c.dataset, c.item_key, c.label, c.author, c.ts, c.uid, COALESCE(c.label_source, 'hand'),"
-           f" c.reason FROM ({CURRENT_LABELS_SQL}) c" + (" WHERE " + " AND ".join(where) if where else "")
-           + " ORDER BY c.run, c.dataset, c.item_key, c.label")
+    sql = ("SELECT c.run, c.dataset, c.item_key, c.label, a.author, a.ts, a.uid, COALESCE(a.label_source, 'hand'),"
+           " a.reason FROM current_labels c JOIN annotations a ON a.id = c.entry_id"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY c.run, c.dataset, c.item_key, c.label")
     return [Label(*row) for row in sqlite_connection(conn).execute(sql, params)]
 
 
@@ -121,10 +108,9 @@ def item_labels(conn: Any, run: str, dataset: str, item_key: str) -> ItemLabels:
 
 def label_counts(conn: Any, run: str, item_keys: Sequence[str]) -> dict[str, int]:
     """How many of the run's items `item_keys` carry each label now (a bulk label dialog shows a
-    label on all, some or none of the selection)."""
-    wanted = set(item_keys)
-    out: dict[str, int] = {}
-    for lab in current_labels(conn, run=run):
-        if lab.item_key in wanted:
-            out[lab.label] = out.get(lab.label, 0) + 1
-    return out
+    label on all, some or none of the selection): the stored labels of those items alone."""
+    keys = json.dumps(sorted(set(item_keys)), ensure_ascii=False)
+    rows = sqlite_connection(conn).execute(
+        "SELECT c.label, COUNT(*) FROM current_labels c WHERE c.run = ?"
+        " AND c.item_key IN (SELECT value FROM json_each(?)) GROUP BY c.label ORDER BY c.label", (run, keys))
+    return {label: int(n) for label, n in rows}

@@ -5,6 +5,8 @@ page (0.7–2.5 s). Here the sort is a few ordered parts, each walking an index 
 and stopping after the page (`page_sql.chain`), as `order_clause` orders them: values first (ties
 by item id in the sort's direction), then the items without a value by id.
 
+- run A's labels: the stored label sets by `(run, dataset, labels, item_id)` (schema 17), then
+  the items without a label (or without a prediction, whose labels the column leaves NULL);
 - run A's error category and relation: its index `(run_id, value, item_id)` (schema 15); items
   without a prediction have the category `no prediction`, a part of their own in its place;
 - an item feature: its index `(dataset_id, value)` (schema 15), entries ending in the item id;
@@ -30,10 +32,12 @@ from .item_sql import NO_PREDICTION
 from .page_sql import Part, has_index, items_sql, joins_b
 from .sql import Built
 
-__all__ = ["FEATURE_INDEXES", "RUN_INDEXES", "column_parts"]
+__all__ = ["FEATURE_INDEXES", "LABEL_INDEX", "RUN_INDEXES", "column_parts"]
 
 RUN_INDEXES = {"error_category": "predictions_run_category", "relation": "predictions_run_relation"}
 """Run A's prediction columns with an index `(run_id, column, item_id)`."""
+LABEL_INDEX = "label_sets_order"
+"""The stored label sets by `(run, dataset, labels, item_id)` (schema 17, `core.store.label_state`)."""
 FEATURE_INDEXES = {name: f"items_{name}" for name in (
     "question_type", "gold_length", "passage_length", "answer_position", "gold_count", "gold_agreement",
     "cross_sentence", "question_overlap")}
@@ -53,6 +57,8 @@ def column_parts(conn: Any, f: Filter, b: Built, direction: str) -> list[Part] |
         return None
     if name in RUN_INDEXES:
         return _run_column(b, name, direction) if has_index(conn, RUN_INDEXES[name]) else None
+    if name == "label":
+        return _labels(conn, b, direction) if has_index(conn, LABEL_INDEX) else None
     if kind == "meta":
         return _meta(conn, b, arg, direction)
     if kind == "score":
@@ -105,6 +111,23 @@ def _run_column(b: Built, column: str, direction: str) -> list[Part]:
     above = _walk(b, "p", index, b.run, value, f"{value} > {none}", direction)
     missing = items_sql(b, direction, f"(p.id IS NULL OR {value} = {none})")
     return [below, missing, above, rest] if direction == "ASC" else [above, missing, below, rest]
+
+
+def _labels(conn: Any, b: Built, direction: str) -> list[Part] | None:
+    """Run A's labels down the stored label sets in the sort's order (labels, then item id: the
+    tie-break), its items with a prediction; then the others by id (no prediction, no label)."""
+    names = conn.execute("SELECT r.name, d.name FROM runs r, datasets d WHERE r.id = ? AND d.id = ?",
+                         (b.run, b.params[0])).fetchone()
+    if names is None:
+        return None
+    jb, pb = joins_b(b)
+    walk = (f"SELECT i.id FROM label_sets s INDEXED BY {LABEL_INDEX} CROSS JOIN items i ON i.id = s.item_id"
+            f" LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?{jb}"
+            f"{b.where_sql('s.run = ?', 's.dataset = ?', 'p.id IS NOT NULL')}"
+            f" ORDER BY s.labels {direction}, s.item_id {direction}")
+    labelled = "i.id IN (SELECT s.item_id FROM label_sets s WHERE s.run = ? AND s.dataset = ?)"
+    rest, params = items_sql(b, direction, f"NOT (p.id IS NOT NULL AND {labelled})")
+    return [(walk, [b.run, *pb, *b.params, *names]), (rest, [*params, *names])]
 
 
 def _meta(conn: Any, b: Built, key: str, direction: str) -> list[Part] | None:

@@ -23,6 +23,7 @@ from qa_inspect.core.errors import unknown_name
 from .item_sql import (
     CATEGORY_SQL,
     CROSS_SQL,
+    LABELLED_SQL,
     LABELS_SQL,
     STALE_ITEMS_SQL,
     judge_verdict_sql,
@@ -108,7 +109,7 @@ def _static() -> dict[str, ColumnDef]:
         ColumnDef("pred_length", "pred len", "length(p.text)", kind=NUMBER, group="run"),
         ColumnDef("stale", "stale", f"i.id IN ({STALE_ITEMS_SQL})", kind=NUMBER),
         ColumnDef("label", "labels", LABELS_SQL, kind=LABELS, group="run",
-                  sparse="i.key IN (SELECT a.item_key FROM annotations a WHERE a.label IS NOT NULL AND a.run = ?)"),
+                  sparse=LABELLED_SQL),
         ColumnDef("error_category", "category", CATEGORY_SQL, group="run"),
         ColumnDef("relation", "relation", "p.relation", group="run"),
         ColumnDef("question_type", "q type", "i.question_type", group="feature"),

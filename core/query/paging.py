@@ -17,8 +17,8 @@ in the order shown and stops after `offset + limit` matching rows:
 - by an item label (split, tag, answer type) or the question text: its index `(dataset_id, column)`,
   values then NULLs;
 - by Δ: the pair's stored Δ order when it is fresh (`core.query.delta_order`).
-- by a registry column (category, relation, a feature, a `meta` key, another run's score or
-  answer): down that column's index (`core.query.column_order`).
+- by a registry column (labels, category, relation, a feature, a `meta` key, another run's score
+  or answer): down that column's index (`core.query.column_order`).
 
 A search starts from its trigram matches (`core.query.sql`); sorted by a score, few matches are
 sorted rather than found by a walk. Other sorts (Δ without a fresh stored order) keep the one sorted query. Every
@@ -67,12 +67,12 @@ def page_ids(conn: Any, f: Filter, offset: int = 0, limit: int = 100) -> list[in
     if f.sort not in SORTS and is_column(f.sort):  # a registry column: the one sorted query below
         order = "column"
         registry = column_def(f.sort)
-        if registry.sparse and f.run:  # few items have a value: those sorted, then the others by id
-            first, rest = _sparse_parts(b, registry, f.run, direction)
-            return _two_parts(conn, first, rest, offset, limit)
         parts = None if _few_search_hits(conn, f) else column_parts(conn, f, b, direction)
         if parts is not None:  # down the column's index (`core.query.column_order`)
             return chain(conn, parts, offset, limit)
+        if registry.sparse and f.run:  # few items have a value: those sorted, then the others by id
+            first, rest = _sparse_parts(b, registry, f.run, direction)
+            return _two_parts(conn, first, rest, offset, limit)
     if order == "i.id":
         conds = _run_only(b)
         if conds and conds[0] and not _holds_without_prediction(conn, conds):  # run A's predictions alone

@@ -10,7 +10,8 @@ for the current flags and stale golds), `names` (dataset/run look-ups with one "
 than file name), `overview_cache` (the overview's grouped rows, stored until their data changes),
 `frame_store` (each run's facet and count arrays as BLOBs, stored until their data changes),
 `schema_description` (tables, columns and indexes read from a database: `describe_schema`),
-`table_docs` (what every table and column means, in words: `TABLE_DOCS`).
+`table_docs` (what every table and column means, in words: `TABLE_DOCS`), `label_state` (the labels on
+now, kept beside the journal by triggers).
 
 May import: `core.errors` only (and sqlite-utils, in `schema_description`, when asked). Everything above the store reaches the
 database through these names.
@@ -117,6 +118,9 @@ __all__ = [
     "meta_index",
     "meta_index_name",
     "meta_value_sql",
+    "CURRENT_LABELS_SQL",
+    "REBUILD_LABELS_SQL",
+    "rebuild_label_state",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -229,6 +233,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .table_docs import (
         TABLE_DOCS,
         TableDoc,
+    )
+    from .label_state import (
+        CURRENT_LABELS_SQL,
+        REBUILD_LABELS_SQL,
+        rebuild_label_state,
     )
     from .search_marks import (
         index_marks,

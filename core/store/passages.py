@@ -15,7 +15,13 @@ import sqlite3
 
 from .overview_cache import data_stamp
 
-__all__ = ["passage_firsts", "stored_passage_firsts"]
+__all__ = ["PASSAGES_MIGRATION", "passage_firsts", "stored_passage_firsts"]
+
+PASSAGES_MIGRATION = (
+    "CREATE TABLE IF NOT EXISTS passage_firsts (dataset_id INTEGER PRIMARY KEY REFERENCES datasets(id)"
+    " ON DELETE CASCADE, stamp TEXT NOT NULL, pairs TEXT NOT NULL);"
+)
+"""Schema 16 → 17: the table the pairs are stored in, one row per dataset."""
 
 _SQL = ("SELECT id, first FROM (SELECT id, MIN(id) OVER (PARTITION BY text) AS first FROM contexts"
         " WHERE dataset_id = ?) WHERE id != first")

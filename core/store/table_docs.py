@@ -224,5 +224,19 @@ TABLE_DOCS: dict[str, TableDoc] = {
         "rationale": "the judge's reasoning",
         "source": "files.path it was read from",
     }),
+    "current_labels": TableDoc("label on a (run, item) now: derived from the journal, kept by triggers", {
+        "run": "runs.name, as the label entries name it",
+        "dataset": "the dataset the entries bind to (its name)",
+        "item_key": "the item's stable id (items.key)",
+        "label": "the error label",
+        "entry_id": "the entry that decides it (annotations.id, a `label`)",
+    }),
+    "label_sets": TableDoc("labels of a (run, item) now, joined: derived from the journal, kept by triggers", {
+        "run": "runs.name, as the label entries name it",
+        "dataset": "the dataset the entries bind to (its name)",
+        "item_key": "the item's stable id (items.key)",
+        "labels": "its labels sorted and joined with ', ' (the label column's value)",
+        "item_id": "the item's row (items.id) while it is loaded, else NULL",
+    }),
 }
 """Every table the migrations create, and each of its columns, in words."""

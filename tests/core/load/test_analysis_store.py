@@ -67,6 +67,10 @@ def test_item_features_are_those_of_the_pure_function(env: Env) -> None:
 def _make_old(db: Path) -> None:
     """The database as schema 6 left it: no category or feature columns (nor label columns, schema 8)."""
     conn = sqlite3.connect(db)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")  # schema 17's, which read the label columns
+    conn.execute("DROP TABLE current_labels")
+    conn.execute("DROP TABLE label_sets")
     conn.execute("DROP INDEX annotations_label")
     for column in ("run", "label", "label_source"):
         conn.execute(f"ALTER TABLE annotations DROP COLUMN {column}")

@@ -1,6 +1,6 @@
 """Pages sorted by a registry column down its index (`core.query.column_order`) are the rows of
 the one sorted query, in order, at every offset: missing values, the category's `no prediction`
-items, mixed `meta` types and the seams between parts included; and they walk an index."""
+items, mixed `meta` types, label sets and the seams between parts included; and they walk an index."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pytest
 from qa_inspect.core.query import Filter, page_ids
 from qa_inspect.core.query.paging import explain_page
 from qa_inspect.core.query.sql import build, order_clause
-from qa_inspect.core.store import ANSWER_INDEX, index_texts, index_meta_keys, meta_index
+from qa_inspect.core.labels import add_labels, remove_labels
+from qa_inspect.core.store import ANSWER_INDEX, index_texts, index_meta_keys, meta_index, open_db
 
 from tests.columns_data import META_RUN, RUN, load_columns
 
@@ -23,7 +24,9 @@ from tests.columns_data import META_RUN, RUN, load_columns
 def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
     """The columns folder loaded, then roughened: predictions without a category or relation, a
     few removed (items without a prediction), `meta` of other types, items without features."""
-    c = sqlite3.connect(load_columns(tmp_path_factory.mktemp("column_order")))
+    db = load_columns(tmp_path_factory.mktemp("column_order"))
+    _label(db)
+    c = sqlite3.connect(db)
     run_id = c.execute("SELECT id FROM runs WHERE name = ?", (RUN,)).fetchone()[0]
     meta_id = c.execute("SELECT id FROM runs WHERE name = ?", (META_RUN,)).fetchone()[0]
     ids = [r[0] for r in c.execute("SELECT id FROM predictions WHERE run_id = ? ORDER BY item_id", (run_id,))]
@@ -44,6 +47,22 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     c.close()
 
 
+def _label(db: Path) -> None:
+    """Labels on both runs' items: single, combined (a set sorts as its joined text), one taken
+    off again, and some on the items whose prediction the fixture removes (no value shown)."""
+    conn = open_db(db).conn
+    try:
+        for run in (RUN, META_RUN):
+            keys = [r[0] for r in conn.execute("SELECT i.key FROM items i JOIN runs r ON r.dataset_id = i.dataset_id"
+                                               " WHERE r.name = ? ORDER BY i.id", (run,))]
+            add_labels(conn, run, keys[2:30:3], ["format"], author="ann")
+            add_labels(conn, run, keys[18:26], ["paraphrase"], author="ann")
+            add_labels(conn, run, keys[1:40:7], ["gold-wrong", "format"], author="ann")
+            remove_labels(conn, run, keys[2:10], ["format"], author="ann")
+    finally:
+        conn.close()
+
+
 def _reference(conn: Any, f: Filter) -> list[int]:
     sql, params = build(conn, f)
     order: list[Any] = []
@@ -57,7 +76,7 @@ def _other(conn: sqlite3.Connection, run: str) -> str:
 
 
 COLUMNS = ["error_category", "category", "relation", "question_type", "qword", "gold_count", "gold_length",
-           "passage_length", "cross_sentence", "meta:latency", "meta:sampler", "score:OTHER", "answer:OTHER"]
+           "passage_length", "cross_sentence", "meta:latency", "meta:sampler", "score:OTHER", "answer:OTHER", "label"]
 
 
 @pytest.mark.parametrize("column", COLUMNS)
@@ -77,7 +96,7 @@ def test_pages_equal_the_sorted_query_at_every_offset(conn: sqlite3.Connection, 
 
 
 @pytest.mark.parametrize("column", ["error_category", "relation", "gold_count", "question_type", "cross_sentence",
-                                    "meta:latency", "score:OTHER"])
+                                    "meta:latency", "score:OTHER", "label"])
 def test_a_page_walks_the_column_index_instead_of_sorting_every_item(conn: sqlite3.Connection, column: str) -> None:
     for f in [Filter(run=META_RUN, sort=column.replace("OTHER", RUN)),
               Filter(run=META_RUN, sort=column.replace("OTHER", RUN), descending=True, em=0)]:
