@@ -26,7 +26,6 @@ import numpy as np
 
 from qa_inspect.core.flags import current_aliases
 from qa_inspect.core.formats import VERDICT_WORDS
-from qa_inspect.core.labels import CURRENT_LABELS_SQL
 from qa_inspect.core.query import JUDGE_THRESHOLD, Filter, judges, right_sql
 from qa_inspect.core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, kappa_interval, rng_for
 
@@ -149,8 +148,8 @@ def _finite(value: float) -> float | None:
 def hand_verdicts(conn: sqlite3.Connection, run: str, dataset: str) -> dict[str, str]:
     """item key → the hand verdict of `run`'s answer (see the module doc); items without one left out."""
     labelled: dict[str, set[str]] = {}
-    for key, label in conn.execute(f"SELECT item_key, label FROM ({CURRENT_LABELS_SQL}) WHERE run = ? AND dataset = ?",
-                                   (run, dataset)):
+    for key, label in conn.execute("SELECT item_key, label FROM current_labels WHERE run = ? AND dataset = ?",
+                                   (run, dataset)):  # the labels on now, kept from the journal by triggers
         if label in HAND_VERDICTS:
             labelled.setdefault(key, set()).add(HAND_VERDICTS[label])
     out = {key: next(iter(words)) for key, words in labelled.items() if len(words) == 1}
