@@ -24,6 +24,7 @@ __all__ = [
     "JSONObject",
     "duplicate_keys",
     "loads",
+    "loads_lines",
     "mend_surrogates",
     "number_text",
     "plain",
@@ -127,25 +128,72 @@ def _plain(text: str) -> Any:
 
     The proof is on the text: every key of the text is followed by one `:`, so the text holds at
     most as many key-value pairs as `:` outside strings. When that bound is the number of keys the
-    parsed value kept, no key was repeated. The colons inside strings are counted in the parsed
-    strings; an escaped colon (`\\u003a`) is in a parsed string but not in the text, so each such
-    escape in the text is taken off that count (a false one only sends the record to the hook)."""
+    parsed value kept, no key was repeated (`_unrepeated`)."""
     try:
         value, end = _PLAIN_SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):
         return _MISS
     if end != len(text) and text[end:].strip(" \t\n\r"):
         return _MISS
-    colons = text.count(":")
+    return value if _unrepeated(text, 0, end, value) else _MISS
+
+
+def _unrepeated(text: str, start: int, end: int, value: Any) -> bool:
+    """Whether `value`, parsed without the object hook from `text[start:end]`, kept every key the
+    text gave (see `_plain`). The colons inside strings are counted in the parsed strings; an
+    escaped colon (`\\u003a`) is in a parsed string but not in the text, so each such escape in
+    the text is taken off that count (a false one only sends the record to the hook)."""
+    colons = text.count(":", start, end)
     if colons <= (len(value) if type(value) is dict else 0):
-        return value  # as many keys at the top as the text can hold (a flat record), or no key at all
+        return True  # as many keys at the top as the text can hold (a flat record), or no key at all
     counted = _keys_and_colons(value, colons)
     if counted is None:
-        return _MISS
+        return False
     keys, in_strings = counted
-    if in_strings and "\\u" in text:
-        in_strings = max(0, in_strings - text.count("\\u003a") - text.count("\\u003A"))
-    return value if colons - in_strings <= keys else _MISS
+    if in_strings and text.find("\\u", start, end) >= 0:
+        escaped = text.count("\\u003a", start, end) + text.count("\\u003A", start, end)
+        in_strings = max(0, in_strings - escaped)
+    return colons - in_strings <= keys
+
+
+def loads_lines(
+    text: str, newline: str, out: list[tuple[int, Any]], max_depth: int, max_bytes: int
+) -> Iterator[tuple[int, str]]:
+    """JSONL records parsed straight from the file's text, each appended to `out` as (line number,
+    value) exactly as `loads` of its line would give it; the lines this cannot vouch for are
+    yielded as (number, line) instead, in order, for the caller to read as before (blank lines,
+    a BOM or whitespace around the value, longer than `PLAIN_MAX` or than a quarter of
+    `max_bytes` (the record limit, which the caller checks), a repeated key, an error) — the
+    caller appends what it makes of each before taking the next.
+
+    Why: a sampled run has millions of short records. The scanner reads each in place (no line
+    string, no strip, no call per line into `loads`), so only the C parse and a count of colons
+    remain per record. Lines end at `newline` alone, as `text.split(newline)` cuts them. A value
+    must end exactly at its line's end; one the scanner read past the line (JSON allows a newline
+    between tokens) is yielded, and its line alone then fails as it always did."""
+    scan, find, count, size = _PLAIN_SCAN, text.find, text.count, len(text)
+    deep = max_depth < MAX_PARSER_DEPTH
+    longest = min(PLAIN_MAX, max_bytes // 4)  # UTF-8 takes at most 4 bytes a character
+    pos, number = 0, 0
+    while pos < size:
+        number += 1
+        stop = find(newline, pos)
+        if stop < 0:
+            stop = size
+        if stop - pos <= longest:
+            try:
+                value, end = scan(text, pos)
+            except (StopIteration, ValueError, RecursionError):
+                end = -1
+            if end == stop and (
+                count(":", pos, end) <= (len(value) if type(value) is dict else 0)  # `_unrepeated`'s first test, inline
+                or _unrepeated(text, pos, end, value)
+            ) and not (deep and _deeper_than(value, max_depth)):
+                out.append((number, value))
+                pos = stop + 1
+                continue
+        yield number, text[pos:stop]
+        pos = stop + 1
 
 
 def _keys_and_colons(value: Any, colons: int) -> tuple[int, int] | None:
