@@ -22,10 +22,10 @@ from typing import Any, cast
 
 __all__ = [
     "SAMPLE_F1_THRESHOLD",
+    "ItemRow",
     "ItemSamples",
     "SampleCounts",
     "SampleScore",
-    "ItemRow",
     "answer_groups",
     "is_flaky",
     "item_row",

@@ -48,7 +48,7 @@ def _rows(runs: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]
     skip = {"id", "run_id", "item_id"}
     columns = [r[1] for r in conn.execute("PRAGMA table_info(predictions)") if r[1] not in skip]
     predictions = conn.execute(
-        f"SELECT r.name, i.key, {', '.join('p.' + c for c in columns)} FROM predictions p"  # noqa: S608
+        f"SELECT r.name, i.key, {', '.join('p.' + c for c in columns)} FROM predictions p"
         " JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id ORDER BY 1, 2").fetchall()
     completions = conn.execute(
         "SELECT r.name, i.key, c.sample, c.text, c.em, c.f1, c.refused, c.f1_recall FROM completions c"
