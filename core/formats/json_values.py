@@ -24,6 +24,7 @@ __all__ = [
     "JSONObject",
     "duplicate_keys",
     "loads",
+    "loads_lines",
     "mend_surrogates",
     "number_text",
     "plain",
@@ -128,25 +129,73 @@ def _plain(text: str) -> Any:
 
     The proof is on the text: every key of the text is followed by one `:`, so the text holds at
     most as many key-value pairs as `:` outside strings. When that bound is the number of keys the
-    parsed value kept, no key was repeated. The colons inside strings are counted in the parsed
-    strings; an escaped colon (`\\u003a`) is in a parsed string but not in the text, so each such
-    escape in the text is taken off that count (a false one only sends the record to the hook)."""
+    parsed value kept, no key was repeated (`_unrepeated`)."""
     try:
         value, end = _PLAIN_SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):
         return _MISS
     if end != len(text) and text[end:].strip(" \t\n\r"):
         return _MISS
-    colons = text.count(":")
+    return value if _unrepeated(text, 0, end, value) else _MISS
+
+
+def _unrepeated(text: str, start: int, end: int, value: Any, limit: int = _WALK_MAX) -> bool:
+    """Whether `value`, parsed without the object hook from `text[start:end]`, kept every key the
+    text gave (see `_plain`). The colons inside strings are counted in the parsed strings; an
+    escaped colon (`\\u003a`) is in a parsed string but not in the text, so each such escape in
+    the text is taken off that count (a false one only sends the record to the hook). Past `limit`
+    containers the answer is False (the hook is cheaper than walking on)."""
+    colons = text.count(":", start, end)
     if colons <= (len(value) if type(value) is dict else 0):
-        return value  # as many keys at the top as the text can hold (a flat record), or no key at all
-    counted = _keys_and_colons(value, colons)
+        return True  # as many keys at the top as the text can hold (a flat record), or no key at all
+    counted = _keys_and_colons(value, colons, limit)
     if counted is None:
-        return _MISS
+        return False
     keys, in_strings = counted
-    if in_strings and "\\u" in text:
-        in_strings = max(0, in_strings - text.count("\\u003a") - text.count("\\u003A"))
-    return value if colons - in_strings <= keys else _MISS
+    if in_strings and text.find("\\u", start, end) >= 0:
+        escaped = text.count("\\u003a", start, end) + text.count("\\u003A", start, end)
+        in_strings = max(0, in_strings - escaped)
+    return colons - in_strings <= keys
+
+
+def loads_lines(
+    text: str, newline: str, out: list[tuple[int, Any]], max_depth: int, max_bytes: int
+) -> Iterator[tuple[int, str]]:
+    """JSONL records parsed straight from the file's text, each appended to `out` as (line number,
+    value) exactly as `loads` of its line would give it; the lines this cannot vouch for are
+    yielded as (number, line) instead, in order, for the caller to read as before (blank lines,
+    a BOM or whitespace around the value, longer than `PLAIN_MAX` or than a quarter of
+    `max_bytes` (the record limit, which the caller checks), a repeated key, an error) — the
+    caller appends what it makes of each before taking the next.
+
+    Why: a sampled run has millions of short records. The scanner reads each in place (no line
+    string, no strip, no call per line into `loads`), so only the C parse and a count of colons
+    remain per record. Lines end at `newline` alone, as `text.split(newline)` cuts them. A value
+    must end exactly at its line's end; one the scanner read past the line (JSON allows a newline
+    between tokens) is yielded, and its line alone then fails as it always did."""
+    scan, find, count, size = _PLAIN_SCAN, text.find, text.count, len(text)
+    deep = max_depth < MAX_PARSER_DEPTH
+    longest = min(PLAIN_MAX, max_bytes // 4)  # UTF-8 takes at most 4 bytes a character
+    pos, number = 0, 0
+    while pos < size:
+        number += 1
+        stop = find(newline, pos)
+        if stop < 0:
+            stop = size
+        if stop - pos <= longest:
+            try:
+                value, end = scan(text, pos)
+            except (StopIteration, ValueError, RecursionError):
+                end = -1
+            if end == stop and (
+                count(":", pos, end) <= (len(value) if type(value) is dict else 0)  # `_unrepeated`'s first test, inline
+                or _unrepeated(text, pos, end, value)
+            ) and not (deep and _deeper_than(value, max_depth)):
+                out.append((number, value))
+                pos = stop + 1
+                continue
+        yield number, text[pos:stop]
+        pos = stop + 1
 
 
 def _keys_and_colons(value: Any, colons: int, limit: int = _WALK_MAX) -> tuple[int, int] | None:
@@ -170,6 +219,8 @@ def _keys_and_colons(value: Any, colons: int, limit: int = _WALK_MAX) -> tuple[i
         elif type(node) is list:
             items = node
         else:
+            if type(node) is str:  # a record that is one string
+                strings.append(node)
             continue
         for item in items:
             if type(item) is str:
@@ -183,17 +234,9 @@ def _keys_and_colons(value: Any, colons: int, limit: int = _WALK_MAX) -> tuple[i
 
 def repeats_a_key(value: Any, text: str, start: int, end: int) -> bool:
     """Whether `text[start:end]`, parsed without the object hook into `value`, may have repeated
-    a key (the proof `_plain` uses, over the whole value: a big file's article, say). False is
-    certain; True sends the text to the hooked parse, which says which key."""
-    colons = text.count(":", start, end)
-    counted = _keys_and_colons(value, colons, limit=1 << 62)
-    if counted is None:
-        return True
-    keys, in_strings = counted
-    if in_strings and text.find("\\u", start, end) >= 0:
-        piece = text[start:end]
-        in_strings = max(0, in_strings - piece.count("\\u003a") - piece.count("\\u003A"))
-    return colons - in_strings > keys
+    a key: `_unrepeated`'s proof over the whole value, however many containers (a big file's
+    article, say). False is certain; True sends the text to the hooked parse, which names the key."""
+    return not _unrepeated(text, start, end, value, limit=1 << 62)
 
 
 def _scanned(text: str) -> Any:

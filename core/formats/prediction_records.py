@@ -18,7 +18,7 @@ all). A sample number given twice for one item is an error naming both records.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from operator import itemgetter
 from typing import Any, Literal
@@ -61,7 +61,7 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
     found = RunRecords(doc)
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: dict[Any, tuple[str, str]] = {}  # a record's raw id → its group, once one record of it was read whole
-    shapes: dict[tuple[str, ...], tuple[str, str, str, dict[Any, list[Sample]]] | None] = {}
+    shapes: dict[tuple[str, ...], tuple[Callable[[Any], Any], dict[Any, list[Sample]]] | None] = {}
     by_field: dict[str, dict[Any, list[Sample]]] = {}  # the groups again, by id field, then raw id
     for number, record in doc.records() or []:
         if type(record) is dict:  # a later sample of a known item, decided from its keys alone (the common case)
@@ -70,15 +70,15 @@ def read(doc: Document, hints: Mapping[str, Any]) -> Run:
             if fields is _UNSEEN:
                 fields = shapes[shape] = _shape_fields(shape, by_field)
             if fields is not None:
-                sample, raw, text = record[fields[0]], record[fields[1]], record[fields[2]]
-                group = fields[3].get(raw) if type(raw) is str else None
+                sample, raw, text = fields[0](record)
+                group = fields[1].get(raw) if type(raw) is str else None
                 if group is not None and type(sample) is int and type(text) is str:
-                    group.append((sample, number, text, None, None, False))
+                    group.append((sample, number, text))
                     continue
         sample = _sample_number(doc, number, record)
         again = _further_sample(doc, number, record, seen) if sample is not None else None
         if sample is not None and again is not None:  # a later sample in a shape the keys did not decide
-            groups[again[0]].append((sample, number, again[1], None, None, False))
+            groups[again[0]].append((sample, number, again[1]))
             continue
         prediction, model = _prediction(doc, number, record)
         if sample is None:
@@ -151,16 +151,16 @@ def _raw_id(record: dict[str, Any]) -> tuple[str, Any] | None:
 
 def _shape_fields(
     shape: tuple[str, ...], by_field: dict[str, dict[Any, list[Sample]]]
-) -> tuple[str, str, str, dict[Any, list[Sample]]] | None:
-    """The (sample, id, text) fields `_sample_number`, `_raw_id` and `_further_sample` read in
-    records of these keys, with the groups known by that id field; None when one is missing or
-    the record may be marked `official`. A later sample whose three fields are plain (a whole
-    number, a string id, a string text) is then read from them alone."""
+) -> tuple[Callable[[Any], Any], dict[Any, list[Sample]]] | None:
+    """A getter of the (sample, id, text) fields `_sample_number`, `_raw_id` and `_further_sample`
+    read in records of these keys, with the groups known by that id field; None when one is
+    missing or the record may be marked `official`. A later sample whose three fields are plain
+    (a whole number, a string id, a string text) is then read from them alone."""
     keys = set(shape)
     sample, ident, text = (next((f for f in fields if f in keys), None) for fields in (SAMPLE_FIELDS, ID_FIELDS, TEXT_FIELDS))
     if "official" in keys or sample is None or ident is None or text is None:
         return None
-    return sample, ident, text, by_field.setdefault(ident, {})
+    return itemgetter(sample, ident, text), by_field.setdefault(ident, {})
 
 
 def _further_sample(
@@ -182,9 +182,10 @@ def _further_sample(
     return key, text
 
 
-Sample = tuple[int, int, str, "Prediction | None", "str | None", bool]
-"""(sample number, record number, its text, the record's prediction when it was read whole, its
-model, marked official)."""
+Sample = tuple[int, int, str] | tuple[int, int, str, Prediction, "str | None", bool]
+"""(sample number, record number, its text), and for a record read whole: the record's
+prediction, its model, marked official. A later sample is only the first three (millions of
+them in a sampled run: no room spent on what they cannot have)."""
 
 
 def _sampled(doc: Document, group: list[Sample]) -> tuple[int, Prediction, str | None]:
@@ -192,20 +193,19 @@ def _sampled(doc: Document, group: list[Sample]) -> tuple[int, Prediction, str |
     group.sort()  # by sample, then record number (unique: the rest is never compared)
     if len({g[0] for g in group}) < len(group):
         _twice(doc, group)
-    whole = next(g[3] for g in group if g[3] is not None)
-    official = next((g for g in group if g[5]), group[0])
+    whole = next(g[3] for g in group if len(g) > 3)
+    official = next((g for g in group if len(g) > 3 and g[5]), group[0])
     samples = tuple(map(itemgetter(2), group)) if len(group) > 1 else ()
+    if len(official) == 3:
+        return official[1], replace(whole, text=official[2], line=official[1], samples=samples), None
     chosen = official[3]
-    if chosen is None:
-        chosen = replace(whole, text=official[2], line=official[1], samples=samples)
-    else:
-        chosen.samples = samples  # read whole for this group alone
+    chosen.samples = samples  # read whole for this group alone
     return official[1], chosen, official[4]
 
 
 def _twice(doc: Document, group: list[Sample]) -> None:
     """Raise for the first sample number given twice in a sorted group, naming both records."""
-    whole = next(g[3] for g in group if g[3] is not None)
+    whole = next(g[3] for g in group if len(g) > 3)
     for (a, first, *_), (b, again, *_) in zip(group, group[1:]):
         if a == b:
             message = f"sample {a} of {shown(whole.ref)} given twice (first at {describe(doc.where(first))})"

@@ -42,6 +42,7 @@ from .json_values import (
     JSONObject,
     duplicate_keys,
     loads,
+    loads_lines,
     mend_surrogates,
     number_text,
     plain,
@@ -278,9 +279,9 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
     """Records by line; lines end at \\n only (U+2028 and other separators may sit in strings;
     `\\r` in a file without `\\n`), a BOM at the start of a line (files joined with `cat`) is
     dropped; a line longer than `max_record_bytes` is an error naming it."""
-    lines: list[tuple[int, Any]] = []
+    lines: list[tuple[int, Any]] = []  # `loads_lines` appends the plain records, the loop below the rest
     limits = active()
-    for number, line in enumerate(text.split(_newline(text)), start=1):
+    for number, line in loads_lines(text, _newline(text), lines, limits.max_json_depth, limits.max_record_bytes):
         line = line.removeprefix("\ufeff")
         if not line.strip():
             continue

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
-from qa_inspect.core.metrics import SampleScore, sample_correct, score_prediction, scorer_form, summarise_item, uses_f1_recall
+from qa_inspect.core.metrics import ItemRow, SampleScore, item_row, sample_correct, score_prediction, scorer_form, uses_f1_recall
 from qa_inspect.core.model import Prediction
 
 from .score_pool import ScorePool
@@ -30,7 +31,7 @@ INSERT_COMPLETION = ("INSERT INTO completions (prediction_id, sample, text, em, 
 
 Scored = tuple[int | None, float | None, int | None, float | None]
 """(em, f1, refused, f1_recall) of one sample."""
-SampleScores = tuple[tuple[Any, ...], tuple[Scored, ...]]
+SampleScores = tuple[ItemRow, tuple[Scored, ...]]
 """(the aggregate columns, each sample's scores) of one prediction."""
 _SCORE_COLUMNS = ("em", "f1", "refused", "f1_recall")
 
@@ -71,9 +72,11 @@ def _add_mixed(
         by_pattern.setdefault(pattern, []).append((pid, n, text, *(v for v in score if v is not None)))
 
 
-SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], tuple[Scored, SampleScore]], dict[str, str]]]
-"""Per scorer: the scores of (answer, golds) pairs and the forms of answers already computed (kept
-by the load across its runs: samples repeat answers, and runs repeat each other's)."""
+Found = tuple[SampleScore, str, Scored]
+"""What a sample's text gives: (the score its item's aggregate reads, its form, its stored scores)."""
+SampleMemo = dict[str, tuple[dict[tuple[str, tuple[str, ...]], Found], dict[str, str]]]
+"""Per scorer: what (answer, golds) pairs gave (`Found`) and the forms of answers already computed
+(kept by the load across its runs: samples repeat answers, and runs repeat each other's)."""
 MEMO_MAX = 1_000_000
 
 
@@ -91,23 +94,20 @@ class _Scorer:
         """SQuAD's EM and F1 are functions of `normalize_answer(prediction)` (its `scorer_form`):
         answers of one form share one score ("Paris", "paris."). Not so for CMRC F1 or CDQA."""
 
-    def score(self, text: str, golds: tuple[str, ...]) -> tuple[Scored, SampleScore]:
-        """The stored scores of a sample and what its item's aggregate reads of them."""
-        key = (self.form(text) if self.by_form else text, golds)
+    def score(self, text: str, golds: tuple[str, ...]) -> Found:
+        """What a sample gives (`Found`). Its form is a function of its text, so it is kept with
+        the pair's scores whichever of the two keys them."""
+        form = self.forms.get(text)
+        if form is None:
+            form = self.forms[text] = scorer_form(text, self.scorer)
+        key = (form if self.by_form else text, golds)
         found = self.scores.get(key)
         if found is None:
             row = score_prediction(self.scorer, text, golds)
             main = row.f1_recall if self.f1_scorer else row.f1
-            found = ((row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall),
-                     (row.em, main, sample_correct(row.em, row.f1_recall, self.f1_scorer)))
+            found = ((row.em, main, sample_correct(row.em, row.f1_recall, self.f1_scorer)), form,
+                     (row.em, row.f1, None if row.refused is None else int(row.refused), row.f1_recall))
             self.scores[key] = found
-        return found
-
-    def form(self, text: str) -> str:
-        """The answer as the scorer compares it: equal forms are one answer for the majority."""
-        found = self.forms.get(text)
-        if found is None:
-            found = self.forms[text] = scorer_form(text, self.scorer)
         return found
 
 
@@ -152,15 +152,12 @@ def score_sample_items(
 ) -> list[SampleScores]:
     """Each item's aggregate and sample scores, for `(its samples, its gold texts)`; `memo` None
     in the second process: its own, kept for the load."""
-    s = _Scorer(scorer, _WORKER_MEMO if memo is None else memo)
+    score = _Scorer(scorer, _WORKER_MEMO if memo is None else memo).score
+    stored = itemgetter(2)
     out: list[SampleScores] = []
     for samples, texts in items:
-        distinct = {text: s.score(text, texts) for text in dict.fromkeys(samples)}  # samples repeat answers
-        item = summarise_item(samples, {text: found[1] for text, found in distinct.items()}, s.form)
-        aggregate = (item.n, item.correct, item.mean_em, item.mean_f1, item.majority, item.majority_share,
-                     int(item.majority_correct), item.distinct, int(item.flaky))
-        stored = {text: found[0] for text, found in distinct.items()}
-        out.append((aggregate, tuple(map(stored.__getitem__, samples))))
+        distinct = {text: score(text, texts) for text in dict.fromkeys(samples)}  # samples repeat answers
+        out.append((item_row(samples, distinct), tuple(map(stored, map(distinct.__getitem__, samples)))))
     return out
 
 

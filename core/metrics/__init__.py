@@ -65,6 +65,7 @@ __all__ = [
     "score_prediction",
     "uses_f1_recall",
     "SAMPLE_F1_THRESHOLD",
+    "ItemRow",
     "ItemSamples",
     "SampleCounts",
     "SampleScore",
@@ -74,6 +75,7 @@ __all__ = [
     "run_sample_metrics",
     "sample_correct",
     "summarise_item",
+    "item_row",
 ]
 
 if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (core/faces.py)
@@ -126,6 +128,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     )
     from .samples import (
         answer_groups,
+        item_row,
+        ItemRow,
         ItemSamples,
         pass_at_k,
         pass_ks,

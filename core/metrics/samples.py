@@ -22,10 +22,13 @@ from typing import Any, cast
 
 __all__ = [
     "SAMPLE_F1_THRESHOLD",
+    "ItemRow",
     "ItemSamples",
     "SampleCounts",
     "SampleScore",
     "answer_groups",
+    "is_flaky",
+    "item_row",
     "pass_at_k",
     "pass_ks",
     "run_sample_metrics",
@@ -75,6 +78,11 @@ def answer_groups(answers: Sequence[str], key: Callable[[str], str]) -> list[lis
     return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
 
 
+def is_flaky(correct: int, n: int) -> bool:
+    """Some of an item's `n` samples right and some wrong."""
+    return 0 < correct < n
+
+
 @dataclass(frozen=True, slots=True)
 class ItemSamples:
     """One item's samples summed up: what `predictions` stores beside the official score."""
@@ -91,11 +99,14 @@ class ItemSamples:
     @property
     def flaky(self) -> bool:
         """Some samples right and some wrong."""
-        return 0 < self.correct < self.n
+        return is_flaky(self.correct, self.n)
 
 
 SampleScore = tuple[int | None, float | None, bool]
 """(EM, F1 — or F1-recall for F1-recall scorers —, right) of one sampled answer."""
+ItemRow = tuple[int, int, float | None, float | None, str, float, int, int, int]
+"""An item's aggregate as `predictions` stores it: `ItemSamples`' fields in order, then `flaky`,
+the booleans as 0/1."""
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -106,34 +117,42 @@ def _mean(values: Sequence[float | None]) -> float | None:
 def summarise_item(answers: Sequence[str], scores: Mapping[str, SampleScore], key: Callable[[str], str]) -> ItemSamples:
     """The aggregate of one item's samples, `scores` giving each distinct answer's (a sample's
     score is its text's): equal forms (`key`) are one answer, the majority the largest group, ties
-    to the group seen first (`answer_groups`). Computed over the distinct answers — samples repeat
-    a few — and their counts; the mean F1 sums the samples' in sample order, as the mean of the
-    per-sample list does."""
+    to the group seen first (`answer_groups`). See `item_row`, which computes it."""
     if not answers:
         raise ValueError("an item's samples cannot be empty")
+    row = item_row(answers, {text: (scores[text], key(text), None) for text in dict.fromkeys(answers)})
+    return ItemSamples(*row[:6], majority_correct=bool(row[6]), distinct=row[7])
+
+
+def item_row(answers: Sequence[str], distinct: Mapping[str, tuple[SampleScore, str, Any]]) -> ItemRow:
+    """`summarise_item` as the stored row, for a load's many items: `distinct` maps each distinct
+    answer, in order of first appearance, to (its score, its form, anything the caller keeps
+    beside them), so nothing is looked up twice. Computed over the distinct answers and their
+    counts — samples repeat a few —; the mean F1 sums the samples' in sample order, as the mean
+    of the per-sample list does."""
     n = len(answers)
     groups: dict[str, list[Any]] = {}  # form → [count, its first answer]; in order of first appearance
     correct = em_sum = em_known = 0
-    for text in dict.fromkeys(answers):
+    f1_of: dict[str, float | None] = {}
+    for text, ((em, f1, right), form, _) in distinct.items():
         count = answers.count(text)
-        em, _, right = scores[text]
         correct += count * right
         if em is not None:
             em_sum += count * em
             em_known += count
-        form = key(text)
+        f1_of[text] = f1
         group = groups.get(form)
         if group is None:
             groups[form] = [count, text]
         else:
             group[0] += count
-    f1s = [scores[text][1] for text in answers]
+    if None in f1_of.values():
+        mean_f1 = _mean(list(map(f1_of.__getitem__, answers)))
+    else:
+        mean_f1 = sum(cast(Iterable[float], map(f1_of.__getitem__, answers))) / n
     top_count, majority = max(groups.values(), key=itemgetter(0))  # the first of the largest
-    return ItemSamples(
-        n=n, correct=correct, mean_em=em_sum / em_known if em_known else None,
-        mean_f1=_mean(f1s) if None in f1s else sum(cast(list[float], f1s)) / n, majority=majority, majority_share=top_count / n,
-        majority_correct=scores[majority][2], distinct=len(groups),
-    )
+    return (n, correct, em_sum / em_known if em_known else None, mean_f1, majority, top_count / n,
+            int(distinct[majority][0][2]), len(groups), int(is_flaky(correct, n)))
 
 
 @dataclass(frozen=True, slots=True)

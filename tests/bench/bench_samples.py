@@ -2,6 +2,9 @@
 
     python tests/bench/bench_samples.py [--runs 10] [--items 20000] [--samples 16] [--keep DIR]
 
+With `--keep DIR` the files stay in DIR, and a later call with the same DIR (and sizes) reads
+them again instead of writing them anew (the databases are always rebuilt).
+
 Writes a JSONL dataset of `--items` questions and `--runs` plain sampled-record runs (`{"id",
 "sample", "prediction"}`, `--samples` a question: 10 × 20,000 × 16 = 3.2M completions by
 default; answers drawn per item from the gold, a variant of it and two wrong answers, so items
@@ -22,6 +25,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +81,20 @@ def write_folder(root: Path, runs: int, items: int, samples: int, seed: int = 20
     return folder
 
 
+_SIZES = "sizes.json"
+"""Beside a kept folder: the sizes it was written for."""
+
+
+def _kept(root: Path, runs: int, items: int, samples: int) -> Path | None:
+    """The folder a previous `--keep` run wrote into `root` for these sizes; None when there is none."""
+    folder, sizes = root / "runs", root / _SIZES
+    if not folder.is_dir() or not sizes.is_file():
+        return None
+    if json.loads(sizes.read_text()) != [runs, items, samples]:
+        raise SystemExit(f"{root} holds a folder of other sizes ({sizes.read_text()}): give another --keep")
+    return folder
+
+
 def _timed(cmd: list[str]) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds of the children, stdout) of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -89,10 +107,19 @@ def _timed(cmd: list[str]) -> tuple[float, float, str]:
 
 def bench(root: Path, runs: int, items: int, samples: int) -> None:
     t = time.perf_counter()
-    folder = write_folder(root, runs, items, samples)
-    size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
+    folder = _kept(root, runs, items, samples)
+    written = folder is None
+    if folder is None:
+        folder = write_folder(root, runs, items, samples)
+        (root / _SIZES).write_text(json.dumps([runs, items, samples]))
+    for old in ("floor.db", "qa.db"):
+        for path in root.glob(old + "*"):
+            path.unlink()
+    shutil.rmtree(folder / ".qa-inspect", ignore_errors=True)
+    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) / 1e6
     print(f"{runs} runs × {items:,} items × {samples} samples = {runs * items * samples:,} completions,"
-          f" {size:.0f} MB written in {time.perf_counter() - t:.1f} s", flush=True)
+          f" {size:.0f} MB " + (f"written in {time.perf_counter() - t:.1f} s" if written else "kept from before"),
+          flush=True)
     floor_wall, floor_cpu, out = _timed([sys.executable, "-c", _FLOOR, str(root / "floor.db"), str(folder)])
     floor_rss = json.loads(out)["rss_mb"]
     print(f"floor (json.loads + executemany): {floor_wall:.1f} s, {floor_cpu:.1f} s CPU, {floor_rss:.0f} MB", flush=True)

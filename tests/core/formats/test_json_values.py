@@ -7,7 +7,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.formats.json_values import loads, repeats_a_key
+from qa_inspect.core.formats.json_values import loads, loads_lines, repeats_a_key
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
@@ -120,3 +120,58 @@ def test_repeats_a_key_is_never_wrong_when_it_says_no(value: object, repeat: boo
         assert repeats_a_key(parsed, "  " + text, 2, 2 + len(text))
     else:
         assert not repeats_a_key(parsed, text, 0, len(text))
+
+
+_LINES = st.lists(
+    st.one_of(
+        _VALUES.map(lambda v: json.dumps(v, ensure_ascii=False)),
+        st.sampled_from(['{"a": 1, "a": 2}', '{"t": "12:30", "b": {"c": ":"}}', '{"k\\u003a": 1, "k:": 2}',
+                         '{"x": 1.50, "y": [1e3, {"z": 39764.0}]}', "", "  ", "\ufeff{}", '{"a":\n1}', "[1,", "1 2"]),
+    ).flatmap(lambda line: st.tuples(st.just(line), _PADS.filter(lambda p: p not in ("\n", " \r\n")))
+              .map(lambda pair: pair[0] + pair[1])),
+    max_size=6,
+)
+
+
+def _typed(value: object) -> object:
+    """A value with what `==` does not see: object types, repeats noted, float literals."""
+    if isinstance(value, dict):
+        return (type(value).__name__, getattr(value, "duplicates", None), [(k, _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, getattr(value, "literal", None), value)
+
+
+def _per_line(text: str, depth: int) -> list[tuple[int, object]]:
+    """What `textio` did before `loads_lines`: `loads` of each line that is not blank (BOM dropped)."""
+    out: list[tuple[int, object]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removeprefix("\ufeff")
+        if line.strip():
+            out.append((number, loads(line, depth)))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINES, end=st.sampled_from(["", "\n"]), depth=st.sampled_from([2, 900]), max_bytes=st.sampled_from([40, 1 << 20]))
+def test_loads_lines_reads_each_line_as_loads_does(lines: list[str], end: str, depth: int, max_bytes: int) -> None:
+    text = "\n".join(lines) + end
+    try:
+        expected = _per_line(text, depth)
+    except json.JSONDecodeError:
+        expected = None
+    out: list[tuple[int, object]] = []
+    handed: set[int] = set()
+    try:
+        for number, line in loads_lines(text, "\n", out, depth, max_bytes):  # what textio does with the rest
+            handed.add(number)
+            line = line.removeprefix("\ufeff")
+            if line.strip():
+                out.append((number, loads(line, depth)))
+    except json.JSONDecodeError:
+        assert expected is None
+        return
+    assert expected is not None
+    assert [(n, _typed(v)) for n, v in out] == [(n, _typed(v)) for n, v in expected]
+    raw = text.split("\n")
+    assert all(len(raw[n - 1]) * 4 <= max_bytes for n, _ in out if n not in handed)  # textio checks the rest's size
