@@ -24,7 +24,7 @@ from .matching import DatasetIndex
 from .score_pool import Golds, ScoreMemo, ScorePool, Superseded, score_rows
 from .search_index import next_id, unindex_predictions
 
-__all__ = ["RunCache", "RunWrite", "dataset_index_db", "item_lookup", "write_run"]
+__all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "write_run"]
 
 
 @dataclass(slots=True)
@@ -128,7 +128,7 @@ _PREDICTION_COLUMNS = ("id", "run_id", "item_id", "text", "raw", "candidates", "
 """A stored prediction row's columns, in the order `_insert_predictions` builds them."""
 
 
-def _insert_given(conn: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+def insert_given(conn: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
     """`executemany` of `rows` naming only the columns some row gives a value (the others are
     NULL, as none of them has a default): `sqlite3` binds a None through its adaptation lookup,
     and an answer map's rows leave a dozen columns empty (raw text, candidates, meta, samples'
@@ -269,6 +269,6 @@ def _insert_predictions(
             if samples is not None:
                 completions.append((pid, p.samples, samples[1]))
             pid += 1
-        _insert_given(conn, "predictions", _PREDICTION_COLUMNS, rows)
+        insert_given(conn, "predictions", _PREDICTION_COLUMNS, rows)
         if completions:
             insert_completions(conn, completions)

@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from hypothesis import given, settings, strategies as st
-from qa_inspect.core.load.ingest_runs import _insert_given
+from qa_inspect.core.load.ingest_runs import insert_given
 
 COLUMNS = ("id", "a", "b", "c", "d")
 values = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=False), st.text(max_size=3), st.binary(max_size=2))
@@ -17,7 +17,7 @@ def _table(rows: list[tuple[Any, ...]], *, named: bool) -> list[tuple[Any, ...]]
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a, b TEXT, c REAL, d INTEGER)")
     if named:
-        _insert_given(conn, "t", COLUMNS, rows)
+        insert_given(conn, "t", COLUMNS, rows)
     else:
         conn.executemany("INSERT INTO t (id, a, b, c, d) VALUES (?, ?, ?, ?, ?)", rows)
     out = conn.execute("SELECT id, a, typeof(a), b, typeof(b), c, typeof(c), d, typeof(d) FROM t ORDER BY id").fetchall()
