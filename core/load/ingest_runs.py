@@ -24,7 +24,7 @@ from .matching import DatasetIndex
 from .score_pool import Golds, ScoreMemo, ScorePool, Superseded, score_rows
 from .search_index import next_id, unindex_predictions
 
-__all__ = ["RunCache", "RunWrite", "dataset_index_db", "item_lookup", "write_run"]
+__all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "write_run"]
 
 
 @dataclass(slots=True)
@@ -123,11 +123,25 @@ def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
     return out
 
 
-_INSERT_PREDICTION = (
-    "INSERT INTO predictions (id, run_id, item_id, text, raw, candidates, source_line, meta, scorer, em, f1,"
-    f" refused, f1_recall, best_gold, error_category, relation, {', '.join(AGGREGATE_COLUMNS)})"
-    f" VALUES ({', '.join(['?'] * (16 + len(AGGREGATE_COLUMNS)))})"
-)
+_PREDICTION_COLUMNS = ("id", "run_id", "item_id", "text", "raw", "candidates", "source_line", "meta", "scorer", "em",
+                       "f1", "refused", "f1_recall", "best_gold", "error_category", "relation", *AGGREGATE_COLUMNS)
+"""A stored prediction row's columns, in the order `_insert_predictions` builds them."""
+
+
+def insert_given(conn: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+    """`executemany` of `rows` naming only the columns some row gives a value (the others are
+    NULL, as none of them has a default): `sqlite3` binds a None through its adaptation lookup,
+    and an answer map's rows leave a dozen columns empty (raw text, candidates, meta, samples'
+    aggregates, F1-recall): naming them cost more than the rest of the insert. Columns are
+    checked and rows rebuilt column-wise (`zip`, `tuple.count`), at C speed."""
+    if not rows:
+        return
+    values = list(zip(*rows))
+    given = [k for k, column in enumerate(values) if column.count(None) != len(column)]
+    if len(given) < len(columns):
+        rows = list(zip(*(values[k] for k in given)))
+    names = [columns[k] for k in given]
+    conn.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", rows)
 
 
 def write_run(
@@ -255,6 +269,6 @@ def _insert_predictions(
             if samples is not None:
                 completions.append((pid, p.samples, samples[1]))
             pid += 1
-        conn.executemany(_INSERT_PREDICTION, rows)
+        insert_given(conn, "predictions", _PREDICTION_COLUMNS, rows)
         if completions:
             insert_completions(conn, completions)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from qa_inspect.core.errors import FormatError, QAInspectError
-from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, sha256_file, side_owners, use_limits
+from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import (
     get_setting,
@@ -32,6 +32,8 @@ from qa_inspect.core.store import (
 
 from .backfill import fill_missing
 from .bulk import no_cycle_collection
+from .bulk_indexes import deferred_indexes, restore_indexes
+from .changed import find_changed
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
 from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
@@ -136,13 +138,14 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
     """The phases of a load, in order: manifest, walk, forget removed files, find what changed,
     read it, store datasets, then link, score and store runs, then report what stayed."""
     lp = _Pass(runs_dir, conn, summary, progress)
+    restore_indexes(conn)  # a killed bulk load's (`bulk_indexes`)
     _read_manifest(lp)
     with use_limits(lp.manifest.limits if lp.manifest is not None else None):  # [limits] for every reader
         candidates = _walk(lp)
         lp.stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, sha256, owner, note FROM files")}
         reread_all = _sync_manifest_stamp(lp) | _scoring_rules_changed(lp)
         _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
-        changed, unchanged = _find_changed(lp, candidates, reread_all)
+        changed, unchanged = find_changed(lp, candidates, reread_all)
         _reread_dependents(lp, candidates, changed, unchanged)
         try:
             datasets, runs, later = _read_changed(lp, changed)
@@ -157,7 +160,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             _store_datasets(lp, found)
         lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
         merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
-        with ScorePool() as lp.cache.pool:  # a second scoring process for the runs, if worth it
+        # a second scoring process for the runs, if worth it; a bulk load's indexes built after its rows
+        with ScorePool() as lp.cache.pool, deferred_indexes(conn, sum(len(r.predictions) for _, r in runs)):
             _store_runs(lp, runs)
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
@@ -231,35 +235,6 @@ def _forget_removed(lp: _Pass, present: set[str]) -> None:
             delete_path(lp.conn, rel)
         if lp.stored[rel][0] != "skipped":
             lp.summary.removed.append(rel)
-
-
-def _find_changed(
-    lp: _Pass, candidates: list[_Candidate], reread_all: bool
-) -> tuple[list[_Candidate], list[_Candidate]]:
-    """Split by size + mtime, then SHA-256 (a touched but equal file only gets its stamp updated)."""
-    changed: list[_Candidate] = []
-    unchanged: list[_Candidate] = []
-    for i, cand in enumerate(candidates):
-        lp.progress(i, len(candidates), f"checking {cand.rel}")
-        old = lp.stored.get(cand.rel)
-        if old and old[1] == cand.size and old[2] == cand.mtime_ns and not reread_all:
-            unchanged.append(cand)
-            continue
-        try:
-            cand.sha256 = sha256_file(cand.path, checked=True)
-        except (OSError, FormatError) as exc:  # FormatError: over max_file_bytes or NUL only, refused unhashed
-            lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)) if isinstance(exc, FormatError)
-                     else f"{cand.rel}: cannot read ({exc.strerror})")
-            continue
-        if old and old[3] == cand.sha256 and not reread_all:
-            with transaction(lp.conn):
-                lp.conn.execute(
-                    "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (cand.mtime_ns, cand.size, cand.rel)
-                )
-            unchanged.append(cand)
-        else:
-            changed.append(cand)
-    return changed, unchanged
 
 
 def _reread_dependents(

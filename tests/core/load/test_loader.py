@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from qa_inspect.core import flags
-from qa_inspect.core.load import LoadSummary, discover, load_runs, loader
+from qa_inspect.core.load import LoadSummary, changed, discover, load_runs
 
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 CDQA = "cdqa/cdqa_sample.json"
@@ -113,8 +113,8 @@ def no_reading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(discover, "read_source", boom)
     hashed: list[str] = []
-    real = loader.sha256_file
-    monkeypatch.setattr(loader, "sha256_file", lambda p, **kw: (hashed.append(Path(p).name), real(p, **kw))[1])
+    real = changed.sha256_file
+    monkeypatch.setattr(changed, "sha256_file", lambda p, **kw: (hashed.append(Path(p).name), real(p, **kw))[1])
     return hashed
 
 

@@ -1,0 +1,146 @@
+"""`core.load.bulk_indexes`: a bulk load builds the predictions' indexes after its rows, storing
+exactly what a load with the indexes in place stores, and a load killed in between leaves them
+for the next load to build."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from qa_inspect.core.load import bulk_indexes, load_runs
+from qa_inspect.core.store import open_db
+
+ROWS = "SELECT * FROM predictions ORDER BY run_id, item_id"
+
+
+def _indexes(db: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'predictions'"
+                            " ORDER BY name").fetchall()
+    finally:
+        conn.close()
+
+
+def _rows(db: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        runs = {rid: name for rid, name in conn.execute("SELECT id, name FROM runs")}
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(predictions)")]
+        at = cols.index("run_id")
+        # ids are assigned in load order: compare by the run's name, every other column as stored
+        return sorted((runs[r[at]], *r[1:at], *r[at + 1:]) for r in conn.execute(ROWS))
+    finally:
+        conn.close()
+
+
+def _deferred(db: Path) -> str | None:
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute("SELECT value FROM settings WHERE key = ?", (bulk_indexes.DEFERRED_KEY,)).fetchone()
+        return None if row is None else row[0]
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def runs(sample_runs: Path, tmp_path: Path) -> Path:
+    shutil.copytree(sample_runs, tmp_path / "runs", ignore=shutil.ignore_patterns(".qa-inspect"))
+    return tmp_path / "runs"
+
+
+def test_a_bulk_load_stores_every_row_and_index_as_a_load_with_the_indexes_in_place(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = load_runs(runs, tmp_path / "plain.db")
+    dropped: list[bool] = []
+    real = bulk_indexes._drop
+
+    def spy(conn: sqlite3.Connection, incoming: int) -> bool:
+        dropped.append(real(conn, incoming))
+        return dropped[-1]
+
+    monkeypatch.setattr(bulk_indexes, "BULK_MIN", 1)
+    monkeypatch.setattr(bulk_indexes, "_drop", spy)
+    bulk = load_runs(runs, tmp_path / "bulk.db")
+    assert dropped == [True]
+    assert not plain.errors and not bulk.errors
+    assert _rows(tmp_path / "bulk.db") == _rows(tmp_path / "plain.db")
+    assert len(_rows(tmp_path / "plain.db")) > 100
+    assert _indexes(tmp_path / "bulk.db") == _indexes(tmp_path / "plain.db")
+    assert len(_indexes(tmp_path / "plain.db")) >= 8
+    assert _deferred(tmp_path / "bulk.db") is None
+
+
+def test_no_bulk_when_the_table_holds_more_rows_than_come(runs: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "qa.db"
+    load_runs(runs, db)
+    conn = open_db(db).conn
+    try:
+        stored = conn.execute("SELECT MAX(id) FROM predictions").fetchone()[0]
+        monkeypatch.setattr(bulk_indexes, "BULK_MIN", 1)
+        with bulk_indexes.deferred_indexes(conn, stored - 1) as dropped:
+            assert not dropped
+            assert len(conn.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'predictions'"
+                                    " AND type = 'index' AND sql IS NOT NULL").fetchall()) >= 8
+        with bulk_indexes.deferred_indexes(conn, stored) as dropped:
+            assert dropped
+            assert conn.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'predictions'"
+                                " AND type = 'index' AND sql IS NOT NULL").fetchall() == []
+    finally:
+        conn.close()
+    assert _deferred(db) is None
+
+
+def test_indexes_come_back_when_the_bulk_write_fails(runs: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "qa.db"
+    load_runs(runs, db)
+    before = _indexes(db)
+    conn = open_db(db).conn
+    monkeypatch.setattr(bulk_indexes, "BULK_MIN", 1)
+    try:
+        with pytest.raises(RuntimeError), bulk_indexes.deferred_indexes(conn, 10**9):
+            raise RuntimeError("a write that failed")
+    finally:
+        conn.close()
+    assert _indexes(db) == before
+    assert _deferred(db) is None
+
+
+_KILLED = """
+import os, signal, sys
+from pathlib import Path
+from qa_inspect.core.load import bulk_indexes, ingest_runs, load_runs
+bulk_indexes.BULK_MIN = 1
+write = ingest_runs.write_run
+seen = [0]
+def dying(*args, **kwargs):
+    seen[0] += 1
+    if seen[0] == int(sys.argv[3]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return write(*args, **kwargs)
+import qa_inspect.core.load.loader as loader
+loader.write_run = dying
+load_runs(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def test_a_load_killed_with_its_indexes_dropped_is_finished_by_the_next(runs: Path, tmp_path: Path) -> None:
+    clean = tmp_path / "clean.db"
+    load_runs(runs, clean)
+    db = tmp_path / "qa.db"
+    killed = subprocess.run([sys.executable, "-c", _KILLED, str(runs), str(db), "3"], capture_output=True, check=False)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert _deferred(db) is not None  # the kill came after the drop: the statements are kept
+    assert [name for name, sql in _indexes(db) if sql] == []  # the UNIQUE (run_id, item_id) one stays
+    summary = load_runs(runs, db)
+    assert not summary.errors, summary.errors
+    assert _deferred(db) is None
+    assert _indexes(db) == _indexes(clean)
+    assert _rows(db) == _rows(clean)
