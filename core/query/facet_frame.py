@@ -237,9 +237,14 @@ def _stored(conn: Any, ds: int, run: int) -> FacetFrame | None:
 
 
 _RUN_SQL = (f"COALESCE({ERROR_SQL}, 0) | ((p.id IS NOT NULL) << 1) | ((COALESCE(p.em, -1) + 1) << 2)"
-            " | ((COALESCE(p.refused, -1) + 1) << 4), p.f1, p.f1_recall")
-"""Run A's error, predicted, EM and refused packed in one integer (2 bits each, -1 = NULL as 0),
-then F1 and F1-recall (`SCORES`), after the facets' packed codes."""
+            " | ((COALESCE(p.refused, -1) + 1) << 4)")
+"""Run A's error, predicted, EM and refused packed in one integer (2 bits each, -1 = NULL as 0);
+F1 and F1-recall (`SCORES`) follow it as scaled integers (`_score_sql`)."""
+SCALE = 1 << 62
+"""A score in 0…1 times this is an integer that SQLite and numpy hold exactly whenever the score is
+at least 2⁻¹⁰ (its last bit is then worth 2⁻⁶² or more): scores travel as texts of integers and
+come back bit for bit. A score the integer does not hold (tiny, negative, above 2) is listed by
+its item and read again as a float (`_exact`)."""
 
 
 def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) -> tuple[FacetFrame, dict[str, StoredColumn]]:
@@ -272,12 +277,11 @@ def _column(a: np.ndarray, values: list[Any] | None = None) -> StoredColumn:
 
 
 def _cursor(conn: Any, f: Filter, select: str, select_params: list[Any], with_run: bool, where: str = "",
-            where_params: tuple[Any, ...] = (), ordered: bool = True) -> Any:
-    """Rows over the items of `f`'s dataset and run (nothing else of `f`), in id order when `ordered`."""
+            where_params: tuple[Any, ...] = ()) -> Any:
+    """Rows over the items of `f`'s dataset and run (nothing else of `f`)."""
     b = build_parts(conn, Filter(dataset=f.dataset, run=f.run))
     join = " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?" if with_run else ""
-    order = " ORDER BY i.id" if ordered else ""
-    return conn.execute(f"SELECT {select} FROM items i{join}{b.where_sql(*([where] if where else []))}{order}",
+    return conn.execute(f"SELECT {select} FROM items i{join}{b.where_sql(*([where] if where else []))}",
                         [*select_params, *([b.run] if with_run else []), *b.params, *where_params])
 
 
@@ -293,16 +297,16 @@ def _known(conn: Any, f: Filter, d: FacetDef, with_run: bool) -> list[Any]:
         return [v for v in dict.fromkeys(d.order) if v is not None]
     if with_run:
         return []
-    return [r[0] for r in _cursor(conn, f, f"DISTINCT ({d.expr})", list(d.params), False, ordered=False)
-            if r[0] is not None]
+    return [r[0] for r in _cursor(conn, f, f"DISTINCT ({d.expr})", list(d.params), False) if r[0] is not None]
 
 
 def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, ids: np.ndarray | None = None
                 ) -> tuple[np.ndarray, dict[FacetId, tuple[np.ndarray, list[Any]]], list[np.ndarray]]:
-    """(item ids, each facet's codes and values, run A's packed scores, F1, F1-recall) over the
-    items in id order. Codes are computed by SQLite (`CASE` over the known values) and packed
-    several to an integer, so a million items cost a few million Python objects, not one per
-    facet and item (4× faster); a value not known beforehand is coded by `_others`. Given the
+    """(item ids ascending, each facet's codes and values, with the run: run A's packed scores,
+    F1 and F1-recall). Codes are computed by SQLite (`CASE` over the known values), packed
+    several to an integer, and every column travels as one comma-joined text that SQLite builds
+    and numpy parses in C (`_texts`): no Python object per item (a row of Python objects cost
+    more than computing it). A value not known beforehand is coded by `_others`. Given the
     items' `ids`, facets of run A's prediction alone are read from its predictions (no join)."""
     import numpy as np  # with the first count, not with the app
 
@@ -310,13 +314,11 @@ def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, i
     constant = {k for k, d in enumerate(defs) if unsampled and d.name in SAMPLE_FACETS}
     known = [_known(conn, f, d, with_run) for d in defs]
     exprs, params, shifts = _packed_sql(defs, known, constant)
-    select = [*exprs, *([_RUN_SQL] if with_run else [])]
-    dtypes = [np.int64] * len(exprs) + ([np.int64, np.float64, np.float64] if with_run else [])
     arrays = None
     if ids is not None and with_run and f.run and not any(_I_COLUMN.search(d.expr) for d in defs):
-        arrays = _by_prediction(conn, f, select, params, dtypes, ids)
+        arrays = _by_prediction(conn, f, exprs, params, ids)
     if arrays is None or ids is None:
-        ids, arrays = _by_item(conn, f, select, params, dtypes, with_run)
+        ids, arrays = _by_item(conn, f, exprs, params, with_run)
     codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
     for k, d in enumerate(defs):
         g, shift = shifts[k]
@@ -359,48 +361,113 @@ def _packed_sql(defs: list[FacetDef], known: list[list[Any]], constant: set[int]
     return exprs, params, shifts
 
 
-def _fetched(cur: Any, dtypes: list[Any]) -> list[np.ndarray]:
-    """A cursor's columns as arrays of `dtypes` (float: None → NaN), read in chunks."""
+def _score_sql(column: str, key: str) -> tuple[str, str]:
+    """A score's SQL for the texts read: its scaled integer (NULL → −1), and the item `key` of a
+    row whose score the integer does not hold exactly (else NULL, which `group_concat` skips)."""
+    scaled = f"{column} * {SCALE}"
+    return (f"COALESCE(CAST({scaled} AS INTEGER), -1)",
+            f"CASE WHEN {column} < 0 OR CAST({scaled} AS INTEGER) != {scaled} THEN {key} END")
+
+
+def _select(exprs: list[str], key: str, with_run: bool) -> tuple[list[str], list[str]]:
+    """(per-row integer expressions: the packed codes, then with the run its packed scores, F1 and
+    F1-recall scaled; the listed-key expressions: the items whose F1, F1-recall did not scale)."""
+    if not with_run:
+        return exprs, []
+    (f1, f1_odd), (f1r, f1r_odd) = _score_sql("p.f1", key), _score_sql("p.f1_recall", key)
+    return [*exprs, _RUN_SQL, f1, f1r], [f1_odd, f1r_odd]
+
+
+def _texts(conn: Any, per_row: list[str], listed: list[str], rest: str, params: list[Any]
+           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each expression over the rows of `rest` (FROM … WHERE …) as one comma-joined text of
+    integers, in one pass, parsed by numpy: `per_row` ones (never NULL, so aligned: the texts
+    follow one scan) and `listed` ones (NULL but for a few rows)."""
     import numpy as np  # with the first count, not with the app
 
-    chunks: list[list[np.ndarray]] = [[] for _ in dtypes]
-    while batch := cur.fetchmany(65_536):
-        for k, column in enumerate(zip(*batch, strict=True)):
-            chunks[k].append(np.array(column, dtype=dtypes[k]))
-    return [_joined(c, t) for c, t in zip(chunks, dtypes, strict=True)]
+    texts = conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in [*per_row, *listed])} {rest}",
+                         params).fetchone()
+    parsed = [np.fromstring(t, dtype=np.int64, sep=",") if t else np.zeros(0, dtype=np.int64) for t in texts]
+    return parsed[:len(per_row)], parsed[len(per_row):]
 
 
-def _by_item(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
-             with_run: bool) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(item ids, the columns of `select`) over the items of `f`'s dataset, run A joined."""
+def _by_item(conn: Any, f: Filter, exprs: list[str], params: list[Any], with_run: bool
+             ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(item ids ascending, the codes of `exprs` and with the run its scores) over the items of
+    `f`'s dataset, run A joined."""
+    b = build_parts(conn, Filter(dataset=f.dataset, run=f.run))
+    join = " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?" if with_run else ""
+    per_row, listed = _select(["i.id", *exprs], "i.id", with_run)
+    columns, odd = _texts(conn, per_row, listed, f"FROM items i{join}{b.where_sql()}",
+                          [*params, *([b.run] if with_run else []), *b.params])
+    ids, columns = _ascending(columns[0], columns[1:])
+    return ids, _scores(conn, b.run, ids, columns, odd, len(exprs)) if with_run else columns
+
+
+def _ascending(keys: np.ndarray, columns: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`keys` sorted and `columns` in their order (a scan down an index other than the ids')."""
     import numpy as np  # with the first count, not with the app
 
-    arrays = _fetched(_cursor(conn, f, ", ".join(["i.id", *select]), params, with_run), [np.int64, *dtypes])
-    return arrays[0], arrays[1:]
+    if len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1])):
+        return keys, columns
+    order = np.argsort(keys, kind="stable")
+    return keys[order], [c[order] for c in columns]
 
 
-def _by_prediction(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
-                   ids: np.ndarray) -> list[np.ndarray] | None:
-    """The columns of `select` (over run A's prediction alone) for each of `ids`: run A's
-    predictions read in item order (no join: a third faster), the items without one given the
+def _scores(conn: Any, run: int | None, ids: np.ndarray, columns: list[np.ndarray], odd: list[np.ndarray],
+            n_codes: int) -> list[np.ndarray]:
+    """The codes, run A's packed scores, and its F1 and F1-recall as floats (−1 → NaN; the listed
+    items' read again as floats: `_exact`)."""
+    import numpy as np  # with the first count, not with the app
+
+    out = columns[:n_codes + 1]
+    for raw, listed, name in zip(columns[n_codes + 1:], odd, ("f1", "f1_recall"), strict=True):
+        score = np.where(raw < 0, np.nan, raw / SCALE)
+        if len(listed) and run is not None:
+            items, values = _exact(conn, run, name, listed)
+            score[np.searchsorted(ids, items)] = values
+        out.append(score)
+    return out
+
+
+def _exact(conn: Any, run: int, column: str, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(item, `column` of run `run`) as floats for the listed items, ids ascending."""
+    import numpy as np  # with the first count, not with the app
+
+    if column not in SCORES:  # the only way a name enters this SQL: a fixed one
+        raise ValueError(column)
+    found: dict[int, float] = {}
+    listed = sorted(set(items.tolist()))
+    for start in range(0, len(listed), 500):  # within SQLite's parameter limit
+        part = listed[start:start + 500]
+        found.update(conn.execute(f"SELECT item_id, {column} FROM predictions WHERE run_id = ? AND item_id IN"
+                                  f" ({', '.join('?' * len(part))})", [run, *part]).fetchall())
+    keys = np.fromiter(found, dtype=np.int64, count=len(found))
+    return keys, np.array([found[k] for k in keys.tolist()], dtype=np.float64)
+
+
+def _by_prediction(conn: Any, f: Filter, exprs: list[str], params: list[Any], ids: np.ndarray
+                   ) -> list[np.ndarray] | None:
+    """The codes of `exprs` (over run A's prediction alone) and run A's scores for each of `ids`:
+    run A's predictions read alone (no join: a third faster), the items without one given the
     values of a missing prediction. None when a prediction's item is not among `ids`."""
     import numpy as np  # with the first count, not with the app
 
     run = run_ids(conn, f)[1]
-    cur = conn.execute(f"SELECT p.item_id, {', '.join(select)} FROM predictions p WHERE p.run_id = ?"
-                       " ORDER BY p.item_id", [*params, run])
-    item_ids, *columns = _fetched(cur, [np.int64, *dtypes])
+    per_row, listed = _select(["p.item_id", *exprs], "p.item_id", True)
+    columns, odd = _texts(conn, per_row, listed, "FROM predictions p WHERE p.run_id = ?", [*params, run])
+    item_ids, columns = _ascending(columns[0], columns[1:])
     at = np.searchsorted(ids, item_ids)
     if len(at) and (at[-1] >= len(ids) or not np.array_equal(ids[np.minimum(at, len(ids) - 1)], item_ids)):
         return None
-    blank = conn.execute(f"SELECT {', '.join(select)} FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL",
+    blank = conn.execute(f"SELECT {', '.join(per_row[1:])} FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL",
                          params).fetchone()
     out = []
-    for value, column, dtype in zip(blank, columns, dtypes, strict=True):
-        full = np.full(len(ids), np.nan if value is None else value, dtype=dtype)
+    for value, column in zip(blank, columns, strict=True):
+        full = np.full(len(ids), value, dtype=np.int64)
         full[at] = column
         out.append(full)
-    return out
+    return _scores(conn, run, ids, out, odd, len(exprs))
 
 
 def _code_sql(d: FacetDef, known: list[Any]) -> tuple[str, list[Any]]:
@@ -428,9 +495,3 @@ def _others(conn: Any, f: Filter, d: FacetDef, with_run: bool, ids: np.ndarray, 
     out[np.searchsorted(ids, np.array([r[0] for r in found], dtype=np.int64))] = [
         index.setdefault(r[1], len(index)) for r in found]
     return out, list(index)
-
-
-def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
-    import numpy as np  # with the first count, not with the app
-
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
