@@ -9,10 +9,12 @@ scores (`core.query.count_frame` counts filters from them as masks; `facet_count
 the facets with `numpy.bincount`).
 
 It is read by two passes (the dataset's item columns, shared by its runs; the run's prediction
-columns) and kept three ways: in this process under a stamp of the loaded data; in the database
+columns), each one SQL statement whose every column comes back as one comma-joined text of
+integers that numpy parses (about 1 s a part at a million items; rows into Python cost 5 s), and
+kept three ways: in this process under a stamp of the loaded data; in the database
 (`core.store.frame_store`, as BLOBs) for a dataset of `STORE_MIN_ITEMS` items or more, so a new
 process reads a few blobs instead of a million rows; and `warm_frames` stores every big run's
-frame after a load that changed something (the CLI runs it after `load`). The facets the
+frame after a load that changed something (the CLI and the app run it after their load). The facets the
 annotation journal moves (stale, the run's labels) are never in a frame: `facet_counts` asks for
 their few items per filter, so a flag or label written touches nothing kept or stored.
 """
@@ -21,9 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sqlite3
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from qa_inspect.core.errors import QAInspectError
 
 from qa_inspect.core.store import (
     LARGE_DATASET,
@@ -43,7 +49,8 @@ from .sql import ERROR_SQL, FACETS, FacetDef, build_parts, run_ids
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "warm_frames"]
+__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "store_frames",
+           "warm_frames"]
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
@@ -180,10 +187,10 @@ def _load(conn: Any, f: Filter, ds: int | None, run: int | None) -> FacetFrame:
 def warm_frames(conn: Any, min_items: int | None = None) -> int:
     """Store the frame of every run whose dataset holds `min_items` items or more and whose
     stored frame is missing or out of date (after a load: the first panel of each run then reads
-    blobs). Best effort, like the stored frames: a database that cannot be written is skipped.
-    Returns how many runs' frames it read. A load does not call it (seconds a run at a million
-    items, for runs nobody may open): each frame is stored by its run's first panel or count.
-    A Python caller who will open every run, or a benchmark, calls it after `load_runs`."""
+    blobs). The dataset's item part is read once for all its runs. Best effort, like the stored
+    frames: a database that cannot be written is skipped. Returns how many runs' frames it read.
+    The CLI and the app run it after a load that changed something (`store_frames`); a Python
+    caller of `core.load.load_runs` calls it after the load (the loader sits below this layer)."""
     min_items = STORE_MIN_ITEMS if min_items is None else min_items
     done = 0
     datasets = conn.execute("SELECT d.id, d.name FROM datasets d WHERE (SELECT COUNT(*) FROM items i"
@@ -200,6 +207,23 @@ def warm_frames(conn: Any, min_items: int | None = None) -> int:
                 return done
             done += 1
     return done
+
+
+def store_frames(db: Path) -> int:
+    """`warm_frames` on the database at `db`, opened for it and closed; nothing on an error of the
+    database (busy, read-only): each run's first panel then reads and stores its own frame."""
+    from qa_inspect.core.store import open_db
+
+    try:
+        handle = open_db(db)
+    except (OSError, sqlite3.Error, QAInspectError):
+        return 0
+    try:
+        return warm_frames(handle.conn)
+    except sqlite3.Error:
+        return 0
+    finally:
+        handle.conn.close()
 
 
 def _store(conn: Any, ds: int, run: int, columns: dict[str, StoredColumn], stamp: str | None = None) -> bool:
