@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import QAInspectError
-
 from qa_inspect.core.store import (
-    LARGE_DATASET,
     DATASET_PART,
+    LARGE_DATASET,
     StoredColumn,
     frame_stamp,
     frame_stored,
@@ -339,7 +338,7 @@ def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, i
     known = [_known(conn, f, d, with_run) for d in defs]
     alone = ids is not None and with_run and bool(f.run) and not any(_I_COLUMN.search(d.expr) for d in defs)
     indexed = _score_columns(conn) if alone else set()
-    parts = [[k for k, d in enumerate(defs) if (k in constant or _P_COLUMNS(d.expr) <= indexed) == inside]
+    parts = [[k for k, d in enumerate(defs) if (k in constant or _p_columns(d.expr) <= indexed) == inside]
              for inside in (True, False)]
     exprs: list[list[str]] = []
     params: list[list[Any]] = []
@@ -374,7 +373,7 @@ SCORES_INDEX = "predictions_scores"
 """The covering index of run A's scores: facets over its columns alone are read down it."""
 
 
-def _P_COLUMNS(expr: str) -> set[str]:  # noqa: N802 - a pattern's use, named as one
+def _p_columns(expr: str) -> set[str]:
     """The prediction columns an expression reads (`p.x`)."""
     return set(_P_NAME.findall(expr))
 

@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from qa_inspect.core.query import Filter, kept_frame
 from qa_inspect.core.store import open_db
+
 from tests.cli.helpers import copy_sample_runs, invoke
 
 

@@ -15,6 +15,7 @@ from qa_inspect.core.query import Filter, facet_frame
 from qa_inspect.core.query.facets import facet_defs
 from qa_inspect.core.query.sql import ERROR_SQL, FACETS
 from qa_inspect.core.store import ERROR_SQL as STORE_ERROR_SQL
+
 from tests.helpers import Env
 
 
