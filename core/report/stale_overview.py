@@ -197,9 +197,11 @@ def _counts(raw: sqlite3.Connection) -> dict[str, StaleCounts]:
         " JOIN items i ON i.id = x.item_id JOIN datasets d ON d.id = i.dataset_id GROUP BY d.name"
     ):
         out[name] = StaleCounts(golds, items)
-    for name, dropped in raw.execute(
-        f"SELECT d.name, COUNT(*) FROM items i JOIN datasets d ON d.id = i.dataset_id"
-        f" WHERE i.id IN ({_STALE_ITEMS}) AND NOT {_REMAINING} GROUP BY d.name"
+    for name, dropped in raw.execute(  # the flagged golds once, first (as above)
+        f"WITH s AS MATERIALIZED ({STALE_GOLDS_SQL}) SELECT d.name, COUNT(*) FROM items i"
+        " JOIN datasets d ON d.id = i.dataset_id WHERE i.id IN (SELECT s.item_id FROM s) AND NOT EXISTS"
+        " (SELECT 1 FROM golds g WHERE g.item_id = i.id AND g.superseded = 0 AND g.id NOT IN (SELECT s.gold_id FROM s))"
+        " GROUP BY d.name"
     ):
         out.setdefault(name, StaleCounts()).dropped = dropped
     return out
@@ -313,7 +315,7 @@ def _stale_rows(raw: sqlite3.Connection) -> tuple[pl.DataFrame, pl.DataFrame]:
     that moves the overview when a flag does (a few hundred rows, not a run's million)."""
     frame = item_frame_excluding_stale(raw, None, human=True, only_stale=True)
     stale = frame.filter(frame["stale_golds"] > 0)
-    ids = [r[0] for r in raw.execute(f"SELECT DISTINCT s.item_id FROM ({STALE_GOLDS_SQL}) s")]
+    ids = [r[0] for r in raw.execute(f"WITH s AS MATERIALIZED ({STALE_GOLDS_SQL}) SELECT DISTINCT s.item_id FROM s")]
     return item_frame(raw, None, human=True, items=ids), stale.drop("stale_golds", "mode")
 
 
