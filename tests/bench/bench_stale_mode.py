@@ -108,12 +108,18 @@ async def _until(cond: Any, limit: float = 120.0) -> None:
 async def toggles(db: Path, root: Path, n: int) -> list[tuple[bool, float]]:
     """(excluded after the press, seconds until the full overview is on screen) per press of `m`."""
     from qa_inspect.tui.app import QAInspectApp
+    from textual.worker import WorkerState
 
     app = QAInspectApp(db_path=db, runs_dir=root, remember=False)
     out = []
     async with app.run_test(size=(160, 50)) as pilot:
         await _until(lambda: bool(app.screen.query(".runs-table")) and getattr(app.screen, "complete", False))
-        await asyncio.sleep(3)  # the overview's intervals (their own worker) finish first
+        t0 = time.perf_counter()
+        # the overview's intervals and the other mode's numbers (their own workers) finish first:
+        # at a million items the intervals resample for seconds and would be timed with each `m`
+        await _until(lambda: not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers), 600)
+        print(f"overview settled (intervals, warm-up) {time.perf_counter() - t0:.1f} s after it was complete")
+        await asyncio.sleep(0.5)
         for _ in range(n):
             screen = app.screen
             screen.complete = False
