@@ -116,15 +116,17 @@ def facets_and_counts(conn: sqlite3.Connection, base: Any, load_s: float) -> Non
     counts = [_ms(lambda f=f: metrics_ab(conn, f)) for f in filters]
     print(f"new filter's count + metrics, SQL pass (no frame): median {statistics.median(counts):6.0f},"
           f" worst {max(counts):6.0f} ms")
+    cpu0 = time.process_time()
     unstored = _ms(lambda: facet_tables(conn, base))
-    print(f"first facet panel of the run, no stored frame (rows read, frame stored): {unstored:8.0f} ms")
+    print(f"first facet panel of the run, no stored frame (rows read, frame stored): {unstored:8.0f} ms"
+          f" ({time.process_time() - cpu0:.2f} s CPU: on a shared machine wall time is mostly waiting for a core)")
     conn.execute("DELETE FROM frame_columns")
     _forget_frames()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     runs = warm_frames(conn)
-    warm = time.perf_counter() - t0
+    warm, warm_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     print(f"every run's frame stored at once (`warm_frames`, as `qa-inspect load` does after a change;"
-          f" the copy held {stored} stored parts): {runs} runs {warm:.1f} s"
+          f" the copy held {stored} stored parts): {runs} runs {warm:.1f} s ({warm_cpu:.1f} s CPU)"
           f" = {100 * warm / load_s:.1f}% of a {load_s:.1f} s load")
     _forget_frames()
     counts = [_ms(lambda f=f: metrics_ab(conn, f)) for f in filters]
