@@ -100,6 +100,7 @@ __all__ = [
     "FacetFrame",
     "kept_frame",
     "STORE_MIN_ITEMS",
+    "store_frames",
     "warm_frames",
     "COUNT_FRAME_MIN_ITEMS",
     "count_frame",
@@ -282,7 +283,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         write_frame,
     )
     from .count_frame import COUNT_FRAME_MIN_ITEMS, count_frame
-    from .facet_frame import FacetFrame, facet_frame, kept_frame, STORE_MIN_ITEMS, warm_frames
+    from .facet_frame import FacetFrame, facet_frame, kept_frame, STORE_MIN_ITEMS, store_frames, warm_frames
     from .facets import (
         clear,
         facet_defs,

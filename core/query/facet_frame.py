@@ -9,10 +9,12 @@ scores (`core.query.count_frame` counts filters from them as masks; `facet_count
 the facets with `numpy.bincount`).
 
 It is read by two passes (the dataset's item columns, shared by its runs; the run's prediction
-columns) and kept three ways: in this process under a stamp of the loaded data; in the database
+columns), each one SQL statement whose every column comes back as one comma-joined text of
+integers that numpy parses (about 1 s a part at a million items; rows into Python cost 5 s), and
+kept three ways: in this process under a stamp of the loaded data; in the database
 (`core.store.frame_store`, as BLOBs) for a dataset of `STORE_MIN_ITEMS` items or more, so a new
 process reads a few blobs instead of a million rows; and `warm_frames` stores every big run's
-frame after a load that changed something (the CLI runs it after `load`). The facets the
+frame after a load that changed something (the CLI and the app run it after their load). The facets the
 annotation journal moves (stale, the run's labels) are never in a frame: `facet_counts` asks for
 their few items per filter, so a flag or label written touches nothing kept or stored.
 """
@@ -21,13 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sqlite3
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.errors import QAInspectError
 from qa_inspect.core.store import (
-    LARGE_DATASET,
     DATASET_PART,
+    LARGE_DATASET,
     StoredColumn,
     frame_stamp,
     frame_stored,
@@ -35,26 +40,22 @@ from qa_inspect.core.store import (
     stored_frame,
 )
 
-from .columns import run_has_samples
 from .data_stamp import data_stamp as _data_stamp
 from .filters import Filter
-from .sql import ERROR_SQL, FACETS, FacetDef, build_parts, run_ids
+from .frame_read import RUN_SQL, FacetId, facet_id, read_codes
+from .sql import ERROR_SQL, FACETS, FacetDef, run_ids
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "warm_frames"]
+__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "store_frames",
+           "warm_frames"]
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
 STORE_MIN_ITEMS = LARGE_DATASET
 """Datasets of this many items or more have their runs' frames stored (smaller ones read in well under a second)."""
 
-FacetId = tuple[str, str, tuple[Any, ...]]
-"""A facet as a frame knows it: name, expression, parameters (a judge's threshold is one)."""
-SAMPLE_FACETS = ("pass_band", "distinct_answers", "flaky")
-"""Facets of a run's sample aggregates (`core.load`'s columns, NULL on every prediction without
-samples): a run that never sampled has no value of them, and no pass reads one."""
 SCORES = ("predicted", "em", "refused", "f1", "f1_recall")
 """Run A's columns a frame holds besides the facets (`core.query.count_frame` reads them)."""
 
@@ -77,7 +78,7 @@ class FacetFrame:
 
     def label_codes(self, name: str) -> tuple[np.ndarray, dict[Any, int]]:
         """A fixed facet's codes and value → code (what a filter's mask selects by)."""
-        codes, values = self.codes[_facet_id(FACETS[name])]
+        codes, values = self.codes[facet_id(FACETS[name])]
         return codes, {v: k for k, v in enumerate(values)}
 
 
@@ -89,10 +90,6 @@ _READING = threading.Lock()
 _P_COLUMN = re.compile(r"(?<![\w.])p\.")
 
 
-def _facet_id(d: FacetDef) -> FacetId:
-    return d.name, d.expr, tuple(d.params)
-
-
 def _fixed() -> tuple[list[FacetDef], list[FacetDef]]:
     """The facets every frame holds: (those of the item alone, those of run A's prediction)."""
     defs = [d for d in FACETS.values() if d.name not in LIVE_FACETS]
@@ -102,7 +99,7 @@ def _fixed() -> tuple[list[FacetDef], list[FacetDef]]:
 
 def _salt() -> str:
     """What the stored arrays code: every fixed facet's expression, the error's, the scores' SQL."""
-    return hashlib.sha256(repr([[_facet_id(d) for d in part] for part in _fixed()] + [ERROR_SQL, _RUN_SQL])
+    return hashlib.sha256(repr([[facet_id(d) for d in part] for part in _fixed()] + [ERROR_SQL, RUN_SQL])
                           .encode()).hexdigest()
 
 
@@ -149,9 +146,9 @@ def facet_frame(conn: Any, f: Filter, defs: list[FacetDef]) -> FacetFrame | None
         if frame is None:
             frame = _load(conn, f, key[1], key[2])
             _remember(key[0], frame)
-        missing = [d for d in defs if d.name not in LIVE_FACETS and _facet_id(d) not in frame.codes]
+        missing = [d for d in defs if d.name not in LIVE_FACETS and facet_id(d) not in frame.codes]
         if missing:
-            frame.codes.update(_read_codes(conn, f, missing, with_run=True)[1])
+            frame.codes.update(read_codes(conn, f, missing, with_run=True)[1])
         return frame
 
 
@@ -180,10 +177,10 @@ def _load(conn: Any, f: Filter, ds: int | None, run: int | None) -> FacetFrame:
 def warm_frames(conn: Any, min_items: int | None = None) -> int:
     """Store the frame of every run whose dataset holds `min_items` items or more and whose
     stored frame is missing or out of date (after a load: the first panel of each run then reads
-    blobs). Best effort, like the stored frames: a database that cannot be written is skipped.
-    Returns how many runs' frames it read. A load does not call it (seconds a run at a million
-    items, for runs nobody may open): each frame is stored by its run's first panel or count.
-    A Python caller who will open every run, or a benchmark, calls it after `load_runs`."""
+    blobs). The dataset's item part is read once for all its runs. Best effort, like the stored
+    frames: a database that cannot be written is skipped. Returns how many runs' frames it read.
+    The CLI and the app run it after a load that changed something (`store_frames`); a Python
+    caller of `core.load.load_runs` calls it after the load (the loader sits below this layer)."""
     min_items = STORE_MIN_ITEMS if min_items is None else min_items
     done = 0
     datasets = conn.execute("SELECT d.id, d.name FROM datasets d WHERE (SELECT COUNT(*) FROM items i"
@@ -200,6 +197,23 @@ def warm_frames(conn: Any, min_items: int | None = None) -> int:
                 return done
             done += 1
     return done
+
+
+def store_frames(db: Path) -> int:
+    """`warm_frames` on the database at `db`, opened for it and closed; nothing on an error of the
+    database (busy, read-only): each run's first panel then reads and stores its own frame."""
+    from qa_inspect.core.store import open_db
+
+    try:
+        handle = open_db(db)
+    except (OSError, sqlite3.Error, QAInspectError):
+        return 0
+    try:
+        return warm_frames(handle.conn)
+    except sqlite3.Error:
+        return 0
+    finally:
+        handle.conn.close()
 
 
 def _store(conn: Any, ds: int, run: int, columns: dict[str, StoredColumn], stamp: str | None = None) -> bool:
@@ -232,14 +246,8 @@ def _stored(conn: Any, ds: int, run: int) -> FacetFrame | None:
             name = prefix + d.name
             if name not in columns:
                 return None
-            codes[_facet_id(d)] = (arrays[name], list(columns[name].values or []))
+            codes[facet_id(d)] = (arrays[name], list(columns[name].values or []))
     return FacetFrame(arrays["ids"], arrays["errors"], codes, *(arrays[s] for s in SCORES))
-
-
-_RUN_SQL = (f"COALESCE({ERROR_SQL}, 0) | ((p.id IS NOT NULL) << 1) | ((COALESCE(p.em, -1) + 1) << 2)"
-            " | ((COALESCE(p.refused, -1) + 1) << 4), p.f1, p.f1_recall")
-"""Run A's error, predicted, EM and refused packed in one integer (2 bits each, -1 = NULL as 0),
-then F1 and F1-recall (`SCORES`), after the facets' packed codes."""
 
 
 def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) -> tuple[FacetFrame, dict[str, StoredColumn]]:
@@ -249,12 +257,12 @@ def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) ->
 
     item_defs, run_defs = _fixed()
     if items is None:
-        ids, item_codes, _ = _read_codes(conn, f, item_defs, with_run=False)
+        ids, item_codes, _ = read_codes(conn, f, item_defs, with_run=False)
     else:
         ids = np.frombuffer(items["ids"].data, dtype=np.dtype(items["ids"].dtype))
-        item_codes = {_facet_id(d): (np.frombuffer(items["item:" + d.name].data, np.dtype(items["item:" + d.name].dtype)),
+        item_codes = {facet_id(d): (np.frombuffer(items["item:" + d.name].data, np.dtype(items["item:" + d.name].dtype)),
                                      list(items["item:" + d.name].values or [])) for d in item_defs}
-    _, run_codes, (packed, f1, f1_recall) = _read_codes(conn, f, run_defs, with_run=True, ids=ids)
+    _, run_codes, (packed, f1, f1_recall) = read_codes(conn, f, run_defs, with_run=True, ids=ids)
     errors, predicted = (packed & 1).astype(np.int8), (packed >> 1 & 1).astype(bool)
     em, refused = ((packed >> 2 & 3) - 1).astype(np.int8), ((packed >> 4 & 3) - 1).astype(np.int8)
     frame = FacetFrame(ids, errors, {**item_codes, **run_codes}, predicted, em, refused, f1, f1_recall)
@@ -262,175 +270,10 @@ def _read(conn: Any, f: Filter, items: dict[str, StoredColumn] | None = None) ->
     columns.update({s: _column(getattr(frame, s)) for s in SCORES})
     for prefix, defs in (("item:", item_defs), ("run:", run_defs)):
         for d in defs:
-            codes, values = frame.codes[_facet_id(d)]
+            codes, values = frame.codes[facet_id(d)]
             columns[prefix + d.name] = _column(codes, values)
     return frame, columns
 
 
 def _column(a: np.ndarray, values: list[Any] | None = None) -> StoredColumn:
     return StoredColumn(a.dtype.str, a.tobytes(), values)
-
-
-def _cursor(conn: Any, f: Filter, select: str, select_params: list[Any], with_run: bool, where: str = "",
-            where_params: tuple[Any, ...] = (), ordered: bool = True) -> Any:
-    """Rows over the items of `f`'s dataset and run (nothing else of `f`), in id order when `ordered`."""
-    b = build_parts(conn, Filter(dataset=f.dataset, run=f.run))
-    join = " LEFT JOIN predictions p ON p.item_id = i.id AND p.run_id = ?" if with_run else ""
-    order = " ORDER BY i.id" if ordered else ""
-    return conn.execute(f"SELECT {select} FROM items i{join}{b.where_sql(*([where] if where else []))}{order}",
-                        [*select_params, *([b.run] if with_run else []), *b.params, *where_params])
-
-
-PACK_BITS = 62
-"""Bits of one packed integer of codes (SQLite's are 64-bit signed)."""
-
-
-def _known(conn: Any, f: Filter, d: FacetDef, with_run: bool) -> list[Any]:
-    """The values a facet is coded by in SQL: its fixed order, else (an item's label) the
-    dataset's values, read down the label's index; NULL aside (code 0). A value found in neither
-    is coded afterwards (`_others`)."""
-    if d.order is not None:
-        return [v for v in dict.fromkeys(d.order) if v is not None]
-    if with_run:
-        return []
-    return [r[0] for r in _cursor(conn, f, f"DISTINCT ({d.expr})", list(d.params), False, ordered=False)
-            if r[0] is not None]
-
-
-def _read_codes(conn: Any, f: Filter, defs: list[FacetDef], *, with_run: bool, ids: np.ndarray | None = None
-                ) -> tuple[np.ndarray, dict[FacetId, tuple[np.ndarray, list[Any]]], list[np.ndarray]]:
-    """(item ids, each facet's codes and values, run A's packed scores, F1, F1-recall) over the
-    items in id order. Codes are computed by SQLite (`CASE` over the known values) and packed
-    several to an integer, so a million items cost a few million Python objects, not one per
-    facet and item (4× faster); a value not known beforehand is coded by `_others`. Given the
-    items' `ids`, facets of run A's prediction alone are read from its predictions (no join)."""
-    import numpy as np  # with the first count, not with the app
-
-    unsampled = with_run and not (f.run and run_has_samples(conn, f.run))
-    constant = {k for k, d in enumerate(defs) if unsampled and d.name in SAMPLE_FACETS}
-    known = [_known(conn, f, d, with_run) for d in defs]
-    exprs, params, shifts = _packed_sql(defs, known, constant)
-    select = [*exprs, *([_RUN_SQL] if with_run else [])]
-    dtypes = [np.int64] * len(exprs) + ([np.int64, np.float64, np.float64] if with_run else [])
-    arrays = None
-    if ids is not None and with_run and f.run and not any(_I_COLUMN.search(d.expr) for d in defs):
-        arrays = _by_prediction(conn, f, select, params, dtypes, ids)
-    if arrays is None or ids is None:
-        ids, arrays = _by_item(conn, f, select, params, dtypes, with_run)
-    codes: dict[FacetId, tuple[np.ndarray, list[Any]]] = {}
-    for k, d in enumerate(defs):
-        g, shift = shifts[k]
-        n = len(known[k]) + 1
-        raw = (arrays[g] >> shift) & ((1 << n.bit_length()) - 1)
-        values = [None, *known[k]]
-        if (raw == n).any():  # values outside the known ones
-            raw, values = _others(conn, f, d, with_run, ids, raw, values)
-        codes[_facet_id(d)] = (raw.astype(np.min_scalar_type(max(len(values) - 1, 0))), values)
-    return ids, codes, arrays[len(exprs):]
-
-
-_I_COLUMN = re.compile(r"(?<![\w.])i\.")
-
-
-def _packed_sql(defs: list[FacetDef], known: list[list[Any]], constant: set[int]) -> tuple[
-        list[str], list[Any], dict[int, tuple[int, int]]]:
-    """SELECT expressions of the facets' codes packed `PACK_BITS` to an integer, their parameters,
-    and each facet's (expression, shift); a `constant` facet is NULL (code 0) for every item."""
-    groups: list[list[int]] = [[]]
-    used = 0
-    for k, values in enumerate(known):
-        bits = (len(values) + 1).bit_length()
-        if used + bits > PACK_BITS:
-            groups.append([])
-            used = 0
-        groups[-1].append(k)
-        used += bits
-    exprs, params = [], []
-    shifts: dict[int, tuple[int, int]] = {}
-    for g, group in enumerate(groups):
-        parts, shift = [], 0
-        for k in group:
-            code, code_p = ("0", []) if k in constant else _code_sql(defs[k], known[k])
-            parts.append(f"(({code}) << {shift})")
-            params += code_p
-            shifts[k] = (g, shift)
-            shift += (len(known[k]) + 1).bit_length()
-        exprs.append(" | ".join(parts) or "0")
-    return exprs, params, shifts
-
-
-def _fetched(cur: Any, dtypes: list[Any]) -> list[np.ndarray]:
-    """A cursor's columns as arrays of `dtypes` (float: None → NaN), read in chunks."""
-    import numpy as np  # with the first count, not with the app
-
-    chunks: list[list[np.ndarray]] = [[] for _ in dtypes]
-    while batch := cur.fetchmany(65_536):
-        for k, column in enumerate(zip(*batch, strict=True)):
-            chunks[k].append(np.array(column, dtype=dtypes[k]))
-    return [_joined(c, t) for c, t in zip(chunks, dtypes, strict=True)]
-
-
-def _by_item(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
-             with_run: bool) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(item ids, the columns of `select`) over the items of `f`'s dataset, run A joined."""
-    import numpy as np  # with the first count, not with the app
-
-    arrays = _fetched(_cursor(conn, f, ", ".join(["i.id", *select]), params, with_run), [np.int64, *dtypes])
-    return arrays[0], arrays[1:]
-
-
-def _by_prediction(conn: Any, f: Filter, select: list[str], params: list[Any], dtypes: list[Any],
-                   ids: np.ndarray) -> list[np.ndarray] | None:
-    """The columns of `select` (over run A's prediction alone) for each of `ids`: run A's
-    predictions read in item order (no join: a third faster), the items without one given the
-    values of a missing prediction. None when a prediction's item is not among `ids`."""
-    import numpy as np  # with the first count, not with the app
-
-    run = run_ids(conn, f)[1]
-    cur = conn.execute(f"SELECT p.item_id, {', '.join(select)} FROM predictions p WHERE p.run_id = ?"
-                       " ORDER BY p.item_id", [*params, run])
-    item_ids, *columns = _fetched(cur, [np.int64, *dtypes])
-    at = np.searchsorted(ids, item_ids)
-    if len(at) and (at[-1] >= len(ids) or not np.array_equal(ids[np.minimum(at, len(ids) - 1)], item_ids)):
-        return None
-    blank = conn.execute(f"SELECT {', '.join(select)} FROM (SELECT 1) LEFT JOIN predictions p ON p.id = NULL",
-                         params).fetchone()
-    out = []
-    for value, column, dtype in zip(blank, columns, dtypes, strict=True):
-        full = np.full(len(ids), np.nan if value is None else value, dtype=dtype)
-        full[at] = column
-        out.append(full)
-    return out
-
-
-def _code_sql(d: FacetDef, known: list[Any]) -> tuple[str, list[Any]]:
-    """SQL of a facet's code: 0 for NULL, 1… for the known values, one past them for any other
-    (the expression is evaluated twice only for those)."""
-    whens = " ".join(f"WHEN ? THEN {k + 1}" for k in range(len(known)))
-    other = f"CASE WHEN ({d.expr}) IS NULL THEN 0 ELSE {len(known) + 1} END"
-    if not known:
-        return other, list(d.params)
-    return f"COALESCE(CASE ({d.expr}) {whens} END, {other})", [*d.params, *known, *d.params]
-
-
-def _others(conn: Any, f: Filter, d: FacetDef, with_run: bool, ids: np.ndarray, raw: np.ndarray,
-            values: list[Any]) -> tuple[np.ndarray, list[Any]]:
-    """Codes for the items whose value is none of the known ones: those items' values read (a
-    second pass that returns only them), each new value the next code."""
-    import numpy as np  # with the first count, not with the app
-
-    known = [v for v in values if v is not None]
-    where = f"({d.expr}) IS NOT NULL" + (f" AND ({d.expr}) NOT IN ({', '.join('?' * len(known))})" if known else "")
-    found = _cursor(conn, f, f"i.id, ({d.expr})", list(d.params), with_run, where,
-                    (*d.params, *(d.params + tuple(known) if known else ()))).fetchall()
-    index = {v: k for k, v in enumerate(values)}
-    out = raw.astype(np.int64)
-    out[np.searchsorted(ids, np.array([r[0] for r in found], dtype=np.int64))] = [
-        index.setdefault(r[1], len(index)) for r in found]
-    return out, list(index)
-
-
-def _joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
-    import numpy as np  # with the first count, not with the app
-
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

@@ -14,6 +14,7 @@ question type, answer position, …) and by each run's error categories (`error_
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -73,19 +74,27 @@ _F1_RECALL = [s for s in SCORERS if uses_f1_recall(s)]
 
 
 def item_frame(
-    conn: sqlite3.Connection, runs: Sequence[str] | None = None, *, human: bool = True, labels: bool = False
+    conn: sqlite3.Connection, runs: Sequence[str] | None = None, *, human: bool = True, labels: bool = False,
+    items: Sequence[int] | None = None,
 ) -> pl.DataFrame:
     """One row per (run, item of the run's dataset); the human estimate appears as a pseudo-run.
-    `labels`: fill the `label` column (a look-up per row in the journal; NULL otherwise)."""
+    `labels`: fill the `label` column (a look-up per row in the journal; NULL otherwise).
+    `items`: only these items (ids), e.g. the few a stale flag re-scores."""
     import polars as pl  # imported by the reports that use it: the app starts without it
 
     sql, params = _FRAME_SQL.replace("{labels}", labels_sql() if labels else "NULL"), []
+    where = []
     if runs:
-        sql += f" WHERE r.name IN ({', '.join('?' * len(runs))})"
+        where.append(f"r.name IN ({', '.join('?' * len(runs))})")
         params = list(runs)
-    rows = conn.execute(sql, params).fetchall()
+    only = " AND i.id IN (SELECT value FROM json_each(?))" if items is not None else ""
+    if items is not None:
+        where.append("i.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(items)))
+    rows = conn.execute(sql + (" WHERE " + " AND ".join(where) if where else ""), params).fetchall()
     if human:
-        rows += conn.execute(_HUMAN_SQL, (HUMAN,)).fetchall()
+        rows += conn.execute(_HUMAN_SQL + only, (HUMAN, *([json.dumps(list(items))] if items is not None else []))
+                             ).fetchall()
     return pl.DataFrame(rows, schema=_schema(), orient="row")
 
 

@@ -6,6 +6,7 @@ items left with no scored gold are dropped, so a release's outdated answers do n
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +41,8 @@ def _stale_items(conn: sqlite3.Connection) -> dict[int, _StaleItem]:
     """item id → its stale gold texts and the scored golds left, for items with a stale gold now."""
     out: dict[int, _StaleItem] = {}
     for item_id, dataset, key, text in conn.execute(
-        f"SELECT DISTINCT s.item_id, d.name, i.key, g.text FROM ({STALE_GOLDS_SQL}) s"
+        # the flagged golds first (MATERIALIZED: else SQLite walks every gold to join them, seconds at 1M)
+        f"WITH s AS MATERIALIZED ({STALE_GOLDS_SQL}) SELECT DISTINCT s.item_id, d.name, i.key, g.text FROM s"
         " JOIN golds g ON g.id = s.gold_id JOIN items i ON i.id = s.item_id JOIN datasets d ON d.id = i.dataset_id"
     ):
         out.setdefault(item_id, _StaleItem(dataset, key, set(), [])).stale.add(text)
@@ -53,7 +55,8 @@ def _stale_items(conn: sqlite3.Connection) -> dict[int, _StaleItem]:
     return out
 
 
-def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, human: bool = True) -> pl.DataFrame:
+def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, human: bool = True,
+                               only_stale: bool = False) -> pl.DataFrame:
     """`core.report.item_frame` with stale golds left out.
 
     Same columns, so `core.report.slice_table` aggregates it exactly like the normal report.
@@ -61,12 +64,14 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
     `core.metrics.registry.score_prediction`, the run's scorer); items left with no scored gold are
     dropped (from every run and from the human estimate, which is recomputed from the golds left).
     Extra columns: `stale_golds` (the item's stale gold texts) and `mode` (= `EXCLUDE_STALE`).
+    `only_stale`: the rows of the items with a stale gold alone (what differs from the stored
+    scores: a few hundred rows where the whole frame holds a million).
     """
     import polars as pl
 
     raw = sqlite_connection(conn)
-    frame = item_frame(raw, runs, human=False)
     stale = _stale_items(raw)
+    frame = item_frame(raw, runs, human=False, items=sorted(stale) if only_stale else None)
     by_key = {(st.dataset, st.key): (iid, st) for iid, st in stale.items()}
     schema = dict(frame.schema)
     rows: list[dict[str, Any]] = []
@@ -104,7 +109,9 @@ def item_frame_excluding_stale(conn: Any, runs: Sequence[str] | None = None, *, 
         for ds, family, key, *labels, iid, hem, hf1, scorer in raw.execute(  # labels: dimensions, category, label
             f"SELECT d.name, d.family, i.key, {dimension_columns()}, {feature_columns()}, NULL, NULL, i.id, i.human_em,"
             " i.human_f1, d.scorer"
-            " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL ORDER BY i.id"
+            " FROM items i JOIN datasets d ON d.id = i.dataset_id WHERE i.human_f1 IS NOT NULL"
+            + (" AND i.id IN (SELECT value FROM json_each(?))" if only_stale else "") + " ORDER BY i.id",
+            [json.dumps(sorted(stale))] if only_stale else [],
         ):
             if iid in stale:
                 est = human_score(stale[iid].remaining)

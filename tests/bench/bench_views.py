@@ -1,7 +1,7 @@
 """Views at scale (a script, not a test): n/p and positions, facet counts, a new filter's count and
 the compare screen's statistics, each printed beside its target.
 
-    python tests/bench/bench_views.py [--items 1000000] [--db PATH] [--compare]
+    python tests/bench/bench_views.py [--items 1000000] [--db PATH] [--compare] [--facets-only]
     python tests/bench/bench_views.py --compare-app COPY.db RUN_A RUN_B
 
 Works on a copy of the synthetic database of `bench_tui.py` (built there first if missing: 2 runs
@@ -18,9 +18,11 @@ of `--items` items) or of `--db`. Figures (median of the anchors or filters, in 
   then in a new process with the run's frame stored (`core.query.facet_frame`; the first count
   reads it). Target < 300 ms.
 - facets: the first panel of a run without a stored frame (its rows read, then stored) and in a
-  new process with it stored (target < 1 s); every run's frame stored at once (`warm_frames`, what a
-  load would add if it stored them) as a share of the 1M load (`--load-seconds`); every facet of a new filter from the frame (target < 1 s);
-  beside it one pass over the filter's items evaluating every facet (`pass_counts`, before).
+  new process with it stored (target < 1 s); every run's frame stored at once (`warm_frames`, what
+  `qa-inspect load` adds after a load that changed something) as a share of the 1M load
+  (`--load-seconds`); every facet of a new filter from the frame (target < 1 s); beside it one
+  pass over the filter's items evaluating every facet (`pass_counts`, before). `--facets-only`:
+  these and the counts alone (no n/p steps).
 - `--compare`: as the compare screen runs it (the comparison's arrays read once, `comparison_arrays`;
   the counts from them, `diff_runs(…, arrays=…)`, beside `ahead_tests`, every slice's test at the
   screen's resample count; then `diff_significance` picks the diff's rows), time, CPU time and peak
@@ -116,15 +118,17 @@ def facets_and_counts(conn: sqlite3.Connection, base: Any, load_s: float) -> Non
     counts = [_ms(lambda f=f: metrics_ab(conn, f)) for f in filters]
     print(f"new filter's count + metrics, SQL pass (no frame): median {statistics.median(counts):6.0f},"
           f" worst {max(counts):6.0f} ms")
+    cpu0 = time.process_time()
     unstored = _ms(lambda: facet_tables(conn, base))
-    print(f"first facet panel of the run, no stored frame (rows read, frame stored): {unstored:8.0f} ms")
+    print(f"first facet panel of the run, no stored frame (rows read, frame stored): {unstored:8.0f} ms"
+          f" ({time.process_time() - cpu0:.2f} s CPU: on a shared machine wall time is mostly waiting for a core)")
     conn.execute("DELETE FROM frame_columns")
     _forget_frames()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     runs = warm_frames(conn)
-    warm = time.perf_counter() - t0
-    print(f"every run's frame stored at once (`warm_frames`; a load does not: each run's first panel or"
-          f" count stores its own; the copy held {stored} stored parts): {runs} runs {warm:.1f} s"
+    warm, warm_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    print(f"every run's frame stored at once (`warm_frames`, as `qa-inspect load` does after a change;"
+          f" the copy held {stored} stored parts): {runs} runs {warm:.1f} s ({warm_cpu:.1f} s CPU)"
           f" = {100 * warm / load_s:.1f}% of a {load_s:.1f} s load")
     _forget_frames()
     counts = [_ms(lambda f=f: metrics_ab(conn, f)) for f in filters]
@@ -235,6 +239,7 @@ def main() -> None:
     ap.add_argument("--load-seconds", type=float, default=76.7,
                     help="the 1M load's time the warm-up is a share of (docs/performance.md, bench_scale.py)")
     ap.add_argument("--compare", action="store_true", help="also time the compare screen's statistics (minutes)")
+    ap.add_argument("--facets-only", action="store_true", help="the facet panel and the counts alone (no n/p steps)")
     ap.add_argument("--compare-child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--compare-app", nargs=3, metavar=("DB", "RUN_A", "RUN_B"),
                     help="time the compare screen in the app on DB (a copy you may write: the app migrates it)")
@@ -258,7 +263,8 @@ def main() -> None:
         print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f}")
         print(f"database: {n:,} items, runs {run} and {other}")
         base = Filter(dataset=dataset, run=run)
-        steps(conn, base, other)
+        if not args.facets_only:
+            steps(conn, base, other)
         facets_and_counts(conn, base, args.load_seconds)
         if args.compare and other:
             from qa_inspect.core.store import passage_firsts

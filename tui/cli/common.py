@@ -242,12 +242,21 @@ def short(text: str | None, width: int = 40) -> str:
 
 def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
     """`core.load.load_runs`, imported on first use (the loader brings SQLite and every reader).
-    The load itself stores the overview's first-paint sums (`core.load.warm_overview`); a big
-    run's facet and count frame is stored by its first panel or count (`core.query.facet_frame`),
-    not by the load: at a million items that is seconds a run, for runs nobody may open."""
+    The load itself stores the overview's first-paint sums (`core.load.warm_overview`); after a
+    load that changed something, every big run's facet and count frame is stored too
+    (`core.query.warm_frames`, a layer above the loader: about a second a run at a million
+    items), so the first facet panel of any run reads blobs, not a million rows."""
     from qa_inspect.core.load import load_runs as load
 
-    return load(runs_dir, db, **options)
+    summary = load(runs_dir, db, **options)
+    if summary.changed:
+        from qa_inspect.core.query import store_frames
+
+        progress = options.get("on_progress")
+        if progress is not None:
+            progress(0, 1, "frames of the facet panel")
+        store_frames(Path(summary.db))
+    return summary
 
 
 def run_load(runs_dir: Path, db: Path | None, *, as_json: bool) -> LoadSummary:

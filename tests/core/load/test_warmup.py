@@ -68,3 +68,24 @@ def test_the_answers_index_is_made_once_a_dataset_is_large(tmp_path: Path, sampl
     conn = open_db(tmp_path / "large.db").conn
     for index in (ANSWER_INDEX, QUESTION_INDEX):
         assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone() is not None
+
+
+def test_the_passages_sharing_a_text_are_stored_once_a_dataset_is_large(
+    tmp_path: Path, sample_runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large dataset's first comparison reads one row for its resampling units: the load stored
+    them, equal to what the comparison would compute; a small dataset's are left to it."""
+    from qa_inspect.core.load import warmup
+    from qa_inspect.core.store import passage_firsts, stored_passage_firsts
+
+    load_runs(sample_runs, tmp_path / "small.db")
+    conn = open_db(tmp_path / "small.db").conn
+    ids = [i for (i,) in conn.execute("SELECT id FROM datasets ORDER BY id")]
+    assert all(stored_passage_firsts(conn, i) is None for i in ids)
+    monkeypatch.setattr(warmup, "LARGE_DATASET", 10)
+    load_runs(sample_runs, tmp_path / "large.db")
+    conn = open_db(tmp_path / "large.db").conn
+    large = [i for (i,) in conn.execute("SELECT id FROM datasets WHERE item_count >= 10 ORDER BY id")]
+    assert large and all(stored_passage_firsts(conn, i) is not None for i in large)
+    computed = open_db(tmp_path / "small.db").conn
+    assert [stored_passage_firsts(conn, i) for i in large] == [passage_firsts(computed, i) for i in large]

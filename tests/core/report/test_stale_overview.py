@@ -123,3 +123,33 @@ def test_switching_modes_rescores_only_after_a_change(env: Env, monkeypatch: pyt
     after = overview_excluding_stale(env.conn, overview(env.conn))
     assert len(built) == 2 and after != whole
     assert stale_counts(env.conn)[DS].dropped == counts[DS].dropped + 1
+
+
+def test_the_overview_moved_by_the_stale_items_equals_the_whole_rescore(env: Env) -> None:
+    """Without a frame given, the excluded overview is the stored one less what the stale items
+    added plus what they add re-scored: every number of every run, slice and the human estimate
+    equals re-aggregating the whole re-scored item frame (the adjudicated mode's path)."""
+    from qa_inspect.core.report import item_frame_excluding_stale, stale_overview
+
+    _flag_some(env)
+    for slices in (False, True):
+        base = overview(env.conn, slices=slices)
+        stale_overview._ANSWERS.clear()
+        moved = overview_excluding_stale(env.conn, base, slices=slices)
+        stale_overview._ANSWERS.clear()
+        whole = overview_excluding_stale(env.conn, base, slices=slices,
+                                         frame=item_frame_excluding_stale(env.conn, None, human=True))
+        assert [d.name for d in moved] == [d.name for d in whole]
+        for a, b in zip(moved, whole, strict=True):
+            runs_a = [*a.runs, *([a.human] if a.human else [])]
+            runs_b = [*b.runs, *([b.human] if b.human else [])]
+            assert [(r.name, r.predictions) for r in runs_a] == [(r.name, r.predictions) for r in runs_b]
+            for ra, rb in zip(runs_a, runs_b, strict=True):
+                assert len(ra.slices) == len(rb.slices) and (ra.slices or not slices or not a.dimensions)
+                for sa, sb in zip([ra.overall, *ra.slices], [rb.overall, *rb.slices], strict=True):
+                    assert (sa.dimension, sa.value, sa.items, sa.predicted, sa.errors, sa.answered) == (
+                        sb.dimension, sb.value, sb.items, sb.predicted, sb.errors, sb.answered), (ra.name, sa)
+                    for m in ("em", "f1", "f1_recall", "answer_rate", "error_share"):
+                        assert _same(getattr(sa, m), getattr(sb, m)), (ra.name, sa.dimension, sa.value, m)
+    assert any(s.items < t.items for d, e in zip(moved, overview(env.conn), strict=True)
+               for r, q in zip(d.runs, e.runs, strict=True) for s, t in zip([r.overall], [q.overall], strict=True))
