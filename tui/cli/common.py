@@ -247,9 +247,10 @@ def load_runs(runs_dir: Path, db: Path | None, **options: Any) -> LoadSummary:
     (`core.query.warm_frames`, a layer above the loader: about a second a run at a million
     items), so the first facet panel of any run reads blobs, not a million rows."""
     from qa_inspect.core.load import load_runs as load
+    from qa_inspect.core.store import LARGE_DATASET
 
     summary = load(runs_dir, db, **options)
-    if summary.changed:
+    if summary.changed and any(d.items >= LARGE_DATASET for d in summary.datasets):  # small: no frames stored
         from qa_inspect.core.query import store_frames
 
         progress = options.get("on_progress")
