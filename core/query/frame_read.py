@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from qa_inspect.core.store import SCORE_SCALE, integer_texts, scaled_score_sql
+
 from .columns import run_has_samples
 from .filters import Filter
 from .sql import ERROR_SQL, FacetDef, build_parts, run_ids
@@ -34,14 +36,7 @@ def facet_id(d: FacetDef) -> FacetId:
 RUN_SQL = (f"COALESCE({ERROR_SQL}, 0) | ((p.id IS NOT NULL) << 1) | ((COALESCE(p.em, -1) + 1) << 2)"
             " | ((COALESCE(p.refused, -1) + 1) << 4)")
 """Run A's error, predicted, EM and refused packed in one integer (2 bits each, -1 = NULL as 0);
-F1 and F1-recall (`SCORES`) follow it as scaled integers (`_score_sql`)."""
-SCALE = 1 << 62
-"""A score in 0…1 times this is an integer that SQLite and numpy hold exactly whenever the score is
-at least 2⁻¹⁰ (its last bit is then worth 2⁻⁶² or more): scores travel as texts of integers and
-come back bit for bit. A score the integer does not hold (tiny, negative, above 2) is listed by
-its item and read again as a float (`_exact`)."""
-
-
+F1 and F1-recall (`SCORES`) follow it as scaled integers (`store.scaled_score_sql`)."""
 def _cursor(conn: Any, f: Filter, select: str, select_params: list[Any], with_run: bool, where: str = "",
             where_params: tuple[Any, ...] = ()) -> Any:
     """Rows over the items of `f`'s dataset and run (nothing else of `f`)."""
@@ -153,20 +148,12 @@ def _packed_sql(defs: list[FacetDef], known: list[list[Any]], constant: set[int]
     return exprs, params, shifts
 
 
-def _score_sql(column: str, key: str) -> tuple[str, str]:
-    """A score's SQL for the texts read: its scaled integer (NULL → −1), and the item `key` of a
-    row whose score the integer does not hold exactly (else NULL, which `group_concat` skips)."""
-    scaled = f"{column} * {SCALE}"
-    return (f"COALESCE(CAST({scaled} AS INTEGER), -1)",
-            f"CASE WHEN {column} < 0 OR CAST({scaled} AS INTEGER) != {scaled} THEN {key} END")
-
-
 def _select(exprs: list[str], key: str, with_run: bool) -> tuple[list[str], list[str]]:
     """(per-row integer expressions: the packed codes, then with the run its packed scores, F1 and
     F1-recall scaled; the listed-key expressions: the items whose F1, F1-recall did not scale)."""
     if not with_run:
         return exprs, []
-    (f1, f1_odd), (f1r, f1r_odd) = _score_sql("p.f1", key), _score_sql("p.f1_recall", key)
+    (f1, f1_odd), (f1r, f1r_odd) = scaled_score_sql("p.f1", key), scaled_score_sql("p.f1_recall", key)
     return [*exprs, RUN_SQL, f1, f1r], [f1_odd, f1r_odd]
 
 
@@ -175,11 +162,7 @@ def _texts(conn: Any, per_row: list[str], listed: list[str], rest: str, params: 
     """Each expression over the rows of `rest` (FROM … WHERE …) as one comma-joined text of
     integers, in one pass, parsed by numpy: `per_row` ones (never NULL, so aligned: the texts
     follow one scan) and `listed` ones (NULL but for a few rows)."""
-    import numpy as np  # with the first count, not with the app
-
-    texts = conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in [*per_row, *listed])} {rest}",
-                         params).fetchone()
-    parsed = [np.fromstring(t, dtype=np.int64, sep=",") if t else np.zeros(0, dtype=np.int64) for t in texts]
+    parsed = integer_texts(conn, [*per_row, *listed], rest, params)
     return parsed[:len(per_row)], parsed[len(per_row):]
 
 
@@ -214,7 +197,7 @@ def _scores(conn: Any, run: int | None, ids: np.ndarray, columns: list[np.ndarra
 
     out = columns[:n_codes + 1]
     for raw, listed, name in zip(columns[n_codes + 1:], odd, ("f1", "f1_recall"), strict=True):
-        score = np.where(raw < 0, np.nan, raw / SCALE)
+        score = np.where(raw < 0, np.nan, raw / SCORE_SCALE)
         if len(listed) and run is not None:
             items, values = _exact(conn, run, name, listed)
             score[np.searchsorted(ids, items)] = values

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from qa_inspect.core.query import Filter
+from qa_inspect.core.store import SCORE_SCALE, integer_texts, scaled_score_sql
 
 from . import diff_sql
 from .metrics import DIMENSIONS
@@ -88,47 +89,20 @@ class PairArrays:
         )
 
 
-_SCALE = 1 << 62
-"""A score in 0…1 times this is an integer held exactly by SQLite and by numpy (both doubles and
-int64) whenever the score is at least 2⁻¹⁰ (its last bit is then worth at least 2⁻⁶²): scores
-travel as integer text, which numpy parses in C, and come back bit for bit. The rare smaller
-score (a long answer's F1) is read again on its own (`_exact`)."""
-
-
 def _int_expr(expr: str) -> str:
-    """An integer column's SQL for the text read: NULL as −1 (`_ints` gives NaN for it in a float
+    """An integer column's SQL for the text read: NULL as −1 (read as NaN in a float
     column: EM is 0 or 1)."""
     return f"COALESCE(CAST({expr} AS INTEGER), -1)"
 
 
-def _score_exprs(expr: str, key: str) -> tuple[str, str]:
-    """A score column's SQL: its scaled integer (NULL −1), and the `key` of each row whose score
-    does not scale exactly (NULL otherwise, so group_concat lists only those)."""
-    scaled = f"{expr} * {_SCALE}"
-    return (f"COALESCE(CAST({scaled} AS INTEGER), -1)",
-            f"CASE WHEN CAST({scaled} AS INTEGER) != {scaled} THEN {key} END")
-
-
-def _ints(text: str | None) -> np.ndarray:
-    """A group_concat of integers as int64 (None: no rows)."""
-    return np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
-
-
-def _concat(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: Sequence[Any]) -> list[str | None]:
-    """Every expression's values over the rows of `rest` (FROM … WHERE …) as one comma-joined
-    text each, in one pass: SQLite builds the texts in C, so no Python object is made per row
-    (a row of Python objects cost more than reading it). The texts follow one scan: aligned."""
-    return list(conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in exprs)} {rest}", params).fetchone())
-
-
 def _score_column(conn: sqlite3.Connection, table: str, column: str, run: int, raw: np.ndarray, inexact: np.ndarray,
                   keys: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    """A score column from its two parts (`_score_exprs`): the scaled integers (−1: NULL → NaN)
+    """A score column from its two parts (`store.scaled_score_sql`): the scaled integers (−1: NULL → NaN)
     put in `order`, then the scores that did not scale exactly (`inexact`: their items) read as
     floats and put back by their item (`keys`: the item ids, sorted)."""
     if order is not None:
         raw = raw[order]
-    out = np.where(raw < 0, np.nan, raw / _SCALE)
+    out = np.where(raw < 0, np.nan, raw / SCORE_SCALE)
     exact = _exact(conn, table, column, run, inexact)
     if exact:
         at = np.searchsorted(keys, np.fromiter(exact.keys(), dtype=np.int64, count=len(exact)))
@@ -190,7 +164,7 @@ def read_pair_arrays(
     of `metrics` (the others NaN, one shared array), and per dimension (a column of `items`) the
     position of each item's value among the given labels (those of the slices to test). `table`:
     where the two runs' rows are (a re-scored copy, `diff_sql.adjudicated_rows`). Columns travel
-    as texts of integers (`_concat`); without `within` on the official rows each run is read from
+    as texts of integers (`store.integer_texts`); without `within` on the official rows each run is read from
     its covering index and matched with the items in numpy (`_narrow_arrays`), else one join.
     `categories`: the error categories to code (`PairArrays.categories`; None: not read)."""
     wanted = [m for m in ("em", "f1", "f1_recall") if m in set(metrics)]
@@ -205,21 +179,21 @@ def read_pair_arrays(
     exprs = ["i.id", "COALESCE(i.context_id, -1)", "COALESCE(pa.refused, 0) + 2 * COALESCE(pb.refused, 0)", *dims]
     floats = [(m, side) for m in wanted for side in "ab"]
     for m, side in floats:
-        exprs += [_int_expr(f"p{side}.{m}")] if m == "em" else list(_score_exprs(f"p{side}.{m}", "i.id"))
-    texts = _concat(conn, exprs, _PAIR_SQL.format(table=table, restrict=restrict), params)
-    ids = _ints(texts[0])
+        exprs += [_int_expr(f"p{side}.{m}")] if m == "em" else list(scaled_score_sql(f"p{side}.{m}", "i.id"))
+    texts = integer_texts(conn, exprs, _PAIR_SQL.format(table=table, restrict=restrict), params)
+    ids = texts[0]
     order = np.argsort(ids, kind="stable")
-    cols: dict[str, np.ndarray] = {"item_ids": ids[order], "contexts": _ints(texts[1])[order],
-                                   "refused": _ints(texts[2])[order]}
+    cols: dict[str, np.ndarray] = {"item_ids": ids[order], "contexts": texts[1][order],
+                                   "refused": texts[2][order]}
     for k, d in enumerate([*dimensions, *(("category_a", "category_b") if categories is not None else ())]):
-        cols[d] = _ints(texts[3 + k])[order].astype(np.int32)
+        cols[d] = texts[3 + k][order].astype(np.int32)
     at = 3 + len(dims)
     for m, side in floats:
         if m == "em":
-            cols[f"em_{side}"], at = _em_column(_ints(texts[at]), order), at + 1
+            cols[f"em_{side}"], at = _em_column(texts[at], order), at + 1
         else:
             run = run_a if side == "a" else run_b
-            cols[f"{m}_{side}"] = _score_column(conn, table, m, run, _ints(texts[at]), _ints(texts[at + 1]),
+            cols[f"{m}_{side}"] = _score_column(conn, table, m, run, texts[at], texts[at + 1],
                                                 cols["item_ids"], order)
             at += 2
     return _arrays(cols, wanted, dimensions, categories)
@@ -256,14 +230,14 @@ def _id_ranges(conn: sqlite3.Connection, dataset_id: int) -> list[tuple[int, int
 
 def _chunked(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: Sequence[Any], id_column: str,
              ranges: Sequence[tuple[int, int]], small: Sequence[int] = ()) -> list[np.ndarray]:
-    """`_concat` over each range of `id_column` in turn, every column parsed and joined (those at
-    the positions `small` as int32: codes and flags)."""
+    """`integer_texts` over each range of `id_column` in turn, every column joined (those at the
+    positions `small` as int32: codes and flags)."""
     out: list[list[np.ndarray]] = [[] for _ in exprs]
     for lo, hi in ranges:
-        texts = _concat(conn, exprs, f"{rest} AND {id_column} >= ? AND {id_column} < ?", [*params, lo, hi])
-        for k, text in enumerate(texts):
-            out[k].append(_ints(text).astype(np.int32) if k in small else _ints(text))
-        del texts
+        parsed = integer_texts(conn, exprs, f"{rest} AND {id_column} >= ? AND {id_column} < ?", [*params, lo, hi])
+        for k, values in enumerate(parsed):
+            out[k].append(values.astype(np.int32) if k in small else values)
+        del parsed
     return [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32 if k in small else np.int64)
             for k, parts in enumerate(out)]
 
@@ -276,7 +250,7 @@ def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str], cate
     exprs = ["item_id", "COALESCE(refused, 0)", *([_category_code("", categories, params)] if categories is not None
                                                    else [])]
     for m in wanted:
-        exprs += [_int_expr(m)] if m == "em" else list(_score_exprs(m, "item_id"))
+        exprs += [_int_expr(m)] if m == "em" else list(scaled_score_sql(m, "item_id"))
     columns = _chunked(conn, exprs, "FROM predictions INDEXED BY predictions_scores WHERE run_id = ?", (*params, run),
                        "item_id", ranges, small=(1, 2) if categories is not None else (1,))
     ids = columns[0]

@@ -44,6 +44,10 @@ __all__ = [
     "first_rows",
     "overview_rows",
     "stored_rows",
+    "SCORE_SCALE",
+    "integer_texts",
+    "parse_integers",
+    "scaled_score_sql",
     "DATASET_PART",
     "StoredColumn",
     "frame_stamp",
@@ -222,6 +226,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         overview_rows,
         stored_rows,
     )
+    from .integer_texts import SCORE_SCALE, integer_texts, parse_integers, scaled_score_sql
     from .frame_store import (
         DATASET_PART,
         StoredColumn,
