@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from qa_inspect.core import store
 from qa_inspect.core.store import open_db, passage_firsts, stored_passage_firsts
 from qa_inspect.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
+from tests.core.store.previous_version import previous_version
 from tests.helpers import loaded_sample
 
 PASSAGES = next(n for n, script in enumerate(MIGRATIONS) if "CREATE TABLE IF NOT EXISTS passage_firsts" in script)
@@ -81,17 +81,7 @@ def test_read_only_computes_without_storing(db: Path) -> None:
 
 def test_the_previous_version_upgrades_keeping_every_annotation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "qa.db"
-    with monkeypatch.context() as patch:  # a database as the previous version left it
-        patch.setattr(store.schema, "SCHEMA_VERSION", PASSAGES)
-        open_db(path).conn.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == PASSAGES
-        conn.executemany(
-            "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, uid, run, label)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [("2026-01-01T00:00:00Z", "ann", "mark", "cmrc", "K1", "北部", "u1", None, None),
-             ("2026-01-02T00:00:00Z", "ann", "label", "cmrc", "K2", "", "u2", "bert", "hallucination")])
-        before = conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()
+    before = previous_version(path, PASSAGES, monkeypatch)
     upgraded = open_db(path).conn
     try:
         assert upgraded.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
