@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from qa_inspect.core.store import SCORE_SCALE, integer_texts, scaled_score_sql
+from qa_inspect.core.store import integer_texts, scaled_score_sql, scores_from_integers
 
 from .columns import run_has_samples
 from .filters import Filter
@@ -192,33 +192,12 @@ def _ascending(keys: np.ndarray, columns: list[np.ndarray]) -> tuple[np.ndarray,
 def _scores(conn: Any, run: int | None, ids: np.ndarray, columns: list[np.ndarray], odd: list[np.ndarray],
             n_codes: int) -> list[np.ndarray]:
     """The codes, run A's packed scores, and its F1 and F1-recall as floats (−1 → NaN; the listed
-    items' read again as floats: `_exact`)."""
-    import numpy as np  # with the first count, not with the app
-
+    items' read again as floats: `store.scores_from_integers`; without a run, none can be)."""
     out = columns[:n_codes + 1]
     for raw, listed, name in zip(columns[n_codes + 1:], odd, ("f1", "f1_recall"), strict=True):
-        score = np.where(raw < 0, np.nan, raw / SCORE_SCALE)
-        if len(listed) and run is not None:
-            items, values = _exact(conn, run, name, listed)
-            score[np.searchsorted(ids, items)] = values
-        out.append(score)
+        out.append(scores_from_integers(conn, "predictions", name, -1 if run is None else run, raw,
+                                        listed if run is not None else listed[:0], ids))
     return out
-
-
-def _exact(conn: Any, run: int, column: str, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(item, `column` of run `run`) as floats for the listed items, ids ascending."""
-    import numpy as np  # with the first count, not with the app
-
-    if column not in ("f1", "f1_recall"):  # the only way a name enters this SQL: a fixed one
-        raise ValueError(column)
-    found: dict[int, float] = {}
-    listed = sorted(set(items.tolist()))
-    for start in range(0, len(listed), 500):  # within SQLite's parameter limit
-        part = listed[start:start + 500]
-        found.update(conn.execute(f"SELECT item_id, {column} FROM predictions WHERE run_id = ? AND item_id IN"
-                                  f" ({', '.join('?' * len(part))})", [run, *part]).fetchall())
-    keys = np.fromiter(found, dtype=np.int64, count=len(found))
-    return keys, np.array([found[k] for k in keys.tolist()], dtype=np.float64)
 
 
 def _by_prediction(conn: Any, f: Filter, exprs: list[list[str]], params: list[list[Any]], ids: np.ndarray

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from qa_inspect.core.query import Filter
-from qa_inspect.core.store import SCORE_SCALE, integer_texts, scaled_score_sql
+from qa_inspect.core.store import integer_texts, scaled_score_sql, scores_from_integers
 
 from . import diff_sql
 from .metrics import DIMENSIONS
@@ -97,17 +97,9 @@ def _int_expr(expr: str) -> str:
 
 def _score_column(conn: sqlite3.Connection, table: str, column: str, run: int, raw: np.ndarray, inexact: np.ndarray,
                   keys: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    """A score column from its two parts (`store.scaled_score_sql`): the scaled integers (−1: NULL → NaN)
-    put in `order`, then the scores that did not scale exactly (`inexact`: their items) read as
-    floats and put back by their item (`keys`: the item ids, sorted)."""
-    if order is not None:
-        raw = raw[order]
-    out = np.where(raw < 0, np.nan, raw / SCORE_SCALE)
-    exact = _exact(conn, table, column, run, inexact)
-    if exact:
-        at = np.searchsorted(keys, np.fromiter(exact.keys(), dtype=np.int64, count=len(exact)))
-        out[at] = np.fromiter(exact.values(), dtype=np.float64, count=len(exact))
-    return out
+    """A score column from its two texts, put in `order` (`store.scores_from_integers`; `keys`:
+    the item ids, sorted)."""
+    return scores_from_integers(conn, table, column, run, raw if order is None else raw[order], inexact, keys)
 
 
 def _em_column(raw: np.ndarray, order: np.ndarray | None) -> np.ndarray:
@@ -115,18 +107,6 @@ def _em_column(raw: np.ndarray, order: np.ndarray | None) -> np.ndarray:
     if order is not None:
         raw = raw[order]
     return np.where(raw < 0, np.nan, raw.astype(np.float64))
-
-
-def _exact(conn: sqlite3.Connection, table: str, column: str, run: int, items: np.ndarray) -> dict[int, float]:
-    """item id → `column` of run `run` for the listed items (those whose score did not scale
-    exactly), read as floats."""
-    ids = items.tolist()
-    out: dict[int, float] = {}
-    for start in range(0, len(ids), 500):  # within SQLite's parameter limit
-        part = ids[start:start + 500]
-        out.update(conn.execute(f"SELECT item_id, {column} FROM {table} WHERE run_id = ? AND item_id IN"
-                                f" ({', '.join('?' * len(part))})", [run, *part]).fetchall())
-    return out
 
 
 _PAIR_SQL = """FROM items i

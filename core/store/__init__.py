@@ -48,6 +48,7 @@ __all__ = [
     "integer_texts",
     "parse_integers",
     "scaled_score_sql",
+    "scores_from_integers",
     "DATASET_PART",
     "StoredColumn",
     "frame_stamp",
@@ -226,7 +227,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         overview_rows,
         stored_rows,
     )
-    from .integer_texts import SCORE_SCALE, integer_texts, parse_integers, scaled_score_sql
+    from .integer_texts import SCORE_SCALE, integer_texts, parse_integers, scaled_score_sql, scores_from_integers
     from .frame_store import (
         DATASET_PART,
         StoredColumn,

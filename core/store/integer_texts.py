@@ -10,13 +10,14 @@ listed by its key instead, for the caller to read again as a float.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SCORE_SCALE", "integer_texts", "parse_integers", "scaled_score_sql"]
+__all__ = ["SCORE_SCALE", "integer_texts", "parse_integers", "scaled_score_sql", "scores_from_integers"]
 
 SCORE_SCALE = 1 << 62
 """What a score is multiplied by to travel as an integer (see the module docstring)."""
@@ -44,3 +45,29 @@ def integer_texts(conn: Any, exprs: Sequence[str], rest: str, params: Sequence[A
     lists those few."""
     texts = conn.execute(f"SELECT {', '.join(f'group_concat({e})' for e in exprs)} {rest}", params).fetchone()
     return [parse_integers(t) for t in texts]
+
+
+_NAME = re.compile(r"(?:\w+\.)?\w+")
+"""A table or column name that may enter the SQL of `scores_from_integers` (the callers' fixed ones)."""
+
+
+def scores_from_integers(conn: Any, table: str, column: str, run: int, raw: np.ndarray, listed: np.ndarray,
+                         keys: np.ndarray) -> np.ndarray:
+    """A score column as floats from its two texts (`scaled_score_sql`): the scaled integers
+    (−1: NULL → NaN), then the scores the integers could not hold, read again as floats from
+    `column` of `table` for run `run` by their items (`listed`) and put back where their item
+    stands in `keys` (the item ids of `raw`, ascending)."""
+    import numpy as np  # with the first read, not with the app
+
+    if not (_NAME.fullmatch(table) and _NAME.fullmatch(column)):  # a schema may name the table (`temp.`)
+        raise ValueError(f"{table}.{column}")
+    out = np.where(raw < 0, np.nan, raw / SCORE_SCALE)
+    ids = sorted(set(listed.tolist()))
+    for start in range(0, len(ids), 500):  # within SQLite's parameter limit
+        part = ids[start:start + 500]
+        rows = conn.execute(f"SELECT item_id, {column} FROM {table} WHERE run_id = ? AND item_id IN"
+                            f" ({', '.join('?' * len(part))})", [run, *part]).fetchall()
+        if rows:
+            items = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            out[np.searchsorted(keys, items)] = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+    return out
