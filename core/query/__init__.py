@@ -99,7 +99,6 @@ __all__ = [
     "facet_frame",
     "FacetFrame",
     "kept_frame",
-    "STORE_MIN_ITEMS",
     "store_frames",
     "warm_frames",
     "COUNT_FRAME_MIN_ITEMS",
@@ -283,7 +282,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         write_frame,
     )
     from .count_frame import COUNT_FRAME_MIN_ITEMS, count_frame
-    from .facet_frame import FacetFrame, facet_frame, kept_frame, STORE_MIN_ITEMS, store_frames, warm_frames
+    from .facet_frame import FacetFrame, facet_frame, kept_frame, store_frames, warm_frames
     from .facets import (
         clear,
         facet_defs,

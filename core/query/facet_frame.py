@@ -12,7 +12,7 @@ It is read by two passes (the dataset's item columns, shared by its runs; the ru
 columns), each one SQL statement whose every column comes back as one comma-joined text of
 integers that numpy parses (about 1 s a part at a million items; rows into Python cost 5 s), and
 kept three ways: in this process under a stamp of the loaded data; in the database
-(`core.store.frame_store`, as BLOBs) for a dataset of `STORE_MIN_ITEMS` items or more, so a new
+(`core.store.frame_store`, as BLOBs) for a dataset of `core.store.LARGE_DATASET` items or more, so a new
 process reads a few blobs instead of a million rows; and `warm_frames` stores every big run's
 frame after a load that changed something (the CLI and the app run it after their load). The facets the
 annotation journal moves (stale, the run's labels) are never in a frame: `facet_counts` asks for
@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import QAInspectError
+from qa_inspect.core import store
 from qa_inspect.core.store import (
     DATASET_PART,
-    LARGE_DATASET,
     StoredColumn,
     frame_stamp,
     frame_stored,
@@ -48,13 +48,11 @@ from .sql import ERROR_SQL, FACETS, FacetDef, run_ids
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LIVE_FACETS", "STORE_MIN_ITEMS", "FacetFrame", "facet_frame", "kept_frame", "store_frames",
+__all__ = ["LIVE_FACETS", "FacetFrame", "facet_frame", "kept_frame", "store_frames",
            "warm_frames"]
 
 LIVE_FACETS = ("stale", "label")
 """Facets the annotation journal changes: counted per filter from their few items with a value."""
-STORE_MIN_ITEMS = LARGE_DATASET
-"""Datasets of this many items or more have their runs' frames stored (smaller ones read in well under a second)."""
 
 SCORES = ("predicted", "em", "refused", "f1", "f1_recall")
 """Run A's columns a frame holds besides the facets (`core.query.count_frame` reads them)."""
@@ -168,7 +166,7 @@ def _load(conn: Any, f: Filter, ds: int | None, run: int | None) -> FacetFrame:
         if frame is not None:
             return frame
         frame, columns = _read(conn, f)
-        if len(frame.ids) >= STORE_MIN_ITEMS:
+        if len(frame.ids) >= store.LARGE_DATASET:  # smaller ones are read in well under a second
             _store(conn, ds, run, columns)
         return frame
     return _read(conn, f)[0]
@@ -181,7 +179,7 @@ def warm_frames(conn: Any, min_items: int | None = None) -> int:
     frames: a database that cannot be written is skipped. Returns how many runs' frames it read.
     The CLI and the app run it after a load that changed something (`store_frames`); a Python
     caller of `core.load.load_runs` calls it after the load (the loader sits below this layer)."""
-    min_items = STORE_MIN_ITEMS if min_items is None else min_items
+    min_items = store.LARGE_DATASET if min_items is None else min_items
     done = 0
     datasets = conn.execute("SELECT d.id, d.name FROM datasets d WHERE (SELECT COUNT(*) FROM items i"
                             " WHERE i.dataset_id = d.id) >= ?", (min_items,)).fetchall()

@@ -237,8 +237,7 @@ def test_a_runs_frame_is_stored_by_the_load_else_by_its_first_read(runs: Path, t
     from qa_inspect.core.query import FACETS, Filter, facet_frame, kept_frame
 
     frame_module = importlib.import_module("qa_inspect.core.query.facet_frame")
-    monkeypatch.setattr(frame_module, "STORE_MIN_ITEMS", 0)
-    monkeypatch.setattr(importlib.import_module("qa_inspect.core.store"), "LARGE_DATASET", 0)  # the load's test
+    monkeypatch.setattr(importlib.import_module("qa_inspect.core.store"), "LARGE_DATASET", 0)  # every dataset counts as big
     db = tmp_path / "qa.db"
     assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
     with sqlite3.connect(db) as conn:

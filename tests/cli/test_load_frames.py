@@ -22,8 +22,7 @@ def _stored_parts(db: Path) -> set[int]:
 
 def test_a_load_stores_every_big_runs_frame(sample_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     frames = importlib.import_module("qa_inspect.core.query.facet_frame")
-    monkeypatch.setattr(frames, "STORE_MIN_ITEMS", 0)  # every sample dataset counts as big
-    monkeypatch.setattr(importlib.import_module("qa_inspect.core.store"), "LARGE_DATASET", 0)  # for the load too
+    monkeypatch.setattr(importlib.import_module("qa_inspect.core.store"), "LARGE_DATASET", 0)  # every sample dataset counts as big
     runs, db = copy_sample_runs(sample_runs, tmp_path), tmp_path / "qa.db"
     assert invoke("load", str(runs), "--db", str(db)).exit_code == 0
     conn = open_db(db).conn
