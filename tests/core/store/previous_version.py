@@ -29,3 +29,11 @@ def previous_version(db: Path, version: int, monkeypatch: pytest.MonkeyPatch,
             "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, uid, run, label)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
         return conn.execute("SELECT * FROM annotations ORDER BY id").fetchall()
+
+
+def upgraded(db: Path, before: list[tuple[Any, ...]]) -> sqlite3.Connection:
+    """`db` opened by today's code: at today's version, its journal `before` kept row for row."""
+    conn = open_db(db).conn
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.schema.SCHEMA_VERSION
+    assert conn.execute("SELECT * FROM annotations ORDER BY id").fetchall() == before
+    return conn

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from qa_inspect.core.store import open_db
-from qa_inspect.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+from qa_inspect.core.store.schema import MIGRATIONS
 
-from tests.core.store.previous_version import previous_version
+from tests.core.store.previous_version import previous_version, upgraded
 
 VERDICTS = next(n for n, script in enumerate(MIGRATIONS) if "CREATE TABLE IF NOT EXISTS verdicts" in script)
 
@@ -17,10 +16,8 @@ VERDICTS = next(n for n, script in enumerate(MIGRATIONS) if "CREATE TABLE IF NOT
 def test_the_previous_version_upgrades_keeping_every_annotation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "qa.db"
     before = previous_version(db, VERDICTS, monkeypatch)
-    conn2 = open_db(db).conn
+    conn2 = upgraded(db, before)
     try:
-        assert conn2.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert conn2.execute("SELECT * FROM annotations ORDER BY id").fetchall() == before
         columns = [r[1] for r in conn2.execute("PRAGMA table_info(verdicts)")]
         assert columns == ["run", "item_key", "judge", "verdict", "value", "raw", "rationale", "source"]
     finally:
