@@ -6,7 +6,7 @@ journals agree whatever the import order). The note of a (run, item) is its late
 `note` entry (empty text: no note). An entry is effective while no `undo` names it.
 
 Labels are read from the tables the store keeps in step with the journal (`current_labels`,
-`label_sets`: `core.store.label_state`, schema 17), so a sort or a filter by label walks an index
+`label_sets`: `core.store.label_state`, schema 18), so a sort or a filter by label walks an index
 instead of evaluating the journal; `CURRENT_LABELS_SQL` is the rule evaluated over the journal.
 """
 

@@ -5,7 +5,7 @@ page (0.7–2.5 s). Here the sort is a few ordered parts, each walking an index 
 and stopping after the page (`page_sql.chain`), as `order_clause` orders them: values first (ties
 by item id in the sort's direction), then the items without a value by id.
 
-- run A's labels: the stored label sets by `(run, dataset, labels, item_id)` (schema 17), then
+- run A's labels: the stored label sets by `(run, dataset, labels, item_id)` (schema 18), then
   the items without a label (or without a prediction, whose labels the column leaves NULL);
 - run A's error category and relation: its index `(run_id, value, item_id)` (schema 15); items
   without a prediction have the category `no prediction`, a part of their own in its place;
@@ -37,7 +37,7 @@ __all__ = ["FEATURE_INDEXES", "LABEL_INDEX", "RUN_INDEXES", "column_parts"]
 RUN_INDEXES = {"error_category": "predictions_run_category", "relation": "predictions_run_relation"}
 """Run A's prediction columns with an index `(run_id, column, item_id)`."""
 LABEL_INDEX = "label_sets_order"
-"""The stored label sets by `(run, dataset, labels, item_id)` (schema 17, `core.store.label_state`)."""
+"""The stored label sets by `(run, dataset, labels, item_id)` (schema 18, `core.store.label_state`)."""
 FEATURE_INDEXES = {name: f"items_{name}" for name in (
     "question_type", "gold_length", "passage_length", "answer_position", "gold_count", "gold_agreement",
     "cross_sentence", "question_overlap")}

@@ -1,4 +1,4 @@
-"""The labels on now, stored beside the journal they are derived from (schema 17).
+"""The labels on now, stored beside the journal they are derived from (schema 18).
 
 The journal (`annotations`) stays the one source of truth: per (run, dataset, item, label) the
 latest effective `label`/`unlabel` entry decides, by (`ts`, `id`), and an entry is effective while
@@ -175,4 +175,4 @@ BEGIN
         WHERE dataset = NEW.name;
 END;
 """
-"""Schema 16 → 17: the two tables, filled from the journal, and the triggers that keep them."""
+"""Schema 17 → 18: the two tables, filled from the journal, and the triggers that keep them."""
