@@ -20,7 +20,7 @@ from qa_inspect.core.model import Prediction
 from .score_pool import ScorePool
 
 __all__ = ["AGGREGATE_COLUMNS", "INSERT_COMPLETION", "NO_AGGREGATE", "SampleMemo", "SampleScores", "insert_completions",
-           "rescore_samples", "score_sample_items", "score_samples"]
+           "SLOTS", "SampleItem", "SampleWork", "rescore_samples", "sample_work", "score_sample_items", "score_samples"]
 
 AGGREGATE_COLUMNS = ("samples", "correct_samples", "mean_em", "mean_f1", "majority", "majority_share",
                      "majority_correct", "distinct_answers", "flaky")
@@ -111,10 +111,30 @@ class _Scorer:
         return found
 
 
+SLOTS = 16
+"""Sampled items are shared between the two processes by `item id % SLOTS`: an item goes to the
+same process in every run, where its answers were scored before (`score_ahead` moves the line)."""
 SPLIT_ITEMS = 1_000
 """Sampled items from which a run's are halved with the load's second process (`ScorePool`)."""
 _WORKER_MEMO: SampleMemo = {}
 """The second process's memo (`score_sample_items` there): kept across the runs of its load."""
+
+
+SampleItem = tuple[tuple[str, ...], tuple[str, ...]]
+"""(an item's sample texts, its gold texts): what its samples are scored from."""
+SampleWork = tuple[list[int], list[SampleItem], list[int]]
+"""A run's sampled predictions: their positions among its matched ones, what each is scored from,
+and their item ids."""
+
+
+def sample_work(matched: Sequence[tuple[int, Prediction]], golds: dict[int, Any]) -> SampleWork | None:
+    """What the sampled predictions of `matched` are scored from; None when none has samples."""
+    if not any(p.samples for _, p in matched):
+        return None
+    sampled = [(n, item_id, p.samples) for n, (item_id, p) in enumerate(matched) if p.samples]
+    return ([n for n, _, _ in sampled],
+            [(samples, tuple(golds[item_id][0]) if item_id in golds else ()) for _, item_id, samples in sampled],
+            [item_id for _, item_id, _ in sampled])
 
 
 def score_samples(
@@ -122,34 +142,31 @@ def score_samples(
     memo: SampleMemo | None = None, pool: ScorePool | None = None,
 ) -> list[SampleScores | None]:
     """Per matched prediction, its aggregate and sample scores; None where it has no samples.
-    `memo` (the load's) keeps scores across runs. With `pool`, the items of odd id (from
-    `SPLIT_ITEMS` on) are scored by its second process meanwhile, with its own memo: an item
-    goes to the same process in every run, where its answers were scored before."""
-    if scorer is None or not any(p.samples for _, p in matched):
+    `memo` (the load's) keeps scores across runs. With `pool`, half the items (by `SLOTS`, from
+    `SPLIT_ITEMS` on) are scored by its second process meanwhile, with its own memo."""
+    work = sample_work(matched, golds) if scorer is not None else None
+    if scorer is None or work is None:
         return [None] * len(matched)
     memo = {} if memo is None else memo
-    sampled = [(n, item_id, p.samples) for n, (item_id, p) in enumerate(matched) if p.samples]
-    work = [(samples, tuple(golds[item_id][0]) if item_id in golds else ()) for _, item_id, samples in sampled]
+    positions, items, ids = work
     out: list[SampleScores | None] = [None] * len(matched)
-    if pool is None or len(sampled) < SPLIT_ITEMS:
-        scored = score_sample_items(scorer, work, memo)
+    if pool is None or len(items) < SPLIT_ITEMS:
+        scored = score_sample_items(scorer, items, memo)
     else:
-        odd = [item_id % 2 == 1 for _, item_id, _ in sampled]
-        here = [w for w, o in zip(work, odd) if not o]
-        there = [w for w, o in zip(work, odd) if o]
+        odd = [item_id % SLOTS < SLOTS // 2 for item_id in ids]
+        here = [w for w, o in zip(items, odd) if not o]
+        there = [w for w, o in zip(items, odd) if o]
         mine, theirs = pool.beside((score_sample_items, (scorer, there)), lambda: score_sample_items(scorer, here, memo))
         if theirs is None:
             theirs = score_sample_items(scorer, there, memo)
         mine_it, theirs_it = iter(mine), iter(theirs)
         scored = [next(theirs_it) if o else next(mine_it) for o in odd]
-    for (n, _, _), found in zip(sampled, scored):
+    for n, found in zip(positions, scored):
         out[n] = found
     return out
 
 
-def score_sample_items(
-    scorer: str, items: Sequence[tuple[tuple[str, ...], tuple[str, ...]]], memo: SampleMemo | None = None
-) -> list[SampleScores]:
+def score_sample_items(scorer: str, items: Sequence[SampleItem], memo: SampleMemo | None = None) -> list[SampleScores]:
     """Each item's aggregate and sample scores, for `(its samples, its gold texts)`; `memo` None
     in the second process: its own, kept for the load."""
     score = _Scorer(scorer, _WORKER_MEMO if memo is None else memo).score

@@ -10,21 +10,23 @@ its SHA-256) keeps the predictions it committed and only the rest are written.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from qa_inspect.core.model import Prediction, Run
 
-from .completions import AGGREGATE_COLUMNS, NO_AGGREGATE, SampleMemo, SampleScores, insert_completions, score_samples
+from .completions import (AGGREGATE_COLUMNS, NO_AGGREGATE, SampleMemo, SampleScores, insert_completions, sample_work,
+                          score_samples)
 from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
-from .score_pool import Golds, ScoreMemo, ScorePool, Superseded, score_rows
+from .score_ahead import ScoreAhead
+from .score_pool import Golds, ScoreInput, ScoreMemo, ScorePool, Superseded, score_rows
 from .search_index import next_id, unindex_predictions
 
-__all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "write_run"]
+__all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "start_ahead", "write_run"]
 
 
 @dataclass(slots=True)
@@ -77,6 +79,8 @@ class RunCache:
     """Scores and forms of sampled answers (`completions.score_samples`)."""
     pool: ScorePool | None = None
     """The second scoring process of a load's runs (the loader opens and closes it)."""
+    ahead: ScoreAhead | None = None
+    """The next run scored while this one is written, with `pool` (`start_ahead`)."""
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
         """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
@@ -154,10 +158,13 @@ def write_run(
     steps: Steps | None = None,
     *,
     resume_key: str = "",
+    then: Callable[[], None] | None = None,
 ) -> RunWrite:
     """Replace this file's run rows (a later part of a run declared against several dataset files,
     `meta["part"]` > 0, replaces only its own); predictions naming unknown items are counted, the rest stored.
-    With `steps` of a size the run is staged and committed in steps (see the module docstring)."""
+    With `steps` of a size the run is staged and committed in steps (see the module docstring).
+    `then` runs once the run is scored and before its rows go in (the loader starts the next
+    run's scoring there: `start_ahead`)."""
     cache = cache or RunCache()
     result = RunWrite()
     scorer = None
@@ -165,15 +172,18 @@ def write_run(
     scores: list[tuple[Any, ...]] = []
     sampled: list[SampleScores | None] = []
     if dataset_id is not None:
-        scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
-        by_key, by_q, golds, contexts = cache.for_dataset(conn, dataset_id)
-        matched = _match(run, by_key, by_q, result)
-        replaced = cache.superseded_of(conn, dataset_id)
-        scores = score_rows([(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
-                             for item_id, p in matched], cache.memo, cache.pool)
-        sampled = score_samples(scorer, matched, golds, cache.sample_memo, cache.pool)
+        # scored ahead, while the run before was written (`start_ahead`), else here
+        ahead = cache.ahead.take(run, cache.memo) if cache.ahead is not None else None
+        prepared: _Scoring = ahead.prepared if ahead is not None else _scoring(conn, run, dataset_id, cache)
+        scorer, matched, inputs, golds, found = prepared
+        result.unmatched, result.duplicates = found.unmatched, found.duplicates
+        scores = ahead.scores if ahead is not None and ahead.scores is not None else score_rows(inputs, cache.memo, cache.pool)
+        sampled = (ahead.samples if ahead is not None and ahead.samples is not None
+                   else score_samples(scorer, matched, golds, cache.sample_memo, cache.pool))
     else:
         result.unmatched = [p.ref for p in run.predictions]
+    if then is not None:
+        then()
     meta = dict(run.meta)
     if result.unmatched:
         meta["unmatched_sample"] = result.unmatched[:20]
@@ -193,6 +203,42 @@ def write_run(
         conn.execute("UPDATE runs SET name = ?, meta = ? WHERE id = ?", (run.name, json_text(meta), run_id))
     result.predictions = len(matched)
     return result
+
+
+class _Scoring(NamedTuple):
+    """A run's scorer, its predictions matched to items (the unmatched and repeated counted in
+    `found`), what each is scored from, and its dataset's golds."""
+
+    scorer: str
+    matched: list[tuple[int, Prediction]]
+    inputs: list[ScoreInput]
+    golds: dict[int, Golds]
+    found: RunWrite
+
+
+def _scoring(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache) -> _Scoring:
+    scorer = conn.execute("SELECT scorer FROM datasets WHERE id = ?", (dataset_id,)).fetchone()[0]
+    by_key, by_q, golds, contexts = cache.for_dataset(conn, dataset_id)
+    found = RunWrite()
+    matched = _match(run, by_key, by_q, found)
+    replaced = cache.superseded_of(conn, dataset_id)
+    inputs: list[ScoreInput] = [(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
+                                for item_id, p in matched]
+    return _Scoring(scorer, matched, inputs, golds, found)
+
+
+def start_ahead(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache) -> None:
+    """Start scoring `run`, the next to be written, beside the write of this one (`score_ahead`);
+    nothing without `cache.ahead`. A failure here leaves the run to be scored when it is written,
+    where its error is reported as its own."""
+    if cache.ahead is None:
+        return
+    try:
+        prepared = _scoring(conn, run, dataset_id, cache)
+        cache.ahead.start(run, prepared, prepared.scorer, prepared.inputs,
+                          sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo)
+    except Exception:  # noqa: BLE001 - reported by the run's own write, not the one before it
+        return
 
 
 def _match(run: Run, by_key: dict[str, int], by_q: dict[str, int], result: RunWrite) -> list[tuple[int, Prediction]]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sqlite3
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, side_owners, use_limits
@@ -37,13 +37,14 @@ from .changed import find_changed
 from .discover import read_in_folder, run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
 from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
-from .ingest_runs import RunCache, RunWrite, write_run
+from .ingest_runs import RunCache, RunWrite, start_ahead, write_run
 from .items import dataset_scorer
 from .journals import merge_journal_files
 from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .relpaths import rel as _rel, relmsg as _relmsg
+from .score_ahead import ScoreAhead
 from .score_pool import ScorePool
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
@@ -162,7 +163,9 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
         # a second scoring process for the runs, if worth it; a bulk load's indexes built after its rows
         with ScorePool() as lp.cache.pool, deferred_indexes(conn, sum(len(r.predictions) for _, r in runs)):
+            lp.cache.ahead = ScoreAhead(lp.cache.pool)
             _store_runs(lp, runs)
+        lp.cache.ahead = None
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
 
@@ -404,51 +407,68 @@ def _forget_loading(lp: _Pass, cand: _Candidate) -> None:
         lp.conn.execute("UPDATE files SET note = ? WHERE path = ?", (old[5], cand.rel))
 
 
-def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
-    """Link each run to a stored dataset, then score and store it (one transaction, or steps)."""
-    if not parsed:
-        return
+class _Linked(NamedTuple):
+    """A run (or a part of one) linked to the stored dataset it is written against."""
+
+    cand: _Candidate
+    run: Run
+    link: Any
+    dataset_id: int
+
+
+def _linked(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> Iterator[_Linked]:
+    """Each run linked to a stored dataset, in order; one that links to none is an error."""
     conn = lp.conn
     indexes = lp.cache.indexes(conn)
-    total = len(parsed)
     declared = lp.manifest.datasets_for if lp.manifest else (lambda _path: ())  # several: one run per file
-    parts = ((c, part, to) for c, r in taken(parsed) for part, to in run_parts(r, declared(c.path), indexes))
-    for i, (cand, run, target) in enumerate(parts):
-        lp.progress(min(i, total - 1), total, f"scoring {cand.rel}")
+    for cand, run, target in ((c, part, to) for c, r in taken(parsed) for part, to in run_parts(r, declared(c.path), indexes)):
         link = link_stored_run(conn, run, indexes, target, cand.rel)
         link = replace(link, warnings=(*run.meta.pop("warnings", ()), *link.warnings))  # the reader's first
         if link.dataset is None:
             lp.error(cand.rel, f"{cand.rel}: {link.reason}")
             continue
-        run.name = unique_name(conn, "runs", run.name, cand.rel)
-        run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
-                            "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
-        dataset_id = conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0]
-        stepped = len(run.predictions) > STEP_ROWS
+        yield _Linked(cand, run, link, conn.execute("SELECT id FROM datasets WHERE name = ?", (link.dataset,)).fetchone()[0])
 
-        def store_run(run: Run = run, cand: _Candidate = cand, dataset_id: int = dataset_id,
-                      reason: str = link.reason, stepped: bool = stepped) -> RunWrite:
-            if stepped:
-                mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
-            out = write_run(conn, run, cand.rel, dataset_id, reason, lp.cache, Steps(conn, STEP_ROWS if stepped else None),
-                            resume_key=cand.sha256 or "")
-            record_file(conn, _stamp(cand, "run", run.format, run.encoding))
-            for extra in run.extra_paths:
-                record_side(conn, lp.runs_dir, Path(extra), cand.rel)
-            return out
 
-        def undo(cand: _Candidate = cand) -> None:
-            conn.execute("DELETE FROM runs WHERE path = ? AND json_extract(meta, '$.loading') IS NOT NULL", (cand.rel,))
-            _forget_loading(lp, cand)
+def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
+    """Link the runs to stored datasets, then score and store each (one transaction, or steps);
+    the next run's scoring starts while this one's rows go in (`ingest_runs.start_ahead`)."""
+    linked = list(_linked(lp, parsed)) if parsed else []
+    for i, now in enumerate(linked):
+        lp.progress(i, len(linked), f"scoring {now.cand.rel}")
+        _store_run(lp, now, linked[i + 1] if i + 1 < len(linked) else None)
 
-        res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
-        if res is not None:
-            lp.summary.runs.append(
-                RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
-                          "loaded", link.reason, run.encoding, round(100 * link.coverage, 2),
-                          round(100 * link.run_coverage, 2), link.method, list(link.warnings))
-            )
-            lp.summary.warnings.extend({"path": cand.rel, "message": f"{cand.rel}: {w}"} for w in link.warnings)
+
+def _store_run(lp: _Pass, now: _Linked, following: _Linked | None) -> None:
+    conn, cand, run, link = lp.conn, now.cand, now.run, now.link
+    run.name = unique_name(conn, "runs", run.name, cand.rel)
+    run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
+                        "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
+    stepped = len(run.predictions) > STEP_ROWS
+    ahead = None if following is None else (lambda: start_ahead(conn, following.run, following.dataset_id, lp.cache))
+
+    def store_run() -> RunWrite:
+        if stepped:
+            mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
+        out = write_run(conn, run, cand.rel, now.dataset_id, link.reason, lp.cache, Steps(conn, STEP_ROWS if stepped else None),
+                        resume_key=cand.sha256 or "", then=ahead)
+        record_file(conn, _stamp(cand, "run", run.format, run.encoding))
+        for extra in run.extra_paths:
+            record_side(conn, lp.runs_dir, Path(extra), cand.rel)
+        return out
+
+    def undo() -> None:
+        conn.execute("DELETE FROM runs WHERE path = ? AND json_extract(meta, '$.loading') IS NOT NULL", (cand.rel,))
+        _forget_loading(lp, cand)
+
+    res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
+    if res is not None:
+        lp.summary.runs.append(
+            RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
+                      "loaded", link.reason, run.encoding, round(100 * link.coverage, 2),
+                      round(100 * link.run_coverage, 2), link.method, list(link.warnings))
+        )
+        lp.summary.warnings.extend({"path": cand.rel, "message": f"{cand.rel}: {w}"} for w in link.warnings)
 
 
 def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:

@@ -25,8 +25,8 @@ from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category
 from .bulk import no_cycle_collection
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreMemo", "ScorePool", "Superseded", "judged", "score_one", "score_rows",
-           "serve"]
+__all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
+           "Superseded", "Todo", "judged", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
 
 T = TypeVar("T")
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -75,47 +75,55 @@ def score_one(
 Todo = tuple[str, str, Golds | None, Context | None, Superseded]
 
 
-def _score_many(todo: Sequence[Todo]) -> list[Scores]:
+def score_many(todo: Sequence[Todo]) -> list[Scores]:
+    """The scores of `todo`, in order, in this process."""
     return [score_one(*row) for row in todo]
 
 
-def score_rows(
-    rows: Sequence[tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None, Superseded]],
-    memo: ScoreMemo | None = None,
-    pool: ScorePool | None = None,
-) -> list[Scores]:
+ScoreInput = tuple[str, str, Golds | tuple[list[str], list[int]] | None, Context | None, Superseded]
+"""(scorer, answer text, golds, item context, superseded golds): what a prediction is scored from."""
+
+
+def score_rows(rows: Sequence[ScoreInput], memo: ScoreMemo | None = None, pool: ScorePool | None = None) -> list[Scores]:
     """Score columns for `(scorer, text, golds, item context, superseded golds)` rows, in order.
     `memo` (shared by the runs of one load) holds those already scored; what is left is scored
     here, or half of it in a second process (`pool`'s, else one started for a big batch). Items
     quoting the same passage with the same golds share their results."""
     memo = {} if memo is None else memo
-    out: list[Any] = []
-    missing: list[tuple[int, Any]] = []
+    keys, todo = new_pairs(rows, memo)
+    if not todo:
+        return [memo[key] for key in keys]
+    batch = list(todo.values())
+    scored = dict(zip(todo, _score_split(batch) if pool is None else pool.score(batch)))
+    out = [scored[key] if key in scored else memo[key] for key in keys]
+    remember(memo, scored)
+    return out
+
+
+def new_pairs(rows: Sequence[ScoreInput], memo: ScoreMemo) -> tuple[list[ScoreKey], dict[ScoreKey, Todo]]:
+    """Each row's memo key, and the distinct pairs among them the memo does not hold yet."""
+    keys: list[ScoreKey] = []
     todo: dict[ScoreKey, Todo] = {}
     for scorer, text, golds, context, superseded in rows:
         texts, idxs = golds or ((), ())
         key = (scorer, text, tuple(texts), tuple(idxs), context, superseded)  # tuple() of a tuple is that tuple
-        found = memo.get(key)
-        if found is None:
-            missing.append((len(out), key))
-            if key not in todo:
-                todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
-        out.append(found)
-    if todo:
-        batch = list(todo.values())
-        scored = dict(zip(todo, _score_split(batch) if pool is None else pool.score(batch)))
-        for n, key in missing:
-            out[n] = scored.get(key) or memo[key]
-        if len(memo) + len(scored) > MEMO_MAX:
-            memo.clear()
-        memo.update(scored)
-    return out
+        keys.append(key)
+        if key not in memo and key not in todo:
+            todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
+    return keys, todo
+
+
+def remember(memo: ScoreMemo, scored: dict[ScoreKey, Scores]) -> None:
+    """Add `scored` to `memo`, which starts over first when it would pass `MEMO_MAX`."""
+    if len(memo) + len(scored) > MEMO_MAX:
+        memo.clear()
+    memo.update(scored)
 
 
 def _score_split(todo: list[Todo]) -> list[Scores]:
     """Score `todo`; a large batch is halved between this process and a second one started for it."""
     if len(todo) < POOL_MIN or (os.cpu_count() or 1) < 2:
-        return _score_many(todo)
+        return score_many(todo)
     with ScorePool() as pool:
         return pool.score(todo, POOL_MIN)
 
@@ -131,6 +139,7 @@ class ScorePool:
     def __init__(self) -> None:
         self._worker: subprocess.Popen[bytes] | None = None
         self._failed = (os.cpu_count() or 1) < 2
+        self._waiting = False
 
     def __enter__(self) -> ScorePool:
         return self
@@ -139,45 +148,59 @@ class ScorePool:
         self.close()
 
     def score(self, todo: list[Todo], least: int | None = None) -> list[Scores]:
-        """Scores of `todo` in order; from `least` pairs on (`SPLIT_MIN`), half of them in the second process."""
-        worker = None if len(todo) < (SPLIT_MIN if least is None else least) else self._started()
-        if worker is None:
-            return _score_many(todo)
-        assert worker.stdin is not None and worker.stdout is not None
+        """Scores of `todo` in order; from `least` pairs on (`SPLIT_MIN`), half of them in the second
+        process (all here while it answers a request `send` made)."""
+        big = len(todo) >= (SPLIT_MIN if least is None else least)
         half = len(todo) // 2
-        try:
-            pickle.dump(todo[half:], worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            worker.stdin.flush()
-        except OSError:
-            pass  # it died: its half is scored here below
-        mine = _score_many(todo[:half])
-        try:
-            theirs = pickle.load(worker.stdout)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            self.close()
-            theirs = _score_many(todo[half:])
-        return mine + theirs
+        if not big or self.busy or not self.send(todo[half:]):
+            return score_many(todo)
+        mine = score_many(todo[:half])
+        theirs = self.receive()
+        return mine + (score_many(todo[half:]) if theirs is None else theirs)
 
     def beside(self, request: tuple[Callable[..., Any], tuple[Any, ...]], here: Callable[[], T]) -> tuple[T, Any]:
-        """`here()` computed in this process while the second one answers `request`, a module-level
-        function (pickled by name: the second process imports its module) and its arguments; the
-        answer is None when the second process could not give it (the caller then computes it here)."""
-        worker = self._started()
-        if worker is None:
+        """`here()` computed in this process while the second one answers `request` (as `send`);
+        the answer is None when the second process could not give it (the caller then computes it here)."""
+        if self.busy or not self.send(request):
             return here(), None
-        assert worker.stdin is not None and worker.stdout is not None
+        mine = here()
+        return mine, self.receive()
+
+    @property
+    def busy(self) -> bool:
+        """A request was sent and its answer not yet received."""
+        return self._waiting
+
+    def send(self, request: list[Todo] | tuple[Callable[..., Any], tuple[Any, ...]]) -> bool:
+        """Hand the second process `request` without waiting for its answer (`receive` takes it):
+        a list of pairs to score, or a module-level function and its arguments (pickled by name:
+        the second process imports its module). One request at a time; False when none could be
+        sent (no second process, it failed, or one is out already)."""
+        worker = None if self._waiting else self._started()
+        if worker is None:
+            return False
+        assert worker.stdin is not None
         try:
             pickle.dump(request, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             worker.stdin.flush()
         except OSError:
             self.close()
-            return here(), None
-        mine = here()
+            return False
+        self._waiting = True
+        return True
+
+    def receive(self) -> Any:
+        """The answer to the request `send` made, waiting for it; None when there is none or the
+        second process failed (the pool scores alone from then on)."""
+        worker = self._worker
+        if not self._waiting or worker is None or worker.stdout is None:
+            return None
+        self._waiting = False
         try:
-            return mine, pickle.load(worker.stdout)
+            return pickle.load(worker.stdout)
         except (OSError, EOFError, pickle.UnpicklingError):
             self.close()
-            return mine, None
+            return None
 
     def _started(self) -> subprocess.Popen[bytes] | None:
         if self._worker is None and not self._failed:
@@ -188,7 +211,7 @@ class ScorePool:
     def close(self) -> None:
         """End the second process (closing its input ends its loop; a stuck one is killed); the
         pool scores alone from then on."""
-        worker, self._worker, self._failed = self._worker, None, True
+        worker, self._worker, self._failed, self._waiting = self._worker, None, True, False
         if worker is None:
             return
         for pipe in (worker.stdin, worker.stdout):
@@ -220,6 +243,6 @@ def _serve() -> None:
             todo = pickle.load(sys.stdin.buffer)
         except EOFError:
             return
-        answer = todo[0](*todo[1]) if isinstance(todo, tuple) else _score_many(todo)
+        answer = todo[0](*todo[1]) if isinstance(todo, tuple) else score_many(todo)
         pickle.dump(answer, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
         sys.stdout.buffer.flush()

@@ -34,7 +34,7 @@ def test_batches_share_one_second_process_and_score_as_alone() -> None:
         rest = [pool.score(batch, least=2) for batch in _BATCHES[1:]]
         assert pool._worker is worker  # the last batch (1 pair) is scored here, the process kept
     assert worker.wait(timeout=10) == 0  # closing its input ended it
-    assert [first, *rest] == [score_pool._score_many(b) for b in _BATCHES]
+    assert [first, *rest] == [score_pool.score_many(b) for b in _BATCHES]
     assert pool.score(_BATCHES[0], least=2) == first and pool._worker is None  # closed: scores alone
 
 
@@ -45,9 +45,9 @@ def test_a_failed_process_leaves_its_half_to_this_one() -> None:
         assert pool._worker is not None
         pool._worker.kill()
         pool._worker.wait()
-        assert pool.score(_BATCHES[1], least=2) == score_pool._score_many(_BATCHES[1])
+        assert pool.score(_BATCHES[1], least=2) == score_pool.score_many(_BATCHES[1])
         assert pool._worker is None
-        assert pool.score(_BATCHES[0], least=2) == score_pool._score_many(_BATCHES[0])
+        assert pool.score(_BATCHES[0], least=2) == score_pool.score_many(_BATCHES[0])
 
 
 def test_score_rows_with_a_pool_equals_without(two_cores: None, monkeypatch: pytest.MonkeyPatch) -> None:

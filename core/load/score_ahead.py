@@ -1,0 +1,164 @@
+"""The next run scored while this one is written.
+
+A load writes its runs one after another: match, score, insert. While this process inserts (SQLite),
+the second scoring process (`ScorePool`) sat idle, though the pairs of the next run are known as
+soon as it is linked. So once a run is scored, and before its rows go in, the next run's new pairs
+and sampled items are shared out (`ScoreAhead.start`): a share sent to the second process, the rest
+scored here; then the insert. When the next run is written, the second process's answer is taken
+first (`ScoreAhead.collect`) and its scores are in the memo like any scored before.
+
+The share adapts to keep both processes equally busy: each answer says how long the second process
+worked, and this process knows how long it worked between the send and the collect (its own share,
+the insert, the next run's match); the next share is the one that would have balanced the two
+(runs of one sweep are alike). Sampled items are shared by item id (`id % SLOTS` below the share),
+so that most items stay with the process whose memo holds their answers from the runs before.
+
+Scoring is pure, so where a pair is scored never changes its numbers; the conformance tests hold
+loads with and without a second process to the same stored rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
+from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, new_pairs, remember, score_many
+
+__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
+SHARE_LIMITS = (0.1, 0.95)
+"""The second process's share stays within these: neither process is left out of a run entirely,
+so both timings stay known."""
+
+
+def scored_there(pairs: list[Todo], scorer: str | None, items: list[SampleItem]) -> tuple[list[Scores], list[SampleScores], float]:
+    """The second process's part of a run scored ahead, and the CPU seconds it took there (a
+    module-level function: the second process is sent it by name)."""
+    start = time.process_time()
+    scores = score_many(pairs)
+    samples = score_sample_items(scorer, items) if scorer is not None and items else []
+    return scores, samples, time.process_time() - start
+
+
+@dataclass(slots=True)
+class Ahead:
+    """What scoring a run ahead gave, when it is written (`ScoreAhead.take`)."""
+
+    prepared: Any
+    """What the caller gave `start` to keep (the run's matched predictions, ...)."""
+    scores: list[Scores] | None
+    """The score columns of every row, in order; None when some were not scored (the memo
+    started over, or the second process failed): the caller scores the rows as usual."""
+    samples: list[SampleScores | None] | None
+    """The sampled scores of every row (None where a row has no samples); None if not scored."""
+
+
+@dataclass(slots=True)
+class _Flight:
+    """A run being scored ahead: what was sent, what this process computed, and when."""
+
+    run: object
+    prepared: Any
+    keys: list[ScoreKey]
+    """Every row's memo key."""
+    sent_keys: list[ScoreKey]
+    """The keys of the pairs sent to the second process."""
+    sampled: list[int]
+    """Positions of the run's sampled predictions, in row order."""
+    there: list[bool]
+    """Per sampled prediction: scored by the second process."""
+    mine: list[SampleScores]
+    sent: float | None
+    """When the request went out; None when nothing was sent (all scored here or known)."""
+    own: float
+    """Seconds this process spent on its own share."""
+    share: float
+
+
+@dataclass(slots=True)
+class ScoreAhead:
+    """The load's runs scored one ahead of their insert, shared with `pool`'s second process."""
+
+    pool: ScorePool
+    share: float = 0.5
+    """The second process's share of a run's new work (pairs, and sampled items by id)."""
+    _flight: _Flight | None = None
+
+    def start(self, run: object, prepared: Any, scorer: str | None, rows: Sequence[ScoreInput],
+              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo) -> None:
+        """Begin scoring the run `rows` and `work` (`completions.sample_work`) come from: the second
+        process's share sent, this process's scored now into `memo` (and kept for `take`, with
+        `prepared`). Does nothing while a run is out already."""
+        if self._flight is not None or self.pool.busy:
+            return
+        keys, todo = new_pairs(rows, memo)
+        pairs = list(todo.items())
+        cut = round(len(pairs) * (1 - self.share))
+        positions, items, ids = work or ([], [], [])
+        slots = round(self.share * SLOTS)
+        there = [item_id % SLOTS < slots for item_id in ids]
+        theirs = [w for w, t in zip(items, there) if t]
+        sent = None
+        if (pairs[cut:] or theirs) and self.pool.send((scored_there, ([t for _, t in pairs[cut:]], scorer, theirs))):
+            sent = time.perf_counter()
+        else:
+            cut, there, theirs = len(pairs), [False] * len(ids), []
+        began = time.perf_counter()
+        remember(memo, dict(zip([key for key, _ in pairs[:cut]], score_many([t for _, t in pairs[:cut]]))))
+        mine = score_sample_items(scorer, [w for w, t in zip(items, there) if not t], sample_memo) if scorer else []
+        self._flight = _Flight(run, prepared, keys, [key for key, _ in pairs[cut:]], positions, there, mine, sent,
+                               time.perf_counter() - began, self.share)
+
+    def take(self, run: object, memo: ScoreMemo) -> Ahead | None:
+        """The second process's answer to the run out (waiting for it) put into `memo`, and, when
+        that run is `run`, what was scored of it; the next share set from both processes' timings."""
+        flight, self._flight = self._flight, None
+        if flight is None:
+            return None
+        theirs: list[SampleScores] | None = []
+        if flight.sent is not None:
+            asked = time.perf_counter()
+            answer: Any = self.pool.receive()
+            if answer is None:
+                theirs = None  # the second process failed: its part is scored when the run is written
+            else:
+                scores, theirs, worked = answer
+                remember(memo, dict(zip(flight.sent_keys, scores)))
+                self._balance(flight, worked, asked - flight.sent)
+        if flight.run is not run:
+            return None
+        found = [memo.get(key) for key in flight.keys]
+        scores = None if None in found else cast(list[Scores], found)
+        return Ahead(flight.prepared, scores, None if theirs is None else _samples(flight, theirs))
+
+    def _balance(self, flight: _Flight, worked: float, here: float) -> None:
+        self.share = balanced_share(flight.share, worked, flight.own, here)
+
+
+def balanced_share(share: float, worked: float, own: float, here: float) -> float:
+    """The next share of the second process, from the last run's: it worked `worked` seconds on
+    `share` of the run, this process `own` seconds on the rest and `here` seconds in all between
+    the send and the collect. With `a` the second process's cost of a whole run, `b` this one's
+    and `rest` this process's other work, the share that keeps both busy as long solves
+    s·a = (1 − s)·b + rest; the next is halfway there (runs are alike, not equal), within
+    `SHARE_LIMITS`."""
+    a = worked / share
+    b = own / (1 - share) if share < 1 else a
+    if a + b <= 0:
+        return share
+    balanced = (b + max(here - own, 0.0)) / (a + b)
+    low, high = SHARE_LIMITS
+    return min(max((share + balanced) / 2, low), high)
+
+
+def _samples(flight: _Flight, theirs: list[SampleScores]) -> list[SampleScores | None] | None:
+    """Every row's sampled scores, both processes' put back in row order; None without samples."""
+    if not flight.sampled:
+        return None
+    mine_it, theirs_it = iter(flight.mine), iter(theirs)
+    out: list[SampleScores | None] = [None] * len(flight.keys)
+    for n, there in zip(flight.sampled, flight.there):
+        out[n] = next(theirs_it) if there else next(mine_it)
+    return out

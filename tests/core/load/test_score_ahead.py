@@ -1,0 +1,98 @@
+"""The next run scored while this one is written (`ScoreAhead`): the same stored rows as scoring
+each run alone, a failed second process's part scored when its run is written, and a share that
+moves toward the process with time to spare."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qa_inspect.core.load import load_runs, score_pool
+from qa_inspect.core.load.score_ahead import SHARE_LIMITS, balanced_share
+from qa_inspect.core.load.score_pool import ScorePool
+
+from tests.paths import SAMPLE_RUNS
+
+_ROWS = ("SELECT r.path, i.key, p.text, p.em, p.f1, p.refused, p.f1_recall, p.best_gold, p.error_category, p.relation"
+         " FROM predictions p JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id ORDER BY r.path, i.key")
+
+
+def _folder(root: Path) -> Path:
+    """The shipped CMRC and CDQA samples with their runs, each run copied under three more names, so
+    that every run has a next one to be scored ahead (and the copies hit the memo)."""
+    runs = root / "runs"
+    shutil.copytree(SAMPLE_RUNS, runs, ignore=shutil.ignore_patterns(".qa-inspect"))
+    for family in ("cmrc2018", "cdqa"):
+        for run in sorted(p for p in (runs / family / "runs").iterdir() if p.is_file()):
+            for n in range(3):
+                shutil.copy(run, run.with_name(f"copy{n}-{run.name}"))
+    return runs
+
+
+def _load(runs: Path, db: Path) -> list[Any]:
+    summary = load_runs(runs, db)
+    assert not summary.errors, summary.errors
+    with sqlite3.connect(db) as conn:
+        return conn.execute(_ROWS).fetchall()
+
+
+def test_runs_scored_ahead_store_what_one_process_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
+    alone = _load(runs, tmp_path / "alone.db")
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    sent: list[str] = []
+    send = ScorePool.send
+
+    def counted(pool: ScorePool, request: Any) -> bool:
+        done: bool = send(pool, request)
+        sent.extend([request[0].__name__] if done and isinstance(request, tuple) else [])
+        return done
+
+    monkeypatch.setattr(ScorePool, "send", counted)
+    ahead = _load(runs, tmp_path / "ahead.db")
+    assert sent.count("scored_there") >= 4  # every run after the first of each dataset's was scored ahead
+    assert len(alone) > 500 and ahead == alone
+
+
+def test_a_failed_second_process_leaves_its_part_to_the_run_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second process dies with a run out: that run's pairs are scored when it is written,
+    the rest of the load scores alone, and every row is what one process stores."""
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
+    alone = _load(runs, tmp_path / "alone.db")
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    receive = ScorePool.receive
+    answers: list[bool] = []
+
+    def dies_second(pool: ScorePool) -> Any:
+        worker = pool._worker
+        if len(answers) == 1 and worker is not None and worker.stdout is not None:
+            worker.kill()  # dead before its answer was read: what it wrote is lost with it
+            worker.wait()
+            worker.stdout.close()
+            worker.stdout = io.BytesIO()  # type: ignore[assignment]
+        answer = receive(pool)
+        answers.append(answer is not None)
+        return answer
+
+    monkeypatch.setattr(ScorePool, "receive", dies_second)
+    assert _load(runs, tmp_path / "killed.db") == alone
+    assert answers[:2] == [True, False] and not any(answers[2:])
+
+
+def test_the_share_moves_toward_the_process_with_time_to_spare() -> None:
+    # the second process took 0.4 s for half the work, this one 0.1 s for the other half and 0.3 s
+    # besides: a whole run costs a = 0.8 s there and b = 0.2 s here; s·0.8 = (1 − s)·0.2 + 0.3 gives 0.5
+    assert balanced_share(0.5, worked=0.4, own=0.1, here=0.4) == pytest.approx(0.5)
+    assert balanced_share(0.5, worked=0.1, own=0.2, here=0.5) > 0.5  # the second process idles most of the time
+    assert balanced_share(0.5, worked=0.6, own=0.2, here=0.2) < 0.5  # this one waits for it
+    for worked, here in ((1e-6, 5.0), (5.0, 0.0)):
+        share = 0.5
+        for _ in range(20):
+            share = balanced_share(share, worked=worked, own=0.1, here=here + 0.1)
+        assert share == pytest.approx(SHARE_LIMITS[1] if here else SHARE_LIMITS[0], abs=0.01)
