@@ -34,7 +34,7 @@ from .backfill import fill_missing
 from .bulk import no_cycle_collection
 from .bulk_indexes import deferred_indexes, restore_indexes
 from .changed import find_changed
-from .discover import read_in_folder, run_display_name, walk
+from .discover import run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
 from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
 from .ingest_runs import RunCache, RunWrite, start_ahead, write_run
@@ -43,6 +43,7 @@ from .journals import merge_journal_files
 from .linking import link_stored_run, run_parts
 from .log import record_load
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .read_beside import BESIDE_BYTES, BESIDE_MAX, Outcome, read_in_turn, read_outcome
 from .relpaths import rel as _rel, relmsg as _relmsg
 from .score_ahead import ScoreAhead
 from .score_pool import ScorePool
@@ -148,23 +149,23 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
         changed, unchanged = find_changed(lp, candidates, reread_all)
         _reread_dependents(lp, candidates, changed, unchanged)
-        try:
-            datasets, runs, later = _read_changed(lp, changed)
-            _store_datasets(lp, datasets)
-        finally:
-            for worker in lp.readers.values():
-                stop_reading(worker)
-        for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
-            lp.progress(i, len(later), f"reading {cand.rel}")
-            found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
-            _take(lp, cand, _read_one(lp, cand), found, runs)
-            _store_datasets(lp, found)
-        lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
-        merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
-        # a second scoring process for the runs, if worth it; a bulk load's indexes built after its rows
-        with ScorePool() as lp.cache.pool, deferred_indexes(conn, sum(len(r.predictions) for _, r in runs)):
-            lp.cache.ahead = ScoreAhead(lp.cache.pool)
-            _store_runs(lp, runs)
+        with ScorePool() as lp.cache.pool:  # a second process reads files and scores runs beside this one
+            try:
+                datasets, runs, later = _read_changed(lp, changed)
+                _store_datasets(lp, datasets)
+            finally:
+                for worker in lp.readers.values():
+                    stop_reading(worker)
+            for i, cand in enumerate(later):  # the big files no stream reads, once the streamed datasets are stored
+                lp.progress(i, len(later), f"reading {cand.rel}")
+                found: list[tuple[_Candidate, Dataset | DatasetStream]] = []
+                _take(lp, cand, _read_one(lp, cand), found, runs)
+                _store_datasets(lp, found)
+            lp.summary.warnings.extend(bind_datasets(lp.conn))  # journal entries follow their dataset by content
+            merge_journal_files(lp.runs_dir, lp.conn, lp.summary)  # the team's journal files: the database is their cache
+            with deferred_indexes(conn, sum(len(r.predictions) for _, r in runs)):  # a bulk load's built after its rows
+                lp.cache.ahead = ScoreAhead(lp.cache.pool)
+                _store_runs(lp, runs)
         lp.cache.ahead = None
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
@@ -277,10 +278,12 @@ def _read_changed(
             lp.readers[cand.rel] = start_reading(stream)
             streams[cand.rel] = stream
     later = [c for c in changed if c.rel not in streams and streams and c.size >= DEFER_BYTES]
-    for i, cand in enumerate(changed):
-        if cand not in later:
-            lp.progress(i, len(changed), f"reading {cand.rel}")
-            _take(lp, cand, streams.get(cand.rel) or _read_one(lp, cand), datasets, runs)
+    now = [c for c in changed if c not in later]
+    limits = lp.manifest.limits if lp.manifest is not None else None
+    for cand, there in read_in_turn(lp.cache.pool, now, lambda c: c.rel not in streams and BESIDE_BYTES <= c.size < BESIDE_MAX,
+                                    lambda c: (c.path, lp.runs_dir, lp.manifest, limits)):
+        lp.progress(changed.index(cand), len(changed), f"reading {cand.rel}")
+        _take(lp, cand, streams.get(cand.rel) or _read_one(lp, cand, there), datasets, runs)
     return datasets, runs, later
 
 
@@ -299,20 +302,20 @@ def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list
         lp.verdicts.append(pending_file(cand.rel, src, _stamp(cand, "verdicts", src.format, None)))
 
 
-def _read_one(lp: _Pass, cand: _Candidate) -> Dataset | Run | VerdictFile | None:
-    """One file read whole; None when it is not QA data (remembered) or cannot be read (an error)."""
-    try:
-        src = read_in_folder(cand.path, lp.runs_dir, lp.manifest)
-    except FormatError as exc:
-        lp.error(cand.rel, _relmsg(lp.runs_dir, str(exc)))
+def _read_one(lp: _Pass, cand: _Candidate, outcome: Outcome | None = None) -> Dataset | Run | VerdictFile | None:
+    """One file read whole (or what the second process read of it); None when it is not QA data
+    (remembered) or cannot be read (an error)."""
+    kind, value = outcome or read_outcome(cand.path, lp.runs_dir, lp.manifest)
+    if kind == "format":
+        lp.error(cand.rel, _relmsg(lp.runs_dir, value))
         return None
-    except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:  # one file, never the load
-        lp.error(cand.rel, f"{cand.rel}: cannot read ({type(exc).__name__}: {_relmsg(lp.runs_dir, str(exc))[:200]})")
+    if kind == "failed":
+        lp.error(cand.rel, f"{cand.rel}: cannot read ({value[0]}: {_relmsg(lp.runs_dir, value[1])[:200]})")
         return None
-    if isinstance(src, Skip):
-        _remember_skip(lp, cand, src.reason)
+    if isinstance(value, Skip):
+        _remember_skip(lp, cand, value.reason)
         return None
-    return src
+    return value
 
 
 def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:

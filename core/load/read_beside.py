@@ -1,0 +1,76 @@
+"""The files of a load read two at a time: the next one by the load's second process
+(`ScorePool`) while this process reads the current one.
+
+Reading is the first phase of a load, and the second process sat idle through it: ten sampled
+runs of 20 MB took 11 s to read here. A file read there comes back pickled, which costs far less
+than parsing it. Files are handled in folder order either way, and a file's outcome — what it
+holds, or why it cannot be read — is the same value wherever it was read (`read_outcome`), so the
+load reports the same errors and skips. A file the second process could not answer for is read
+here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from qa_inspect.core.errors import FormatError
+from qa_inspect.core.formats import Limits, use_limits
+
+from .discover import read_in_folder
+from .manifest import Manifest
+from .score_pool import ScorePool
+
+__all__ = ["BESIDE_BYTES", "BESIDE_MAX", "Outcome", "read_in_turn", "read_outcome", "read_there"]
+
+C = TypeVar("C")
+Outcome = tuple[str, Any]
+"""("read", the source), ("format", the reader's message) or ("failed", (exception type name, message))."""
+BESIDE_BYTES = 1 << 20
+"""Files from this size on are worth reading in the second process (below, the round trip costs
+about what the read does)."""
+BESIDE_MAX = 64 << 20
+"""Files from this size on are read here: what the second process holds of one while it is sent
+would add to the load's peak memory."""
+
+
+def read_outcome(path: Path, runs_dir: Path | None, manifest: Manifest | None) -> Outcome:
+    """What reading one file of the folder gives (`discover.read_in_folder`), errors a file can
+    cause as values: one file's failure is never the load's."""
+    try:
+        return "read", read_in_folder(path, runs_dir, manifest)
+    except FormatError as exc:
+        return "format", str(exc)
+    except (RecursionError, MemoryError, OSError, RuntimeError, ValueError) as exc:
+        return "failed", (type(exc).__name__, str(exc))
+
+
+def read_there(path: Path, runs_dir: Path | None, manifest: Manifest | None, limits: Limits | None) -> Outcome:
+    """`read_outcome` in the second process, under the folder's `[limits]` (module level: the
+    second process is sent it by name)."""
+    with use_limits(limits):
+        return read_outcome(path, runs_dir, manifest)
+
+
+def read_in_turn(
+    pool: ScorePool | None, cands: Sequence[C], worth: Callable[[C], bool], request: Callable[[C], tuple[Any, ...]]
+) -> Iterator[tuple[C, Outcome | None]]:
+    """Each of `cands` in order, with its outcome when the second process read it, else None (the
+    caller reads it): before a file is handed back to be read here, the next one `worth` it is
+    sent to the second process (`request(cand)`: the arguments of `read_there`)."""
+    pending: C | None = None
+    try:
+        for k, cand in enumerate(cands):
+            if pending is cand:
+                pending = None
+                yield cand, pool.receive() if pool is not None else None
+                continue
+            following = cands[k + 1] if k + 1 < len(cands) else None
+            if (pool is not None and following is not None and worth(following)
+                    and pool.send((read_there, request(following)))):
+                pending = following
+            yield cand, None
+    finally:
+        if pending is not None and pool is not None:
+            pool.receive()  # the caller stopped early: the answer is taken, so the pool is free again

@@ -1,0 +1,89 @@
+"""Files read two at a time (`read_beside`): the second process's reads give the load the same
+rows, errors and skips as reading every file here, in folder order."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qa_inspect.core.load import load_runs, loader, read_beside, score_pool
+from qa_inspect.core.load.read_beside import read_in_turn, read_outcome, read_there
+from qa_inspect.core.load.score_pool import ScorePool
+
+from tests.paths import SAMPLE_RUNS
+
+_ROWS = ("SELECT r.path, r.name, i.key, p.text, p.em, p.f1, p.error_category FROM predictions p"
+         " JOIN runs r ON r.id = p.run_id JOIN items i ON i.id = p.item_id ORDER BY r.path, i.key")
+
+
+def _folder(root: Path) -> Path:
+    """The shipped samples, a run that is not JSON, one that is not QA data and one nested too deep."""
+    runs = root / "runs"
+    shutil.copytree(SAMPLE_RUNS, runs, ignore=shutil.ignore_patterns(".qa-inspect"))
+    (runs / "cmrc2018" / "runs" / "broken.json").write_text('{"DEV_0_QUERY_0": "x", ', encoding="utf-8")
+    (runs / "cmrc2018" / "runs" / "notes.json").write_text('{"hello": [1, 2, 3]}', encoding="utf-8")
+    (runs / "cmrc2018" / "runs" / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    return runs
+
+
+def _load(runs: Path, db: Path) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    summary = load_runs(runs, db)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(_ROWS).fetchall()
+    return rows, summary.errors, summary.skipped, [(r.name, r.path) for r in summary.runs]
+
+
+def test_files_read_by_the_second_process_load_as_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
+    alone = _load(runs, tmp_path / "alone.db")
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)  # every file is worth it
+    sent: list[str] = []
+    send = ScorePool.send
+
+    def counted(pool: ScorePool, request: Any) -> bool:
+        done: bool = send(pool, request)
+        if done and isinstance(request, tuple) and request[0] is read_there:
+            sent.append(request[1][0].name)
+        return done
+
+    monkeypatch.setattr(ScorePool, "send", counted)
+    beside = _load(runs, tmp_path / "beside.db")
+    assert len(sent) >= 3 and {"broken.json", "notes.json", "deep.json"} & set(sent)
+    assert beside == alone
+    rows, errors, skipped, _ = alone
+    assert len(rows) > 500 and len(errors) == 2 and len(skipped) >= 1
+
+
+def test_read_outcome_gives_errors_as_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = _folder(tmp_path) / "cmrc2018" / "runs" / "broken.json"
+    kind, message = read_outcome(broken, broken.parent, None)
+    assert kind == "format" and "broken.json" in message
+    assert read_outcome(tmp_path / "missing.json", tmp_path, None)[0] == "format"
+
+    def fails(*_args: Any) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(read_beside, "read_in_folder", fails)
+    assert read_outcome(broken, broken.parent, None) == ("failed", ("OSError", "disk gone"))
+    monkeypatch.undo()
+    assert read_outcome(SAMPLE_RUNS / "cmrc2018" / "runs" / "bidaf-baseline.json", SAMPLE_RUNS, None)[0] == "read"
+
+
+def test_reads_in_turn_keep_order_and_free_the_pool_when_stopped_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    files = sorted((SAMPLE_RUNS / "cmrc2018" / "runs").glob("*.json"))
+    with ScorePool() as pool:
+        turns = list(read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None)))
+        assert [f for f, _ in turns] == files
+        assert [there is not None for _, there in turns] == [False, True]  # the second read there
+        assert turns[1][1] == read_outcome(files[1], files[1].parent, None)
+        reads = read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None))
+        next(reads)
+        assert pool.busy
+        reads.close()
+        assert not pool.busy
