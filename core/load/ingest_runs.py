@@ -23,7 +23,7 @@ from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
 from .score_ahead import ScoreAhead
-from .score_pool import Golds, ScoreInput, ScoreMemo, ScorePool, Superseded, score_rows
+from .score_pool import Golds, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Superseded, item_key, score_rows
 from .search_index import next_id, unindex_predictions
 
 __all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "start_ahead", "write_run"]
@@ -81,6 +81,10 @@ class RunCache:
     """The second scoring process of a load's runs (the loader opens and closes it)."""
     ahead: ScoreAhead | None = None
     """The next run scored while this one is written, with `pool` (`start_ahead`)."""
+    parts: dict[Any, int] = field(default_factory=dict)
+    item_parts: dict[int, dict[int, int]] = field(default_factory=dict)
+    """Per dataset, each item's id of what it is scored with (`score_pool.item_key`): a memo key is
+    that id and the answer."""
 
     def indexes(self, conn: sqlite3.Connection) -> dict[str, DatasetIndex]:
         """The link index of every stored dataset (`linking.dataset_indexes`), lookups kept."""
@@ -97,6 +101,7 @@ class RunCache:
         self.golds.clear()
         self.contexts.clear()
         self.superseded.clear()
+        self.item_parts.clear()
 
     def superseded_of(self, conn: sqlite3.Connection, dataset_id: int) -> dict[int, Superseded]:
         """The dataset's superseded golds by item id (read once)."""
@@ -175,9 +180,10 @@ def write_run(
         # scored ahead, while the run before was written (`start_ahead`), else here
         ahead = cache.ahead.take(run, cache.memo) if cache.ahead is not None else None
         prepared: _Scoring = ahead.prepared if ahead is not None else _scoring(conn, run, dataset_id, cache)
-        scorer, matched, inputs, golds, found = prepared
+        scorer, matched, inputs, golds, found, keys = prepared
         result.unmatched, result.duplicates = found.unmatched, found.duplicates
-        scores = ahead.scores if ahead is not None and ahead.scores is not None else score_rows(inputs, cache.memo, cache.pool)
+        scores = (ahead.scores if ahead is not None and ahead.scores is not None
+                  else score_rows(inputs, cache.memo, cache.pool, keys))
         sampled = (ahead.samples if ahead is not None and ahead.samples is not None
                    else score_samples(scorer, matched, golds, cache.sample_memo, cache.pool))
     else:
@@ -214,6 +220,7 @@ class _Scoring(NamedTuple):
     inputs: list[ScoreInput]
     golds: dict[int, Golds]
     found: RunWrite
+    keys: list[ScoreKey]
 
 
 def _scoring(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache) -> _Scoring:
@@ -224,7 +231,14 @@ def _scoring(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCach
     replaced = cache.superseded_of(conn, dataset_id)
     inputs: list[ScoreInput] = [(scorer, p.text, golds.get(item_id), contexts.get(item_id), replaced.get(item_id, ()))
                                 for item_id, p in matched]
-    return _Scoring(scorer, matched, inputs, golds, found)
+    parts = cache.item_parts.setdefault(dataset_id, {})
+    keys: list[ScoreKey] = []
+    for (item_id, p), row in zip(matched, inputs):
+        part = parts.get(item_id)
+        if part is None:
+            part = parts[item_id] = item_key(cache.parts, row)
+        keys.append((part, p.text))
+    return _Scoring(scorer, matched, inputs, golds, found, keys)
 
 
 def start_ahead(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache) -> None:
@@ -236,7 +250,7 @@ def start_ahead(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunC
     try:
         prepared = _scoring(conn, run, dataset_id, cache)
         cache.ahead.start(run, prepared, prepared.scorer, prepared.inputs,
-                          sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo)
+                          sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo, prepared.keys)
     except Exception:  # noqa: BLE001 - reported by the run's own write, not the one before it
         return
 

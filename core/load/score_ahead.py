@@ -33,7 +33,9 @@ SHARE_LIMITS = (0.1, 0.95)
 so both timings stay known."""
 
 
-def scored_there(pairs: list[Todo], scorer: str | None, items: list[SampleItem]) -> tuple[list[Scores], list[SampleScores], float]:
+def scored_there(
+    pairs: list[Todo], scorer: str | None, items: list[SampleItem]
+) -> tuple[list[Scores], list[SampleScores], float]:
     """The second process's part of a run scored ahead, and the CPU seconds it took there (a
     module-level function: the second process is sent it by name)."""
     start = time.process_time()
@@ -87,13 +89,14 @@ class ScoreAhead:
     _flight: _Flight | None = None
 
     def start(self, run: object, prepared: Any, scorer: str | None, rows: Sequence[ScoreInput],
-              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo) -> None:
+              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo, keys: Sequence[ScoreKey] | None = None) -> None:
         """Begin scoring the run `rows` and `work` (`completions.sample_work`) come from: the second
         process's share sent, this process's scored now into `memo` (and kept for `take`, with
-        `prepared`). Does nothing while a run is out already."""
+        `prepared`; `keys`: the rows' memo keys, as `score_pool.new_pairs` takes them). Does nothing
+        while a run is out already."""
         if self._flight is not None or self.pool.busy:
             return
-        keys, todo = new_pairs(rows, memo)
+        keys, todo = new_pairs(rows, memo, keys)
         pairs = list(todo.items())
         cut = round(len(pairs) * (1 - self.share))
         positions, items, ids = work or ([], [], [])
