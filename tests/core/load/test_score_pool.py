@@ -73,3 +73,18 @@ def test_a_request_beside_is_answered_by_the_second_process_or_left_to_the_calle
         assert pool.beside((score_sample_items, ("squad-v1.1", items)), lambda: "mine") == ("mine", None)
         assert pool._worker is None  # failed: closed, and the caller computes its half
         assert pool.beside((score_sample_items, ("squad-v1.1", items)), lambda: 1) == (1, None)
+
+
+def test_caller_keys_score_as_the_rows_and_equal_items_share_an_id() -> None:
+    """A load keys rows by (its item's scoring id, the answer): the same scores as keying by the
+    rows, equal items one id, an item scored otherwise (other superseded golds) another."""
+    rows = [row for batch in _BATCHES for row in batch]
+    other = [("cmrc2018-official", "水鹿", _GOLDS, _CTX, ())]
+    parts: dict[object, int] = {}
+    keys = [(score_pool.item_key(parts, row), row[1]) for row in rows + other]
+    assert len(parts) == 2 and {k for k, _ in keys[:-1]} == {0} and keys[-1][0] == 1
+    memo: score_pool.ScoreMemo = {}
+    assert score_pool.score_rows(rows + other, memo, keys=keys) == score_pool.score_many(rows + other)
+    assert set(memo) == set(keys)
+    _, todo = score_pool.new_pairs(rows, memo, keys[:-1])
+    assert todo == {}  # all known: nothing left to score
