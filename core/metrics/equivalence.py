@@ -262,23 +262,36 @@ def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relat
 
 
 def _partial(answer: str, golds: Sequence[str]) -> Equivalence | None:
-    """The first gold (or alternative) the answer contains, else the first it lies inside. A gold
-    equal to an earlier one is not tried again (CMRC repeats golds): it would fail as that one did."""
-    first = [k for k, gold in enumerate(golds) if gold not in golds[:k]]
+    """The first gold (or alternative) the answer contains, else the first it lies inside: by
+    `remainder`, else once both are widely normalised (Chinese text only: no word edges there).
+    `remainder` finds nothing unless the plain forms contain one another, so it is asked only
+    then, and the golds' forms are kept per gold tuple (`_parts`): most answers meet a gold in a
+    few substring tests."""
+    if not golds:
+        return None
+    mine, mine_wide = plain(answer), wide_form(answer)
     for contains in (True, False):
-        for k in first:
-            gold = golds[k]
-            for part in (gold, *alternatives(gold)):
-                outer, inner = (answer, part) if contains else (part, answer)
-                if remainder(outer, inner) is not None or _wide_inside(outer, inner):
+        for k, gold, forms in _parts(tuple(golds)):
+            for part, form, wide in forms:
+                if contains:
+                    outer, inner, o, i, wo, wi = answer, part, mine, form, mine_wide, wide
+                else:
+                    outer, inner, o, i, wo, wi = part, answer, form, mine, wide, mine_wide
+                if ((i and i in o and o != i and remainder(outer, inner) is not None)
+                        or (wi and wi != wo and wi in wo and has_cjk(wo))):
                     return Equivalence(Relation.PARTIAL, k, gold, None if part == gold else part, contains)
     return None
 
 
-def _wide_inside(outer: str, inner: str) -> bool:
-    """`inner` a part of `outer` once both are widely normalised (Chinese text only: no word edges)."""
-    o, i = wide_form(outer), wide_form(inner)
-    return bool(i) and i != o and i in o and has_cjk(o)
+@lru_cache(maxsize=65_536)
+def _parts(golds: tuple[str, ...]) -> tuple[tuple[int, str, tuple[tuple[str, str, str], ...]], ...]:
+    """What `_partial` compares of an item's golds, kept per gold tuple (every answer to the item
+    meets them): each gold not equal to an earlier one (CMRC repeats golds: a repeat would fail as
+    its first did) with its index, and its parts (itself, then its `/` alternatives) each with its
+    `plain` and `wide_form`."""
+    first = [k for k, gold in enumerate(golds) if gold not in golds[:k]]
+    return tuple((k, golds[k], tuple((part, plain(part), wide_form(part)) for part in (golds[k], *alternatives(golds[k]))))
+                 for k in first)
 
 
 def relation(
@@ -297,7 +310,7 @@ def relation(
         rel, k, alt = found
         return Equivalence(rel, k, golds[k], alt)
     for rel, texts in ((Relation.ALIAS, aliases), (Relation.SUPERSEDED, superseded)):
-        match = _equal(answer, texts, scorer)
+        match = _equal(answer, texts, scorer) if texts else None
         if match is not None:
             return Equivalence(rel, match[1], texts[match[1]], match[2])
     return _partial(answer, golds) or DIFFERENT
