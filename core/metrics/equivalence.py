@@ -85,7 +85,8 @@ class Equivalence:
 DIFFERENT = Equivalence(Relation.DIFFERENT)
 
 # Measure words dropped after a number ("17届" = "17", "2023年" = "2023"); never 万/亿 (magnitudes).
-_UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)(?:届|年|个|名|次|人|元|岁|位|项|家|件|场|期|号|座|部|条|天|周)$")
+_UNITS = "届年个名次人元岁位项家件场期号座部条天周"
+_UNIT_AFTER_NUMBER = re.compile(f"(?<=\\d)[{_UNITS}]$")
 _ORDINAL = re.compile(r"^第(?=\d)")
 _ZH_NUMERAL = re.compile("[零〇一二两三四五六七八九十百千万亿]")
 _WORD_CHAR = re.compile(r"[^\W_]")
@@ -169,8 +170,8 @@ _WIDE_STEPS = (
     ("script", _script),
     ("numerals", _numerals),
     ("", plain),  # width, case, 中文数字, spacing, separators, end punctuation (`textnorm.FOLDS`)
-    ("第", lambda s: _ORDINAL.sub("", s)),
-    ("measure word", lambda s: _UNIT_AFTER_NUMBER.sub("", s)),
+    ("第", lambda s: _ORDINAL.sub("", s) if s.startswith("第") else s),  # each regex asked only where it may match
+    ("measure word", lambda s: _UNIT_AFTER_NUMBER.sub("", s) if s[-1:] in _UNITS else s),  # `plain` left no \n before `$`
 )
 WIDE_FOLDS: tuple[str, ...] = tuple(name for name, _ in _WIDE_STEPS if name)
 """What `wide_form` folds beyond `textnorm.plain`, as named in reasons."""
