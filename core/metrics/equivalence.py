@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import cdqa
-from .segment import remove_punctuation
+from .segment import prepared
 from .squad import normalize_answer
 from .textnorm import has_cjk, nfkc, plain
 
@@ -100,7 +100,7 @@ def scorer_form(text: str, scorer: str | None) -> str:
         return "".join(cdqa.tokens(text))
     if scorer.startswith("squad"):
         return normalize_answer(text)
-    return remove_punctuation(text)
+    return prepared(text).em_text  # `remove_punctuation`, as scoring left it in its cache
 
 
 def t2s(text: str) -> str:

@@ -92,7 +92,10 @@ def zh_numbers_to_digits(text: str) -> str:
 
 
 def strip_ends(text: str) -> str:
-    """Drop punctuation and symbols (Unicode P* and S*) at both ends."""
+    """Drop punctuation and symbols (Unicode P* and S*) at both ends. A letter or digit at both
+    ends (`str.isalnum`: never P* or S*, a test checks every code point) leaves the text as it is."""
+    if text[:1].isalnum() and text[-1:].isalnum():
+        return text
     start, end = 0, len(text)
     while start < end and unicodedata.category(text[start])[0] in "PS":
         start += 1

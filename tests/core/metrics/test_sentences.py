@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import unicodedata
 
 import pytest
@@ -69,6 +70,19 @@ def test_sentences_cover_the_text_in_order(text: str) -> None:
 
 
 # --- textnorm ----------------------------------------------------------------------------------
+
+
+def test_no_letter_or_digit_is_punctuation_or_symbol() -> None:
+    """`strip_ends` keeps a text with `str.isalnum` chars at both ends as it is: none is P* or S*."""
+    bad = [hex(c) for c in range(sys.maxunicode + 1) if chr(c).isalnum() and unicodedata.category(chr(c))[0] in "PS"]
+    assert not bad, bad[:20]
+
+
+@SETTINGS
+@given(st.text(st.sampled_from("a1中。，!？$ _-") | st.characters(), max_size=6))
+def test_strip_ends_drops_p_and_s_at_both_ends(text: str) -> None:
+    kept = [k for k, ch in enumerate(text) if unicodedata.category(ch)[0] not in "PS"]
+    assert strip_ends(text) == (text[kept[0]:kept[-1] + 1] if kept else "")
 
 
 def test_nfkc_shortcut_equals_unicodedata_on_every_char() -> None:
