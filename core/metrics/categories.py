@@ -38,6 +38,7 @@ predictions and reads none of their reasons.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from qa_inspect.core.errors import unknown_name
@@ -47,7 +48,7 @@ from .category import Category
 from .equivalence import Equivalence, Relation, relation, remainder, wide_folds_needed, wide_form
 from .registry import CDQA_F1_RECALL, CMRC_OFFICIAL, SCORERS, SQUAD_V2, SQUAD_V11, ScoreRow, score_prediction
 from .segment import prepared
-from .span_categories import Located, amount, span_category
+from .span_categories import Located, Span, amount, span_category
 from .textnorm import folds_needed, has_cjk, plain
 
 __all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "category_and_relation", "error_category"]
@@ -85,6 +86,34 @@ def _order(best: int | None, n: int) -> list[int]:
     """Gold indexes, the scorer's best gold first, then the others in dataset order."""
     rest = [k for k in range(n) if k != best]
     return rest if best is None or not 0 <= best < n else [best, *rest]
+
+
+class _Golds(NamedTuple):
+    """An item's golds as the rules walk them, the scorer's best gold first (`_order`)."""
+
+    order: tuple[int, ...]
+    texts: tuple[str, ...]
+    answerable: bool
+    """Some gold is not blank."""
+    located: tuple[Located, ...]
+
+
+@lru_cache(maxsize=65_536)
+def _golds_best_first(golds: tuple[str, ...], best: int | None, spans: tuple[Span | None, ...]) -> _Golds:
+    """`_Golds` of an item, kept per (golds, best gold, located spans): every answer to the item
+    walks the same few orders of the same golds."""
+    order = tuple(_order(best, len(golds)))
+    many = len(set(golds)) > 1
+    return _Golds(order, tuple(golds[k] for k in order), any(g.strip() for g in golds),
+                  tuple(Located(k, golds[k], spans[k] if k < len(spans) else None, many) for k in order))
+
+
+def _golds_of(golds: Sequence[str], best: int | None, spans: Sequence[Span | None] | None) -> _Golds:
+    key = (tuple(golds), best, tuple(spans or ()))
+    try:
+        return _golds_best_first(*key)
+    except TypeError:  # a span given as a list: not a key, so not kept
+        return _golds_best_first.__wrapped__(*key)
 
 
 def _gold_score(scorer: str, prediction: str, gold: str) -> float:
@@ -187,27 +216,25 @@ def _categorise(
         return Category("refused", lambda: _refusal_words(prediction)), None
     if score is None or score.scorer != scorer:
         score = score_prediction(scorer, prediction, golds, refusal_phrases=())
-    order = _order(score.best_gold, len(golds))
+    seen = _golds_of(golds, score.best_gold, gold_spans)
+    order = seen.order
     if score.em == 1 or (scorer == CDQA_F1_RECALL and _cdqa_exact(prediction, golds)):
         k = order[0] if order else None
         return Category("exact", lambda: "full credit: " + ("no answer, as the item has none" if k is None
                                                             else f"{_gold_name(golds, k)} as the scorer reads it"), k), None
-    if unanswerable or not any(g.strip() for g in golds):
+    if unanswerable or not seen.answerable:
         return _unanswerable(prediction, scorer), None
     if _blank(prediction, scorer):
         code = "false-abstain" if scorer == SQUAD_V2 else "empty"
         return Category(code, lambda: f"no answer ({_blank_words(prediction)}) to an answerable question"), None
-    eq = relation(prediction, [golds[k] for k in order], scorer=scorer)  # best gold first
+    eq = relation(prediction, seen.texts, scorer=scorer)  # best gold first
     k = order[eq.index] if eq.index is not None else None
     if k is not None and eq.relation in (Relation.SAME, Relation.FORMAT):
         j = k
         return Category("format-only", lambda: f"{_gold_name(golds, j)} written differently ({_folds(prediction, eq)}); "
                         f"scored {_scored(scorer, _gold_score(scorer, prediction, golds[j]))}", j), eq
     if passage and passage.strip() and scorer != CDQA_F1_RECALL:
-        spans = gold_spans or ()
-        many = len(set(golds)) > 1
-        located = [Located(k, golds[k], spans[k] if k < len(spans) else None, many) for k in order]
-        return span_category(prediction, passage, located), eq
+        return span_category(prediction, passage, seen.located), eq
     return _llm_category(prediction, golds, scorer, order, eq), eq
 
 
@@ -244,7 +271,7 @@ def _unanswerable(prediction: str, scorer: str) -> Category:
     return Category("false-answer", "an answer to a question that has no answer")
 
 
-def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: list[int], eq: Equivalence) -> Category:
+def _llm_category(prediction: str, golds: Sequence[str], scorer: str, order: Sequence[int], eq: Equivalence) -> Category:
     """verbose-contains-gold, partial or wrong: an answer judged as text, not as a span (`eq`:
     its relation to the golds, best gold first)."""
     if eq.relation == Relation.PARTIAL and eq.index is not None:

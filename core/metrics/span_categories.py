@@ -6,6 +6,7 @@ reason only when read (`category.Words`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -96,7 +97,7 @@ def _find_loosely(passage: str, text: str) -> Span | None:
     return None if at < 0 else (index[at], index[at + len(needle) - 1] + 1)
 
 
-def span_category(prediction: str, passage: str, golds: list[Located]) -> Category:
+def span_category(prediction: str, passage: str, golds: Sequence[Located]) -> Category:
     """not-in-passage, boundary-*, or wrong-span-* (golds best first)."""
     preds = _occurrences(passage, prediction)
     if not preds:
@@ -120,12 +121,12 @@ def span_category(prediction: str, passage: str, golds: list[Located]) -> Catego
     return _sentence_category(passage, preds, found, cjk)
 
 
-def _not_in_passage(prediction: str, golds: list[Located]) -> Category:
+def _not_in_passage(prediction: str, golds: Sequence[Located]) -> Category:
     return Category("not-in-passage", lambda: "does not occur in the passage (generated, not extracted)"
                     + _containment(prediction, golds), golds[0].gold_index if golds else None)
 
 
-def _containment(prediction: str, golds: list[Located]) -> str:
+def _containment(prediction: str, golds: Sequence[Located]) -> str:
     """The first gold the prediction contains or lies inside, in words ("" when none)."""
     pred = plain(prediction)
     for g in golds:
