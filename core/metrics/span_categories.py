@@ -5,6 +5,7 @@ reason only when read (`category.Words`)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -54,7 +55,7 @@ def _whole_word(passage: str, start: int, end: int) -> bool:
 
 
 def _occurrences(passage: str, text: str, limit: int = 64) -> list[Span]:
-    """Where `text` occurs in `passage`: every exact occurrence (whole words preferred), else
+    """Where `text` occurs in `passage`, in passage order: every exact occurrence (whole words preferred), else
     ignoring case and spacing, else without the punctuation at its ends; [] when absent."""
     out: list[Span] = []
     at = passage.find(text) if text else -1
@@ -192,10 +193,10 @@ def _sentence_category(
 ) -> Category:
     """wrong-span-same-sentence / -other-sentence: the prediction's sentence against the gold's
     (the closest pair of occurrences decides)."""
-    pairs = [(abs(p[0] - o[0]), p, o, g) for g, occs in found for o in occs for p in preds]
-    if not pairs:
+    closest = _closest(preds, found)
+    if closest is None:
         return _sentence_by_words(passage, preds[0], found[0][0])
-    _, p, o, g = min(pairs, key=lambda t: t[0])
+    p, o, g = closest
     gold_sents = sentence_of(passage, *o)
     pred_sents = sentence_of(passage, *p)
     if set(pred_sents) & set(gold_sents):
@@ -203,6 +204,23 @@ def _sentence_category(
                         f"{_count(passage)}, which holds {g.name}: {_gap(passage, p, o, cjk)}", g.gold_index)
     return Category("wrong-span-other-sentence", lambda: f"a span of sentence {pred_sents[0] + 1} of "
                     f"{_count(passage)}; {g.name} is in sentence {gold_sents[0] + 1}", g.gold_index)
+
+
+def _closest(preds: list[Span], found: list[tuple[Located, list[Span]]]) -> tuple[Span, Span, Located] | None:
+    """The (prediction occurrence, gold occurrence, gold) whose starts are closest, the first such
+    in the order (gold, its occurrence, prediction occurrence); None when no gold has one.
+    `_occurrences` gives the prediction's in passage order, so for each gold occurrence only the
+    two around it can be closest (the earlier one first on a tie): a search, not every pair."""
+    starts = [p[0] for p in preds]
+    best: tuple[int, Span, Span, Located] | None = None
+    for g, occs in found:
+        for o in occs:
+            at = bisect.bisect_left(starts, o[0])
+            for p in preds[max(0, at - 1):at + 1]:
+                d = abs(p[0] - o[0])
+                if best is None or d < best[0]:
+                    best = (d, p, o, g)
+    return None if best is None else best[1:]
 
 
 def _count(passage: str) -> int:
