@@ -203,11 +203,14 @@ def alternatives(gold: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p) if len(parts) > 1 and sum(bool(p) for p in parts) > 1 else ()
 
 
+@lru_cache(maxsize=16_384)
 def glued(a: str, b: str) -> bool:
-    """Two adjacent chars of one Latin-script word (letters or digits, no CJK)."""
+    """Two adjacent chars of one Latin-script word (letters or digits, no CJK). Kept per pair of
+    chars: every containment test asks it at both ends, of the few pairs a language has."""
     return bool(a and b and _WORD_CHAR.match(a) and _WORD_CHAR.match(b) and not has_cjk(a + b))
 
 
+@lru_cache(maxsize=65_536)
 def _fold(text: str) -> str:
     """Width and case folded, spacing collapsed (words stay countable, unlike `plain`)."""
     return " ".join(nfkc(text).casefold().split())
