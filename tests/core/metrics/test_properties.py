@@ -80,6 +80,18 @@ def test_f1_in_unit_interval_and_em_implies_f1(pred: str, golds: list[str]) -> N
 
 
 @SETTINGS
+@given(texts, st.lists(texts, min_size=1, max_size=3), st.lists(st.integers(0, 2), max_size=3))
+def test_golds_scored_together_as_one_by_one(pred: str, golds: list[str], repeats: list[int]) -> None:
+    """Scoring the distinct golds once (kept per gold tuple) gives each gold its own score, EM of
+    any, and the first gold of the best F1, also when golds repeat (CMRC's do)."""
+    golds = golds + [golds[k % len(golds)] for k in repeats]
+    s = cmrc.score(pred, golds)
+    alone = [cmrc.score(pred, [g]).per_gold[0] for g in golds]
+    assert s.per_gold == alone and s.em == max(em for em, _ in alone)
+    assert s.best_gold == next(k for k, (_, f1) in enumerate(alone) if f1 == s.f1)
+
+
+@SETTINGS
 @given(texts, texts)
 def test_f1_symmetric(a: str, b: str) -> None:
     assert cmrc.f1(a, [b]) == cmrc.f1(b, [a])
