@@ -16,7 +16,7 @@ from .equivalence import glued, remainder
 from .sentences import sentence_of, split_sentences
 from .textnorm import content_units, has_cjk, plain, strip_ends
 
-__all__ = ["Located", "Span", "amount", "span_category"]
+__all__ = ["Located", "Span", "amount", "closest_pair", "occurrences", "span_category"]
 
 Span = tuple[int, int]
 _WORD_CHAR = re.compile(r"[^\W_]")  # as `equivalence.glued`
@@ -54,7 +54,7 @@ def _whole_word(passage: str, start: int, end: int) -> bool:
     )
 
 
-def _occurrences(passage: str, text: str, limit: int = 64) -> list[Span]:
+def occurrences(passage: str, text: str, limit: int = 64) -> list[Span]:
     """Where `text` occurs in `passage`, in passage order: every exact occurrence (whole words preferred), else
     ignoring case and spacing, else without the punctuation at its ends; [] when absent."""
     out: list[Span] = []
@@ -71,7 +71,7 @@ def _occurrences(passage: str, text: str, limit: int = 64) -> list[Span]:
     if found is not None:
         return [found]
     core = strip_ends(text.strip())
-    return _occurrences(passage, core, limit) if core and core != text else []
+    return occurrences(passage, core, limit) if core and core != text else []
 
 
 @lru_cache(maxsize=1024)
@@ -100,7 +100,7 @@ def _find_loosely(passage: str, text: str) -> Span | None:
 
 def span_category(prediction: str, passage: str, golds: Sequence[Located]) -> Category:
     """not-in-passage, boundary-*, or wrong-span-* (golds best first)."""
-    preds = _occurrences(passage, prediction)
+    preds = occurrences(passage, prediction)
     if not preds:
         return _not_in_passage(prediction, golds)
     cjk = has_cjk(passage)
@@ -110,7 +110,7 @@ def span_category(prediction: str, passage: str, golds: Sequence[Located]) -> Ca
         if (g.text, g.span) in seen:
             continue  # CMRC repeats golds: the first of equal golds speaks for them
         seen.add((g.text, g.span))
-        occs = [g.span] if g.span is not None else _occurrences(passage, g.text)
+        occs = [g.span] if g.span is not None else occurrences(passage, g.text)
         found.append((g, occs))
         pairs = [(min(p[1], o[1]) - max(p[0], o[0]), p, o) for p in preds for o in occs]
         best = max(pairs, default=None)
@@ -193,7 +193,7 @@ def _sentence_category(
 ) -> Category:
     """wrong-span-same-sentence / -other-sentence: the prediction's sentence against the gold's
     (the closest pair of occurrences decides)."""
-    closest = _closest(preds, found)
+    closest = closest_pair(preds, found)
     if closest is None:
         return _sentence_by_words(passage, preds[0], found[0][0])
     p, o, g = closest
@@ -206,10 +206,10 @@ def _sentence_category(
                     f"{_count(passage)}; {g.name} is in sentence {gold_sents[0] + 1}", g.gold_index)
 
 
-def _closest(preds: list[Span], found: list[tuple[Located, list[Span]]]) -> tuple[Span, Span, Located] | None:
+def closest_pair(preds: list[Span], found: list[tuple[Located, list[Span]]]) -> tuple[Span, Span, Located] | None:
     """The (prediction occurrence, gold occurrence, gold) whose starts are closest, the first such
     in the order (gold, its occurrence, prediction occurrence); None when no gold has one.
-    `_occurrences` gives the prediction's in passage order, so for each gold occurrence only the
+    `occurrences` gives the prediction's in passage order, so for each gold occurrence only the
     two around it can be closest (the earlier one first on a tie): a search, not every pair."""
     starts = [p[0] for p in preds]
     best: tuple[int, Span, Span, Located] | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qa_inspect.core.metrics.span_categories import Located, Span, _closest, _occurrences
+from qa_inspect.core.metrics.span_categories import Located, Span, closest_pair, occurrences
 
 STARTS = st.lists(st.integers(0, 60), max_size=8, unique=True).map(sorted)
 OCCS = st.lists(st.integers(0, 60), max_size=3)
@@ -20,12 +20,12 @@ def _every_pair(preds: list[Span], found: list[tuple[Located, list[Span]]]) -> t
 def test_closest_is_the_first_closest_pair(starts: list[int], golds: list[list[int]]) -> None:
     preds = [(a, a + 2) for a in starts]
     found = [(Located(k, f"g{k}", None, True), [(a, a + 1) for a in occs]) for k, occs in enumerate(golds)]
-    assert _closest(preds, found) == _every_pair(preds, found)
+    assert closest_pair(preds, found) == _every_pair(preds, found)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.sampled_from("ab 中文,."), max_size=30), st.text(st.sampled_from("ab中 ."), min_size=1, max_size=3))
 def test_occurrences_come_in_passage_order(passage: str, text: str) -> None:
-    """What `_closest` relies on: the prediction's occurrences start strictly later one by one."""
-    starts = [a for a, _ in _occurrences(passage, text)]
+    """What `closest_pair` relies on: the prediction's occurrences start strictly later one by one."""
+    starts = [a for a, _ in occurrences(passage, text)]
     assert starts == sorted(set(starts))
