@@ -234,12 +234,14 @@ def remainder(outer: str, inner: str) -> str | None:
 
 
 @lru_cache(maxsize=65_536)
-def _compared(texts: tuple[str, ...], scorer: str | None) -> tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...]:
-    """Each text as `_equal` compares it: stripped, in the scorer's form, in the wide form, and its
-    alternatives with their wide forms. An item's golds meet every answer to the item: kept per
-    gold tuple, apart from the per-string caches the stream of distinct answers turns over."""
-    return tuple((t.strip(), scorer_form(t, scorer), wide_form(t), tuple((a, wide_form(a)) for a in alternatives(t)))
-                 for t in texts)
+def _compared(texts: tuple[str, ...], scorer: str | None) -> tuple[tuple[int, str, str, str, tuple[tuple[str, str], ...]], ...]:
+    """Each text as `_equal` compares it: its index, stripped, in the scorer's form, in the wide
+    form, and its alternatives with their wide forms. A text equal to an earlier one is left out
+    (CMRC repeats golds: it would match only where the earlier one did). An item's golds meet every
+    answer to the item: kept per gold tuple, apart from the per-string caches the stream of
+    distinct answers turns over."""
+    return tuple((k, t.strip(), scorer_form(t, scorer), wide_form(t), tuple((a, wide_form(a)) for a in alternatives(t)))
+                 for k, t in enumerate(texts) if t not in texts[:k])
 
 
 def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relation, int, str | None] | None:
@@ -249,16 +251,16 @@ def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relat
     compared = _compared(tuple(texts), scorer)
     mine = scorer_form(answer, scorer)
     bare = answer.strip()
-    for k, (text, form, _, _) in enumerate(compared):
+    for k, text, form, _, _ in compared:
         if bare == text or (mine and mine == form):
             return Relation.SAME, k, None
     wide = wide_form(answer)
     if not wide:
         return None
-    for k, (_, _, text_wide, _) in enumerate(compared):
+    for k, _, _, text_wide, _ in compared:
         if wide == text_wide:
             return Relation.FORMAT, k, None
-    for k, (_, _, _, alts) in enumerate(compared):
+    for k, _, _, _, alts in compared:
         for alt, alt_wide in alts:
             if wide == alt_wide:
                 return Relation.FORMAT, k, alt
