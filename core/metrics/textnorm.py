@@ -116,8 +116,15 @@ _STEPS = (
 
 @lru_cache(maxsize=65_536)
 def plain(text: str) -> str:
-    """`text` with every fold of `FOLDS` applied: what "written the same way" compares."""
-    for step in _STEPS:
+    """`text` with every fold of `FOLDS` applied: what "written the same way" compares.
+
+    The first fold is NFKC, which is idempotent: a text it changes has the form of its NFKC form,
+    kept once for both (`equivalence.wide_form` asks it of an answer's NFKC form, `remainder` of
+    the answer: a third of Chinese answers hold a full-width comma or bracket)."""
+    folded = nfkc(text)
+    if folded != text:
+        return plain(folded)
+    for step in _STEPS[1:]:
         text = step(text)
     return text
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.metrics.sentences import sentence_index, sentence_of, split_sentences
+from qa_inspect.core.metrics import textnorm
 from qa_inspect.core.metrics.textnorm import (
     content_units,
     folds_needed,
@@ -121,3 +122,13 @@ def test_content_units() -> None:
     assert content_units("When did the Normans arrive in 911?") == {"normans", "arrive", "911"}
     assert content_units("。") == frozenset()
     assert content_units("他于1974年去世") == {"他于", "1974", "年去", "去世"}  # digits end where CJK starts
+
+
+@SETTINGS
+@given(st.text(st.sampled_from("中文ａｂ１２…\u3000\u302a\u0301e。，“”（）二〇1,000 ") | st.characters(), max_size=12))
+def test_plain_applies_every_fold_in_order(text: str) -> None:
+    """`plain` hands a text NFKC changes to its NFKC form's entry: the folds applied in full still."""
+    folded = text
+    for step in textnorm._STEPS:
+        folded = step(folded)
+    assert plain(text) == folded
