@@ -49,9 +49,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from .segment import Prepared, prepared, remove_punctuation, segment, segment_spans
+from .segment import prepared, remove_punctuation, segment, segment_spans
 
 __all__ = [
     "CmrcScore",
@@ -136,47 +135,40 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
 def score(prediction: str, golds: Sequence[str]) -> CmrcScore:
     """EM, F1, the best-F1 gold (first on ties) and per-gold scores. Duplicate golds are scored once.
 
-    The hot path of every load and `score` (one call per prediction): the golds' segments come
-    kept per gold tuple (`_distinct_golds`), the prediction's from `prepared`."""
+    The hot path of every load and `score` (one call per prediction): segments come cached from
+    `prepared`, and EM and the best gold are kept while walking the golds."""
     if not golds:
         return CmrcScore(em=0, f1=0.0, best_gold=None, per_gold=[])
     pred = prepared(prediction)
     n_pred, pred_em, pred_joined, pred_multi = pred.n, pred.em_text, pred.joined, pred.multi
     enc_pred: str | None = None
     codes: dict[str, int] = {}
-    distinct, slots = _distinct_golds(tuple(golds))
-    pairs: list[tuple[int, float]] = []
+    seen: dict[str, tuple[int, float]] = {}
+    per_gold: list[tuple[int, float]] = []
     em_any, best, best_f1 = 0, 0, -1.0
-    for j, gold in enumerate(distinct):
-        em = 1 if gold.em_text == pred_em else 0
-        n_gold = gold.n
-        if not n_gold or not n_pred:
-            value = 0.0
-        elif em or (gold.joined == pred_joined and gold.multi == pred_multi):
-            value = 1.0  # the official arithmetic on lcs = n_pred = n_gold gives exactly 1.0
-        elif gold.joined is not None and pred_joined is not None:
-            value = _f1_from_lcs(_encoded_run(gold.joined, pred_joined)[0], n_pred, n_gold)
-        else:
-            if enc_pred is None:
-                enc_pred = "".join([chr(codes.setdefault(s, len(codes) + 1)) for s in pred.segs])
-            enc_gold = "".join([chr(codes.get(s, 0)) for s in gold.segs])
-            value = _f1_from_lcs(_encoded_run(enc_gold, enc_pred)[0], n_pred, n_gold)
-        pairs.append((em, value))
-        em_any |= em
-        if value > best_f1:
-            best, best_f1 = j, value
-    per_gold = pairs if len(pairs) == len(slots) else [pairs[j] for j in slots]
-    return CmrcScore(em_any, best_f1, slots.index(best), per_gold)  # a distinct gold's first place
-
-
-@lru_cache(maxsize=65_536)
-def _distinct_golds(golds: tuple[str, ...]) -> tuple[tuple[Prepared, ...], tuple[int, ...]]:
-    """The distinct golds' `prepared` forms in order of first appearance, and for each gold the
-    place of its text among them: every answer to an item meets the same golds, CMRC's often
-    three times the same text."""
-    first: dict[str, int] = {}
-    slots = tuple(first.setdefault(text, len(first)) for text in golds)
-    return tuple(prepared(text) for text in first), slots
+    for k, text in enumerate(golds):
+        pair = seen.get(text)
+        if pair is None:
+            gold = prepared(text)
+            em = 1 if gold.em_text == pred_em else 0
+            n_gold = gold.n
+            if not n_gold or not n_pred:
+                value = 0.0
+            elif em or (gold.joined == pred_joined and gold.multi == pred_multi):
+                value = 1.0  # the official arithmetic on lcs = n_pred = n_gold gives exactly 1.0
+            elif gold.joined is not None and pred_joined is not None:
+                value = _f1_from_lcs(_encoded_run(gold.joined, pred_joined)[0], n_pred, n_gold)
+            else:
+                if enc_pred is None:
+                    enc_pred = "".join([chr(codes.setdefault(s, len(codes) + 1)) for s in pred.segs])
+                enc_gold = "".join([chr(codes.get(s, 0)) for s in gold.segs])
+                value = _f1_from_lcs(_encoded_run(enc_gold, enc_pred)[0], n_pred, n_gold)
+            pair = seen[text] = (em, value)
+        per_gold.append(pair)
+        em_any |= pair[0]
+        if pair[1] > best_f1:
+            best, best_f1 = k, pair[1]
+    return CmrcScore(em_any, best_f1, best, per_gold)
 
 
 def _official_round(value: float) -> float:
