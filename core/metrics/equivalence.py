@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import cdqa
-from .segment import remove_punctuation
+from .segment import prepared
 from .squad import normalize_answer
 from .textnorm import has_cjk, nfkc, plain
 
@@ -85,7 +85,8 @@ class Equivalence:
 DIFFERENT = Equivalence(Relation.DIFFERENT)
 
 # Measure words dropped after a number ("17届" = "17", "2023年" = "2023"); never 万/亿 (magnitudes).
-_UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)(?:届|年|个|名|次|人|元|岁|位|项|家|件|场|期|号|座|部|条|天|周)$")
+_UNITS = "届年个名次人元岁位项家件场期号座部条天周"
+_UNIT_AFTER_NUMBER = re.compile(f"(?<=\\d)[{_UNITS}]$")
 _ORDINAL = re.compile(r"^第(?=\d)")
 _ZH_NUMERAL = re.compile("[零〇一二两三四五六七八九十百千万亿]")
 _WORD_CHAR = re.compile(r"[^\W_]")
@@ -99,7 +100,7 @@ def scorer_form(text: str, scorer: str | None) -> str:
         return "".join(cdqa.tokens(text))
     if scorer.startswith("squad"):
         return normalize_answer(text)
-    return remove_punctuation(text)
+    return prepared(text).em_text  # `remove_punctuation`, as scoring left it in its cache
 
 
 def t2s(text: str) -> str:
@@ -169,8 +170,8 @@ _WIDE_STEPS = (
     ("script", _script),
     ("numerals", _numerals),
     ("", plain),  # width, case, 中文数字, spacing, separators, end punctuation (`textnorm.FOLDS`)
-    ("第", lambda s: _ORDINAL.sub("", s)),
-    ("measure word", lambda s: _UNIT_AFTER_NUMBER.sub("", s)),
+    ("第", lambda s: _ORDINAL.sub("", s) if s.startswith("第") else s),  # each regex asked only where it may match
+    ("measure word", lambda s: _UNIT_AFTER_NUMBER.sub("", s) if s[-1:] in _UNITS else s),  # `plain` left no \n before `$`
 )
 WIDE_FOLDS: tuple[str, ...] = tuple(name for name, _ in _WIDE_STEPS if name)
 """What `wide_form` folds beyond `textnorm.plain`, as named in reasons."""
@@ -202,11 +203,14 @@ def alternatives(gold: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p) if len(parts) > 1 and sum(bool(p) for p in parts) > 1 else ()
 
 
+@lru_cache(maxsize=16_384)
 def glued(a: str, b: str) -> bool:
-    """Two adjacent chars of one Latin-script word (letters or digits, no CJK)."""
+    """Two adjacent chars of one Latin-script word (letters or digits, no CJK). Kept per pair of
+    chars: every containment test asks it at both ends, of the few pairs a language has."""
     return bool(a and b and _WORD_CHAR.match(a) and _WORD_CHAR.match(b) and not has_cjk(a + b))
 
 
+@lru_cache(maxsize=65_536)
 def _fold(text: str) -> str:
     """Width and case folded, spacing collapsed (words stay countable, unlike `plain`)."""
     return " ".join(nfkc(text).casefold().split())
@@ -230,12 +234,14 @@ def remainder(outer: str, inner: str) -> str | None:
 
 
 @lru_cache(maxsize=65_536)
-def _compared(texts: tuple[str, ...], scorer: str | None) -> tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...]:
-    """Each text as `_equal` compares it: stripped, in the scorer's form, in the wide form, and its
-    alternatives with their wide forms. An item's golds meet every answer to the item: kept per
-    gold tuple, apart from the per-string caches the stream of distinct answers turns over."""
-    return tuple((t.strip(), scorer_form(t, scorer), wide_form(t), tuple((a, wide_form(a)) for a in alternatives(t)))
-                 for t in texts)
+def _compared(texts: tuple[str, ...], scorer: str | None) -> tuple[tuple[int, str, str, str, tuple[tuple[str, str], ...]], ...]:
+    """Each text as `_equal` compares it: its index, stripped, in the scorer's form, in the wide
+    form, and its alternatives with their wide forms. A text equal to an earlier one is left out
+    (CMRC repeats golds: it would match only where the earlier one did). An item's golds meet every
+    answer to the item: kept per gold tuple, apart from the per-string caches the stream of
+    distinct answers turns over."""
+    return tuple((k, t.strip(), scorer_form(t, scorer), wide_form(t), tuple((a, wide_form(a)) for a in alternatives(t)))
+                 for k, t in enumerate(texts) if t not in texts[:k])
 
 
 def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relation, int, str | None] | None:
@@ -245,16 +251,16 @@ def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relat
     compared = _compared(tuple(texts), scorer)
     mine = scorer_form(answer, scorer)
     bare = answer.strip()
-    for k, (text, form, _, _) in enumerate(compared):
+    for k, text, form, _, _ in compared:
         if bare == text or (mine and mine == form):
             return Relation.SAME, k, None
     wide = wide_form(answer)
     if not wide:
         return None
-    for k, (_, _, text_wide, _) in enumerate(compared):
+    for k, _, _, text_wide, _ in compared:
         if wide == text_wide:
             return Relation.FORMAT, k, None
-    for k, (_, _, _, alts) in enumerate(compared):
+    for k, _, _, _, alts in compared:
         for alt, alt_wide in alts:
             if wide == alt_wide:
                 return Relation.FORMAT, k, alt
@@ -262,23 +268,36 @@ def _equal(answer: str, texts: Sequence[str], scorer: str | None) -> tuple[Relat
 
 
 def _partial(answer: str, golds: Sequence[str]) -> Equivalence | None:
-    """The first gold (or alternative) the answer contains, else the first it lies inside. A gold
-    equal to an earlier one is not tried again (CMRC repeats golds): it would fail as that one did."""
-    first = [k for k, gold in enumerate(golds) if gold not in golds[:k]]
+    """The first gold (or alternative) the answer contains, else the first it lies inside: by
+    `remainder`, else once both are widely normalised (Chinese text only: no word edges there).
+    `remainder` finds nothing unless the plain forms contain one another, so it is asked only
+    then, and the golds' forms are kept per gold tuple (`_parts`): most answers meet a gold in a
+    few substring tests."""
+    if not golds:
+        return None
+    mine, mine_wide = plain(answer), wide_form(answer)
     for contains in (True, False):
-        for k in first:
-            gold = golds[k]
-            for part in (gold, *alternatives(gold)):
-                outer, inner = (answer, part) if contains else (part, answer)
-                if remainder(outer, inner) is not None or _wide_inside(outer, inner):
+        for k, gold, forms in _parts(tuple(golds)):
+            for part, form, wide in forms:
+                if contains:
+                    outer, inner, o, i, wo, wi = answer, part, mine, form, mine_wide, wide
+                else:
+                    outer, inner, o, i, wo, wi = part, answer, form, mine, wide, mine_wide
+                if ((i and i in o and o != i and remainder(outer, inner) is not None)
+                        or (wi and wi != wo and wi in wo and has_cjk(wo))):
                     return Equivalence(Relation.PARTIAL, k, gold, None if part == gold else part, contains)
     return None
 
 
-def _wide_inside(outer: str, inner: str) -> bool:
-    """`inner` a part of `outer` once both are widely normalised (Chinese text only: no word edges)."""
-    o, i = wide_form(outer), wide_form(inner)
-    return bool(i) and i != o and i in o and has_cjk(o)
+@lru_cache(maxsize=65_536)
+def _parts(golds: tuple[str, ...]) -> tuple[tuple[int, str, tuple[tuple[str, str, str], ...]], ...]:
+    """What `_partial` compares of an item's golds, kept per gold tuple (every answer to the item
+    meets them): each gold not equal to an earlier one (CMRC repeats golds: a repeat would fail as
+    its first did) with its index, and its parts (itself, then its `/` alternatives) each with its
+    `plain` and `wide_form`."""
+    first = [k for k, gold in enumerate(golds) if gold not in golds[:k]]
+    return tuple((k, golds[k], tuple((part, plain(part), wide_form(part)) for part in (golds[k], *alternatives(golds[k]))))
+                 for k in first)
 
 
 def relation(
@@ -297,7 +316,7 @@ def relation(
         rel, k, alt = found
         return Equivalence(rel, k, golds[k], alt)
     for rel, texts in ((Relation.ALIAS, aliases), (Relation.SUPERSEDED, superseded)):
-        match = _equal(answer, texts, scorer)
+        match = _equal(answer, texts, scorer) if texts else None
         if match is not None:
             return Equivalence(rel, match[1], texts[match[1]], match[2])
     return _partial(answer, golds) or DIFFERENT

@@ -42,6 +42,7 @@ _SP_CLASS = re.escape(SP_CHARS)
 # them: a few matches per string instead of one Python step per char.
 _PIECES_RM = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
 _SP_RE = re.compile(f"[{_SP_CLASS}]")  # re.sub beats str.translate ~3x on CJK text
+_ALL_CJK = re.compile(f"[{_CJK}]*")  # every char a segment: most Chinese answers once punctuation is gone
 
 
 @cache
@@ -180,6 +181,8 @@ class Prepared(NamedTuple):
 def prepared(text: str) -> Prepared:
     """EM text and F1 segments of `text` in one cached step (the scoring hot path)."""
     em_text = remove_punctuation(text)
+    if _ALL_CJK.fullmatch(em_text):  # what `_segments` gives such a text, without walking it
+        return Prepared(em_text, em_text, None, len(em_text))
     segs = _segments(em_text, True, _tokenize_run, None)
     joined = "".join(segs)
     if len(joined) != len(segs):

@@ -47,12 +47,13 @@ _NFKC_SIMPLE = re.compile(
     "\u303b-\u303f\u4e00-\u9fff\uff01-\uff5e]"
 )
 _NFKC_TABLE = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: " ", 0x2026: "..."}
+_NFKC_TABLED = re.compile("[\uff01-\uff5e\u3000\u2026]")  # the keys of `_NFKC_TABLE`: most text has none
 
 
 def nfkc(text: str) -> str:
     """`unicodedata.normalize("NFKC", text)`, fast for ASCII and Chinese text."""
     if _NFKC_SIMPLE.search(text) is None:
-        return text.translate(_NFKC_TABLE)
+        return text.translate(_NFKC_TABLE) if _NFKC_TABLED.search(text) else text
     return unicodedata.normalize("NFKC", text)
 
 
@@ -61,6 +62,7 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+@lru_cache(maxsize=4096)
 def _zh_value(run: str) -> str:
     """One run of Chinese numerals as digits; digit-by-digit without unit chars (二〇二三 → 2023).
     A run with neither a digit char nor a leading 十 (万, 千万) is a word, not a number: kept."""
@@ -90,7 +92,10 @@ def zh_numbers_to_digits(text: str) -> str:
 
 
 def strip_ends(text: str) -> str:
-    """Drop punctuation and symbols (Unicode P* and S*) at both ends."""
+    """Drop punctuation and symbols (Unicode P* and S*) at both ends. A letter or digit at both
+    ends (`str.isalnum`: never P* or S*, a test checks every code point) leaves the text as it is."""
+    if text[:1].isalnum() and text[-1:].isalnum():
+        return text
     start, end = 0, len(text)
     while start < end and unicodedata.category(text[start])[0] in "PS":
         start += 1
@@ -104,15 +109,22 @@ _STEPS = (
     str.casefold,
     zh_numbers_to_digits,
     lambda s: "".join(s.split()),
-    lambda s: _SEPARATOR.sub("", s),
+    lambda s: _SEPARATOR.sub("", s) if "," in s or "，" in s else s,  # the regex's only chars first
     strip_ends,
 )
 
 
 @lru_cache(maxsize=65_536)
 def plain(text: str) -> str:
-    """`text` with every fold of `FOLDS` applied: what "written the same way" compares."""
-    for step in _STEPS:
+    """`text` with every fold of `FOLDS` applied: what "written the same way" compares.
+
+    The first fold is NFKC, which is idempotent: a text it changes has the form of its NFKC form,
+    kept once for both (`equivalence.wide_form` asks it of an answer's NFKC form, `remainder` of
+    the answer: a third of Chinese answers hold a full-width comma or bracket)."""
+    folded = nfkc(text)
+    if folded != text:
+        return plain(folded)
+    for step in _STEPS[1:]:
         text = step(text)
     return text
 

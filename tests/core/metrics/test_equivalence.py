@@ -3,6 +3,8 @@ cases (truncations, replaced golds, 繁/简, 中文数字), and properties on ar
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,3 +139,23 @@ def test_equal_relations_are_symmetric(a: str, b: str, scorer: str) -> None:
     if ab == Relation.PARTIAL:
         assert ba == Relation.PARTIAL
         assert relation(a, [b], scorer=scorer).contains != relation(b, [a], scorer=scorer).contains
+
+
+_FORMS = st.text(st.sampled_from("第十七届二〇二三年17,，000 ABc１２　。…萬個"), max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FORMS)
+def test_wide_form_asks_its_regexes_only_where_they_may_match(text: str) -> None:
+    """`wide_form` and `plain` skip a substitution whose regex cannot match (no 第 first, no measure
+    word last, no comma, no full-width char): the same forms as every step applied in full."""
+    from qa_inspect.core.metrics import equivalence, textnorm
+
+    def plain_in_full(s: str) -> str:
+        s = unicodedata.normalize("NFKC", s).casefold()
+        s = "".join(textnorm.zh_numbers_to_digits(s).split())
+        return textnorm.strip_ends(textnorm._SEPARATOR.sub("", s))
+
+    wide = plain_in_full(equivalence._numerals(equivalence._script(unicodedata.normalize("NFKC", text))))
+    wide = equivalence._UNIT_AFTER_NUMBER.sub("", equivalence._ORDINAL.sub("", wide))
+    assert (textnorm.plain.__wrapped__(text), equivalence._wide(text)) == (plain_in_full(text), wide)

@@ -13,6 +13,8 @@ from qa_inspect.core.metrics.segment import (
     SP_CHARS,
     fast_path_applies,
     nltk_tokenize,
+    prepared,
+    remove_punctuation,
     segment,
     segment_reference,
     segment_spans,
@@ -77,6 +79,28 @@ def test_f1_in_unit_interval_and_em_implies_f1(pred: str, golds: list[str]) -> N
     for (em, f1), gold in zip(s.per_gold, golds):
         if em and segment(gold, rm_punc=True):
             assert f1 == 1.0
+
+
+@SETTINGS
+@given(st.text(st.sampled_from("中国北京龥龦〇㐀，。 a1-"), max_size=10) | texts)
+def test_prepared_is_its_segments(text: str) -> None:
+    """`prepared` (with its shortcut for text of CJK chars only) against NLTK on every run."""
+    segs = tuple(segment_reference(text, rm_punc=True))
+    got = prepared.__wrapped__(text)
+    assert (got.em_text, got.segs, got.n) == (remove_punctuation(text), segs, len(segs))
+    assert (got.joined is None) == any(len(x) != 1 for x in segs)
+
+
+@SETTINGS
+@given(texts, st.lists(texts, min_size=1, max_size=3), st.lists(st.integers(0, 2), max_size=3))
+def test_golds_scored_together_as_one_by_one(pred: str, golds: list[str], repeats: list[int]) -> None:
+    """Scoring the distinct golds once (kept per gold tuple) gives each gold its own score, EM of
+    any, and the first gold of the best F1, also when golds repeat (CMRC's do)."""
+    golds = golds + [golds[k % len(golds)] for k in repeats]
+    s = cmrc.score(pred, golds)
+    alone = [cmrc.score(pred, [g]).per_gold[0] for g in golds]
+    assert s.per_gold == alone and s.em == max(em for em, _ in alone)
+    assert s.best_gold == next(k for k, (_, f1) in enumerate(alone) if f1 == s.f1)
 
 
 @SETTINGS

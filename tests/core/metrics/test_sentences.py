@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qa_inspect.core.metrics.sentences import sentence_index, sentence_of, split_sentences
+from qa_inspect.core.metrics import textnorm
 from qa_inspect.core.metrics.textnorm import (
     content_units,
     folds_needed,
@@ -71,6 +73,19 @@ def test_sentences_cover_the_text_in_order(text: str) -> None:
 # --- textnorm ----------------------------------------------------------------------------------
 
 
+def test_no_letter_or_digit_is_punctuation_or_symbol() -> None:
+    """`strip_ends` keeps a text with `str.isalnum` chars at both ends as it is: none is P* or S*."""
+    bad = [hex(c) for c in range(sys.maxunicode + 1) if chr(c).isalnum() and unicodedata.category(chr(c))[0] in "PS"]
+    assert not bad, bad[:20]
+
+
+@SETTINGS
+@given(st.text(st.sampled_from("a1中。，!？$ _-") | st.characters(), max_size=6))
+def test_strip_ends_drops_p_and_s_at_both_ends(text: str) -> None:
+    kept = [k for k, ch in enumerate(text) if unicodedata.category(ch)[0] not in "PS"]
+    assert strip_ends(text) == (text[kept[0]:kept[-1] + 1] if kept else "")
+
+
 def test_nfkc_shortcut_equals_unicodedata_on_every_char() -> None:
     """The fast path must be NFKC exactly: checked on every code point of the first three planes."""
     bad = [hex(c) for c in range(0x30000) if not 0xD800 <= c < 0xE000
@@ -107,3 +122,13 @@ def test_content_units() -> None:
     assert content_units("When did the Normans arrive in 911?") == {"normans", "arrive", "911"}
     assert content_units("。") == frozenset()
     assert content_units("他于1974年去世") == {"他于", "1974", "年去", "去世"}  # digits end where CJK starts
+
+
+@SETTINGS
+@given(st.text(st.sampled_from("中文ａｂ１２…\u3000\u302a\u0301e。，“”（）二〇1,000 ") | st.characters(), max_size=12))
+def test_plain_applies_every_fold_in_order(text: str) -> None:
+    """`plain` hands a text NFKC changes to its NFKC form's entry: the folds applied in full still."""
+    folded = text
+    for step in textnorm._STEPS:
+        folded = step(folded)
+    assert plain(text) == folded
