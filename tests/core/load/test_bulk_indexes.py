@@ -144,3 +144,21 @@ def test_a_load_killed_with_its_indexes_dropped_is_finished_by_the_next(runs: Pa
     assert _deferred(db) is None
     assert _indexes(db) == _indexes(clean)
     assert _rows(db) == _rows(clean)
+
+
+def test_indexes_built_with_sort_threads_leave_the_connection_as_it_was(tmp_path: Path) -> None:
+    """The build sorts with helper threads in a small page cache; the connection's own settings
+    come back afterwards, and the dropped index is there again."""
+    conn = open_db(tmp_path / "qa.db").conn
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA threads = 0")
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'predictions_item'").fetchone()[0]
+    conn.execute("DROP INDEX predictions_item")
+    conn.execute("INSERT INTO settings (key, value) VALUES (?, json_array(json_array('predictions_item', ?)))",
+                 (bulk_indexes.DEFERRED_KEY, sql))
+    conn.commit()
+    assert bulk_indexes.restore_indexes(conn)
+    assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'predictions_item'").fetchone() == (sql,)
+    assert conn.execute("PRAGMA cache_size").fetchone() == (-65536,)
+    assert conn.execute("PRAGMA threads").fetchone() == (0,)
+    assert not bulk_indexes.restore_indexes(conn)  # the statements were forgotten
