@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
 from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, new_pairs, remember, score_many
 
@@ -104,7 +105,8 @@ class ScoreAhead:
         there = [item_id % SLOTS < slots for item_id in ids]
         theirs = [w for w, t in zip(items, there) if t]
         sent = None
-        if (pairs[cut:] or theirs) and self.pool.send((scored_there, ([t for _, t in pairs[cut:]], scorer, theirs))):
+        worth = len(pairs) >= score_pool.SPLIT_MIN or len(ids) >= completions.SPLIT_ITEMS  # else the round trip costs more
+        if worth and (pairs[cut:] or theirs) and self.pool.send((scored_there, ([t for _, t in pairs[cut:]], scorer, theirs))):
             sent = time.perf_counter()
         else:
             cut, there, theirs = len(pairs), [False] * len(ids), []

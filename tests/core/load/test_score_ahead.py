@@ -45,6 +45,7 @@ def test_runs_scored_ahead_store_what_one_process_stores(tmp_path: Path, monkeyp
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
     alone = _load(runs, tmp_path / "alone.db")
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)  # these runs' few new pairs are worth sending
     sent: list[str] = []
     send = ScorePool.send
 
@@ -66,6 +67,7 @@ def test_a_failed_second_process_leaves_its_part_to_the_run_written(tmp_path: Pa
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
     alone = _load(runs, tmp_path / "alone.db")
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
     receive = ScorePool.receive
     answers: list[bool] = []
 
@@ -83,6 +85,21 @@ def test_a_failed_second_process_leaves_its_part_to_the_run_written(tmp_path: Pa
     monkeypatch.setattr(ScorePool, "receive", dies_second)
     assert _load(runs, tmp_path / "killed.db") == alone
     assert answers[:2] == [True, False] and not any(answers[2:])
+
+
+def test_a_small_run_is_scored_here_without_a_second_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of a few hundred answers are not worth a second process: none is started."""
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    started: list[bool] = []
+    real = ScorePool._started
+
+    def counted(pool: ScorePool) -> Any:
+        started.append(True)
+        return real(pool)
+
+    monkeypatch.setattr(ScorePool, "_started", counted)
+    assert len(_load(_folder(tmp_path), tmp_path / "qa.db")) > 500
+    assert started == []
 
 
 def test_the_share_moves_toward_the_process_with_time_to_spare() -> None:
