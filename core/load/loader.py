@@ -278,11 +278,13 @@ def _read_changed(
             lp.readers[cand.rel] = start_reading(stream)
             streams[cand.rel] = stream
     later = [c for c in changed if c.rel not in streams and streams and c.size >= DEFER_BYTES]
-    now = [c for c in changed if c not in later]
+    now = [(i, c) for i, c in enumerate(changed) if c not in later]
     limits = lp.manifest.limits if lp.manifest is not None else None
-    for cand, there in read_in_turn(lp.cache.pool, now, lambda c: c.rel not in streams and BESIDE_BYTES <= c.size < BESIDE_MAX,
-                                    lambda c: (c.path, lp.runs_dir, lp.manifest, limits)):
-        lp.progress(changed.index(cand), len(changed), f"reading {cand.rel}")
+    def beside(n: tuple[int, _Candidate]) -> bool:
+        return n[1].rel not in streams and BESIDE_BYTES <= n[1].size < BESIDE_MAX
+
+    for (i, cand), there in read_in_turn(lp.cache.pool, now, beside, lambda n: (n[1].path, lp.runs_dir, lp.manifest, limits)):
+        lp.progress(i, len(changed), f"reading {cand.rel}")
         _take(lp, cand, streams.get(cand.rel) or _read_one(lp, cand, there), datasets, runs)
     return datasets, runs, later
 

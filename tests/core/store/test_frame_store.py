@@ -8,11 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from qa_inspect.core import store
 from qa_inspect.core.store import StoredColumn, frame_stamp, frame_stored, open_db, store_frame, stored_frame
 from qa_inspect.core.store.schema import MIGRATIONS
 
-from tests.core.store.previous_version import upgraded
+from tests.core.store.previous_version import previous_version, upgraded
 
 FRAMES = next(n for n, script in enumerate(MIGRATIONS) if "frame_columns" in script)
 
@@ -20,16 +19,10 @@ FRAMES = next(n for n, script in enumerate(MIGRATIONS) if "frame_columns" in scr
 def _previous(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A database as the version before stored frames left it, with annotations and one item."""
     db = tmp_path / "qa.db"
-    with monkeypatch.context() as patch:
-        patch.setattr(store.schema, "SCHEMA_VERSION", FRAMES)
-        open_db(db).conn.close()
+    previous_version(db, FRAMES, monkeypatch, [
+        ("2026-01-01T00:00:00Z", "ann", "mark", "cmrc", "K1", "北部", "u1", None, None),
+        ("2026-01-02T00:00:00Z", "ann", "label", "cmrc", "K1", "", "u2", "bert", "hallucination")])
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == FRAMES
-        conn.executemany(
-            "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, uid, run, label)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [("2026-01-01T00:00:00Z", "ann", "mark", "cmrc", "K1", "北部", "u1", None, None),
-             ("2026-01-02T00:00:00Z", "ann", "label", "cmrc", "K1", "", "u2", "bert", "hallucination")])
         conn.execute("INSERT INTO datasets (id, name, path, format, family, scorer, item_count, gold_count)"
                      " VALUES (1, 'cmrc', 'cmrc.json', 'squad', 'cmrc', 'cmrc2018-official', 1, 0)")
         conn.execute("INSERT INTO items (id, dataset_id, key, qkey, question, source_line)"

@@ -8,9 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from qa_inspect.core import store
 from qa_inspect.core.store import open_db
 from qa_inspect.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+from tests.core.store.previous_version import previous_version
 
 SORT_INDEXES = next(n for n, script in enumerate(MIGRATIONS) if "predictions_run_category" in script)
 NEW = ["predictions_run_category", "predictions_run_relation", "items_gold_count", "items_cross_sentence"]
@@ -20,16 +21,8 @@ NEW = ["predictions_run_category", "predictions_run_relation", "items_gold_count
 def test_the_previous_version_upgrades_keeping_every_annotation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 analysed: bool) -> None:
     db = tmp_path / "qa.db"
-    with monkeypatch.context() as patch:  # a database as the previous version left it
-        patch.setattr(store.schema, "SCHEMA_VERSION", SORT_INDEXES)
-        open_db(db).conn.close()
+    previous_version(db, SORT_INDEXES, monkeypatch)  # a database as the previous version left it
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SORT_INDEXES
-        conn.executemany(
-            "INSERT INTO annotations (ts, author, action, dataset, item_key, gold_text, uid, run, label)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [("2026-01-01T00:00:00Z", "ann", "mark", "cmrc", "K1", "北部", "u1", None, None),
-             ("2026-01-02T00:00:00Z", "ann", "label", "cmrc", "K2", "", "u2", "bert", "hallucination")])
         conn.execute("INSERT INTO datasets (id, name, path, format, family, scorer, item_count, gold_count)"
                      " VALUES (1, 'cmrc', 'cmrc.json', 'squad', 'cmrc', 'cmrc2018-official', 2, 0)")
         conn.execute("INSERT INTO contexts (id, dataset_id, context_key, text) VALUES (1, 1, 'c', '北部')")
