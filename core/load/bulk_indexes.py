@@ -20,16 +20,24 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+
+from qa_inspect.core.store import database_file
 
 from .ingest import transaction
 
-__all__ = ["BULK_MIN", "DEFERRED_KEY", "deferred_indexes", "restore_indexes"]
+__all__ = ["BULK_MIN", "BULK_WAL_PAGES", "DEFERRED_KEY", "deferred_indexes", "restore_indexes"]
 
 BULK_MIN = 200_000
 """Predictions a load must bring for its indexes to be built after it (below, the sorts' fixed
 cost and the rows already stored outweigh the inserts saved)."""
+BULK_WAL_PAGES = 131_072
+"""The write-ahead log's pages (512 MB) before a bulk load's runs are copied into the database
+file: the runs of one load commit a transaction each, and with SQLite's 1,000 pages nearly every
+commit copied the pages and waited for the disk (3 s of a 100-run load). The log the runs leave
+is copied beside the index builds (`restore_indexes`)."""
 DEFERRED_KEY = "deferred_prediction_indexes"
 """`settings` key: a JSON list of [name, CREATE statement] of the indexes a bulk load dropped."""
 
@@ -50,11 +58,15 @@ def deferred_indexes(conn: sqlite3.Connection, incoming: int) -> Iterator[bool]:
     it dropped them); on leaving, even by an error, they are created again. A kill inside leaves
     them to the next load's `restore_indexes`."""
     dropped = _drop(conn, incoming)
+    pages = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    if dropped:
+        conn.execute(f"PRAGMA wal_autocheckpoint = {max(int(pages), BULK_WAL_PAGES)}")
     try:
         yield dropped
     finally:
         if dropped:
-            restore_indexes(conn)
+            conn.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+            restore_indexes(conn, checkpoint_beside=True)
 
 
 def _drop(conn: sqlite3.Connection, incoming: int) -> bool:
@@ -80,13 +92,20 @@ def _drop(conn: sqlite3.Connection, incoming: int) -> bool:
     return True
 
 
-def restore_indexes(conn: sqlite3.Connection) -> bool:
+def restore_indexes(conn: sqlite3.Connection, *, checkpoint_beside: bool = False) -> bool:
     """Create the indexes a bulk load dropped and forget their statements (one transaction);
     True when there were any. Each gets planner statistics when the database has them, as a
-    migration's new index does (`core.store.schema`)."""
+    migration's new index does (`core.store.schema`). `checkpoint_beside`: meanwhile a thread
+    copies the log the load's runs left into the database file (`deferred_indexes`)."""
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (DEFERRED_KEY,)).fetchone()
     if row is None:
         return False
+    with _checkpointing(conn) if checkpoint_beside else nullcontext():
+        _create(conn, json.loads(row[0]))
+    return True
+
+
+def _create(conn: sqlite3.Connection, indexes: list[list[str]]) -> None:
     analysed = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone() is not None
     threads = conn.execute("PRAGMA threads").fetchone()[0]
     cache = conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -94,7 +113,7 @@ def restore_indexes(conn: sqlite3.Connection) -> bool:
     conn.execute(f"PRAGMA cache_size = -{SORT_CACHE_KIB}")
     try:
         with transaction(conn):
-            for name, sql in json.loads(row[0]):
+            for name, sql in indexes:
                 there = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
                 if there is None and _NAME.match(name):
                     conn.execute(sql)
@@ -104,4 +123,33 @@ def restore_indexes(conn: sqlite3.Connection) -> bool:
     finally:
         conn.execute(f"PRAGMA threads = {int(threads)}")
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
-    return True
+
+
+@contextmanager
+def _checkpointing(conn: sqlite3.Connection) -> Iterator[None]:
+    """A passive checkpoint of `conn`'s database on a thread of its own while the caller works
+    (SQLite copies committed pages while a writer appends, and without the GIL); nothing for a
+    database without a file."""
+    path = database_file(conn)
+    if not path:
+        yield
+        return
+    thread = threading.Thread(target=_checkpoint_file, args=(path,), name="bulk-checkpoint", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def _checkpoint_file(path: str) -> None:
+    try:
+        other = sqlite3.connect(path, timeout=0)
+    except sqlite3.Error:
+        return
+    try:
+        other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    except sqlite3.Error:
+        pass  # busy, or not a WAL file: the log is copied by the load's own checkpoints later
+    finally:
+        other.close()

@@ -22,7 +22,7 @@ from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
-from .score_ahead import ScoreAhead
+from .score_ahead import ScoreAhead, scores_in
 from .score_pool import Golds, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Superseded, item_key, score_rows
 from .search_index import next_id, unindex_predictions
 
@@ -176,20 +176,23 @@ def write_run(
     matched: list[tuple[int, Prediction]] = []
     scores: list[tuple[Any, ...]] = []
     sampled: list[SampleScores | None] = []
+    ahead = None
     if dataset_id is not None:
         # scored ahead, while the run before was written (`start_ahead`), else here
         ahead = cache.ahead.take(run, cache.memo) if cache.ahead is not None else None
         prepared: _Scoring = ahead.prepared if ahead is not None else _scoring(conn, run, dataset_id, cache)
         scorer, matched, inputs, golds, found, keys = prepared
         result.unmatched, result.duplicates = found.unmatched, found.duplicates
-        scores = (ahead.scores if ahead is not None and ahead.scores is not None
-                  else score_rows(inputs, cache.memo, cache.pool, keys))
+        if ahead is None:
+            scores = score_rows(inputs, cache.memo, cache.pool, keys)
         sampled = (ahead.samples if ahead is not None and ahead.samples is not None
                    else score_samples(scorer, matched, golds, cache.sample_memo, cache.pool))
     else:
         result.unmatched = [p.ref for p in run.predictions]
     if then is not None:
         then()
+    if ahead is not None:  # looked up once the next run is out (`Ahead.prepared`)
+        scores = scores_in(cache.memo, keys) or score_rows(inputs, cache.memo, cache.pool, keys)
     meta = dict(run.meta)
     if result.unmatched:
         meta["unmatched_sample"] = result.unmatched[:20]

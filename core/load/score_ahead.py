@@ -28,7 +28,7 @@ from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
 from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, new_pairs, remember, score_many
 
-__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
+__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there", "scores_in"]
 SHARE_LIMITS = (0.1, 0.95)
 """The second process's share stays within these: neither process is left out of a run entirely,
 so both timings stay known."""
@@ -50,10 +50,10 @@ class Ahead:
     """What scoring a run ahead gave, when it is written (`ScoreAhead.take`)."""
 
     prepared: Any
-    """What the caller gave `start` to keep (the run's matched predictions, ...)."""
-    scores: list[Scores] | None
-    """The score columns of every row, in order; None when some were not scored (the memo
-    started over, or the second process failed): the caller scores the rows as usual."""
+    """What the caller gave `start` to keep (the run's matched predictions, ...). Its pairs'
+    scores are in the memo (`take` put the second process's there): the caller reads them with
+    `scores_in`, once it has started the next run, so that the second process is not idle while
+    this one looks up a run's rows."""
     samples: list[SampleScores | None] | None
     """The sampled scores of every row (None where a row has no samples); None if not scored."""
 
@@ -134,12 +134,17 @@ class ScoreAhead:
                 self._balance(flight, worked, asked - flight.sent)
         if flight.run is not run:
             return None
-        found = [memo.get(key) for key in flight.keys]
-        scores = None if None in found else cast(list[Scores], found)
-        return Ahead(flight.prepared, scores, None if theirs is None else _samples(flight, theirs))
+        return Ahead(flight.prepared, None if theirs is None else _samples(flight, theirs))
 
     def _balance(self, flight: _Flight, worked: float, here: float) -> None:
         self.share = balanced_share(flight.share, worked, flight.own, here)
+
+
+def scores_in(memo: ScoreMemo, keys: Sequence[ScoreKey]) -> list[Scores] | None:
+    """The memo's scores of every key, in order; None when one is missing (the memo started over
+    since, or the second process failed): the caller then scores the rows as usual."""
+    found = [memo.get(key) for key in keys]
+    return None if None in found else cast(list[Scores], found)
 
 
 def balanced_share(share: float, worked: float, own: float, here: float) -> float:

@@ -162,3 +162,24 @@ def test_indexes_built_with_sort_threads_leave_the_connection_as_it_was(tmp_path
     assert conn.execute("PRAGMA cache_size").fetchone() == (-65536,)
     assert conn.execute("PRAGMA threads").fetchone() == (0,)
     assert not bulk_indexes.restore_indexes(conn)  # the statements were forgotten
+
+
+def test_a_bulk_load_leaves_its_log_to_the_checkpoint_beside_the_index_builds(tmp_path: Path) -> None:
+    """Inside, the runs' commits append to the log without copying it (a large automatic
+    checkpoint); leaving, the index build copies the log beside it and the setting comes back."""
+    db = tmp_path / "qa.db"
+    conn = open_db(db).conn
+    conn.execute("PRAGMA wal_autocheckpoint = 1000")
+    with bulk_indexes.deferred_indexes(conn, bulk_indexes.BULK_MIN) as dropped:
+        assert dropped
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (bulk_indexes.BULK_WAL_PAGES,)
+        conn.execute("INSERT INTO settings (key, value) VALUES ('filler', zeroblob(8000000))")
+        conn.commit()
+        left = sqlite3.connect(db).execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert left[1] > 1000  # the log kept its 2,000 pages: no commit copied them
+        conn.execute("DELETE FROM settings WHERE key = 'filler'")
+        conn.commit()
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+    assert _indexes(db) and _deferred(db) is None
+    busy, log, copied = sqlite3.connect(db).execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert (busy, copied) == (0, log)
