@@ -81,6 +81,9 @@ class RunCache:
     """The second scoring process of a load's runs (the loader opens and closes it)."""
     ahead: ScoreAhead | None = None
     """The next run scored while this one is written, with `pool` (`start_ahead`)."""
+    ready: tuple[Run, Any] | None = None
+    """The run after the next, matched and keyed while the second process scores the next
+    (`start_ahead`'s `after`)."""
     parts: dict[Any, int] = field(default_factory=dict)
     item_parts: dict[int, dict[int, int]] = field(default_factory=dict)
     """Per dataset, each item's id of what it is scored with (`score_pool.item_key`): a memo key is
@@ -244,16 +247,22 @@ def _scoring(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCach
     return _Scoring(scorer, matched, inputs, golds, found, keys)
 
 
-def start_ahead(conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache) -> None:
+def start_ahead(
+    conn: sqlite3.Connection, run: Run, dataset_id: int, cache: RunCache, after: tuple[Run, int] | None = None
+) -> None:
     """Start scoring `run`, the next to be written, beside the write of this one (`score_ahead`);
-    nothing without `cache.ahead`. A failure here leaves the run to be scored when it is written,
-    where its error is reported as its own."""
+    nothing without `cache.ahead`. Then `after` (the run after it, and its dataset) is matched
+    and keyed, while the second process is busy, not when it waits for its share. A failure
+    here leaves the run to be scored when it is written, where its error is reported as its own."""
     if cache.ahead is None:
         return
+    ready, cache.ready = cache.ready, None
     try:
-        prepared = _scoring(conn, run, dataset_id, cache)
+        prepared = ready[1] if ready is not None and ready[0] is run else _scoring(conn, run, dataset_id, cache)
         cache.ahead.start(run, prepared, prepared.scorer, prepared.inputs,
                           sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo, prepared.keys)
+        if after is not None:
+            cache.ready = (after[0], _scoring(conn, after[0], after[1], cache))
     except Exception:  # noqa: BLE001 - reported by the run's own write, not the one before it
         return
 

@@ -21,14 +21,7 @@ from typing import Any, NamedTuple
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, side_owners, use_limits
 from qa_inspect.core.model import Dataset, Run
-from qa_inspect.core.store import (
-    get_setting,
-    open_placed,
-    place_db,
-    set_setting,
-    store_error,
-    store_fingerprint,
-)
+from qa_inspect.core.store import get_setting, open_placed, place_db, set_setting, store_error, store_fingerprint
 
 from .backfill import fill_missing
 from .bulk import no_cycle_collection
@@ -441,16 +434,17 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     linked = list(_linked(lp, parsed)) if parsed else []
     for i, now in enumerate(linked):
         lp.progress(i, len(linked), f"scoring {now.cand.rel}")
-        _store_run(lp, now, linked[i + 1] if i + 1 < len(linked) else None)
+        _store_run(lp, now, [(x.run, x.dataset_id) for x in linked[i + 1:i + 3]])
 
 
-def _store_run(lp: _Pass, now: _Linked, following: _Linked | None) -> None:
+def _store_run(lp: _Pass, now: _Linked, following: list[tuple[Run, int]]) -> None:  # the next two, to score ahead
     conn, cand, run, link = lp.conn, now.cand, now.run, now.link
     run.name = unique_name(conn, "runs", run.name, cand.rel)
     run.meta["link"] = {"method": link.method, "coverage": round(100 * link.coverage, 2),
                         "run_coverage": round(100 * link.run_coverage, 2), "warnings": list(link.warnings)}
     stepped = len(run.predictions) > STEP_ROWS
-    ahead = None if following is None else (lambda: start_ahead(conn, following.run, following.dataset_id, lp.cache))
+    after = following[1] if len(following) > 1 else None
+    ahead = (lambda: start_ahead(conn, *following[0], lp.cache, after)) if following else None
 
     def store_run() -> RunWrite:
         if stepped:

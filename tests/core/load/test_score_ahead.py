@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qa_inspect.core.load import load_runs, score_pool
+from qa_inspect.core.load import ingest_runs, load_runs, score_pool
 from qa_inspect.core.load.score_ahead import SHARE_LIMITS, balanced_share
 from qa_inspect.core.load.score_pool import ScorePool
 
@@ -113,3 +113,25 @@ def test_the_share_moves_toward_the_process_with_time_to_spare() -> None:
         for _ in range(20):
             share = balanced_share(share, worked=worked, own=0.1, here=here + 0.1)
         assert share == pytest.approx(SHARE_LIMITS[1] if here else SHARE_LIMITS[0], abs=0.01)
+
+
+def test_each_run_is_matched_once_when_the_one_after_the_next_is_prepared(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the second process scores the next run, the one after it is matched and keyed
+    (`start_ahead`'s `after`); scoring it ahead later takes that, not a second match."""
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
+    matched: list[int] = []
+    real = ingest_runs._scoring
+
+    def counted(conn: sqlite3.Connection, run: Any, dataset_id: int, cache: Any) -> Any:
+        matched.append(id(run))
+        return real(conn, run, dataset_id, cache)
+
+    monkeypatch.setattr(ingest_runs, "_scoring", counted)
+    rows = _load(runs, tmp_path / "qa.db")
+    with sqlite3.connect(tmp_path / "qa.db") as conn:
+        stored = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    assert len(matched) == stored == len(set(matched)) > 8
+    assert rows == _load(runs, tmp_path / "again.db")
