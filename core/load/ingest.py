@@ -37,6 +37,7 @@ __all__ = [
     "delete_path",
     "item_rows_db",
     "json_text",
+    "parents_known",
     "record_file",
     "rescore_dataset",
     "scorable_golds",
@@ -61,6 +62,24 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+@contextmanager
+def parents_known(conn: sqlite3.Connection, known: bool) -> Iterator[None]:
+    """Inside, when `known`, SQLite's foreign-key checks are off (outside a transaction only: the
+    setting cannot change inside one). A load writing a file that no stored row comes from inserts
+    rows whose parents it has just written (the run) or read (the dataset's items) and deletes
+    nothing, so the checks (a B-tree lookup per parent and row: a quarter of a prediction's insert,
+    a sixth of a sample's) have nothing to refuse and no cascade to run."""
+    was = conn.execute("PRAGMA foreign_keys").fetchone()[0]
+    if not known or not was or conn.in_transaction:
+        yield
+        return
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
 
 
 @dataclass(slots=True)

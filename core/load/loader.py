@@ -29,7 +29,7 @@ from .bulk_indexes import deferred_indexes, restore_indexes
 from .changed import find_changed
 from .discover import run_display_name, walk
 from .file_writes import manifest_stamp, mark_loading, record_side, resuming, taken, write_file
-from .ingest import FileStamp, Steps, delete_path, record_file, transaction, write_dataset
+from .ingest import FileStamp, Steps, delete_path, parents_known, record_file, transaction, write_dataset
 from .ingest_runs import RunCache, RunWrite, start_ahead, write_run
 from .items import dataset_scorer
 from .journals import merge_journal_files
@@ -460,7 +460,9 @@ def _store_run(lp: _Pass, now: _Linked, following: list[tuple[Run, int]]) -> Non
         conn.execute("DELETE FROM runs WHERE path = ? AND json_extract(meta, '$.loading') IS NOT NULL", (cand.rel,))
         _forget_loading(lp, cand)
 
-    res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
+    fresh = not stepped and conn.execute("SELECT 1 FROM runs WHERE path = ?", (cand.rel,)).fetchone() is None
+    with parents_known(conn, fresh):
+        res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
     if res is not None:
         lp.summary.runs.append(
             RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),

@@ -3,8 +3,11 @@ the plain path stores, and a load killed mid-file is finished by the next one.""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +231,38 @@ def test_streaming_real_squad_and_cmrc_files_stores_what_the_plain_load_stores(
     summary = load_runs(runs, tmp_path / "fast.db")
     assert not summary.errors and {d.scorer for d in summary.datasets} == {"squad-v2", "squad-v1.1", "cmrc2018-official"}
     assert stored(tmp_path / "fast.db") == stored(tmp_path / "plain.db")
+
+
+def test_a_run_file_new_to_the_database_is_written_without_foreign_key_lookups(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks are off only around a new file's write (nothing of it stored, nothing to
+    cascade), the rows are the ones a load with the checks stores, every parent is there, and the
+    connection's setting comes back; a changed file is written with the checks on."""
+    from qa_inspect.core.load import ingest
+
+    states: list[tuple[bool, int]] = []
+    real = ingest.parents_known
+
+    @contextmanager
+    def watched(conn: sqlite3.Connection, known: bool) -> Iterator[None]:
+        with real(conn, known):
+            states.append((known, conn.execute("PRAGMA foreign_keys").fetchone()[0]))
+            yield
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+    checked = load_runs(runs, tmp_path / "checked.db")
+    monkeypatch.setattr(loader, "parents_known", watched)
+    summary = load_runs(runs, tmp_path / "qa.db")
+    assert not summary.errors and len(summary.runs) == len(checked.runs) > 3
+    assert states and all(state == (True, 0) for state in states)
+    conn = sqlite3.connect(tmp_path / "qa.db")
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    rows = "SELECT r.path, p.item_id, p.text, p.em, p.f1, p.error_category FROM predictions p JOIN runs r ON r.id = p.run_id ORDER BY 1, 2"
+    assert conn.execute(rows).fetchall() == sqlite3.connect(tmp_path / "checked.db").execute(rows).fetchall()
+    run = runs / "cmrc2018" / "runs" / "bert-base-chinese.json"
+    answers = json.loads(run.read_text(encoding="utf-8"))
+    answers[next(iter(answers))] = "another answer"
+    run.write_text(json.dumps(answers, ensure_ascii=False), encoding="utf-8")
+    states.clear()
+    load_runs(runs, tmp_path / "qa.db")
+    assert states == [(False, 1)]
