@@ -276,14 +276,19 @@ def _read_changed(
     def beside(n: tuple[int, _Candidate]) -> bool:
         return n[1].rel not in streams and BESIDE_BYTES <= n[1].size < BESIDE_MAX
 
-    for (i, cand), there in read_in_turn(lp.cache.pool, now, beside, lambda n: (n[1].path, lp.runs_dir, lp.manifest, limits)):
-        lp.progress(i, len(changed), f"reading {cand.rel}")
-        _take(lp, cand, streams.get(cand.rel) or _read_one(lp, cand, there), datasets, runs)
+    def told(n: tuple[int, _Candidate]) -> Path:  # as a file is read (here) or sent (there)
+        lp.progress(n[0], len(changed), f"reading {n[1].rel}")
+        return n[1].path
+
+    def here(n: tuple[int, _Candidate]) -> Outcome:
+        return ("read", streams[n[1].rel]) if told(n) and n[1].rel in streams else read_outcome(n[1].path, lp.runs_dir, lp.manifest)
+
+    for (i, cand), outcome in read_in_turn(lp.cache.pool, now, beside, lambda n: (told(n), lp.runs_dir, lp.manifest, limits), here):
+        _take(lp, cand, _read_one(lp, cand, outcome), datasets, runs)
     return datasets, runs, later
 
 
-DEFER_BYTES = 16 << 20
-"""Files from this size on are read after the streamed datasets are stored (when there are any)."""
+DEFER_BYTES = 16 << 20  # files from this size on are read after the streamed datasets are stored (when there are any)
 
 
 def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list[tuple[_Candidate, Run]]) -> None:
@@ -392,8 +397,7 @@ def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
         return
     if written is not None:
         scorer = conn.execute("SELECT scorer FROM datasets WHERE name = ?", (stream.name,)).fetchone()[0]
-        lp.summary.datasets.append(DatasetReport(stream.name, cand.rel, stream.format, written[0], written[1],
-                                                 "loaded", stream.encoding, scorer))
+        lp.summary.datasets.append(DatasetReport(stream.name, cand.rel, stream.format, *written[:2], "loaded", stream.encoding, scorer))
 
 
 def _forget_loading(lp: _Pass, cand: _Candidate) -> None:

@@ -55,23 +55,46 @@ def read_there(path: Path, runs_dir: Path | None, manifest: Manifest | None, lim
 
 
 def read_in_turn(
-    pool: ScorePool | None, cands: Sequence[C], worth: Callable[[C], bool], request: Callable[[C], tuple[Any, ...]]
-) -> Iterator[tuple[C, Outcome | None]]:
-    """Each of `cands` in order, with its outcome when the second process read it, else None (the
-    caller reads it): before a file is handed back to be read here, the next one `worth` it is
-    sent to the second process (`request(cand)`: the arguments of `read_there`)."""
-    pending: C | None = None
+    pool: ScorePool | None, cands: Sequence[C], worth: Callable[[C], bool], request: Callable[[C], tuple[Any, ...]],
+    here: Callable[[C], Outcome],
+) -> Iterator[tuple[C, Outcome]]:
+    """Each of `cands` in order with its outcome: read by the second process (`request(cand)`:
+    the arguments of `read_there`) or here (`here(cand)`). Whenever the second process is free, the
+    next file `worth` it after the one read here next is sent to it; while it reads, this process
+    reads the files after that one is reached too, rather than wait (the second process also
+    pickles what it read, so it is the slower of the two per file), and takes its answer once
+    it is there or nothing else is left to read. A file it could not answer for is read here."""
+    done: dict[int, Outcome] = {}
+    todo = list(range(len(cands)))
+    sent: int | None = None
+    shown = 0
     try:
-        for k, cand in enumerate(cands):
-            if pending is cand:
-                pending = None
-                yield cand, pool.receive() if pool is not None else None
-                continue
-            following = cands[k + 1] if k + 1 < len(cands) else None
-            if (pool is not None and following is not None and worth(following)
-                    and pool.send((read_there, request(following)))):
-                pending = following
-            yield cand, None
+        while shown < len(cands):
+            if sent is None and pool is not None:
+                sent = _send_next(pool, cands, todo, worth, request)
+            if sent is not None and (not todo or pool is None or pool.ready()):
+                answer = pool.receive() if pool is not None else None
+                done[sent] = here(cands[sent]) if answer is None else answer
+                sent = None
+            elif todo:
+                k = todo.pop(0)
+                done[k] = here(cands[k])
+            while shown in done:
+                yield cands[shown], done.pop(shown)
+                shown += 1
     finally:
-        if pending is not None and pool is not None:
+        if sent is not None and pool is not None:
             pool.receive()  # the caller stopped early: the answer is taken, so the pool is free again
+
+
+def _send_next(
+    pool: ScorePool, cands: Sequence[C], todo: list[int], worth: Callable[[C], bool],
+    request: Callable[[C], tuple[Any, ...]],
+) -> int | None:
+    """The position of the file sent to the second process (taken off `todo`): the first one
+    worth it after the file read here next; None when none is, or it cannot be sent."""
+    k = next((k for k in todo[1:] if worth(cands[k])), None)
+    if k is None or not pool.send((read_there, request(cands[k]))):
+        return None
+    todo.remove(k)
+    return k

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -197,6 +198,17 @@ class ScorePool:
     def busy(self) -> bool:
         """A request was sent and its answer not yet received."""
         return self._waiting
+
+    def ready(self) -> bool:
+        """The answer to the request out can be received without waiting (False when unknown:
+        the caller then receives when it has nothing else to do)."""
+        worker = self._worker
+        if not self._waiting or worker is None or worker.stdout is None:
+            return False
+        try:
+            return bool(select.select([worker.stdout], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
 
     def send(self, request: list[Todo] | tuple[Callable[..., Any], tuple[Any, ...]]) -> bool:
         """Hand the second process `request` without waiting for its answer (`receive` takes it):

@@ -42,6 +42,7 @@ def test_files_read_by_the_second_process_load_as_read_here(tmp_path: Path, monk
     alone = _load(runs, tmp_path / "alone.db")
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(loader, "BESIDE_BYTES", 0)  # every file is worth it
+    monkeypatch.setattr(ScorePool, "ready", lambda self: True)  # and waited for: most files are read there
     sent: list[str] = []
     send = ScorePool.send
 
@@ -78,12 +79,37 @@ def test_reads_in_turn_keep_order_and_free_the_pool_when_stopped_early(monkeypat
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
     files = sorted((SAMPLE_RUNS / "cmrc2018" / "runs").glob("*.json"))
     with ScorePool() as pool:
-        turns = list(read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None)))
+        read_here: list[Path] = []
+
+        def here(f: Path) -> Any:
+            read_here.append(f)
+            return read_outcome(f, f.parent, None)
+
+        turns = list(read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None), here))
         assert [f for f, _ in turns] == files
-        assert [there is not None for _, there in turns] == [False, True]  # the second read there
+        assert read_here == files[:1]  # the second read there
         assert turns[1][1] == read_outcome(files[1], files[1].parent, None)
-        reads = read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None))
+        reads = read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None), here)
         next(reads)
         assert pool.busy
         reads.close()
         assert not pool.busy
+
+
+def test_this_process_reads_on_while_the_second_one_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files after the one sent are read here while the answer is not there yet; the outcomes
+    still come in folder order, the sent file's from the second process."""
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ScorePool, "ready", lambda self: False)
+    files = sorted((SAMPLE_RUNS / "cmrc2018" / "runs").glob("*.json")) * 2
+    read_here: list[int] = []
+
+    def here(k: int) -> Any:
+        read_here.append(k)
+        return read_outcome(files[k], files[k].parent, None)
+
+    with ScorePool() as pool:
+        turns = list(read_in_turn(pool, list(range(4)), lambda k: k == 1, lambda k: (files[k], files[k].parent, None, None), here))
+    assert [k for k, _ in turns] == [0, 1, 2, 3]
+    assert read_here == [0, 2, 3]
+    assert [outcome for _, outcome in turns] == [read_outcome(f, f.parent, None) for f in files]
