@@ -43,10 +43,12 @@ def fill_missing(conn: sqlite3.Connection, step: int = STEP, *, force: bool = Fa
 
 FILLED = "analysis_filled"
 """Settings key: "1" once no item lacks its features and no prediction its category."""
-# Served by the (dataset_id, question_type) index and the covering (run_id, item_id, …) one.
+# Served by the (dataset_id, question_type) index, and by the (run_id, error_category, …) and
+# (run_id, relation, …) ones: a seek each (one `OR` of the two walked every row of the run: 0.8 s of
+# a 100-run load).
 _ITEM_MISSING = "SELECT 1 FROM items WHERE dataset_id = ? AND question_type IS NULL LIMIT 1"
-_PREDICTION_MISSING = ("SELECT 1 FROM predictions WHERE run_id = ? AND (error_category IS NULL OR relation IS NULL)"
-                       " LIMIT 1")
+_PREDICTION_MISSING = ("SELECT 1 WHERE EXISTS (SELECT 1 FROM predictions WHERE run_id = ?1 AND error_category IS NULL)"
+                       " OR EXISTS (SELECT 1 FROM predictions WHERE run_id = ?1 AND relation IS NULL)")
 
 
 def _fill_features(conn: sqlite3.Connection, dataset_id: int, step: int) -> int:

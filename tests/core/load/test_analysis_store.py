@@ -113,6 +113,18 @@ def test_backfill_in_steps_resumes_where_it_stopped(env: Env) -> None:
     assert fill_missing(env.conn, force=True) == (0, 0)  # nothing left: nothing done
 
 
+def test_a_missing_relation_alone_is_found_and_filled(env: Env) -> None:
+    """Each of the two columns is looked for down its own index: a run whose rows lack only the
+    relation is filled too."""
+    rows = "SELECT id, relation, error_category FROM predictions ORDER BY id"
+    want = env.conn.execute(rows).fetchall()
+    env.conn.execute("UPDATE predictions SET relation = NULL WHERE id = (SELECT MAX(id) FROM predictions)")
+    env.conn.commit()
+    items, predictions = fill_missing(env.conn, force=True)
+    assert (items, predictions) == (0, 1)
+    assert env.conn.execute(rows).fetchall() == want
+
+
 def test_a_changed_gold_recomputes_the_category(env: Env) -> None:
     """verbose-contains-gold while the gold is 滨江市; the whole answer once the gold is the sentence."""
     key = "q:e0b07e5df3864858"
