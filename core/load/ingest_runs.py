@@ -135,25 +135,34 @@ def _golds(conn: sqlite3.Connection, dataset_id: int) -> dict[int, Golds]:
     return out
 
 
-_PREDICTION_COLUMNS = ("id", "run_id", "item_id", "text", "raw", "candidates", "source_line", "meta", "scorer", "em",
-                       "f1", "refused", "f1_recall", "best_gold", "error_category", "relation", *AGGREGATE_COLUMNS)
+_SCORE_COLUMNS = ("scorer", "em", "f1", "refused", "f1_recall", "best_gold", "error_category", "relation")
+"""The score columns of a prediction (`score_pool.Scores`), in order."""
+_PREDICTION_COLUMNS = ("id", "run_id", "item_id", "text", "raw", "candidates", "source_line", "meta", *_SCORE_COLUMNS,
+                       *AGGREGATE_COLUMNS)
 """A stored prediction row's columns, in the order `_insert_predictions` builds them."""
 
 
-def insert_given(conn: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
-    """`executemany` of `rows` naming only the columns some row gives a value (the others are
-    NULL, as none of them has a default): `sqlite3` binds a None through its adaptation lookup,
-    and an answer map's rows leave a dozen columns empty (raw text, candidates, meta, samples'
-    aggregates, F1-recall): naming them cost more than the rest of the insert. Columns are
-    checked and rows rebuilt column-wise (`zip`, `tuple.count`), at C speed."""
-    if not rows:
+def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[tuple[Any, ...]]:
+    """`rows` of `width` values as `width` columns (all None when there is no row)."""
+    return list(zip(*rows)) if rows else [()] * width
+
+
+def _candidates(p: Prediction) -> str | None:
+    return json_text([{"text": c.text, "probability": c.probability, "score": c.score} for c in p.candidates])
+
+
+def insert_given(conn: sqlite3.Connection, table: str, names: Sequence[str], columns: Sequence[Sequence[Any]]) -> None:
+    """`executemany` of the rows of `columns` (one sequence of values per name), naming only the
+    columns some row gives a value (the others are NULL, as none of them has a default): `sqlite3`
+    binds a None through its adaptation lookup, and an answer map's rows leave a dozen columns
+    empty (raw text, candidates, meta, samples' aggregates, F1-recall): naming them cost more than
+    the rest of the insert. Columns are checked and rows zipped at C speed (`tuple.count`, `zip`)."""
+    given = [k for k, column in enumerate(columns) if column.count(None) != len(column)]
+    if not columns or not columns[0] or not given:
         return
-    values = list(zip(*rows))
-    given = [k for k, column in enumerate(values) if column.count(None) != len(column)]
-    if len(given) < len(columns):
-        rows = list(zip(*(values[k] for k in given)))
-    names = [columns[k] for k in given]
-    conn.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", rows)
+    names = [names[k] for k in given]
+    conn.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                     zip(*(columns[k] for k in given)))
 
 
 def write_run(
@@ -331,16 +340,18 @@ def _insert_predictions(
     todo = [(item_id, p, s, x) for (item_id, p), s, x in zip(matched, scores, sampled) if item_id not in done]
     pid = next_id(conn, "predictions")
     for chunk in steps.chunks(todo):
-        rows: list[tuple[Any, ...]] = []
-        completions: list[tuple[int, tuple[str, ...], tuple[Any, ...]]] = []
-        for item_id, p, score, samples in chunk:
-            cands = json_text([{"text": c.text, "probability": c.probability, "score": c.score}
-                               for c in p.candidates]) if p.candidates else None
-            aggregate = NO_AGGREGATE if samples is None else samples[0]
-            rows.append((pid, run_id, item_id, p.text, p.raw, cands, p.line, json_text(p.meta), *score, *aggregate))
-            if samples is not None:
-                completions.append((pid, p.samples, samples[1]))
-            pid += 1
-        insert_given(conn, "predictions", _PREDICTION_COLUMNS, rows)
+        preds = [p for _, p, _, _ in chunk]
+        samples = [x for _, _, _, x in chunk]
+        aggregates = [NO_AGGREGATE if x is None else x[0] for x in samples] if any(samples) else []  # [] : all NULL
+        ids = range(pid, pid + len(chunk))
+        insert_given(conn, "predictions", _PREDICTION_COLUMNS, [
+            ids, [run_id] * len(chunk), [item_id for item_id, _, _, _ in chunk], [p.text for p in preds],
+            [p.raw for p in preds], [_candidates(p) if p.candidates else None for p in preds],
+            [p.line for p in preds], [json_text(p.meta) if p.meta else None for p in preds],
+            *_columns([score for _, _, score, _ in chunk], len(_SCORE_COLUMNS)),
+            *_columns(aggregates, len(AGGREGATE_COLUMNS)),
+        ])
+        completions = [(k, p.samples, x[1]) for k, p, x in zip(ids, preds, samples) if x is not None]
+        pid += len(chunk)
         if completions:
             insert_completions(conn, completions)

@@ -1,5 +1,5 @@
-"""`core.load.ingest_runs`: prediction rows inserted naming only the columns they give store what
-the insert of every column stores."""
+"""`core.load.ingest_runs`: prediction rows inserted from their columns, naming only the columns
+some row gives, store what the insert of every column stores."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _table(rows: list[tuple[Any, ...]], *, named: bool) -> list[tuple[Any, ...]]
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a, b TEXT, c REAL, d INTEGER)")
     if named:
-        insert_given(conn, "t", COLUMNS, rows)
+        insert_given(conn, "t", COLUMNS, list(zip(*rows)) if rows else [()] * len(COLUMNS))  # the rows' columns
     else:
         conn.executemany("INSERT INTO t (id, a, b, c, d) VALUES (?, ?, ?, ?, ?)", rows)
     out = conn.execute("SELECT id, a, typeof(a), b, typeof(b), c, typeof(c), d, typeof(d) FROM t ORDER BY id").fetchall()
