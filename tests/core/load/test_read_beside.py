@@ -89,6 +89,7 @@ def test_reads_in_turn_keep_order_and_free_the_pool_when_stopped_early(monkeypat
         assert [f for f, _ in turns] == files
         assert read_here == files[:1]  # the second read there
         assert turns[1][1] == read_outcome(files[1], files[1].parent, None)
+        monkeypatch.setattr(ScorePool, "ready", lambda self: False)  # the answer not there yet at the first file
         reads = read_in_turn(pool, files, lambda f: True, lambda f: (f, f.parent, None, None), here)
         next(reads)
         assert pool.busy
