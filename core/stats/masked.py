@@ -28,6 +28,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .bootstrap import MIN_BOOTSTRAP_UNITS, PairedTest
+from .heap import give_back_free_memory
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
 from .shared import _bounds, _on_grid, _one, _ratio, count_blocks, sign_blocks
 
@@ -184,7 +185,9 @@ def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks:
     parts = []
     for start in range(0, len(columns), step):
         shown = None if seen is None else (lambda j, col, at=start: seen(at + j, col))
+        give_back_free_memory()  # what the caller's steps freed, before the features …
         features = _features(columns[start:start + step], diffs, masks, units, count, shown)
+        give_back_free_memory()  # … and what theirs freed, before the weight buffers
         part = _products(weights(), features, resamples, stop)
         if part is None:
             return None
