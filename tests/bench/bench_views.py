@@ -209,6 +209,7 @@ def compare_app(db: Path, run: str, other: str) -> None:
         async with app.run_test(size=(160, 50)) as pilot:
             await _until(lambda: bool(app.screen.query(".runs-table")))
             await pilot.pause()
+            base = _rss()[0]  # the overview's, under the screen
             t0 = time.perf_counter()
             screen = CompareScreen(run, other)
             app.push_screen(screen)
@@ -217,8 +218,8 @@ def compare_app(db: Path, run: str, other: str) -> None:
             await _until(lambda: screen.stats_generation == screen.generation, 0.005)
             total = time.perf_counter() - t0
             assert screen.significance is not None
-            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1],
-                    "rows": len(screen.significance.tests)}
+            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1], "before_mb": base,
+                    "rows": len(screen.significance.tests), "cpu_s": time.process_time(), "load": os.getloadavg()[0]}
 
     print(json.dumps(asyncio.run(go())))
 
