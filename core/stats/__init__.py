@@ -47,6 +47,7 @@ __all__ = [
     "fleiss_kappa",
     "give_back_free_memory",
     "count_blocks",
+    "count_rows",
     "counts_from_indices",
     "holm",
     "kappa_interval",
@@ -114,6 +115,7 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .masked import masked_tests
     from .shared import (
         count_blocks,
+        count_rows,
         counts_from_indices,
         means_all,
         pair_totals,
