@@ -196,7 +196,9 @@ def compare_child(db: Path, run: str, other: str) -> None:
 
 def compare_app(db: Path, run: str, other: str) -> None:
     """In a child: the app on `db`, the compare screen pushed from the overview as `c` pushes it;
-    times to the counts and to the intervals and p-values on screen, peak memory; prints JSON."""
+    times to the counts and to the intervals and p-values on screen, peak memory, the resident size
+    when `c` is pressed (the overview's, under the screen), the process's CPU time (the app's start
+    included) and the load average; prints JSON."""
     import asyncio
 
     from bench_tui import _rss, _until
