@@ -339,8 +339,9 @@ def diff_runs(
                              threshold=threshold, top=top, within=within, table=table)
         diff.adjudicated = True
     else:
+        held, arrays = ([] if arrays is None else [arrays]), None  # handed on: _sql_diff lets them go
         diff = _sql_diff(conn, (run_a, a_id), (run_b, b_id), a_ds, a_ds_name, family, scorer,
-                         threshold=threshold, top=top, within=within, arrays=arrays)
+                         threshold=threshold, top=top, within=within, arrays=held)
         diff.samples = sample_diff(conn, run_a, run_b, within)
     if stats is not None:
         diff.significance = diff_significance(conn, diff, stats, stop=stop)
@@ -398,17 +399,20 @@ def _criteria(has_em: bool, threshold: float) -> list[tuple[str, float | None, s
 def _sql_diff(
     conn: sqlite3.Connection, a: tuple[str, int], b: tuple[str, int], dataset_id: int, dataset: str,
     family: str, scorer: str | None, *, threshold: float, top: int, within: Filter | None,
-    table: str = "predictions", arrays: PairArrays | None = None,
+    table: str = "predictions", arrays: list[PairArrays] | None = None,
 ) -> RunDiff:
     """`diff_runs` without statistics, from SQL aggregates (module `diff_sql`) over `table`'s rows,
-    or from the common items' `arrays` (`diff_arrays`)."""
+    or from the common items' arrays (`diff_arrays`), handed over in `arrays` (at most one) and
+    let go once counted, before the SQL of the run counts and the changes' texts: at a million
+    items the compare screen's tests resample meanwhile, and their buffers need the room."""
+    counted = arrays[0] if arrays else None
     (run_a, a_id), (run_b, b_id) = a, b
     varying, constant = diff_sql.varying_dimensions(conn, dataset_id)
     has_em = diff_sql.scored_with_em(conn, a_id, b_id)
     for _ in range(2):  # the guess of has_em checked on the common items: read again if wrong
         criteria = _criteria(has_em, threshold)
-        from_arrays = None if arrays is None else diff_arrays.array_groups(
-            arrays, varying, threshold=threshold, criterion=criteria[0][0])
+        from_arrays = None if counted is None else diff_arrays.array_groups(
+            counted, varying, threshold=threshold, criterion=criteria[0][0])
         groups = from_arrays if from_arrays is not None else diff_sql.common_groups(
             conn, a_id, b_id, dataset_id, threshold=threshold, dimensions=varying, criterion=criteria[0][0],
             within=within, changes=top > 0, table=table)
@@ -419,6 +423,10 @@ def _sql_diff(
         if found == has_em:
             break
         has_em = found
+    largest = None if from_arrays is None or counted is None else diff_arrays.largest_ids(counted, top)
+    if arrays:
+        arrays.clear()
+    del counted
     items, predicted_a, predicted_b = diff_sql.run_counts(conn, a_id, b_id, dataset_id, within)
     rank = {c: k for k, c in enumerate(CATEGORY_CODES)}
     categories = diff_sql.category_counts(groups)
@@ -432,6 +440,5 @@ def _sql_diff(
         categories=[CategoryChange(c, f, n) for c, (f, n) in
                     sorted(categories.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))],
         changes=[ItemChange(**r) for r in diff_sql.largest_changes(
-            conn, a_id, b_id, dataset_id, top, within, groups, table,
-            None if from_arrays is None or arrays is None else diff_arrays.largest_ids(arrays, top))],
+            conn, a_id, b_id, dataset_id, top, within, groups, table, largest)],
     )

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from qa_inspect.core.query import Filter
+from qa_inspect.core.stats import give_back_free_memory
 from qa_inspect.core.store import integer_texts, scaled_score_sql, scores_from_integers
 
 from . import diff_sql
@@ -218,8 +219,16 @@ def _chunked(conn: sqlite3.Connection, exprs: Sequence[str], rest: str, params: 
         for k, values in enumerate(parsed):
             out[k].append(values.astype(np.int32) if k in small else values)
         del parsed
-    return [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32 if k in small else np.int64)
-            for k, parts in enumerate(out)]
+    joined: list[np.ndarray] = []
+    for k in range(len(out)):  # a column's parts let go once joined: one column held twice, not all
+        parts, out[k] = out[k], []
+        joined.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32 if k in small else np.int64))
+        del parts
+    return joined
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+"""What a parsed column is replaced with once used (its memory let go)."""
 
 
 def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str], categories: Sequence[str] | None,
@@ -240,11 +249,12 @@ def _run_columns(conn: sqlite3.Connection, run: int, wanted: Sequence[str], cate
     for k, name in enumerate(names):
         out[name] = columns[1 + k] if order is None else columns[1 + k][order]
     at = 1 + len(names)
-    for m in wanted:
+    for m in wanted:  # each parsed column let go once its scores are made
         if m == "em":
-            out[m], at = _em_column(columns[at], order), at + 1
+            out[m], columns[at], at = _em_column(columns[at], order), _EMPTY, at + 1
         else:
             out[m] = _score_column(conn, "predictions", m, run, columns[at], columns[at + 1], out["item_ids"], order)
+            columns[at] = columns[at + 1] = _EMPTY
             at += 2
     return out
 
@@ -277,33 +287,65 @@ def _side_by_side(conn: sqlite3.Connection, jobs: Sequence[Callable[[sqlite3.Con
         return list(pool.map(run, jobs))
 
 
+def _common(a_ids: np.ndarray, b_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The ids both runs hold (both sorted, unique) and where each stands in `a_ids`, `b_ids`
+    (None: every one, in order, as when two runs answer the same items: no index, no copy)."""
+    if np.array_equal(a_ids, b_ids):
+        return a_ids, None, None
+    ids, in_a, in_b = np.intersect1d(a_ids, b_ids, assume_unique=True, return_indices=True)
+    return ids, None if len(ids) == len(a_ids) else in_a, None if len(ids) == len(b_ids) else in_b
+
+
+def _places(item_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Where each of `ids` (sorted) stands among the dataset's `item_ids` (None: they are the
+    same ids in order), and which of them are there (None: all)."""
+    if np.array_equal(item_ids, ids):
+        return None, None
+    order = np.argsort(item_ids, kind="stable")
+    at = np.zeros(len(ids), dtype=np.int64)
+    if len(ids) and len(order):
+        at = order[np.minimum(np.searchsorted(item_ids[order], ids), len(order) - 1)]
+    keep = item_ids[at] == ids if len(order) else np.zeros(len(ids), dtype=bool)
+    return at, None if bool(keep.all()) else keep
+
+
+def _take(values: np.ndarray, at: np.ndarray | None) -> np.ndarray:
+    """`values[at]`, or `values` itself when `at` is None (every entry, in order)."""
+    return values if at is None else values[at]
+
+
 def _narrow_arrays(conn: sqlite3.Connection, run_a: int, run_b: int, dataset_id: int,
                    dimensions: Mapping[str, Sequence[str]], wanted: Sequence[str],
                    categories: Sequence[str] | None) -> PairArrays:
     """The arrays of every common item without joining: each run's scores from its covering
     index, the items' passages and dimension codes by id (three reads at once), matched in numpy
-    (sorted ids). The join visited the items table and both indexes row by row."""
+    (sorted ids). The join visited the items table and both indexes row by row. Each read column
+    is let go as it is matched, and a column whose items are already the common ones in order is
+    taken as it is (no copy): at a million items the reads' columns and the arrays are never all
+    held at once."""
     ranges = _id_ranges(conn, dataset_id)
     a, b, items = _side_by_side(conn, [
         lambda c: _run_columns(c, run_a, wanted, categories, ranges),
         lambda c: _run_columns(c, run_b, wanted, categories, ranges),
         lambda c: _item_columns(c, dataset_id, dimensions, ranges),
     ])
-    ids, in_a, in_b = np.intersect1d(a["item_ids"], b["item_ids"], assume_unique=True, return_indices=True)
-    item_ids = items[0]
-    order = np.argsort(item_ids, kind="stable")
-    at = np.zeros(len(ids), dtype=np.int64)
-    if len(ids) and len(order):
-        at = order[np.minimum(np.searchsorted(item_ids[order], ids), len(order) - 1)]
-    keep = item_ids[at] == ids if len(order) else np.zeros(len(ids), dtype=bool)
-    # a run's predictions are on its dataset's items (ingest keeps only those): a check
-    ids, in_a, in_b, at = ids[keep], in_a[keep], in_b[keep], at[keep]
-    cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": items[1][at],
-                                   "refused": a["refused"][in_a] + 2 * b["refused"][in_b]}
+    ids, in_a, in_b = _common(a.pop("item_ids"), b.pop("item_ids"))
+    at, keep = _places(items[0], ids)
+    items[0] = _EMPTY
+    if keep is not None:  # a run's predictions are on its dataset's items (ingest keeps only those): a check
+        every = np.arange(len(ids))
+        ids, at = ids[keep], at[keep] if at is not None else None
+        in_a, in_b = _take(every, in_a)[keep], _take(every, in_b)[keep]
+    cols: dict[str, np.ndarray] = {"item_ids": ids, "contexts": _take(items[1], at),
+                                   "refused": _take(a.pop("refused"), in_a) + 2 * _take(b.pop("refused"), in_b)}
+    items[1] = _EMPTY
     for m in wanted:
-        cols[f"{m}_a"], cols[f"{m}_b"] = a[m][in_a], b[m][in_b]
+        cols[f"{m}_a"], cols[f"{m}_b"] = _take(a.pop(m), in_a), _take(b.pop(m), in_b)
     if categories is not None:
-        cols["category_a"], cols["category_b"] = a["category"][in_a].astype(np.int32), b["category"][in_b].astype(np.int32)
+        cols["category_a"] = _take(a.pop("category"), in_a).astype(np.int32, copy=False)
+        cols["category_b"] = _take(b.pop("category"), in_b).astype(np.int32, copy=False)
     for k, d in enumerate(dimensions):
-        cols[d] = items[2 + k][at].astype(np.int32)
+        cols[d], items[2 + k] = _take(items[2 + k], at).astype(np.int32, copy=False), _EMPTY
+    del a, b, items
+    give_back_free_memory()  # the reads' texts and parts, freed on three threads' heaps
     return _arrays(cols, wanted, dimensions, categories)

@@ -323,6 +323,7 @@ def pair_tests(
         defined[metric] = over, base
         if metric in ("em", "answer_rate"):
             right[metric] = a > 0, b > 0
+        del a, b, over  # a million items' values each: gone before the next metric's and the features
     masks: dict[tuple[str, str, str], int] = {}
     rows: list[tuple[int, int]] = []
     for dimension, value, metric in slices:

@@ -10,10 +10,11 @@ discordant pairs), `correction` (Holm, Benjamini–Hochberg), `power` (minimum d
 `raters` (several annotators: pairwise Cohen's κ, Fleiss' κ, Krippendorff's α, bootstrapped over items),
 `resample` (the engine: bootstrap totals and sign flips, exact in distribution, memory-bounded),
 `shared` (every pair of many runs at once on one resampling of the units), `masked` (every row of
-one pair's diff — slice × metric — on one resampling of its units) and `seeds` (the fixed
+one pair's diff — slice × metric — on one resampling of its units), `heap` (freed memory
+handed back to the system before a big step) and `seeds` (the fixed
 default seed, resample count, and one random stream per named test).
 
-May import: numpy and `core.errors` only.
+May import: numpy and `core.errors` only (and the C library's allocator, `heap`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ __all__ = [
     "cohen_kappa",
     "confusion_matrix",
     "fleiss_kappa",
+    "give_back_free_memory",
     "count_blocks",
+    "count_rows",
     "counts_from_indices",
     "holm",
     "kappa_interval",
@@ -108,9 +111,11 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         bootstrap_totals,
         signflip_totals,
     )
+    from .heap import give_back_free_memory
     from .masked import masked_tests
     from .shared import (
         count_blocks,
+        count_rows,
         counts_from_indices,
         means_all,
         pair_totals,

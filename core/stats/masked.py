@@ -28,8 +28,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .bootstrap import MIN_BOOTSTRAP_UNITS, PairedTest
+from .heap import give_back_free_memory
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
-from .shared import _bounds, _on_grid, _one, _ratio, count_blocks, sign_blocks
+from .shared import _bounds, _on_grid, _one, _ratio, count_rows, sign_blocks
 
 __all__ = ["masked_tests"]
 
@@ -115,9 +116,9 @@ def _features(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, mask
     return out
 
 
-def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int,
+def _products(weights: Iterator[np.ndarray], features: np.ndarray, resamples: int,
               stop: Callable[[], bool] | None) -> np.ndarray | None:
-    """`(columns, resamples)`: the weight rows times the features, gathered into tall blocks
+    """`(columns, resamples)`: the `weights` rows times the features, gathered into tall blocks
     (`_WEIGHT_CELLS` in two buffers); None if `stop` (asked between blocks) says so. A thread
     draws the weights into one buffer while the other is multiplied (the product releases the
     GIL): the two take a core each, so BLAS is held to one thread meanwhile (OpenBLAS's second
@@ -129,7 +130,7 @@ def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int
     free: queue.Queue[np.ndarray | None] = queue.Queue()
     for _ in range(2):
         free.put(np.empty((rows, features.shape[0])))
-    drawer = threading.Thread(target=_gather, args=(blocks, free, filled), daemon=True)
+    drawer = threading.Thread(target=_gather, args=(weights, free, filled), daemon=True)
     drawer.start()
     at = 0
     try:
@@ -149,29 +150,36 @@ def _products(blocks: Iterator[np.ndarray], features: np.ndarray, resamples: int
     return out
 
 
-def _gather(blocks: Iterator[np.ndarray], free: queue.Queue[np.ndarray | None],
+def _gather(rows: Iterator[np.ndarray], free: queue.Queue[np.ndarray | None],
             filled: queue.Queue[tuple[np.ndarray, int] | BaseException | None]) -> None:
-    """In a thread: the weight blocks copied into free buffers, each full one handed over; None
-    at the end (or a failure), and nothing more once a None comes from `free`."""
+    """In a thread: the weight rows written into free buffers as they are drawn (no block of
+    their own between: at 250,000 units a bootstrap block was 16 MB more and a copy of every
+    row), each full buffer handed over; None at the end (or a failure), and nothing more once a
+    None comes from `free`."""
     try:
         tall = free.get()
         held = 0
-        for block in blocks:
-            pos = 0
-            while pos < len(block) and tall is not None:
-                take = min(len(block) - pos, len(tall) - held)
-                tall[held:held + take] = block[pos:pos + take]
-                held, pos = held + take, pos + take
-                if held == len(tall):
-                    filled.put((tall, held))
-                    tall, held = free.get(), 0
+        for row in rows:
             if tall is None:
                 return
-        if held and tall is not None:
+            tall[held] = row
+            held += 1
+            if held == len(tall):
+                filled.put((tall, held))
+                tall, held = free.get(), 0
+        if tall is None:
+            return
+        if held:
             filled.put((tall, held))
         filled.put(None)
     except Exception as exc:  # noqa: BLE001 - any failure is handed to the caller's thread, raised there
         filled.put(exc)
+
+
+def _sign_rows(count: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """`shared.sign_blocks`' rows one by one."""
+    for block in sign_blocks(count, resamples, rng):
+        yield from block
 
 
 def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks: np.ndarray, units: np.ndarray,
@@ -184,7 +192,9 @@ def _totals(columns: Sequence[tuple[int | None, int]], diffs: np.ndarray, masks:
     parts = []
     for start in range(0, len(columns), step):
         shown = None if seen is None else (lambda j, col, at=start: seen(at + j, col))
+        give_back_free_memory()  # what the caller's steps freed, before the features …
         features = _features(columns[start:start + step], diffs, masks, units, count, shown)
+        give_back_free_memory()  # … and what theirs freed, before the weight buffers
         part = _products(weights(), features, resamples, stop)
         if part is None:
             return None
@@ -221,7 +231,7 @@ def masked_tests(
     columns: list[tuple[int | None, int]] = [*rows, *((None, m) for m in used)]
     boot_rng, flip_rng = rng.spawn(2)
     totals = _totals(columns, values, bool_masks, index, count,
-                     lambda: count_blocks(count, resamples, deepcopy(boot_rng)), resamples, stop, gather.column)
+                     lambda: count_rows(count, resamples, deepcopy(boot_rng)), resamples, stop, gather.column)
     if totals is None:
         return None
     facts = gather.done()
@@ -231,7 +241,7 @@ def masked_tests(
     flipped = None
     if k and (randomisation or bool((facts.units < MIN_BOOTSTRAP_UNITS).any())):
         signs = _totals(rows, values, bool_masks, index, count,
-                        lambda: sign_blocks(count, resamples, deepcopy(flip_rng)), resamples, stop)
+                        lambda: _sign_rows(count, resamples, deepcopy(flip_rng)), resamples, stop)
         if signs is None:
             return None
         flipped = np.abs(signs)

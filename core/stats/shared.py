@@ -31,7 +31,7 @@ import numpy as np
 from .bootstrap import MIN_BOOTSTRAP_UNITS, Interval, PairedTest
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
 
-__all__ = ["count_blocks", "counts_from_indices", "means_all", "pair_totals", "paired_all", "shared_tests", "sign_blocks"]
+__all__ = ["count_blocks", "count_rows", "counts_from_indices", "means_all", "pair_totals", "paired_all", "shared_tests", "sign_blocks"]
 
 _BLOCK = 1 << 21
 """Cells of a count (or sign) block: about 16 MB of float64 at any number of units."""
@@ -61,17 +61,29 @@ def _block_rows(units: int) -> int:
     return max(1, _BLOCK // max(units, 1))
 
 
-def count_blocks(units: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """The bootstrap count matrix in blocks of rows: each row draws `units` units with
-    replacement (one uniform index each) and counts how often each was drawn."""
+def count_rows(units: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """The bootstrap count matrix row by row (integer counts): each row draws `units` units with
+    replacement (one uniform index each) and counts how often each was drawn. The draws are made
+    a block of rows at a time (`_block_rows`), so the stream is `count_blocks`' own; a caller
+    gathering rows into buffers of its own needs no float block between."""
     rows = _block_rows(units)
     small = np.int32 if units < 2**31 else np.int64  # 32-bit draws cost half as much
     for start in range(0, resamples, rows):
         n = min(rows, resamples - start)
         picks = rng.integers(0, units, size=(n, units), dtype=small)
+        for i in range(n):
+            yield np.bincount(picks[i], minlength=units)
+
+
+def count_blocks(units: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """The bootstrap count matrix (`count_rows`) in float blocks of `_block_rows` rows."""
+    rows = _block_rows(units)
+    drawn = count_rows(units, resamples, rng)
+    for start in range(0, resamples, rows):
+        n = min(rows, resamples - start)
         block = np.empty((n, units))
         for i in range(n):  # row by row into the float block: no flat copy, no cast pass
-            block[i] = np.bincount(picks[i], minlength=units)
+            block[i] = next(drawn)
         yield block
 
 

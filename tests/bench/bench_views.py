@@ -196,7 +196,9 @@ def compare_child(db: Path, run: str, other: str) -> None:
 
 def compare_app(db: Path, run: str, other: str) -> None:
     """In a child: the app on `db`, the compare screen pushed from the overview as `c` pushes it;
-    times to the counts and to the intervals and p-values on screen, peak memory; prints JSON."""
+    times to the counts and to the intervals and p-values on screen, peak memory, the resident size
+    when `c` is pressed (the overview's, under the screen), the process's CPU time (the app's start
+    included) and the load average; prints JSON."""
     import asyncio
 
     from bench_tui import _rss, _until
@@ -209,6 +211,7 @@ def compare_app(db: Path, run: str, other: str) -> None:
         async with app.run_test(size=(160, 50)) as pilot:
             await _until(lambda: bool(app.screen.query(".runs-table")))
             await pilot.pause()
+            base = _rss()[0]  # the overview's, under the screen
             t0 = time.perf_counter()
             screen = CompareScreen(run, other)
             app.push_screen(screen)
@@ -217,8 +220,8 @@ def compare_app(db: Path, run: str, other: str) -> None:
             await _until(lambda: screen.stats_generation == screen.generation, 0.005)
             total = time.perf_counter() - t0
             assert screen.significance is not None
-            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1],
-                    "rows": len(screen.significance.tests)}
+            return {"counts_s": counts, "total_s": total, "peak_mb": _rss()[1], "before_mb": base,
+                    "rows": len(screen.significance.tests), "cpu_s": time.process_time(), "load": os.getloadavg()[0]}
 
     print(json.dumps(asyncio.run(go())))
 

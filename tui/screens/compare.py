@@ -211,12 +211,12 @@ class CompareScreen(StaleScreen):
         diff: RunDiff | None = None
         error: str | None = None
         worker = get_current_worker()
-        arrays = self.ahead.arrays(generation, lambda: worker.is_cancelled)
-        with self.db.connect() as conn:
+        held = [self.ahead.arrays(generation, lambda: worker.is_cancelled)]  # handed over, not kept here:
+        with self.db.connect() as conn:  # the diff lets the arrays go once counted, before the tests' buffers
             runs = run_names(conn, like=run_a)
             try:
                 diff = None if worker.is_cancelled else report.diff_runs(
-                    conn, run_a, run_b, threshold=threshold, top=self.top, within=within, arrays=arrays)
+                    conn, run_a, run_b, threshold=threshold, top=self.top, within=within, arrays=held.pop())
             except report.DiffError as exc:
                 error = str(exc)
         if not worker.is_cancelled:

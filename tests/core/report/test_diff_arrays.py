@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import shutil
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -140,3 +141,25 @@ def test_real_cmrc_dev_runs(shared_data: Path, tmp_path: Path) -> None:
         _both(c, b, a, within=Filter(run=b, em=0))
     finally:
         c.close()
+
+
+def test_the_diff_lets_handed_over_arrays_go_once_counted(conn: sqlite3.Connection,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Handed over (no other reference), the arrays are gone before the run counts' SQL: at a
+    million items the screen's tests resample meanwhile and need the room."""
+    from qa_inspect.core.report import diff_sql
+
+    seen: list[bool] = []
+    real = diff_sql.run_counts
+
+    def run_counts(*args: Any, **kwargs: Any) -> Any:
+        seen.append(item_ids() is None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(diff_sql, "run_counts", run_counts)
+    held = [comparison_arrays(conn, "glm-6b", "qwen-7b-chat")]
+    assert held[0] is not None
+    item_ids = weakref.ref(held[0].item_ids)
+    fast = diff_runs(conn, "glm-6b", "qwen-7b-chat", arrays=held.pop())
+    assert seen == [True]
+    _same(_numbers(fast), _numbers(diff_runs(conn, "glm-6b", "qwen-7b-chat")))

@@ -133,6 +133,16 @@ def test_memory_stays_in_blocks() -> None:
     assert all(b.sum(axis=1).tolist() == [units] * len(b) for b in blocks)  # every row draws `units` units
 
 
+@pytest.mark.parametrize(("units", "resamples"), [(7, 50), (300_000, 20)])
+def test_count_rows_are_the_blocks_rows(units: int, resamples: int) -> None:
+    """The rows the compare screen's tests gather into their own buffers (`count_rows`) are the
+    count blocks' rows, drawn from the same stream (300,000 units: blocks of 6 rows, the last cut)."""
+    rows = np.array(list(stats.count_rows(units, resamples, np.random.default_rng(5))))
+    blocks = np.concatenate(list(stats.count_blocks(units, resamples, np.random.default_rng(5))))
+    assert rows.shape == blocks.shape == (resamples, units)
+    assert np.array_equal(rows, blocks) and rows.sum(axis=1).tolist() == [units] * resamples
+
+
 def test_bad_settings_refused() -> None:
     values = np.zeros((2, 5))
     with pytest.raises(stats.StatsError):
