@@ -51,6 +51,8 @@ __all__ = [
     "krippendorff_alpha",
     "pair_kappa",
     "mcnemar_exact",
+    "mean_bounds",
+    "mean_totals",
     "means_all",
     "minimum_detectable_effect",
     "pair_items",
@@ -112,6 +114,8 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
     from .shared import (
         count_blocks,
         counts_from_indices,
+        mean_bounds,
+        mean_totals,
         means_all,
         pair_totals,
         paired_all,
