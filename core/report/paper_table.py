@@ -358,7 +358,8 @@ def _intervals(conn: sqlite3.Connection, spec: TableSpec) -> TableIntervals | No
         return None
     from .paper_table_ci import TableIntervals
 
-    return TableIntervals(conn, spec, spec.cols if spec.cols in DIMENSIONS else None)
+    return TableIntervals(conn, spec.cols if spec.cols in DIMENSIONS else None, seed=spec.seed, resamples=spec.resamples,
+                          adjudicated=spec.adjudicated)
 
 
 def _run_datasets(conn: sqlite3.Connection, chosen: Sequence[RunSettings]) -> dict[str, str]:

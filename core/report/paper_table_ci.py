@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from qa_inspect.core import stats
@@ -35,9 +35,6 @@ from .metrics import HUMAN
 from .paper_table_sums import _key, _value_sql
 from .run_stats import DatasetItems, metric_values, passage_ids
 from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
-
-if TYPE_CHECKING:
-    from .paper_table import TableCell, TableSpec
 
 __all__ = ["INTERVAL_METRICS", "TableIntervals", "table_items"]
 
@@ -130,6 +127,13 @@ def table_items(conn: sqlite3.Connection, dataset: str, runs: Iterable[str], by:
     return data, slices
 
 
+class TableCell(Protocol):
+    """What an interval is set on (`paper_table.TableCell`): its values, and its intervals to fill."""
+
+    values: dict[str, float | None]
+    ci: dict[str, tuple[float, float]]
+
+
 @dataclass(slots=True)
 class _Rows:
     """One dataset's feature rows: which scores, metric and slice each is, filled in one matrix
@@ -179,8 +183,10 @@ class TableIntervals:
     """The cells of a table whose intervals are wanted, noted while the table is built
     (`note`), then all drawn at once (`draw`): one read and one resampling per dataset."""
 
-    def __init__(self, conn: sqlite3.Connection, spec: TableSpec, by: str | None) -> None:
-        self.conn, self.spec, self.by = conn, spec, by
+    def __init__(self, conn: sqlite3.Connection, by: str | None, *, seed: int, resamples: int,
+                 adjudicated: bool = False) -> None:
+        self.conn, self.by, self.adjudicated = conn, by, adjudicated
+        self.options = StatOptions(seed=seed, resamples=resamples).check()
         self._noted: dict[int, tuple[TableCell, Parts, str | None]] = {}
         self.units: dict[str, str] = {}
         """Dataset → the unit its intervals resampled ("passage" or "item"), once drawn."""
@@ -223,7 +229,7 @@ class TableIntervals:
         out = {}
         for ds in sorted(runs):
             data, slices = table_items(self.conn, ds, runs[ds], self.by, metrics)
-            if self.spec.adjudicated:
+            if self.adjudicated:
                 from .adjudicated import adjudicated_items
 
                 data = adjudicated_items(self.conn, ds, data)
@@ -235,6 +241,5 @@ class TableIntervals:
         data = rows.data
         unit = resampling_unit("auto", data.contexts)
         self.units[ds] = unit
-        options = StatOptions(seed=self.spec.seed, resamples=self.spec.resamples)
         return stats.mean_totals(*rows.matrix(), clusters_for(unit, data.contexts, data.item_ids),
-                                 resamples=self.spec.resamples, rng=shared_stream(options, ds, unit))
+                                 resamples=self.options.resamples, rng=shared_stream(self.options, ds, unit))
