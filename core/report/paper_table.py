@@ -232,8 +232,8 @@ def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bo
 def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
     """The table `spec` asks for over `runs` (their settings: `run_settings`): cells from each
     run's sums in SQL (`paper_table_sums`); item frames only for the rows that need them (rows
-    of runs from datasets of several families, intervals over several runs) and adjudicated
-    tables (re-scored item by item)."""
+    of runs from datasets of several families) and adjudicated tables (re-scored item by item).
+    Intervals: every kept cell's at the end, on one shared resampling per dataset (`paper_table_ci`)."""
     if spec.adjudicated:
         return frame_table(conn, spec, runs)
     _check(spec, runs)
@@ -257,7 +257,8 @@ def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSet
 
 def frame_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
     """`paper_table` from the item frame of every run, averaged in polars: the reference the sums
-    are tested against, and the path of adjudicated tables."""
+    are tested against, and the path of adjudicated tables. Its intervals are drawn as
+    `paper_table`'s (on the adjudicated scores for an adjudicated table)."""
     import polars as pl
 
     _check(spec, runs)

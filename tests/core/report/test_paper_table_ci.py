@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from qa_inspect.core import flags as F
 from qa_inspect.core import stats
 from qa_inspect.core.load import load_runs
 from qa_inspect.core.report import (
@@ -31,6 +33,7 @@ from qa_inspect.core.report.run_stats import dataset_items, metric_values
 from qa_inspect.core.report.significance import clusters_for, shared_stream
 
 from tests.core.report.test_paper_table_sums import _cdqa_eval, _span_run
+from tests.helpers import Env
 
 SEED, RESAMPLES = 7, 400
 CMRC = "cmrc2018_dev"
@@ -160,3 +163,25 @@ def test_table_items_are_the_leaderboards_arrays(cmrc_db: Path) -> None:
     for key in ("predicted", "em", "f1"):
         assert np.array_equal(mine.runs[run][key], full.runs[run][key]), key
         assert np.array_equal(mine.human[key], full.human[key]), key
+
+
+@pytest.mark.usefixtures("no_author_env")
+def test_adjudicated_intervals_are_the_adjudicated_leaderboards(env: Env) -> None:
+    """An adjudicated table (the item-frame path) draws its intervals by the same rule, on the
+    adjudicated scores: the adjudicated leaderboard's, for the same seed and resamples."""
+    run, dataset = "bert-base-chinese", "cmrc2018_dev_sample"
+    F.accept_answer(env.conn, run, "DEV_4_QUERY_0", author="ann")
+    spec = TableSpec(cells=("em",), dataset=dataset, ci=True, seed=SEED, resamples=RESAMPLES)
+    options = StatOptions(seed=SEED, resamples=RESAMPLES)
+    runs = stored_run_settings(env.conn)
+    for adjudicated in (False, True):
+        table = paper_table(env.conn, replace(spec, adjudicated=adjudicated), runs)
+        board = leaderboard(env.conn, dataset, options=options, adjudicated=adjudicated)[0]
+        rows = {r.run: r.metrics["em"] for r in board.rows}
+        for i, names in table.runs.items():
+            cell = table.cell(i, "all", "em")
+            assert cell is not None and cell.ci["em"] == (rows[names[0]].low, rows[names[0]].high)
+    official = leaderboard(env.conn, dataset, options=options)[0]
+    moved = leaderboard(env.conn, dataset, options=options, adjudicated=True)[0]
+    assert next(r for r in moved.rows if r.run == run).metrics["em"] != next(
+        r for r in official.rows if r.run == run).metrics["em"], "the alias moves the run's numbers"
