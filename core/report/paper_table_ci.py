@@ -241,5 +241,8 @@ class TableIntervals:
         data = rows.data
         unit = resampling_unit("auto", data.contexts)
         self.units[ds] = unit
-        return stats.mean_totals(*rows.matrix(), clusters_for(unit, data.contexts, data.item_ids),
+        values, over = rows.matrix()
+        rows.rows.clear()  # the runs' arrays are in the matrix now: let them go before resampling
+        data.runs.clear()
+        return stats.mean_totals(values, over, clusters_for(unit, data.contexts, data.item_ids),
                                  resamples=self.options.resamples, rng=shared_stream(self.options, ds, unit))
