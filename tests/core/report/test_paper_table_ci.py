@@ -23,6 +23,7 @@ from qa_inspect.core.report import (
     PaperTable,
     StatOptions,
     TableSpec,
+    folder_run_settings,
     leaderboard,
     paper_table,
     resampling_unit,
@@ -51,20 +52,20 @@ def cmrc_db(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return root / ".qa-inspect" / "qa.db"
 
 
-def _direct(conn: sqlite3.Connection, dataset: str, parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float]:
-    """A cell's interval by hand: per dataset part (its per-item values, the items counted), the
-    dataset's count matrix from its shared stream (the leaderboard's), weighted totals over
+def _direct(conn: sqlite3.Connection, parts: list[tuple[str, np.ndarray, np.ndarray]]) -> tuple[float, float]:
+    """A cell's interval by hand: per part (a dataset, its per-item values, the items counted),
+    the dataset's count matrix from its shared stream (the leaderboard's), weighted totals and
     weighted item counts, parts added before dividing; the 2.5th and 97.5th percentiles."""
-    data = dataset_items(conn, dataset)
-    unit = resampling_unit("auto", data.contexts)
-    clusters = clusters_for(unit, data.contexts, data.item_ids)
-    labels = np.arange(len(data.item_ids)) if clusters is None else np.unique(clusters, return_inverse=True)[1]
-    units = int(labels.max()) + 1
-    boot, _ = shared_stream(StatOptions(seed=SEED, resamples=RESAMPLES), dataset, unit).spawn(2)
-    counts = np.vstack(list(stats.count_blocks(units, RESAMPLES, boot)))
-    assert counts.shape == (RESAMPLES, units) and (counts.sum(axis=1) == units).all()
     total, n = np.zeros(RESAMPLES), np.zeros(RESAMPLES)
-    for values, over in parts:
+    for dataset, values, over in parts:
+        data = dataset_items(conn, dataset)
+        unit = resampling_unit("auto", data.contexts)
+        clusters = clusters_for(unit, data.contexts, data.item_ids)
+        labels = np.arange(len(data.item_ids)) if clusters is None else np.unique(clusters, return_inverse=True)[1]
+        units = int(labels.max()) + 1
+        boot, _ = shared_stream(StatOptions(seed=SEED, resamples=RESAMPLES), dataset, unit).spawn(2)
+        counts = np.vstack(list(stats.count_blocks(units, RESAMPLES, boot)))
+        assert counts.shape == (RESAMPLES, units) and (counts.sum(axis=1) == units).all()
         total += counts @ np.bincount(labels, weights=np.where(over, values, 0.0), minlength=units)
         n += counts @ np.bincount(labels, weights=over.astype(float), minlength=units)
     draws = total[n > 0] / n[n > 0]
@@ -93,7 +94,7 @@ def test_run_intervals_are_the_leaderboards_and_the_direct_ones(cmrc_db: Path) -
                 assert cell is not None
                 ci = row.metrics[metric]
                 assert cell.ci[metric] == (ci.low, ci.high), f"{runs} {metric}: the leaderboard's interval"
-                expected = _direct(conn, CMRC, [metric_values(data, scores, metric, human=runs == [HUMAN])])
+                expected = _direct(conn, [(CMRC, *metric_values(data, scores, metric, human=runs == [HUMAN]))])
                 assert cell.ci[metric] == pytest.approx(expected, rel=1e-12)
     assert len(table.runs) == 3, "the human row and the two runs"
 
@@ -116,7 +117,7 @@ def test_slices_resample_the_whole_dataset(shared_data: Path, tmp_path: Path) ->
                 cell = table.cell(0, column, metric)
                 assert cell is not None
                 values, over = metric_values(data, data.runs[table.runs[0][0]], metric)
-                expected = _direct(conn, name, [(values, over & (data.answerable == column))])
+                expected = _direct(conn, [(name, values, over & (data.answerable == column))])
                 assert cell.ci[metric] == pytest.approx(expected, rel=1e-12)
 
 
@@ -137,8 +138,31 @@ def test_a_row_of_three_runs_is_one_run_over_their_items(tmp_path: Path) -> None
             cell = table.cell(i, "all", "f1_recall (answer_rate)")
             assert cell is not None and set(cell.ci) == {"f1_recall", "answer_rate"}
             for metric in ("f1_recall", "answer_rate"):
-                expected = _direct(conn, "cdqa_sample", [metric_values(data, union, metric)])
+                expected = _direct(conn, [("cdqa_sample", *metric_values(data, union, metric))])
                 assert cell.ci[metric] == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_row_over_two_datasets_adds_their_resampled_totals(shared_data: Path, tmp_path: Path) -> None:
+    """One model's CMRC dev and trial files are one row: each dataset resampled on its own
+    stream, the row's totals and item counts added before dividing (stratified by dataset)."""
+    (tmp_path / "qa-inspect.toml").write_text('[settings]\npattern = "{model}_{split}.json"\n', encoding="utf-8")
+    for split in ("dev", "trial"):
+        shutil.copy(shared_data / f"cmrc2018_{split}.json", tmp_path / f"cmrc2018_{split}.json")
+        _span_run(shared_data / f"cmrc2018_{split}.json", tmp_path / f"bert_{split}.json", split)
+    assert not load_runs(tmp_path).errors
+    db = tmp_path / ".qa-inspect" / "qa.db"
+    with sqlite3.connect(db) as conn:
+        spec = TableSpec(rows=("model",), cells=("em", "f1"), ci=True, seed=SEED, resamples=RESAMPLES)
+        table = paper_table(conn, spec, folder_run_settings(conn, tmp_path))
+    assert table.runs == {0: ["bert_dev", "bert_trial"]} and set(table.ci_units) == {CMRC, "cmrc2018_trial"}
+    with sqlite3.connect(db) as conn:
+        for metric in ("em", "f1"):
+            parts = []
+            for dataset, run in ((CMRC, "bert_dev"), ("cmrc2018_trial", "bert_trial")):
+                data = dataset_items(conn, dataset)
+                parts.append((dataset, *metric_values(data, data.runs[run], metric)))
+            cell = table.cell(0, "all", metric)
+            assert cell is not None and cell.ci[metric] == pytest.approx(_direct(conn, parts), rel=1e-12)
 
 
 def test_adding_a_run_changes_no_other_interval(cmrc_db: Path) -> None:
