@@ -15,6 +15,8 @@ estimated human performance as the first row; CDQA — models × fast/slow/never
   column is marked (`best`), and `best_over` keeps, per cell, the run group whose value is best
   over that setting (its value is shown: `[5]`).
 - Numbers are the report's (`slice_table`): the official counting, missing answers 0 for EM/F1.
+- Intervals (`ci`) are the leaderboard's: every cell on one shared resampling of each dataset's
+  passages (or items), drawn once for the whole table (`paper_table_ci`).
 """
 
 from __future__ import annotations
@@ -28,20 +30,14 @@ from typing import TYPE_CHECKING, Any
 from qa_inspect.core.errors import QAInspectError, unknown_name
 
 from .metrics import DIMENSIONS, HUMAN, human_frame, item_frame, slice_table
-from .paper_table_sums import (
-    ItemValues,
-    RunRow,
-    group_values,
-    run_item_values,
-    run_rows,
-    run_sums,
-)
+from .paper_table_sums import RunRow, group_values, run_rows, run_sums
 from .run_settings import RunSettings
 from .sample_metrics import SAMPLE_CELLS, item_samples, sample_cells
 
 if TYPE_CHECKING:  # imported where used: the app starts without numpy and polars
-    import numpy as np
     import polars as pl
+
+    from .paper_table_ci import TableIntervals
 
 __all__ = ["ALL", "CELL_METRICS", "PaperTable", "TableCell", "TableError", "TableSpec", "frame_table", "paper_table"]
 
@@ -104,6 +100,8 @@ class PaperTable:
     """(row index, column, template) → cell; absent where the row has no items in the column."""
     runs: dict[int, list[str]]
     """Row index → the runs it is made of."""
+    ci_units: dict[str, str] = field(default_factory=dict)
+    """With intervals: dataset → the unit its shared resampling drew (passage or item)."""
 
     def cell(self, row: int, column: str, template: str) -> TableCell | None:
         return self.cells.get((row, column, template))
@@ -120,7 +118,8 @@ class PaperTable:
         spec = self.spec
         return {"rows": list(spec.rows), "cols": spec.cols, "cells": list(spec.cells), "best_over": spec.best_over,
                 "where": dict(spec.where), "columns": self.columns, "table": out_rows,
-                **({"numbers": "adjudicated"} if spec.adjudicated else {})}
+                **({"numbers": "adjudicated"} if spec.adjudicated else {}),
+                **({"ci": {"resamples": spec.resamples, "seed": spec.seed, "units": dict(self.ci_units)}} if spec.ci else {})}
 
 
 def _check(spec: TableSpec, runs: Sequence[RunSettings]) -> None:
@@ -215,34 +214,6 @@ def _values(frame: pl.DataFrame, spec: TableSpec) -> dict[str, dict[str, float |
     return out
 
 
-def _interval(frame: pl.DataFrame, metric: str, spec: TableSpec) -> tuple[float, float] | None:
-    """An item-bootstrap 95% interval of one cell's metric (None for counts)."""
-    import polars as pl
-
-    answered = pl.col("predicted") & ~pl.col("refused").fill_null(False)
-    if metric in ("em", "f1"):
-        values = frame.get_column(metric).fill_null(0.0).to_numpy()
-    elif metric == "f1_recall":
-        values = frame.filter(answered).get_column(metric).fill_null(0.0).to_numpy()
-    elif metric == "answer_rate":
-        values = frame.filter(pl.col("predicted")).select(answered).to_series().cast(pl.Float64).to_numpy()
-    else:
-        return None
-    return _bootstrap(values, spec)
-
-
-def _bootstrap(values: np.ndarray, spec: TableSpec) -> tuple[float, float] | None:
-    """The percentile interval of the mean of `values` (in percent), the table's seed and resamples;
-    None for no values or a NaN among them."""
-    import numpy as np
-    from qa_inspect.core.stats import bootstrap_mean, rng_for
-
-    if len(values) == 0 or np.isnan(values).any():
-        return None
-    iv = bootstrap_mean(values, resamples=spec.resamples, rng=rng_for(spec.seed))
-    return iv.low * 100, iv.high * 100
-
-
 def _slices(frame: pl.DataFrame, spec: TableSpec) -> dict[str, pl.DataFrame]:
     if spec.cols in DIMENSIONS:
         return {str(k[0]) if k[0] is not None else "—": g for k, g in frame.group_by(spec.cols)}
@@ -250,20 +221,7 @@ def _slices(frame: pl.DataFrame, spec: TableSpec) -> dict[str, pl.DataFrame]:
 
 
 def _cells_of(frame: pl.DataFrame, spec: TableSpec, col_value: str | None) -> dict[tuple[str, str], TableCell]:
-    values = _values(frame, spec)
-    slices = _slices(frame, spec) if spec.ci else {}
-    out: dict[tuple[str, str], TableCell] = {}
-    for column, metrics in values.items():
-        for template in spec.cells:
-            names = spec.metrics_of(template)
-            cell = TableCell({m: metrics.get(m) for m in names})
-            if spec.ci and column in slices:
-                for m in names:
-                    iv = _interval(slices[column], m, spec) if cell.values.get(m) is not None else None
-                    if iv is not None:
-                        cell.ci[m] = iv
-            out[(col_value or column, template)] = cell
-    return out
+    return _cells_from(_values(frame, spec), spec, col_value)
 
 
 def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bool:
@@ -274,8 +232,8 @@ def _better(new: TableCell, old: TableCell | None, metrics: Sequence[str]) -> bo
 def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
     """The table `spec` asks for over `runs` (their settings: `run_settings`): cells from each
     run's sums in SQL (`paper_table_sums`); item frames only for the rows that need them (rows
-    of runs from datasets of several families, intervals over several runs) and adjudicated
-    tables (re-scored item by item)."""
+    of runs from datasets of several families) and adjudicated tables (re-scored item by item).
+    Intervals: every kept cell's at the end, on one shared resampling per dataset (`paper_table_ci`)."""
     if spec.adjudicated:
         return frame_table(conn, spec, runs)
     _check(spec, runs)
@@ -287,16 +245,20 @@ def paper_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSet
     if human is not None:
         table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
         table.runs[0] = [HUMAN]
-    _fill(table, spec, _summed_cells(conn, spec, chosen), _groups(spec, chosen))
+    intervals = _intervals(conn, spec)
+    cells_of = _noting(intervals, _summed_cells(conn, spec, chosen), _run_datasets(conn, chosen), spec)
+    _fill(table, spec, cells_of, _groups(spec, chosen))
     if human is not None:
-        _add_human(table, spec, human)
+        _add_human(table, spec, human, intervals)
     _mark_best(table)
+    _draw(table, intervals)
     return table
 
 
 def frame_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSettings]) -> PaperTable:
     """`paper_table` from the item frame of every run, averaged in polars: the reference the sums
-    are tested against, and the path of adjudicated tables."""
+    are tested against, and the path of adjudicated tables. Its intervals are drawn as
+    `paper_table`'s (on the adjudicated scores for an adjudicated table)."""
     import polars as pl
 
     _check(spec, runs)
@@ -310,10 +272,14 @@ def frame_table(conn: sqlite3.Connection, spec: TableSpec, runs: Sequence[RunSet
         table.rows.append((HUMAN, *([""] * (len(spec.rows) - 1))))
         table.runs[0] = [HUMAN]
     rest = frame.filter(pl.col("run") != HUMAN)
-    _fill(table, spec, lambda members, col: _cells_of(_group_frame(rest, members), spec, col), _groups(spec, chosen))
+    intervals = _intervals(conn, spec)
+    cells_of = _noting(intervals, lambda members, col: _cells_of(_group_frame(rest, members), spec, col),
+                       _run_datasets(conn, chosen), spec)
+    _fill(table, spec, cells_of, _groups(spec, chosen))
     if spec.human and human.height:
-        _add_human(table, spec, human)
+        _add_human(table, spec, human, intervals)
     _mark_best(table)
+    _draw(table, intervals)
     return table
 
 
@@ -354,12 +320,10 @@ def _summed_cells(conn: sqlite3.Connection, spec: TableSpec, chosen: Sequence[Ru
     def cells(members: Sequence[RunSettings], col_value: str | None) -> dict[tuple[str, str], TableCell]:
         present = [rows[m.run] for m in members if m.run in rows]
         _check_group(conn, members, present)
-        if len({(r.family, r.scorer) for r in present}) > 1 or (spec.ci and len(present) > 1):
+        if len({(r.family, r.scorer) for r in present}) > 1:
             frame = _frame(conn, spec, [r.name for r in present], human=False)
             return _cells_of(_group_frame(frame, members), spec, col_value)
-        values = group_values(present, by, sums, items, sampled) if present else {}
-        arrays = run_item_values(conn, present[0], by) if spec.ci and values else None
-        return _cells_from(values, spec, col_value, arrays)
+        return _cells_from(group_values(present, by, sums, items, sampled) if present else {}, spec, col_value)
 
     return cells
 
@@ -379,27 +343,65 @@ def _check_group(conn: sqlite3.Connection, members: Sequence[RunSettings], prese
         raise TableError(f"one row mixes scorers {', '.join(sorted(scorers))} ({members[0].run}); choose one with --dataset")
 
 
-def _cells_from(values: Mapping[str, Mapping[str, float | None]], spec: TableSpec, col_value: str | None,
-                arrays: ItemValues | None) -> dict[tuple[str, str], TableCell]:
-    """`_cells_of` from summed values; intervals from the one run's item arrays."""
-    by = spec.cols if spec.cols in DIMENSIONS else None
+def _cells_from(values: Mapping[str, Mapping[str, float | None]], spec: TableSpec,
+                col_value: str | None) -> dict[tuple[str, str], TableCell]:
+    """A row's cells (keyed by column and template) from its values per column value."""
     out: dict[tuple[str, str], TableCell] = {}
     for column, metrics in values.items():
         for template in spec.cells:
-            names = spec.metrics_of(template)
-            cell = TableCell({m: metrics.get(m) for m in names})
-            for m in names:
-                sample = None if arrays is None or cell.values.get(m) is None else arrays.metric(by and column, m)
-                iv = None if sample is None else _bootstrap(sample, spec)
-                if iv is not None:
-                    cell.ci[m] = iv
-            out[(col_value or column, template)] = cell
+            out[(col_value or column, template)] = TableCell({m: metrics.get(m) for m in spec.metrics_of(template)})
     return out
 
 
-def _add_human(table: PaperTable, spec: TableSpec, human: pl.DataFrame) -> None:
+def _intervals(conn: sqlite3.Connection, spec: TableSpec) -> TableIntervals | None:
+    """Where the table's intervals are noted and drawn (`paper_table_ci`); None without `ci`."""
+    if not spec.ci:
+        return None
+    from .paper_table_ci import TableIntervals
+
+    return TableIntervals(conn, spec.cols if spec.cols in DIMENSIONS else None, seed=spec.seed, resamples=spec.resamples,
+                          adjudicated=spec.adjudicated)
+
+
+def _run_datasets(conn: sqlite3.Connection, chosen: Sequence[RunSettings]) -> dict[str, str]:
+    """Run → the dataset it answers (runs without one have no items)."""
+    return {name: row.dataset for name, row in run_rows(conn, [r.run for r in chosen]).items()}
+
+
+def _noting(intervals: TableIntervals | None, cells_of: CellsOf, datasets: Mapping[str, str], spec: TableSpec) -> CellsOf:
+    """`cells_of`, each cell noted for an interval with the runs it is made of (per dataset) and
+    its item slice (None for a column of a setting, or no columns)."""
+    if intervals is None:
+        return cells_of
+    by = spec.cols in DIMENSIONS
+
+    def noted(members: Sequence[RunSettings], col_value: str | None) -> dict[tuple[str, str], TableCell]:
+        parts: dict[str, list[str]] = {}
+        for m in members:
+            if m.run in datasets:
+                parts.setdefault(datasets[m.run], []).append(m.run)
+        out = cells_of(members, col_value)
+        for (column, _), cell in out.items():
+            intervals.note(cell, parts, column if by else None)
+        return out
+
+    return noted
+
+
+def _draw(table: PaperTable, intervals: TableIntervals | None) -> None:
+    """The kept cells' intervals, all drawn at once, and the unit each dataset resampled."""
+    if intervals is not None:
+        intervals.draw(table.cells.values())
+        table.ci_units = dict(intervals.units)
+
+
+def _add_human(table: PaperTable, spec: TableSpec, human: pl.DataFrame, intervals: TableIntervals | None) -> None:
     """The human estimate as row 0: per item slice, or the same overall value in every setting column."""
+    parts = {ds: [HUMAN] for ds in human.get_column("dataset").unique().to_list()}
+    by = spec.cols in DIMENSIONS
     for (column, template), cell in _cells_of(human, spec, None).items():
+        if intervals is not None:
+            intervals.note(cell, parts, column if by else None)
         targets = table.columns if spec.cols is not None and spec.cols not in DIMENSIONS else [column]
         for target in targets:
             table.cells[(0, target, template)] = cell

@@ -9,8 +9,8 @@ over the union of their datasets' items. The numbers are the report's (`slice_ta
 every item (a missing answer counts 0), F1-recall over answered items, answer rate = answered /
 predicted, an item without a prediction an error, metrics the scorer does not give None.
 
-Intervals need per-item values: they are read per run as numpy arrays (`run_item_values`), in the
-order the item frame had them, so the same seed resamples them into the same interval.
+Intervals need per-item values: `paper_table_ci` reads them per run as arrays and draws every
+cell's on one shared resampling per dataset.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from qa_inspect.core.query import DIMENSIONS
 from .sample_metrics import SAMPLE_CELLS
 
 if TYPE_CHECKING:
-    import numpy as np
     from qa_inspect.core.store import OverviewRows
 
-__all__ = ["ItemValues", "RunRow", "RunSums", "group_values", "run_item_values", "run_rows", "run_sums"]
+__all__ = ["RunRow", "RunSums", "group_values", "run_rows", "run_sums"]
 
 ALL = "all"
 _MISSING = "—"
@@ -185,55 +184,3 @@ def _metrics(t: RunSums, cdqa: bool, sampled: bool) -> dict[str, float | None]:
         metrics = run_sample_metrics(t.samples)
         out.update({name: float(metrics[name]) * 100 if name in metrics else None for name in SAMPLE_CELLS})
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class ItemValues:
-    """One run's items as arrays, in the item frame's order: whether it predicted and answered
-    each, its EM, F1 and F1-recall (a missing score 0) and each item's column value."""
-
-    predicted: np.ndarray
-    answered: np.ndarray
-    scores: dict[str, np.ndarray]
-    values: np.ndarray
-
-    def metric(self, column: str | None, metric: str) -> np.ndarray | None:
-        """The per-item values a cell's `metric` averages (None for counts), on one column value
-        (None: every item): EM/F1 over every item, F1-recall over answered ones, answer rate as
-        0/1 per predicted item."""
-        import numpy as np
-
-        mask = np.ones(len(self.predicted), bool) if column is None else self.values == column
-        if metric in ("em", "f1"):
-            return self.scores[metric][mask]
-        if metric == "f1_recall":
-            return self.scores[metric][mask & self.answered]
-        if metric == "answer_rate":
-            return self.answered[mask & self.predicted].astype(np.float64)
-        return None
-
-
-def run_item_values(conn: sqlite3.Connection, run: RunRow, by: str | None) -> ItemValues:
-    """One run's `ItemValues` over its dataset's items in id order (the item frame's order, so a
-    seeded bootstrap draws the interval the frame gave): the items and the run's predictions are
-    read apart, each from an index alone, and matched by item id."""
-    import numpy as np
-
-    items = conn.execute(f"SELECT i.id, {_value_sql(by)} FROM items i WHERE i.dataset_id = ? ORDER BY i.id",
-                         (run.dataset_id,)).fetchall()
-    ids = np.fromiter((r[0] for r in items), np.int64, len(items))
-    values = np.array([_key(by, r[1]) for r in items], dtype=object)
-    rows = conn.execute("SELECT p.item_id, p.refused, p.em, p.f1, p.f1_recall FROM predictions p WHERE p.run_id = ?",
-                        (run.id,)).fetchall()
-    at = np.searchsorted(ids, np.fromiter((r[0] for r in rows), np.int64, len(rows)))
-    mine = (at < len(ids)) & (ids[np.minimum(at, len(ids) - 1)] == [r[0] for r in rows]) if len(ids) else at < 0
-    at, rows = at[mine], [r for r, keep in zip(rows, mine) if keep]
-    predicted = np.zeros(len(ids), bool)
-    predicted[at] = True
-    answered = predicted.copy()
-    answered[at] = np.fromiter((not r[1] for r in rows), bool, len(rows))
-    scores = {}
-    for name, k in (("em", 2), ("f1", 3), ("f1_recall", 4)):
-        scores[name] = np.zeros(len(ids))
-        scores[name][at] = np.fromiter((r[k] or 0.0 for r in rows), np.float64, len(rows))
-    return ItemValues(predicted, answered, scores, values)

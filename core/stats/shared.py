@@ -31,7 +31,10 @@ import numpy as np
 from .bootstrap import MIN_BOOTSTRAP_UNITS, Interval, PairedTest
 from .seeds import DEFAULT_LEVEL, DEFAULT_RESAMPLES, check_settings
 
-__all__ = ["count_blocks", "count_rows", "counts_from_indices", "means_all", "pair_totals", "paired_all", "shared_tests", "sign_blocks"]
+__all__ = [
+    "count_blocks", "count_rows", "counts_from_indices", "mean_bounds", "mean_totals", "means_all", "pair_totals",
+    "paired_all", "shared_tests", "sign_blocks",
+]
 
 _BLOCK = 1 << 21
 """Cells of a count (or sign) block: about 16 MB of float64 at any number of units."""
@@ -335,6 +338,37 @@ def means_all(
     all rows on one shared resampling: the very counts `paired_all` draws from the same `rng`,
     so a run's interval and its pairs' tests rest on the same resamples. None: no item."""
     return shared_tests(values, over, [], clusters, resamples=resamples, level=level, rng=rng)[0]
+
+
+def mean_totals(
+    values: np.ndarray,
+    over: np.ndarray,
+    clusters: np.ndarray | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`(rows, resamples)` twice: each row's resampled total over the items it is counted over
+    (`over`), and the resampled number of those items, on the very counts `means_all` (and the
+    leaderboard) draws from the same `rng`: their ratio is a row's bootstrap distribution. Kept
+    apart so that rows over several datasets, each resampled on its own stream, add their
+    totals before dividing (a bootstrap stratified by dataset)."""
+    check_settings(0, resamples, DEFAULT_LEVEL)
+    vals = np.asarray(values, np.float64)
+    if len(vals) == 0:
+        return np.zeros((0, resamples)), np.zeros((0, resamples))
+    units = _Units(vals.shape[1], clusters)
+    cols = _Columns(vals, np.asarray(over, bool), units)
+    boot_rng, _ = rng.spawn(2)  # the split `shared_tests` makes: the counts are the first stream's
+    base = _Shared(cols, lambda: count_blocks(units.count, resamples, deepcopy(boot_rng))).base()
+    return base[cols.run_col], base[cols.run_rows.shape[0] + cols.mask_col]
+
+
+def mean_bounds(num: np.ndarray, den: np.ndarray, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Per row the percentile bounds of its resampled means `num / den` (`mean_totals`), as
+    `means_all` takes them: resamples that drew none of the row's items are skipped (NaN bounds
+    for a row never drawn)."""
+    return _bounds(_ratio(num, den), level)
 
 
 def _tests(cols: _Columns, boot: _Shared, flip: _Shared, pairs: Sequence[tuple[int, int]], level: float,

@@ -194,3 +194,24 @@ def test_chart_is_an_svg_of_the_grid(cdqa_folder: Path, tmp_path: Path) -> None:
     bad = runner.invoke(app, ["table", str(cdqa_folder), "--rows", "model", "--where", "shots=0", "--chart",
                               str(tmp_path / "grid.png")])
     assert bad.exit_code == 1 and "--chart writes SVG" in bad.output
+
+
+def test_intervals_are_the_leaderboards(tmp_path: Path) -> None:
+    """`table --ci` and `leaderboard` resample a dataset alike: a run's interval is the same pair
+    of numbers for the same seed and resamples; the note and `ci` in JSON name the unit."""
+    folder = tmp_path / "cmrc"
+    shutil.copytree(SAMPLE_RUNS / "cmrc2018", folder, ignore=shutil.ignore_patterns(".qa-inspect"))
+    stats = ["--seed", "11", "--resamples", "300"]
+    result = runner.invoke(app, ["table", str(folder), "--cell", "em,f1", "--ci", *stats, "--json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)
+    board = json.loads(runner.invoke(app, ["leaderboard", str(folder), *stats, "--json"]).output)
+    (one,) = [b for b in board if b["dataset"] == "cmrc2018_dev_sample"]
+    assert table["ci"] == {"resamples": 300, "seed": 11, "units": {"cmrc2018_dev_sample": one["unit"]}}
+    rows = {r["run"]: r["metrics"] for r in one["rows"]}
+    for row in table["table"]:
+        for metric in ("em", "f1"):
+            low, high = row["cells"][f"all · {metric}"]["ci"][metric]
+            assert (low, high) == (rows[row["labels"]["run"]][metric]["low"], rows[row["labels"]["run"]][metric]["high"])
+    text = " ".join(runner.invoke(app, ["table", str(folder), "--ci", *stats]).output.split())
+    assert f"the {one['unit']}s of each dataset resampled once for every cell (300 resamples, seed 11)" in text

@@ -86,7 +86,9 @@ def _note(t: PaperTable) -> str:
     if t.spec.best_over:
         parts.append(f"[x] = the {t.spec.best_over} of the best run")
     if t.spec.ci:
-        parts.append(f"[low, high] = 95% item-bootstrap interval ({count(t.spec.resamples)} resamples, seed {t.spec.seed})")
+        units = ", ".join(sorted({f"{u}s" for u in t.ci_units.values()})) or "items"
+        parts.append(f"[low, high] = 95% bootstrap interval, the {units} of each dataset resampled once for every cell"
+                     f" ({count(t.spec.resamples)} resamples, seed {t.spec.seed})")
     return "; ".join(parts) + "."
 
 
@@ -128,7 +130,9 @@ def table_cmd(
     where: Annotated[list[str], typer.Option("--where", help="Only runs with this setting, key=value (repeatable).")] = [],  # noqa: B006
     human: Annotated[bool, typer.Option("--human", help="The human estimate as the first row (datasets with several golds).")] = False,
     dataset: Annotated[str | None, typer.Option("--dataset", help="Only runs of this dataset.", show_default=False)] = None,
-    ci: Annotated[bool, typer.Option("--ci", help="A 95% bootstrap interval after each value.")] = False,
+    ci: Annotated[bool, typer.Option("--ci", help=(
+        "A 95% bootstrap interval after each value: each dataset's passages (or items) resampled once for the"
+        " whole table, as the leaderboard does (the same seed gives its intervals)."))] = False,
     places: Annotated[int, typer.Option("--places", help="Decimal places.", min=0, max=6)] = 1,
     db: DbOpt = None,
     as_json: JsonOpt = False,

@@ -189,3 +189,18 @@ def test_batches_of_pairs_change_no_number(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(shared, "_PAIR_CELLS", 2 * 90)  # two pairs a batch
     assert stats.paired_all(values, over, pairs, np.arange(90) // 3, resamples=300,
                             rng=np.random.default_rng(4)) == whole
+
+
+@settings(max_examples=30, deadline=None)
+@given(score_matrices(), st.integers(0, 2**32 - 1))
+def test_mean_totals_are_the_draws_means_all_takes_percentiles_of(data, seed) -> None:
+    """`mean_totals` / `mean_bounds` (a table adds them across datasets) give `means_all`'s bounds."""
+    values, over, clusters = data
+    num, den = stats.mean_totals(values, over, clusters, resamples=150, rng=np.random.default_rng(seed))
+    assert num.shape == den.shape == (len(values), 150)
+    low, high = stats.mean_bounds(num, den)
+    for r, ci in enumerate(stats.means_all(values, over, clusters, resamples=150, rng=np.random.default_rng(seed))):
+        if ci is None:
+            assert not over[r].any()
+        else:
+            assert (ci.low, ci.high) == (low[r], high[r])
