@@ -5,8 +5,7 @@ its SHA-256 does (only hashed). Each changed file is written in its own transact
 one file leaves that file's rows as they were and the others still load.
 
 Side files (n-best, null odds, OpenCompass shards and results, lm-eval results) are read by their
-run: when one appears, changes or goes, every run reading it is reloaded. Which dataset a run goes
-with is `core.linking`'s business.
+run: when one appears, changes or goes, every run reading it is reloaded (linking: `core.linking`).
 """
 
 from __future__ import annotations
@@ -145,7 +144,8 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         with ScorePool() as lp.cache.pool:  # a second process reads files and scores runs beside this one
             try:
                 datasets, runs, later = _read_changed(lp, changed)
-                _store_datasets(lp, datasets)
+                with deferred_indexes(conn, sum(len(d.items) for _, d in datasets if isinstance(d, Dataset)), "items"):
+                    _store_datasets(lp, datasets)
             finally:
                 for worker in lp.readers.values():
                     stop_reading(worker)

@@ -60,9 +60,10 @@ def test_a_bulk_load_stores_every_row_and_index_as_a_load_with_the_indexes_in_pl
     dropped: list[bool] = []
     real = bulk_indexes._drop
 
-    def spy(conn: sqlite3.Connection, incoming: int) -> bool:
-        dropped.append(real(conn, incoming))
-        return dropped[-1]
+    def spy(conn: sqlite3.Connection, incoming: int, table: str) -> bool:
+        done = real(conn, incoming, table)
+        dropped.extend([done] if table == "predictions" else [])
+        return done
 
     monkeypatch.setattr(bulk_indexes, "BULK_MIN", 1)
     monkeypatch.setattr(bulk_indexes, "_drop", spy)
@@ -183,3 +184,44 @@ def test_a_bulk_load_leaves_its_log_to_the_checkpoint_beside_the_index_builds(tm
     assert _indexes(db) and _deferred(db) is None
     busy, log, copied = sqlite3.connect(db).execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert (busy, copied) == (0, log)
+
+
+def test_new_items_are_written_before_their_indexes_and_store_what_a_plain_load_stores(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new dataset's items go in with the items' indexes dropped and built after them: the same
+    items, golds and indexes as a load with them in place, nothing left deferred."""
+    items = "SELECT key, question, context_id, question_type, gold_count, answerable FROM items ORDER BY dataset_id, key"
+    index_sql = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items' ORDER BY name"
+    plain = load_runs(runs, tmp_path / "plain.db")
+    dropped: list[str] = []
+    real = bulk_indexes._drop
+
+    def spy(conn: sqlite3.Connection, incoming: int, table: str) -> bool:
+        done = real(conn, incoming, table)
+        dropped.extend([table] if done else [])
+        return done
+
+    monkeypatch.setattr(bulk_indexes, "ITEMS_BULK_MIN", 1)
+    monkeypatch.setattr(bulk_indexes, "_drop", spy)
+    bulk = load_runs(runs, tmp_path / "bulk.db")
+    assert dropped == ["items"] and not plain.errors and not bulk.errors
+    a, b = sqlite3.connect(tmp_path / "plain.db"), sqlite3.connect(tmp_path / "bulk.db")
+    assert b.execute(items).fetchall() == a.execute(items).fetchall() != []
+    assert b.execute(index_sql).fetchall() == a.execute(index_sql).fetchall()
+    assert len(a.execute(index_sql).fetchall()) >= 15
+    assert b.execute("SELECT COUNT(*) FROM settings WHERE key LIKE 'deferred_%'").fetchone() == (0,)
+    assert _rows(tmp_path / "bulk.db") == _rows(tmp_path / "plain.db")
+
+
+def test_items_indexes_a_killed_load_left_dropped_are_built_by_the_next(tmp_path: Path) -> None:
+    conn = open_db(tmp_path / "qa.db").conn
+    with pytest.raises(KeyboardInterrupt), bulk_indexes.deferred_indexes(conn, bulk_indexes.ITEMS_BULK_MIN, "items"):
+        assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
+        raise KeyboardInterrupt  # restored on the way out, as a kill would not
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
+    assert bulk_indexes._drop(conn, bulk_indexes.ITEMS_BULK_MIN, "items")  # and killed here:
+    conn.close()  # the statements stay in settings
+    conn = open_db(tmp_path / "qa.db").conn
+    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
+    assert bulk_indexes.restore_indexes(conn)
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
