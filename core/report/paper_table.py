@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from qa_inspect.core.errors import QAInspectError, unknown_name
+from qa_inspect.core.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 from .metrics import DIMENSIONS, HUMAN, human_frame, item_frame, slice_table
 from .paper_table_sums import RunRow, group_values, run_rows, run_sums
@@ -68,8 +69,9 @@ class TableSpec:
     human: bool = False
     dataset: str | None = None
     ci: bool = False
-    resamples: int = 1000
-    seed: int = 2018
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    """The intervals' resampling, as the CLI's and the leaderboard's (`core.stats.seeds`)."""
     adjudicated: bool = False
     """Cells from adjudicated scores (accepted aliases count as golds, `adjudicated`), not official ones."""
 

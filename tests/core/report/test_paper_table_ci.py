@@ -209,3 +209,10 @@ def test_adjudicated_intervals_are_the_adjudicated_leaderboards(env: Env) -> Non
     moved = leaderboard(env.conn, dataset, options=options, adjudicated=True)[0]
     assert next(r for r in moved.rows if r.run == run).metrics["em"] != next(
         r for r in official.rows if r.run == run).metrics["em"], "the alias moves the run's numbers"
+
+
+def test_a_python_callers_table_resamples_as_the_command_does() -> None:
+    """`TableSpec`'s defaults are the command's and the leaderboard's (one definition: the
+    intervals a Python caller gets are the ones `qa-inspect table --ci` prints)."""
+    spec = TableSpec()
+    assert (spec.seed, spec.resamples) == (stats.DEFAULT_SEED, stats.DEFAULT_RESAMPLES)
