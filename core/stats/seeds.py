@@ -8,9 +8,12 @@ leaderboard or a slice to a diff leaves every other figure exactly as it was.
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
-import numpy as np
 from qa_inspect.core.errors import QAInspectError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "StatsError", "check_settings", "rng_for"]
 
@@ -41,7 +44,10 @@ def check_settings(seed: int, resamples: int, level: float = DEFAULT_LEVEL) -> N
 
 
 def rng_for(seed: int, *labels: str) -> np.random.Generator:
-    """A generator of its own for one test: the seed plus a stable hash of each label."""
+    """A generator of its own for one test: the seed plus a stable hash of each label. (numpy is
+    imported here: the defaults above are read by modules the app starts with.)"""
+    import numpy as np
+
     check_settings(seed, 1)
     key = tuple(zlib.crc32(label.encode("utf-8")) for label in labels)
     return np.random.default_rng(np.random.SeedSequence(entropy=seed, spawn_key=key))
