@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from qa_inspect.core import stats
@@ -33,7 +33,7 @@ from qa_inspect.core.store import require_dataset
 
 from .metrics import HUMAN
 from .paper_table_sums import _key, _value_sql
-from .run_stats import DatasetItems, metric_values, passage_ids
+from .run_stats import DatasetItems, item_arrays, metric_values, read_chunks
 from .significance import StatOptions, clusters_for, resampling_unit, shared_stream
 
 __all__ = ["INTERVAL_METRICS", "TableIntervals", "table_items"]
@@ -41,40 +41,14 @@ __all__ = ["INTERVAL_METRICS", "TableIntervals", "table_items"]
 INTERVAL_METRICS = ("em", "f1", "f1_recall", "answer_rate")
 """The cell metrics that get an interval (counts and sample metrics do not)."""
 
-_CHUNK = 20_000
-"""Rows read at a time (a million items as Python tuples would hold ten times their arrays)."""
-
-_ITEMS_SQL = ("SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1, {value}"
-              " FROM items i WHERE i.dataset_id = ? ORDER BY i.id")
-
-
-def _chunks(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> Iterable[list[Any]]:
-    cursor = conn.execute(sql, params)
-    while rows := cursor.fetchmany(_CHUNK):
-        yield rows
-
-
 def _items(conn: sqlite3.Connection, ds_id: int, by: str | None) -> tuple[np.ndarray, ...]:
-    """The dataset's items in id order: ids, passages (-1: none, the same text one id), answerable
-    labels, human EM and F1 (NaN: none), and each item's value of `by` as a column names it."""
-    n = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()[0]
-    ids, contexts = np.empty(n, np.int64), np.empty(n, np.int64)
-    answerable, slices = np.empty(n, object), np.empty(n, object)
-    human = np.empty((n, 2))
-    labels: dict[str, str] = {}  # one string object per label, not one per item
-    at = 0
-    for rows in _chunks(conn, _ITEMS_SQL.format(value=_value_sql(by)), (ds_id,)):
-        part = slice(at, at + len(rows))
-        cols = list(zip(*rows, strict=True))
-        ids[part], contexts[part] = cols[0], cols[1]
-        answerable[part] = [labels.setdefault(v, v) for v in cols[2]]
-        human[part] = np.array(list(zip(cols[3], cols[4])), dtype=np.float64)  # None → NaN
-        slices[part] = [labels.setdefault(k, k) for k in (_key(by, v) for v in cols[5])]
-        at += len(rows)
-    same = passage_ids(conn, ds_id)
-    if same:
-        contexts = np.array([same.get(int(c), int(c)) for c in contexts], dtype=np.int64)
-    return ids, contexts, answerable, human[:, 0], human[:, 1], slices
+    """The dataset's items as `run_stats.item_arrays` reads them, and each item's value of `by` as
+    a column names it (one string object per value)."""
+    ids, contexts, answerable, human_em, human_f1, values = item_arrays(conn, ds_id, _value_sql(by))
+    labels: dict[str, str] = {}
+    slices = np.empty(len(ids), object)
+    slices[:] = [labels.setdefault(k, k) for k in (_key(by, v) for v in values)]
+    return ids, contexts, answerable, human_em, human_f1, slices
 
 
 _SCORES = ("predicted", "em", "f1", "refused", "f1_recall", "pass")
@@ -92,7 +66,7 @@ def _run_scores(conn: sqlite3.Connection, run_id: int, ids: np.ndarray, names: S
     block = np.zeros((len(_SCORES), len(ids)))  # a row per column: a column never read is never touched
     sql = f"SELECT p.item_id{''.join(f', COALESCE(p.{c}, 0)' for c in names)} FROM predictions p WHERE p.run_id = ?"
     width = 1 + len(names)
-    for rows in _chunks(conn, sql, (run_id,)):
+    for rows in read_chunks(conn, sql, (run_id,)):
         got = np.fromiter(chain.from_iterable(rows), np.float64, len(rows) * width).reshape(-1, width)
         item = got[:, 0].astype(np.int64)
         at = np.minimum(np.searchsorted(ids, item), max(len(ids) - 1, 0))

@@ -15,7 +15,7 @@ leaderboard compares two runs on exactly what it ranks them by.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,6 +36,8 @@ __all__ = [
     "RunIntervals",
     "dataset_items",
     "intervals_and_pairs",
+    "item_arrays",
+    "read_chunks",
     "metric_values",
     "passage_ids",
     "pass_sql",
@@ -111,7 +113,7 @@ class DatasetItems:
 
 
 _ITEMS_SQL = """
-SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1
+SELECT i.id, COALESCE(i.context_id, -1), COALESCE(i.answerable, ''), i.human_em, i.human_f1{extra}
 FROM items i WHERE i.dataset_id = ? ORDER BY i.id
 """
 
@@ -147,7 +149,8 @@ def passage_ids(conn: sqlite3.Connection, dataset_id: int) -> dict[int, int]:
     return passage_firsts(conn, dataset_id)
 
 
-def _chunks(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+def read_chunks(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> Iterator[list[Any]]:
+    """The rows of `sql`, `_CHUNK` at a time (arrays are filled from them, never a whole list)."""
     cursor = conn.execute(sql, params)
     while rows := cursor.fetchmany(_CHUNK):
         yield rows
@@ -157,32 +160,46 @@ def _numbers(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...], n: int
     """The query's rows (`n` of them, `width` numbers each; None → NaN) as an (n, width) array."""
     out = np.empty((n, width), dtype=np.float64)
     at = 0
-    for rows in _chunks(conn, sql, params):
+    for rows in read_chunks(conn, sql, params):
         out[at:at + len(rows)] = np.array(rows, dtype=np.float64)
         at += len(rows)
     return out[:at]
 
 
-def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
-    """Every run of dataset `name` on every item (`UnknownNameError` for an unknown name)."""
-    ds_id = require_dataset(conn, name)
-    family, scorer = conn.execute("SELECT family, scorer FROM datasets WHERE id = ?", (ds_id,)).fetchone()
+def item_arrays(
+    conn: sqlite3.Connection, ds_id: int, extra: str | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]:
+    """A dataset's items in id order, read in chunks into arrays: ids, passages (-1: none; the
+    same text one id, `passage_ids`), answerable labels (one string object per label), human EM
+    and F1 (NaN: none), and the values of `extra` (an SQL expression over `items i`; [] without)."""
     n = conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id = ?", (ds_id,)).fetchone()[0]
     ids, contexts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     answerable, human_em, human_f1 = np.empty(n, dtype=object), np.empty(n), np.empty(n)
+    values: list[Any] = []
     labels: dict[str, str] = {}  # one string object per label, not one per item
+    sql = _ITEMS_SQL.format(extra="" if extra is None else f", {extra}")
     at = 0
-    for rows in _chunks(conn, _ITEMS_SQL, (ds_id,)):
+    for rows in read_chunks(conn, sql, (ds_id,)):
         part = slice(at, at + len(rows))
         cols = list(zip(*rows, strict=True))
         ids[part], contexts[part] = cols[0], cols[1]
         answerable[part] = [labels.setdefault(v, v) for v in cols[2]]
         human_em[part] = np.array(cols[3], dtype=np.float64)  # None → NaN
         human_f1[part] = np.array(cols[4], dtype=np.float64)
+        values.extend(cols[5] if extra is not None else ())
         at += len(rows)
     same = passage_ids(conn, ds_id)
     if same:
         contexts = np.array([same.get(int(c), int(c)) for c in contexts], dtype=np.int64)
+    return ids, contexts, answerable, human_em, human_f1, values
+
+
+def dataset_items(conn: sqlite3.Connection, name: str) -> DatasetItems:
+    """Every run of dataset `name` on every item (`UnknownNameError` for an unknown name)."""
+    ds_id = require_dataset(conn, name)
+    family, scorer = conn.execute("SELECT family, scorer FROM datasets WHERE id = ?", (ds_id,)).fetchone()
+    ids, contexts, answerable, human_em, human_f1, _ = item_arrays(conn, ds_id)
+    n = len(ids)
     runs: dict[str, dict[str, np.ndarray]] = {}
     models: dict[str, str | None] = {}
     for run_id, run, model in conn.execute(
