@@ -68,15 +68,17 @@ def deferred_indexes(conn: sqlite3.Connection, incoming: int, table: str = "pred
     write is worth it (yields whether it dropped them); on leaving, even by an error, they are
     created again. A kill inside leaves them to the next load's `restore_indexes`."""
     dropped = _drop(conn, incoming, table)
+    runs = dropped and table == "predictions"  # many commits to come: the log is copied at the end
     pages = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
-    if dropped and table == "predictions":
+    if runs:
         conn.execute(f"PRAGMA wal_autocheckpoint = {max(int(pages), BULK_WAL_PAGES)}")
     try:
         yield dropped
     finally:
-        if dropped:
+        if runs:
             conn.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
-            restore_indexes(conn, checkpoint_beside=table == "predictions")
+        if dropped:
+            restore_indexes(conn, checkpoint_beside=runs)
 
 
 def _drop(conn: sqlite3.Connection, incoming: int, table: str) -> bool:

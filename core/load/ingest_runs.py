@@ -22,7 +22,7 @@ from .features import Context, item_contexts
 from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
-from .score_ahead import ScoreAhead, scores_in
+from .score_ahead import ScoreAhead
 from .score_pool import Golds, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Superseded, item_key, score_rows
 from .search_index import next_id, unindex_predictions
 
@@ -195,7 +195,7 @@ def write_run(
         prepared: _Scoring = ahead.prepared if ahead is not None else _scoring(conn, run, dataset_id, cache)
         scorer, matched, inputs, golds, found, keys = prepared
         result.unmatched, result.duplicates = found.unmatched, found.duplicates
-        if ahead is None:
+        if ahead is None:  # else once the next run is out (`Ahead.prepared`)
             scores = score_rows(inputs, cache.memo, cache.pool, keys)
         sampled = (ahead.samples if ahead is not None and ahead.samples is not None
                    else score_samples(scorer, matched, golds, cache.sample_memo, cache.pool))
@@ -203,8 +203,8 @@ def write_run(
         result.unmatched = [p.ref for p in run.predictions]
     if then is not None:
         then()
-    if ahead is not None:  # looked up once the next run is out (`Ahead.prepared`)
-        scores = scores_in(cache.memo, keys) or score_rows(inputs, cache.memo, cache.pool, keys)
+    if ahead is not None:
+        scores = score_rows(inputs, cache.memo, cache.pool, keys)
     meta = dict(run.meta)
     if result.unmatched:
         meta["unmatched_sample"] = result.unmatched[:20]

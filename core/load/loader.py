@@ -281,7 +281,9 @@ def _read_changed(
         return n[1].path
 
     def here(n: tuple[int, _Candidate]) -> Outcome:
-        return ("read", streams[n[1].rel]) if told(n) and n[1].rel in streams else read_outcome(n[1].path, lp.runs_dir, lp.manifest)
+        path = told(n)
+        stream = streams.get(n[1].rel)
+        return ("read", stream) if stream is not None else read_outcome(path, lp.runs_dir, lp.manifest)
 
     for (i, cand), outcome in read_in_turn(lp.cache.pool, now, beside, lambda n: (told(n), lp.runs_dir, lp.manifest, limits), here):
         _take(lp, cand, _read_one(lp, cand, outcome), datasets, runs)
@@ -303,8 +305,7 @@ def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list
 
 
 def _read_one(lp: _Pass, cand: _Candidate, outcome: Outcome | None = None) -> Dataset | Run | VerdictFile | None:
-    """One file read whole (or what the second process read of it); None when it is not QA data
-    (remembered) or cannot be read (an error)."""
+    """One file read whole (or what the second process read); None when not QA data (remembered) or unreadable."""
     kind, value = outcome or read_outcome(cand.path, lp.runs_dir, lp.manifest)
     if kind == "format":
         lp.error(cand.rel, _relmsg(lp.runs_dir, value))
@@ -433,8 +434,7 @@ def _linked(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> Iterator[_Linked
 
 
 def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
-    """Link the runs to stored datasets, then score and store each (one transaction, or steps);
-    the next run's scoring starts while this one's rows go in (`ingest_runs.start_ahead`)."""
+    """Link the runs, then score and store each (one transaction, or steps), the next scored meanwhile (`start_ahead`)."""
     linked = list(_linked(lp, parsed)) if parsed else []
     for i, now in enumerate(linked):
         lp.progress(i, len(linked), f"scoring {now.cand.rel}")

@@ -1,5 +1,5 @@
-"""The files of a load read two at a time: the next one by the load's second process
-(`ScorePool`) while this process reads the current one.
+"""The files of a load read two at a time: one by the load's second process (`ScorePool`) while
+this process reads the others, taking its answer when it is there.
 
 Reading is the first phase of a load, and the second process sat idle through it: ten sampled
 runs of 20 MB took 11 s to read here. A file read there comes back pickled, which costs far less

@@ -5,10 +5,10 @@ the second scoring process (`ScorePool`) sat idle, though the pairs of the next 
 soon as it is linked. So once a run is scored, and before its rows go in, the next run's new pairs
 and sampled items are shared out (`ScoreAhead.start`): a share sent to the second process, the rest
 scored here; then the insert. When the next run is written, the second process's answer is taken
-first (`ScoreAhead.collect`) and its scores are in the memo like any scored before.
+first (`ScoreAhead.take`) and its scores are in the memo like any scored before.
 
 The share adapts to keep both processes equally busy: each answer says how long the second process
-worked, and this process knows how long it worked between the send and the collect (its own share,
+worked, and this process knows how long it worked between the send and the take (its own share,
 the insert, the next run's match); the next share is the one that would have balanced the two
 (runs of one sweep are alike). Sampled items are shared by item id (`id % SLOTS` below the share),
 so that most items stay with the process whose memo holds their answers from the runs before.
@@ -22,13 +22,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
 from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, new_pairs, remember, score_many
 
-__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there", "scores_in"]
+__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
 SHARE_LIMITS = (0.1, 0.95)
 """The second process's share stays within these: neither process is left out of a run entirely,
 so both timings stay known."""
@@ -51,8 +51,8 @@ class Ahead:
 
     prepared: Any
     """What the caller gave `start` to keep (the run's matched predictions, ...). Its pairs'
-    scores are in the memo (`take` put the second process's there): the caller reads them with
-    `scores_in`, once it has started the next run, so that the second process is not idle while
+    scores are in the memo (`take` put the second process's there): the caller reads them
+    (`score_pool.score_rows`) once it has started the next run, so that the second process is not idle while
     this one looks up a run's rows."""
     samples: list[SampleScores | None] | None
     """The sampled scores of every row (None where a row has no samples); None if not scored."""
@@ -140,17 +140,10 @@ class ScoreAhead:
         self.share = balanced_share(flight.share, worked, flight.own, here)
 
 
-def scores_in(memo: ScoreMemo, keys: Sequence[ScoreKey]) -> list[Scores] | None:
-    """The memo's scores of every key, in order; None when one is missing (the memo started over
-    since, or the second process failed): the caller then scores the rows as usual."""
-    found = [memo.get(key) for key in keys]
-    return None if None in found else cast(list[Scores], found)
-
-
 def balanced_share(share: float, worked: float, own: float, here: float) -> float:
     """The next share of the second process, from the last run's: it worked `worked` seconds on
     `share` of the run, this process `own` seconds on the rest and `here` seconds in all between
-    the send and the collect. With `a` the second process's cost of a whole run, `b` this one's
+    the send and the take. With `a` the second process's cost of a whole run, `b` this one's
     and `rest` this process's other work, the share that keeps both busy as long solves
     s·a = (1 − s)·b + rest; the next is halfway there (runs are alike, not equal), within
     `SHARE_LIMITS`."""

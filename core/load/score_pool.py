@@ -19,7 +19,7 @@ import select
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
@@ -97,6 +97,10 @@ def score_rows(
     quoting the same passage with the same golds share their results. `keys`: the rows' memo
     keys when the caller has cheaper ones than the rows themselves (`new_pairs`)."""
     memo = {} if memo is None else memo
+    if keys is not None:  # all known (a run scored ahead): one lookup a row
+        found = [memo.get(key) for key in keys]
+        if None not in found:
+            return cast(list[Scores], found)
     keys, todo = new_pairs(rows, memo, keys)
     if not todo:
         return [memo[key] for key in keys]
