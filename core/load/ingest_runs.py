@@ -32,6 +32,9 @@ __all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_loo
 @dataclass(slots=True)
 class RunWrite:
     predictions: int = 0
+    run_id: int | None = None
+    meta: bool = False
+    """Some stored prediction carries `meta` (the load indexes its keys: `warmup.warm_app`)."""
     unmatched: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
 
@@ -222,7 +225,8 @@ def write_run(
         _insert_predictions(conn, run_id, matched, scores, sampled, done, steps)
         _delete_runs(conn, "path = ? AND id != ?" + part[0], (rel_path, run_id, *part[1]))
         conn.execute("UPDATE runs SET name = ?, meta = ? WHERE id = ?", (run.name, json_text(meta), run_id))
-    result.predictions = len(matched)
+    result.predictions, result.run_id = len(matched), run_id
+    result.meta = any(p.meta for _, p in matched)
     return result
 
 

@@ -61,6 +61,9 @@ class _Candidate:
     mtime_ns: int
     sha256: str | None = None
 
+    def stamp(self, kind: str, fmt: str | None, encoding: str | None, *, note: str | None = None) -> FileStamp:
+        return FileStamp(self.rel, kind, self.size, self.mtime_ns, self.sha256 or "", fmt, encoding, note=note)
+
 
 def load_runs(
     runs_dir: Path,
@@ -87,10 +90,10 @@ def load_runs(
     try:
         with no_cycle_collection():
             conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-            _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
+            with_meta = _load(runs_dir, conn, summary, on_progress or (lambda done, total, msg: None))
             record_load(conn, summary)
             if summary.changed:  # the first open after a load paints from stored sums, sorts down indexes
-                warm_app(conn)
+                warm_app(conn, with_meta)
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:
@@ -122,15 +125,16 @@ class _Pass:
     """Lookups and golds of the datasets, shared by the runs (a streamed dataset's filled as stored)."""
     readers: dict[str, Any] = field(default_factory=dict)  # reading processes of datasets to stream (they read ahead)
     verdicts: list[PendingVerdicts] = field(default_factory=list)
+    with_meta: list[int] = field(default_factory=list)  # runs stored whose predictions carry `meta`
 
     def error(self, rel: str, message: str) -> None:
         self.summary.errors.append({"path": rel, "message": message})
         self.errored.append(rel)
 
 
-def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> None:
+def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progress: Progress) -> list[int]:
     """The phases of a load, in order: manifest, walk, forget removed files, find what changed,
-    read it, store datasets, then link, score and store runs, then report what stayed."""
+    read it, store datasets, then link, score and store runs, then report what stayed; the ids of the runs stored with `meta`."""
     lp = _Pass(runs_dir, conn, summary, progress)
     restore_indexes(conn)  # a killed bulk load's (`bulk_indexes`)
     _read_manifest(lp)
@@ -162,6 +166,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         lp.cache.ahead = None
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)
+    return lp.with_meta
 
 
 def _read_manifest(lp: _Pass) -> None:
@@ -301,7 +306,7 @@ def _take(lp: _Pass, cand: _Candidate, src: Any, datasets: list[Any], runs: list
         runs.append((cand, src))
         lp.verdicts += framework_pending(cand.path, cand.rel, src, lp.summary)
     elif isinstance(src, VerdictFile):
-        lp.verdicts.append(pending_file(cand.rel, src, _stamp(cand, "verdicts", src.format, None)))
+        lp.verdicts.append(pending_file(cand.rel, src, cand.stamp("verdicts", src.format, None)))
 
 
 def _read_one(lp: _Pass, cand: _Candidate, outcome: Outcome | None = None) -> Dataset | Run | VerdictFile | None:
@@ -325,7 +330,7 @@ def _remember_skip(lp: _Pass, cand: _Candidate, reason: str) -> None:
     lp.summary.skipped.append({"path": cand.rel, "reason": reason})
     if cand.rel not in lp.stored or lp.stored[cand.rel][0] == "skipped":
         with transaction(lp.conn):
-            record_file(lp.conn, _stamp(cand, "skipped", None, None, note=reason))
+            record_file(lp.conn, cand.stamp("skipped", None, None, note=reason))
 
 
 def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetStream]]) -> None:
@@ -345,7 +350,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
                 mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
             out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
             store_fingerprint(conn, ds.name)
-            record_file(conn, _stamp(cand, "dataset", ds.format, ds.encoding))
+            record_file(conn, cand.stamp("dataset", ds.format, ds.encoding))
             return out
 
         def undo(name: str = ds.name, cand: _Candidate = cand) -> None:
@@ -373,7 +378,7 @@ def _store_stream(lp: _Pass, cand: _Candidate, stream: DatasetStream) -> None:
         out = write_stream(conn, stream, cand.rel, Steps(conn, STEP_ROWS), resume=resume, keep=None if staged else lp.cache,
                            worker=lp.readers.pop(cand.rel, None), stage=cand.sha256 if staged else None)
         store_fingerprint(conn, stream.name)
-        record_file(conn, _stamp(cand, "dataset", stream.format, stream.encoding))
+        record_file(conn, cand.stamp("dataset", stream.format, stream.encoding))
         return out
 
     def undo() -> None:
@@ -455,7 +460,7 @@ def _store_run(lp: _Pass, now: _Linked, following: list[tuple[Run, int]]) -> Non
             mark_loading(conn, cand.rel, "run", cand.mtime_ns, cand.sha256 or "")
         out = write_run(conn, run, cand.rel, now.dataset_id, link.reason, lp.cache, Steps(conn, STEP_ROWS if stepped else None),
                         resume_key=cand.sha256 or "", then=ahead)
-        record_file(conn, _stamp(cand, "run", run.format, run.encoding))
+        record_file(conn, cand.stamp("run", run.format, run.encoding))
         for extra in run.extra_paths:
             record_side(conn, lp.runs_dir, Path(extra), cand.rel)
         return out
@@ -468,6 +473,7 @@ def _store_run(lp: _Pass, now: _Linked, following: list[tuple[Run, int]]) -> Non
     with parents_known(conn, fresh):
         res = write_file(conn, cand.rel, store_run, lp.summary, lp.errored, undo if stepped else None)
     if res is not None:
+        lp.with_meta += [res.run_id] if res.meta and res.run_id is not None else []
         lp.summary.runs.append(
             RunReport(run.name, cand.rel, run.format, link.dataset, res.predictions, len(res.unmatched),
                       "loaded", link.reason, run.encoding, round(100 * link.coverage, 2),
@@ -492,9 +498,3 @@ def _finish(lp: _Pass, unchanged: list[_Candidate]) -> None:
     lp.summary.datasets.sort(key=lambda d: d.path)
     lp.summary.runs.sort(key=lambda r: r.path)
     lp.progress(1, 1, "done")
-
-
-def _stamp(
-    cand: _Candidate, kind: str, fmt: str | None, encoding: str | None, *, note: str | None = None
-) -> FileStamp:
-    return FileStamp(cand.rel, kind, cand.size, cand.mtime_ns, cand.sha256 or "", fmt, encoding, note=note)

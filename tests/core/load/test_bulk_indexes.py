@@ -4,6 +4,7 @@ for the next load to build."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import sqlite3
@@ -225,3 +226,28 @@ def test_items_indexes_a_killed_load_left_dropped_are_built_by_the_next(tmp_path
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
     assert bulk_indexes.restore_indexes(conn)
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_split'").fetchone()
+
+
+def test_each_index_is_committed_as_built_and_a_failure_leaves_the_rest_to_the_next_load(tmp_path: Path) -> None:
+    """The indexes are built a transaction each (the log of one is copied while the next is
+    built); the statements are forgotten with the last, so a build cut short after some keeps
+    what it built and the next restore builds only the others."""
+    conn = open_db(tmp_path / "qa.db").conn
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'predictions'"
+                        " AND name IN ('predictions_item', 'predictions_run_em') ORDER BY name").fetchall()
+    for name, _ in rows:
+        conn.execute(f"DROP INDEX {name}")
+    broken = [list(rows[0]), ["predictions_zz_broken", "CREATE INDEX predictions_zz_broken ON predictions(no_such_column)"]]
+    conn.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (bulk_indexes.DEFERRED_KEY, json.dumps(broken)))
+    conn.commit()
+    with pytest.raises(sqlite3.OperationalError):
+        bulk_indexes.restore_indexes(conn)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'predictions_item'").fetchone()  # committed
+    assert json.loads(_deferred(tmp_path / "qa.db") or "[]") == broken  # still to do
+    conn.execute("UPDATE settings SET value = ? WHERE key = ?", (json.dumps([list(r) for r in rows]), bulk_indexes.DEFERRED_KEY))
+    conn.commit()
+    assert bulk_indexes.restore_indexes(conn)
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name IN ('predictions_item',"
+                                       " 'predictions_run_em') ORDER BY name")] == [r[0] for r in rows]
+    assert _deferred(tmp_path / "qa.db") is None
