@@ -206,8 +206,8 @@ def write_run(
         result.unmatched = [p.ref for p in run.predictions]
     if then is not None:
         then()
-    if ahead is not None:
-        scores = score_rows(inputs, cache.memo, cache.pool, keys)
+    if ahead is not None:  # scored ahead: the new rows filled in, else (the second process failed) scored here
+        scores = ahead.scores() or score_rows(inputs, cache.memo, cache.pool, keys)
     meta = dict(run.meta)
     if result.unmatched:
         meta["unmatched_sample"] = result.unmatched[:20]

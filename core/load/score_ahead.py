@@ -22,11 +22,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
-from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, new_pairs, remember, score_many
+from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, known_and_new, remember, score_many
 
 __all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
 SHARE_LIMITS = (0.1, 0.95)
@@ -50,12 +50,25 @@ class Ahead:
     """What scoring a run ahead gave, when it is written (`ScoreAhead.take`)."""
 
     prepared: Any
-    """What the caller gave `start` to keep (the run's matched predictions, ...). Its pairs'
-    scores are in the memo (`take` put the second process's there): the caller reads them
-    (`score_pool.score_rows`) once it has started the next run, so that the second process is not idle while
-    this one looks up a run's rows."""
+    """What the caller gave `start` to keep (the run's matched predictions, ...)."""
     samples: list[SampleScores | None] | None
     """The sampled scores of every row (None where a row has no samples); None if not scored."""
+    _found: list[Scores | None]
+    _missing: list[int]
+    _keys: list[ScoreKey]
+    _scored: dict[ScoreKey, Scores] | None
+
+    def scores(self) -> list[Scores] | None:
+        """Every row's scores, in order; None when the second process failed with its part (the
+        caller scores the run as written). The rows the memo held were looked up once, when the
+        run was sent (`ScoreAhead.start`); only the new ones are filled in here, which the caller
+        does once it has started the next run, so that the second process is not idle meanwhile."""
+        if self._scored is None:
+            return None
+        found, scored, keys = self._found, self._scored, self._keys
+        for n in self._missing:
+            found[n] = scored[keys[n]]
+        return cast(list[Scores], found)
 
 
 @dataclass(slots=True)
@@ -66,6 +79,12 @@ class _Flight:
     prepared: Any
     keys: list[ScoreKey]
     """Every row's memo key."""
+    found: list[Scores | None]
+    """Every row's scores where the memo held them when the run was sent, else None."""
+    missing: list[int]
+    """The positions of the None among `found`."""
+    scored: dict[ScoreKey, Scores]
+    """The new pairs' scores: this process's share (the second process's added by `take`)."""
     sent_keys: list[ScoreKey]
     """The keys of the pairs sent to the second process."""
     sampled: list[int]
@@ -97,7 +116,7 @@ class ScoreAhead:
         while a run is out already."""
         if self._flight is not None or self.pool.busy:
             return
-        keys, todo = new_pairs(rows, memo, keys)
+        keys, found, missing, todo = known_and_new(rows, memo, keys)
         pairs = list(todo.items())
         cut = round(len(pairs) * (1 - self.share))
         positions, items, ids = work or ([], [], [])
@@ -111,10 +130,11 @@ class ScoreAhead:
         else:
             cut, there, theirs = len(pairs), [False] * len(ids), []
         began = time.perf_counter()
-        remember(memo, dict(zip([key for key, _ in pairs[:cut]], score_many([t for _, t in pairs[:cut]]))))
+        scored = dict(zip([key for key, _ in pairs[:cut]], score_many([t for _, t in pairs[:cut]])))
+        remember(memo, scored)
         mine = score_sample_items(scorer, [w for w, t in zip(items, there) if not t], sample_memo) if scorer else []
-        self._flight = _Flight(run, prepared, keys, [key for key, _ in pairs[cut:]], positions, there, mine, sent,
-                               time.perf_counter() - began, self.share)
+        self._flight = _Flight(run, prepared, keys, found, missing, scored, [key for key, _ in pairs[cut:]], positions,
+                               there, mine, sent, time.perf_counter() - began, self.share)
 
     def take(self, run: object, memo: ScoreMemo) -> Ahead | None:
         """The second process's answer to the run out (waiting for it) put into `memo`, and, when
@@ -123,18 +143,22 @@ class ScoreAhead:
         if flight is None:
             return None
         theirs: list[SampleScores] | None = []
+        scored: dict[ScoreKey, Scores] | None = flight.scored
         if flight.sent is not None:
             asked = time.perf_counter()
             answer: Any = self.pool.receive()
             if answer is None:
-                theirs = None  # the second process failed: its part is scored when the run is written
+                theirs = scored = None  # the second process failed: its part is scored when the run is written
             else:
                 scores, theirs, worked = answer
-                remember(memo, dict(zip(flight.sent_keys, scores)))
+                sent = dict(zip(flight.sent_keys, scores))
+                remember(memo, sent)
+                flight.scored.update(sent)
                 self._balance(flight, worked, asked - flight.sent)
         if flight.run is not run:
             return None
-        return Ahead(flight.prepared, None if theirs is None else _samples(flight, theirs))
+        return Ahead(flight.prepared, None if theirs is None else _samples(flight, theirs),
+                     flight.found, flight.missing, flight.keys, scored)
 
     def _balance(self, flight: _Flight, worked: float, here: float) -> None:
         self.share = balanced_share(flight.share, worked, flight.own, here)

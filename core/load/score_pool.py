@@ -27,7 +27,7 @@ from .bulk import no_cycle_collection
 from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
-           "Superseded", "Todo", "item_key", "judged", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
+           "Superseded", "Todo", "item_key", "judged", "known_and_new", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
 
 T = TypeVar("T")
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -129,6 +129,22 @@ def new_pairs(
         if key not in memo and key not in todo:
             todo[key] = (scorer, text, (key[2], key[3]), context, superseded)
     return out, todo
+
+
+def known_and_new(
+    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey] | None = None
+) -> tuple[list[ScoreKey], list[Scores | None], list[int], dict[ScoreKey, Todo]]:
+    """Each row's memo key, its scores where `memo` holds them (else None), the positions of the
+    None, and the distinct pairs among those (as `new_pairs`): one memo lookup a row, which the
+    caller keeps rather than looking the run's rows up again once the new ones are scored."""
+    keys = list(keys) if keys is not None else new_pairs(rows, {})[0]
+    found = [memo.get(key) for key in keys]
+    missing = [n for n, scores in enumerate(found) if scores is None]
+    todo: dict[ScoreKey, Todo] = {}
+    for n in missing:
+        if keys[n] not in todo:
+            todo[keys[n]] = _todo(rows[n])
+    return keys, found, missing, todo
 
 
 def _todo(row: ScoreInput) -> Todo:
