@@ -23,7 +23,7 @@ from .ingest import Steps, json_text, scorable_golds, superseded_golds
 from .items import lookups_keyed, resolve
 from .matching import DatasetIndex
 from .score_ahead import ScoreAhead
-from .score_pool import Golds, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Superseded, item_key, score_rows
+from .score_pool import Golds, Looked, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Superseded, item_key, look_up, score_rows
 from .search_index import next_id, unindex_predictions
 
 __all__ = ["RunCache", "RunWrite", "dataset_index_db", "insert_given", "item_lookup", "start_ahead", "write_run"]
@@ -84,9 +84,9 @@ class RunCache:
     """The second scoring process of a load's runs (the loader opens and closes it)."""
     ahead: ScoreAhead | None = None
     """The next run scored while this one is written, with `pool` (`start_ahead`)."""
-    ready: tuple[Run, Any] | None = None
-    """The run after the next, matched and keyed while the second process scores the next
-    (`start_ahead`'s `after`)."""
+    ready: tuple[Run, Any, Looked] | None = None
+    """The run after the next, matched, keyed and looked up in the memo while the second process
+    scores the next (`start_ahead`'s `after`)."""
     parts: dict[Any, int] = field(default_factory=dict)
     item_parts: dict[int, dict[int, int]] = field(default_factory=dict)
     """Per dataset, each item's id of what it is scored with (`score_pool.item_key`): a memo key is
@@ -271,11 +271,12 @@ def start_ahead(
         return
     ready, cache.ready = cache.ready, None
     try:
-        prepared = ready[1] if ready is not None and ready[0] is run else _scoring(conn, run, dataset_id, cache)
+        prepared, looked = ready[1:] if ready is not None and ready[0] is run else (_scoring(conn, run, dataset_id, cache), None)
         cache.ahead.start(run, prepared, prepared.scorer, prepared.inputs,
-                          sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo, prepared.keys)
+                          sample_work(prepared.matched, prepared.golds), cache.memo, cache.sample_memo, prepared.keys, looked)
         if after is not None:
-            cache.ready = (after[0], _scoring(conn, after[0], after[1], cache))
+            following = _scoring(conn, after[0], after[1], cache)
+            cache.ready = (after[0], following, look_up(following.keys, cache.memo))
     except Exception:  # noqa: BLE001 - reported by the run's own write, not the one before it
         return
 

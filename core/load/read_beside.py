@@ -11,6 +11,7 @@ here.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,7 +21,7 @@ from qa_inspect.core.formats import Limits, use_limits
 
 from .discover import read_in_folder
 from .manifest import Manifest
-from .score_pool import ScorePool
+from .score_pool import QUEUE, ScorePool
 
 __all__ = ["BESIDE_BYTES", "BESIDE_MAX", "Outcome", "read_in_turn", "read_outcome", "read_there"]
 
@@ -59,23 +60,27 @@ def read_in_turn(
     here: Callable[[C], Outcome],
 ) -> Iterator[tuple[C, Outcome]]:
     """Each of `cands` in order with its outcome: read by the second process (`request(cand)`:
-    the arguments of `read_there`) or here (`here(cand)`). Whenever the second process is free, the
-    next file `worth` it after the one read here next is sent to it; while it reads, this process
-    reads the files after that one is reached too, rather than wait (the second process also
-    pickles what it read, so it is the slower of the two per file), and takes its answer once
-    it is there or nothing else is left to read. A file it could not answer for is read here."""
+    the arguments of `read_there`) or here (`here(cand)`). The second process is kept `QUEUE`
+    files ahead while this process has more than as many left (it starts on the next file as
+    it writes an answer; near the end, one at a time, so this process is not left waiting for
+    a queue). Meanwhile this process reads the files it reaches, and takes an answer once it is
+    there or nothing else is left to read. A file the second process could not answer for is
+    read here."""
     done: dict[int, Outcome] = {}
     todo = list(range(len(cands)))
-    sent: int | None = None
+    sent: deque[int] = deque()
     shown = 0
     try:
         while shown < len(cands):
-            if sent is None and pool is not None:
-                sent = _send_next(pool, cands, todo, worth, request)
-            if sent is not None and (not todo or pool is None or pool.ready()):
+            while pool is not None and len(sent) < (QUEUE if len(todo) > QUEUE + 1 else 1):
+                k = _send_next(pool, cands, todo, worth, request, queue=bool(sent))
+                if k is None:
+                    break
+                sent.append(k)
+            if sent and (not todo or pool is None or pool.ready()):
                 answer = pool.receive() if pool is not None else None
-                done[sent] = here(cands[sent]) if answer is None else answer
-                sent = None
+                k = sent.popleft()
+                done[k] = here(cands[k]) if answer is None else answer
             elif todo:
                 k = todo.pop(0)
                 done[k] = here(cands[k])
@@ -83,18 +88,20 @@ def read_in_turn(
                 yield cands[shown], done.pop(shown)
                 shown += 1
     finally:
-        if sent is not None and pool is not None:
-            pool.receive()  # the caller stopped early: the answer is taken, so the pool is free again
+        while sent and pool is not None:  # the caller stopped early: the answers are taken, so the pool is free again
+            sent.pop()
+            pool.receive()
 
 
 def _send_next(
     pool: ScorePool, cands: Sequence[C], todo: list[int], worth: Callable[[C], bool],
-    request: Callable[[C], tuple[Any, ...]],
+    request: Callable[[C], tuple[Any, ...]], *, queue: bool = False,
 ) -> int | None:
     """The position of the file sent to the second process (taken off `todo`): the first one
-    worth it after the file read here next; None when none is, or it cannot be sent."""
+    worth it after the file read here next; None when none is, or it cannot be sent (`queue`:
+    behind those out already)."""
     k = next((k for k in todo[1:] if worth(cands[k])), None)
-    if k is None or not pool.send((read_there, request(cands[k]))):
+    if k is None or not pool.send((read_there, request(cands[k])), queue=queue):
         return None
     todo.remove(k)
     return k

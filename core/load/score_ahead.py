@@ -21,26 +21,39 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
-from .score_pool import ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Todo, known_and_new, remember, score_many
+from .features import Context
+from .score_pool import (Golds, Looked, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Superseded, Todo, known_and_new,
+                         remember, score_many)
 
 __all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
+Part = tuple[str, Golds | None, Context | None, Superseded]
+"""What an item is scored with: (scorer, golds, item context, superseded golds), a `Todo` without its answer."""
 SHARE_LIMITS = (0.1, 0.95)
 """The second process's share stays within these: neither process is left out of a run entirely,
 so both timings stay known."""
 
 
+_PARTS: dict[int, Part] = {}
+"""In the second process: what each item part id sent so far is scored with (`scored_there`)."""
+
+
 def scored_there(
-    pairs: list[Todo], scorer: str | None, items: list[SampleItem]
+    pairs: list[Todo] | list[tuple[int, str]], scorer: str | None, items: list[SampleItem], parts: dict[int, Part] | None = None,
 ) -> tuple[list[Scores], list[SampleScores], float]:
     """The second process's part of a run scored ahead, and the CPU seconds it took there (a
-    module-level function: the second process is sent it by name)."""
+    module-level function: the second process is sent it by name). With `parts`, `pairs` are
+    (item part id, answer): what an item is scored with (golds, passage, ...) is sent once per
+    load, not with every answer to it (`ScoreAhead.start`), and kept here meanwhile."""
     start = time.process_time()
-    scores = score_many(pairs)
+    if parts is not None:
+        _PARTS.update(parts)
+        pairs = [_todo_of(pair) for pair in cast(list[tuple[int, str]], pairs)]
+    scores = score_many(cast(list[Todo], pairs))
     samples = score_sample_items(scorer, items) if scorer is not None and items else []
     return scores, samples, time.process_time() - start
 
@@ -107,16 +120,23 @@ class ScoreAhead:
     share: float = 0.5
     """The second process's share of a run's new work (pairs, and sampled items by id)."""
     _flight: _Flight | None = None
+    _parts: set[int] = field(default_factory=set)
+    """The ids of the item parts the second process holds (`scored_there`)."""
 
     def start(self, run: object, prepared: Any, scorer: str | None, rows: Sequence[ScoreInput],
-              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo, keys: Sequence[ScoreKey] | None = None) -> None:
+              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo, keys: Sequence[ScoreKey] | None = None,
+              looked: Looked | None = None) -> None:
         """Begin scoring the run `rows` and `work` (`completions.sample_work`) come from: the second
         process's share sent, this process's scored now into `memo` (and kept for `take`, with
-        `prepared`; `keys`: the rows' memo keys, as `score_pool.new_pairs` takes them). Does nothing
+        `prepared`; `keys`: the rows' memo keys as a load makes them, (item part id of
+        `score_pool.item_key`, answer), with which each item part is sent once; `looked`:
+        the rows looked up in `memo` while the run before was out, `score_pool.look_up`, so that
+        the second process, now idle, waits only for the rows not found then). Does nothing
         while a run is out already."""
         if self._flight is not None or self.pool.busy:
             return
-        keys, found, missing, todo = known_and_new(rows, memo, keys)
+        given = keys is not None
+        keys, found, missing, todo = known_and_new(rows, memo, keys, looked)
         pairs = list(todo.items())
         cut = round(len(pairs) * (1 - self.share))
         positions, items, ids = work or ([], [], [])
@@ -125,9 +145,12 @@ class ScoreAhead:
         theirs = [w for w, t in zip(items, there) if t]
         sent = None
         worth = len(pairs) >= score_pool.SPLIT_MIN or len(ids) >= completions.SPLIT_ITEMS  # else the round trip costs more
-        if worth and (pairs[cut:] or theirs) and self.pool.send((scored_there, ([t for _, t in pairs[cut:]], scorer, theirs))):
-            sent = time.perf_counter()
-        else:
+        if worth and (pairs[cut:] or theirs):
+            request, parts = self._request(pairs[cut:], scorer, theirs, by_part=given)
+            if self.pool.send(request):
+                self._parts.update(parts)
+                sent = time.perf_counter()
+        if sent is None:
             cut, there, theirs = len(pairs), [False] * len(ids), []
         began = time.perf_counter()
         scored = dict(zip([key for key, _ in pairs[:cut]], score_many([t for _, t in pairs[:cut]])))
@@ -135,6 +158,19 @@ class ScoreAhead:
         mine = score_sample_items(scorer, [w for w, t in zip(items, there) if not t], sample_memo) if scorer else []
         self._flight = _Flight(run, prepared, keys, found, missing, scored, [key for key, _ in pairs[cut:]], positions,
                                there, mine, sent, time.perf_counter() - began, self.share)
+
+    def _request(
+        self, pairs: list[tuple[ScoreKey, Todo]], scorer: str | None, items: list[SampleItem], *, by_part: bool
+    ) -> tuple[tuple[Any, ...], dict[int, Part]]:
+        """What the second process is sent for `pairs` and `items`, and the item parts it is sent
+        for the first time. `by_part`: the keys are the caller's (item part id, answer)."""
+        if not by_part:
+            return (scored_there, ([t for _, t in pairs], scorer, items)), {}
+        parts: dict[int, Part] = {}
+        for key, (part_scorer, _, golds, context, superseded) in pairs:
+            if key[0] not in self._parts:
+                parts[key[0]] = (part_scorer, golds, context, superseded)
+        return (scored_there, ([key for key, _ in pairs], scorer, items, parts)), parts
 
     def take(self, run: object, memo: ScoreMemo) -> Ahead | None:
         """The second process's answer to the run out (waiting for it) put into `memo`, and, when
@@ -162,6 +198,11 @@ class ScoreAhead:
 
     def _balance(self, flight: _Flight, worked: float, here: float) -> None:
         self.share = balanced_share(flight.share, worked, flight.own, here)
+
+
+def _todo_of(pair: tuple[int, str]) -> Todo:
+    scorer, golds, context, superseded = _PARTS[pair[0]]
+    return scorer, pair[1], golds, context, superseded
 
 
 def balanced_share(share: float, worked: float, own: float, here: float) -> float:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
 import select
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -26,8 +28,8 @@ from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category
 from .bulk import no_cycle_collection
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
-           "Superseded", "Todo", "item_key", "judged", "known_and_new", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
+__all__ = ["MEMO_MAX", "POOL_MIN", "QUEUE", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
+           "Looked", "Superseded", "Todo", "item_key", "judged", "known_and_new", "look_up", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
 
 T = TypeVar("T")
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -46,6 +48,8 @@ POOL_MIN = 40_000
 than it saves."""
 SPLIT_MIN = 2_000
 """Distinct pairs below which a kept second process (`ScorePool`) is not worth the pickling."""
+QUEUE = 2
+"""Requests the second process may hold at once when they are queued (`ScorePool.send`)."""
 MEMO_MAX = 500_000
 """Pairs the memo keeps at most (about 150 MB); past it, it starts over."""
 
@@ -131,15 +135,35 @@ def new_pairs(
     return out, todo
 
 
+Looked = tuple[list[Scores | None], list[int]]
+"""Rows looked up in a memo: each row's scores where it held them (else None), and the positions of the None."""
+
+
+def look_up(keys: Sequence[ScoreKey], memo: ScoreMemo, looked: Looked | None = None) -> Looked:
+    """The rows of `keys` looked up in `memo`; with `looked` (an earlier look-up of the same keys),
+    only the rows it did not find, which pairs scored since may have brought."""
+    if looked is None:
+        found = [memo.get(key) for key in keys]
+        return found, [n for n, scores in enumerate(found) if scores is None]
+    found, missing = looked
+    still = []
+    for n in missing:
+        scores = found[n] = memo.get(keys[n])
+        if scores is None:
+            still.append(n)
+    return found, still
+
+
 def known_and_new(
-    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey] | None = None
+    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey] | None = None, looked: Looked | None = None
 ) -> tuple[list[ScoreKey], list[Scores | None], list[int], dict[ScoreKey, Todo]]:
     """Each row's memo key, its scores where `memo` holds them (else None), the positions of the
     None, and the distinct pairs among those (as `new_pairs`): one memo lookup a row, which the
-    caller keeps rather than looking the run's rows up again once the new ones are scored."""
+    caller keeps rather than looking the run's rows up again once the new ones are scored.
+    `looked`: the rows looked up before (`look_up`), while the second process was busy; only
+    those not found then are looked up again."""
     keys = list(keys) if keys is not None else new_pairs(rows, {})[0]
-    found = [memo.get(key) for key in keys]
-    missing = [n for n, scores in enumerate(found) if scores is None]
+    found, missing = look_up(keys, memo, looked)
     todo: dict[ScoreKey, Todo] = {}
     for n in missing:
         if keys[n] not in todo:
@@ -187,7 +211,8 @@ class ScorePool:
     def __init__(self) -> None:
         self._worker: subprocess.Popen[bytes] | None = None
         self._failed = (os.cpu_count() or 1) < 2
-        self._waiting = False
+        self._out = 0
+        """Requests sent whose answers are not received yet (more than one only with `queue`)."""
 
     def __enter__(self) -> ScorePool:
         return self
@@ -217,25 +242,28 @@ class ScorePool:
     @property
     def busy(self) -> bool:
         """A request was sent and its answer not yet received."""
-        return self._waiting
+        return self._out > 0
 
     def ready(self) -> bool:
         """The answer to the request out can be received without waiting (False when unknown:
         the caller then receives when it has nothing else to do)."""
         worker = self._worker
-        if not self._waiting or worker is None or worker.stdout is None:
+        if not self._out or worker is None or worker.stdout is None:
             return False
         try:
             return bool(select.select([worker.stdout], [], [], 0)[0])
         except (OSError, ValueError):
             return False
 
-    def send(self, request: list[Todo] | tuple[Callable[..., Any], tuple[Any, ...]]) -> bool:
+    def send(self, request: list[Todo] | tuple[Callable[..., Any], tuple[Any, ...]], *, queue: bool = False) -> bool:
         """Hand the second process `request` without waiting for its answer (`receive` takes it):
         a list of pairs to score, or a module-level function and its arguments (pickled by name:
-        the second process imports its module). One request at a time; False when none could be
-        sent (no second process, it failed, or one is out already)."""
-        worker = None if self._waiting else self._started()
+        the second process imports its module). One request at a time, or with `queue` up to
+        `QUEUE` (the second process starts on the next as soon as it has written an answer, not
+        when this process takes it): for small requests only, since one is written while the
+        second process may be writing an answer. False when none could be sent (no second
+        process, it failed, or it has as many as it may)."""
+        worker = None if self._out >= (QUEUE if queue else 1) else self._started()
         if worker is None:
             return False
         assert worker.stdin is not None
@@ -245,16 +273,16 @@ class ScorePool:
         except OSError:
             self.close()
             return False
-        self._waiting = True
+        self._out += 1
         return True
 
     def receive(self) -> Any:
         """The answer to the request `send` made, waiting for it; None when there is none or the
         second process failed (the pool scores alone from then on)."""
         worker = self._worker
-        if not self._waiting or worker is None or worker.stdout is None:
+        if not self._out or worker is None or worker.stdout is None:
             return None
-        self._waiting = False
+        self._out -= 1
         try:
             return pickle.load(worker.stdout)
         except (OSError, EOFError, pickle.UnpicklingError):
@@ -270,7 +298,7 @@ class ScorePool:
     def close(self) -> None:
         """End the second process (closing its input ends its loop; a stuck one is killed); the
         pool scores alone from then on."""
-        worker, self._worker, self._failed, self._waiting = self._worker, None, True, False
+        worker, self._worker, self._failed, self._out = self._worker, None, True, 0
         if worker is None:
             return
         for pipe in (worker.stdin, worker.stdout):
@@ -300,11 +328,27 @@ def serve() -> None:
 
 
 def _serve() -> None:
+    """Requests answered in order; a thread writes the answers, so that the next request is
+    worked on while this process reads an answer (a file read here is tens of MB pickled)."""
+    answers: queue.Queue[bytes | None] = queue.Queue(QUEUE)
+    writer = threading.Thread(target=_write, args=(answers,), name="answers", daemon=True)
+    writer.start()
     while True:
         try:
             todo = pickle.load(sys.stdin.buffer)
         except EOFError:
-            return
+            break
         answer = todo[0](*todo[1]) if isinstance(todo, tuple) else score_many(todo)
-        pickle.dump(answer, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        sys.stdout.buffer.flush()
+        answers.put(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    answers.put(None)
+    writer.join()
+
+
+def _write(answers: queue.Queue[bytes | None]) -> None:
+    out = sys.stdout.buffer
+    try:
+        while (data := answers.get()) is not None:
+            out.write(data)
+            out.flush()
+    except OSError:  # the load is gone: so is this process, not blocked on a full queue
+        os._exit(1)

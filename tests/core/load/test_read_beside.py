@@ -46,8 +46,8 @@ def test_files_read_by_the_second_process_load_as_read_here(tmp_path: Path, monk
     sent: list[str] = []
     send = ScorePool.send
 
-    def counted(pool: ScorePool, request: Any) -> bool:
-        done: bool = send(pool, request)
+    def counted(pool: ScorePool, request: Any, **how: bool) -> bool:
+        done: bool = send(pool, request, **how)
         if done and isinstance(request, tuple) and request[0] is read_there:
             sent.append(request[1][0].name)
         return done
@@ -114,3 +114,33 @@ def test_this_process_reads_on_while_the_second_one_is_busy(monkeypatch: pytest.
     assert [k for k, _ in turns] == [0, 1, 2, 3]
     assert read_here == [0, 2, 3]
     assert [outcome for _, outcome in turns] == [read_outcome(f, f.parent, None) for f in files]
+
+
+def test_the_second_process_is_kept_two_files_ahead_while_many_are_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With more files left than it holds, the second process has the next file before it has
+    written its answer (it starts on it at once); near the end, one at a time. The outcomes
+    still come in folder order."""
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ScorePool, "ready", lambda self: False)
+    files = sorted((SAMPLE_RUNS / "cmrc2018" / "runs").glob("*.json")) * 3
+    read_here: list[int] = []
+    held: list[int] = []
+    send = ScorePool.send
+
+    def counted(pool: ScorePool, request: Any, **how: bool) -> bool:
+        done: bool = send(pool, request, **how)
+        held.append(pool._out)
+        return done
+
+    def here(k: int) -> Any:
+        read_here.append(k)
+        return read_outcome(files[k], files[k].parent, None)
+
+    monkeypatch.setattr(ScorePool, "send", counted)
+    with ScorePool() as pool:
+        turns = list(read_in_turn(pool, list(range(6)), lambda k: True, lambda k: (files[k], files[k].parent, None, None), here))
+        assert not pool.busy
+    assert held == [1, 2]  # files 1 and 2 out at once; then three left here, too few to queue behind
+    assert read_here == [0, 3, 4, 5]
+    assert [k for k, _ in turns] == list(range(6))
+    assert [outcome for _, outcome in turns] == [read_outcome(f, f.parent, None) for f in files[:6]]

@@ -49,8 +49,8 @@ def test_runs_scored_ahead_store_what_one_process_stores(tmp_path: Path, monkeyp
     sent: list[str] = []
     send = ScorePool.send
 
-    def counted(pool: ScorePool, request: Any) -> bool:
-        done: bool = send(pool, request)
+    def counted(pool: ScorePool, request: Any, **how: bool) -> bool:
+        done: bool = send(pool, request, **how)
         sent.extend([request[0].__name__] if done and isinstance(request, tuple) else [])
         return done
 
@@ -135,3 +135,40 @@ def test_each_run_is_matched_once_when_the_one_after_the_next_is_prepared(
         stored = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     assert len(matched) == stored == len(set(matched)) > 8
     assert rows == _load(runs, tmp_path / "again.db")
+
+
+def test_an_items_golds_and_passage_go_to_the_second_process_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairs go to the second process as (item part id, answer): what an item is scored with is
+    sent with the first of its answers sent, never again, and the rows are what one process
+    stores."""
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
+    alone = _load(runs, tmp_path / "alone.db")
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
+    requests: list[tuple[list[Any], dict[int, Any]]] = []
+    send = ScorePool.send
+
+    def kept(pool: ScorePool, request: Any, **how: bool) -> bool:
+        if isinstance(request, tuple) and request[0].__name__ == "scored_there":
+            requests.append((request[1][0], request[1][3]))
+        return bool(send(pool, request, **how))
+
+    monkeypatch.setattr(ScorePool, "send", kept)
+    assert _load(runs, tmp_path / "ahead.db") == alone
+    held: set[int] = set()
+    for pairs, parts in requests:
+        assert not held & set(parts)  # none sent twice
+        held |= set(parts)
+        assert all(isinstance(text, str) and part in held for part, text in pairs)
+    assert len(requests) >= 4 and held
+
+
+def test_a_second_look_up_asks_only_for_the_rows_not_found_before() -> None:
+    memo: dict[Any, Any] = {("a",): (1,)}
+    keys = [("a",), ("b",), ("c",), ("b",)]
+    found, missing = score_pool.look_up(keys, memo)
+    assert (found, missing) == ([(1,), None, None, None], [1, 2, 3])
+    memo[("b",)] = (2,)
+    del memo[("a",)]  # a memo started over meanwhile: what was found stays found
+    assert score_pool.look_up(keys, memo, (found, missing)) == ([(1,), (2,), None, (2,)], [2])
