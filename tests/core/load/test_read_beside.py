@@ -117,9 +117,9 @@ def test_this_process_reads_on_while_the_second_one_is_busy(monkeypatch: pytest.
 
 
 def test_the_second_process_is_kept_two_files_ahead_while_many_are_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With more files left than it holds, the second process has the next file before it has
-    written its answer (it starts on it at once); near the end, one at a time. The outcomes
-    still come in folder order."""
+    """The second process has the next file before it has written its answer (it starts on it
+    at once), but never more files than are left here beside the next. The outcomes still come
+    in folder order."""
     monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(ScorePool, "ready", lambda self: False)
     files = sorted((SAMPLE_RUNS / "cmrc2018" / "runs").glob("*.json")) * 3
@@ -144,3 +144,9 @@ def test_the_second_process_is_kept_two_files_ahead_while_many_are_left(monkeypa
     assert read_here == [0, 3, 4, 5]
     assert [k for k, _ in turns] == list(range(6))
     assert [outcome for _, outcome in turns] == [read_outcome(f, f.parent, None) for f in files[:6]]
+    held.clear()
+    read_here.clear()
+    with ScorePool() as pool:
+        turns = list(read_in_turn(pool, list(range(3)), lambda k: True, lambda k: (files[k], files[k].parent, None, None), here))
+    assert held == [1] and read_here == [0, 2]  # two there against one here would leave this process waiting
+    assert [k for k, _ in turns] == [0, 1, 2]
