@@ -239,9 +239,7 @@ def _forget_removed(lp: _Pass, present: set[str]) -> None:
             lp.summary.removed.append(rel)
 
 
-def _reread_dependents(
-    lp: _Pass, candidates: list[_Candidate], changed: list[_Candidate], unchanged: list[_Candidate]
-) -> None:
+def _reread_dependents(lp: _Pass, candidates: list[_Candidate], changed: list[_Candidate], unchanged: list[_Candidate]) -> None:
     """A side file (n-best, null odds, shard, framework results) is read by its run: when one
     changes, appears or goes, the run(s) reading it are read again instead of the side file.
     Runs whose dataset is gone (deleted or moved) are read again to re-link them."""
@@ -444,6 +442,7 @@ def _store_runs(lp: _Pass, parsed: list[tuple[_Candidate, Run]]) -> None:
     for i, now in enumerate(linked):
         lp.progress(i, len(linked), f"scoring {now.cand.rel}")
         _store_run(lp, now, [(x.run, x.dataset_id) for x in linked[i + 1:i + 3]])
+        now.run.predictions = []  # stored: freed now, beside the second process, not all at the end
 
 
 def _store_run(lp: _Pass, now: _Linked, following: list[tuple[Run, int]]) -> None:  # the next two, to score ahead
