@@ -163,6 +163,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
             with deferred_indexes(conn, sum(len(r.predictions) for _, r in runs)):  # a bulk load's built after its rows
                 lp.cache.ahead = ScoreAhead(lp.cache.pool)
                 _store_runs(lp, runs)
+                lp.cache.pool.close()  # nothing left for it: it ends while the indexes are built
         lp.cache.ahead = None
         store_verdicts(conn, lp.verdicts, lp.cache, lp.summary)  # after the runs they name
         _finish(lp, unchanged)

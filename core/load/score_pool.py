@@ -213,12 +213,15 @@ class ScorePool:
         self._failed = (os.cpu_count() or 1) < 2
         self._out = 0
         """Requests sent whose answers are not received yet (more than one only with `queue`)."""
+        self._reaper: threading.Thread | None = None
 
     def __enter__(self) -> ScorePool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+        if self._reaper is not None:  # ended by then, if it was closed before the caller's last work
+            self._reaper.join()
 
     def score(self, todo: list[Todo], least: int | None = None) -> list[Scores]:
         """Scores of `todo` in order; from `least` pairs on (`SPLIT_MIN`), half of them in the second
@@ -297,9 +300,9 @@ class ScorePool:
 
     def close(self) -> None:
         """End the second process (closing its input ends its loop; a stuck one is killed); the
-        pool scores alone from then on. It is waited for on a thread of its own: the system
-        takes a while to take back a process of several hundred MB (0.5 s after a sampled
-        load), which the load need not wait for."""
+        pool scores alone from then on. It is waited for on a thread of its own, which leaving
+        the pool joins: the system takes a while to take back a process of several hundred MB
+        (0.5 s after a sampled load), so a caller with other work left closes the pool first."""
         worker, self._worker, self._failed, self._out = self._worker, None, True, 0
         if worker is None:
             return
@@ -309,7 +312,8 @@ class ScorePool:
                     pipe.close()
             except OSError:
                 pass
-        threading.Thread(target=_reap, args=(worker,), name="reap-scorer", daemon=True).start()
+        self._reaper = threading.Thread(target=_reap, args=(worker,), name="reap-scorer", daemon=True)
+        self._reaper.start()
 
 
 def _reap(worker: subprocess.Popen[bytes]) -> None:

@@ -172,3 +172,22 @@ def test_a_second_look_up_asks_only_for_the_rows_not_found_before() -> None:
     memo[("b",)] = (2,)
     del memo[("a",)]  # a memo started over meanwhile: what was found stays found
     assert score_pool.look_up(keys, memo, (found, missing)) == ([(1,), (2,), None, (2,)], [2])
+
+
+def test_the_second_process_has_ended_and_been_waited_for_when_the_load_returns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It is closed once the runs are scored (it ends while the indexes are built) and waited
+    for on a thread that leaving the pool joins: no process is left behind the load."""
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
+    workers: list[Any] = []
+    real = ScorePool._started
+
+    def kept(pool: ScorePool) -> Any:
+        worker = real(pool)
+        workers.extend([worker] if worker is not None and worker not in workers else [])
+        return worker
+
+    monkeypatch.setattr(ScorePool, "_started", kept)
+    _load(_folder(tmp_path), tmp_path / "qa.db")
+    assert workers and all(w.returncode == 0 for w in workers)
