@@ -25,7 +25,7 @@ from qa_inspect.core.metrics import human_score
 from qa_inspect.core.model import Dataset, Item
 
 from .completions import rescore_samples
-from .features import FEATURE_COLUMNS, Context, FeatureMemo, gold_spans, item_contexts
+from .features import FEATURE_COLUMNS, Beside, Context, FeatureMemo, gold_spans, item_contexts
 from .items import dataset_scorer
 from .score_pool import score_rows
 from .search_index import next_id, reindex_items, unindex_items, unindex_predictions
@@ -141,12 +141,14 @@ _ITEM_COLUMNS = ("qkey, question, context_id, split, tag, answer_type, answerabl
 
 
 def write_dataset(
-    conn: sqlite3.Connection, ds: Dataset, rel_path: str, steps: Steps | None = None, *, resume: bool = False
+    conn: sqlite3.Connection, ds: Dataset, rel_path: str, steps: Steps | None = None, *, resume: bool = False,
+    pool: Beside | None = None,
 ) -> tuple[int, int, int]:
     """Store a dataset's rows; returns (items, golds, predictions rescored). The caller holds the
     transaction. Stored items of the same dataset are updated in place (one transaction: `steps`
     is not used then), those gone from the file deleted with their predictions; with `resume` the
-    stored items are what an interrupted load of this very file committed, and are kept as they are."""
+    stored items are what an interrupted load of this very file committed, and are kept as they are.
+    `pool`: new items' features are computed half there (`FeatureMemo.fill`)."""
     gold_count = sum(len(it.golds) for it in ds.items)
     dataset_id, old_scorer = _upsert_dataset_row(conn, ds, rel_path, gold_count)
     old = _stored_items(conn, dataset_id)
@@ -155,8 +157,15 @@ def write_dataset(
     steps = steps or Steps(conn)
     context_ids = _insert_contexts(conn, ds, dataset_id, steps, keep=bool(old))
     todo = [it for it in ds.items if it.key not in old] if old else ds.items
-    _insert_items(conn, ds, dataset_id, todo, context_ids, steps)
+    features = FeatureMemo()
+    if pool is not None:
+        features.fill([(it.question, _scored(it), it.context, gold_spans(it.golds)) for it in todo], pool)
+    _insert_items(conn, ds, dataset_id, todo, context_ids, steps, features=features)
     return len(ds.items), gold_count, 0
+
+
+def _scored(it: Item) -> tuple[str, ...]:
+    return tuple(g.text for g in it.golds if not g.superseded)
 
 
 def _upsert_dataset_row(conn: sqlite3.Connection, ds: Dataset, rel_path: str, gold_count: int) -> tuple[int, str | None]:
@@ -244,7 +253,7 @@ def _item_rows(
     features = features or FeatureMemo()
     for it, item_id in zip(items, ids):
         golds = it.golds
-        scored = tuple(g.text for g in golds if not g.superseded)
+        scored = _scored(it)
         unanswerable = it.is_impossible or not scored
         ctx = context_ids.get(_context_key(it)) if it.context is not None else None
         item_rows.append((
@@ -268,15 +277,16 @@ _INSERT_GOLD = ("INSERT INTO golds (item_id, idx, text, answer_start, span_start
 
 def _insert_items(
     conn: sqlite3.Connection, ds: Dataset, dataset_id: int, items: Sequence[Item], context_ids: dict[str, int],
-    steps: Steps, human: HumanMemo | None = None,
+    steps: Steps, human: HumanMemo | None = None, features: FeatureMemo | None = None,
 ) -> None:
     """New items (ids from `next_id`, so none counts as indexed for search) with their golds."""
     first = next_id(conn, "items")
     human = human or HumanMemo(ds.family)
+    features = features or FeatureMemo()
     labelled = ds.has_unanswerable
     for start, chunk in _slices(items, steps.size):
         ids = range(first + start, first + start + len(chunk))
-        rows, gold_rows = _item_rows(chunk, ids, context_ids, human, labelled)
+        rows, gold_rows = _item_rows(chunk, ids, context_ids, human, labelled, features)
         conn.executemany(_INSERT_ITEM, [(*row, dataset_id, it.key) for row, it in zip(rows, chunk)])
         conn.executemany(_INSERT_GOLD, gold_rows)
         steps.commit()

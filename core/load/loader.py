@@ -38,7 +38,7 @@ from .manifest import MANIFEST_NAME, Manifest, load_manifest
 from .read_beside import BESIDE_BYTES, BESIDE_MAX, Outcome, read_in_turn, read_outcome
 from .relpaths import rel as _rel, relmsg as _relmsg
 from .score_ahead import ScoreAhead
-from .score_pool import ScorePool
+from .score_pool import START_BYTES, ScorePool
 from .search_index import INLINE_LIMIT, build_search_index, pending_rows
 from .stored import bind_datasets, dataset_warnings, report_stored, unique_name
 from .staging import drop_stage, has_rows
@@ -145,7 +145,7 @@ def _load(runs_dir: Path, conn: sqlite3.Connection, summary: LoadSummary, progre
         _forget_removed(lp, {c.rel for c in candidates} | set(lp.errored))
         changed, unchanged = find_changed(lp, candidates, reread_all)
         _reread_dependents(lp, candidates, changed, unchanged)
-        with ScorePool() as lp.cache.pool:  # a second process reads files and scores runs beside this one
+        with ScorePool(start=sum(c.size for c in changed) >= START_BYTES) as lp.cache.pool:  # reads and scores beside this one
             try:
                 datasets, runs, later = _read_changed(lp, changed)
                 with deferred_indexes(conn, sum(len(d.items) for _, d in datasets if isinstance(d, Dataset)), "items"):
@@ -347,7 +347,7 @@ def _store_datasets(lp: _Pass, parsed: list[tuple[_Candidate, Dataset | DatasetS
         def store_dataset(ds: Dataset = ds, cand: _Candidate = cand, stepped: bool = stepped) -> tuple[int, int, int]:
             if stepped:
                 mark_loading(conn, cand.rel, "dataset", cand.mtime_ns, cand.sha256 or "")
-            out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume)
+            out = write_dataset(conn, ds, cand.rel, Steps(conn, STEP_ROWS if stepped else None), resume=resume, pool=lp.cache.pool)
             store_fingerprint(conn, ds.name)
             record_file(conn, cand.stamp("dataset", ds.format, ds.encoding))
             return out

@@ -28,7 +28,7 @@ from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category
 from .bulk import no_cycle_collection
 from .features import Context
 
-__all__ = ["MEMO_MAX", "POOL_MIN", "QUEUE", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
+__all__ = ["MEMO_MAX", "POOL_MIN", "QUEUE", "START_BYTES", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
            "Looked", "Superseded", "Todo", "item_key", "judged", "known_and_new", "look_up", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
 
 T = TypeVar("T")
@@ -43,6 +43,8 @@ ScoreKey = tuple[Any, ...]
 caller's (`new_pairs`)."""
 ScoreMemo = dict[ScoreKey, Scores]
 
+START_BYTES = 8 << 20
+"""Changed files a load reads from which its second process is started up front (`ScorePool(start=True)`)."""
 POOL_MIN = 40_000
 """Distinct pairs below which a second process started for them costs more (start-up, pickling)
 than it saves."""
@@ -208,12 +210,16 @@ class ScorePool:
     thread), on first use; pairs and scores go through its pipes pickled. If it fails, its half
     is scored here and the pool scores alone from then on."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, start: bool = False) -> None:
+        """`start`: the process is started now, not on first use (it imports while the caller
+        reads files, rather than when the first request waits for it)."""
         self._worker: subprocess.Popen[bytes] | None = None
         self._failed = (os.cpu_count() or 1) < 2
         self._out = 0
         """Requests sent whose answers are not received yet (more than one only with `queue`)."""
         self._reaper: threading.Thread | None = None
+        if start:
+            self._started()
 
     def __enter__(self) -> ScorePool:
         return self
