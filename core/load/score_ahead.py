@@ -30,7 +30,7 @@ from .features import Context
 from .score_pool import (Golds, Looked, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Superseded, Todo, known_and_new,
                          remember, score_many)
 
-__all__ = ["SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
+__all__ = ["PARTS_MAX", "SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
 Part = tuple[str, Golds | None, Context | None, Superseded]
 """What an item is scored with: (scorer, golds, item context, superseded golds), a `Todo` without its answer."""
 SHARE_LIMITS = (0.1, 0.95)
@@ -38,21 +38,28 @@ SHARE_LIMITS = (0.1, 0.95)
 so both timings stay known."""
 
 
+PARTS_MAX = 100_000
+"""Item parts the second process keeps at most (each may hold a passage); past it, both sides
+forget them and the next request sends its items again."""
 _PARTS: dict[int, Part] = {}
 """In the second process: what each item part id sent so far is scored with (`scored_there`)."""
 
 
 def scored_there(
     pairs: list[Todo] | list[tuple[int, str]], scorer: str | None, items: list[SampleItem], parts: dict[int, Part] | None = None,
+    keep: int = 0,
 ) -> tuple[list[Scores], list[SampleScores], float]:
     """The second process's part of a run scored ahead, and the CPU seconds it took there (a
     module-level function: the second process is sent it by name). With `parts`, `pairs` are
     (item part id, answer): what an item is scored with (golds, passage, ...) is sent once per
-    load, not with every answer to it (`ScoreAhead.start`), and kept here meanwhile."""
+    load, not with every answer to it (`ScoreAhead.start`), and kept here meanwhile, up to the
+    sender's `keep` (`PARTS_MAX`)."""
     start = time.process_time()
     if parts is not None:
         _PARTS.update(parts)
         pairs = [_todo_of(pair) for pair in cast(list[tuple[int, str]], pairs)]
+        if len(_PARTS) > keep:  # as the sender forgets what it sent, by its own limit (`ScoreAhead.start`)
+            _PARTS.clear()
     scores = score_many(cast(list[Todo], pairs))
     samples = score_sample_items(scorer, items) if scorer is not None and items else []
     return scores, samples, time.process_time() - start
@@ -149,6 +156,8 @@ class ScoreAhead:
             request, parts = self._request(pairs[cut:], scorer, theirs, by_part=given)
             if self.pool.send(request):
                 self._parts.update(parts)
+                if len(self._parts) > PARTS_MAX:  # the second process forgets them too (`scored_there`)
+                    self._parts.clear()
                 sent = time.perf_counter()
         if sent is None:
             cut, there, theirs = len(pairs), [False] * len(ids), []
@@ -170,7 +179,7 @@ class ScoreAhead:
         for key, (part_scorer, _, golds, context, superseded) in pairs:
             if key[0] not in self._parts:
                 parts[key[0]] = (part_scorer, golds, context, superseded)
-        return (scored_there, ([key for key, _ in pairs], scorer, items, parts)), parts
+        return (scored_there, ([key for key, _ in pairs], scorer, items, parts, PARTS_MAX)), parts
 
     def take(self, run: object, memo: ScoreMemo) -> Ahead | None:
         """The second process's answer to the run out (waiting for it) put into `memo`, and, when

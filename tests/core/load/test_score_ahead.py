@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qa_inspect.core.load import ingest_runs, load_runs, score_pool
+from qa_inspect.core.load import ingest_runs, load_runs, score_ahead, score_pool
 from qa_inspect.core.load.score_ahead import SHARE_LIMITS, balanced_share
 from qa_inspect.core.load.score_pool import ScorePool
 
@@ -191,3 +191,36 @@ def test_the_second_process_has_ended_and_been_waited_for_when_the_load_returns(
     monkeypatch.setattr(ScorePool, "_started", kept)
     _load(_folder(tmp_path), tmp_path / "qa.db")
     assert workers and all(w.returncode == 0 for w in workers)
+
+
+def test_item_parts_are_forgotten_by_both_processes_past_their_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `PARTS_MAX` item parts, the second process drops what it keeps and this one what it
+    sent, so the next request sends its items again; the rows are what one process stores."""
+    runs = _folder(tmp_path)
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 1)
+    alone = _load(runs, tmp_path / "alone.db")
+    monkeypatch.setattr(score_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(score_pool, "SPLIT_MIN", 2)
+    monkeypatch.setattr(score_ahead, "PARTS_MAX", 5)  # sent with each request: the second process keeps as many
+    sent: list[dict[int, Any]] = []
+    send = ScorePool.send
+
+    def kept(pool: ScorePool, request: Any, **how: bool) -> bool:
+        if isinstance(request, tuple) and request[0].__name__ == "scored_there":
+            sent.append(request[1][3])
+        return bool(send(pool, request, **how))
+
+    answered: list[bool] = []
+    receive = ScorePool.receive
+
+    def taken(pool: ScorePool) -> Any:
+        answer = receive(pool)
+        answered.append(answer is not None)
+        return answer
+
+    monkeypatch.setattr(ScorePool, "send", kept)
+    monkeypatch.setattr(ScorePool, "receive", taken)
+    assert _load(runs, tmp_path / "ahead.db") == alone
+    ids = [part for parts in sent for part in parts]
+    assert len(ids) > len(set(ids))  # some item sent again after both forgot it
+    assert answered and all(answered)  # the second process had every item it was asked about
