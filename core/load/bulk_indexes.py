@@ -133,18 +133,24 @@ def _create(conn: sqlite3.Connection, indexes: list[list[str]], key: str) -> Non
     conn.execute(f"PRAGMA threads = {max(threads, SORT_THREADS)}")
     conn.execute(f"PRAGMA cache_size = -{SORT_CACHE_KIB}")
     try:
-        for n, (name, sql) in enumerate(indexes or [["", ""]]):  # a transaction each: see `_checkpointing`
+        for name, sql in indexes[:-1]:  # a transaction each: see `_checkpointing`
             with transaction(conn):
-                there = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
-                if there is None and _NAME.match(name):
-                    conn.execute(sql)
-                    if analysed:
-                        conn.execute(f"ANALYZE {name}")
-                if n == max(len(indexes) - 1, 0):  # with the last: a kill before leaves the rest to the next load
-                    conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+                _build(conn, name, sql, analysed)
+        with transaction(conn):  # the statements forgotten with the last: a kill before leaves the rest to the next load
+            for name, sql in indexes[-1:]:
+                _build(conn, name, sql, analysed)
+            conn.execute("DELETE FROM settings WHERE key = ?", (key,))
     finally:
         conn.execute(f"PRAGMA threads = {int(threads)}")
         conn.execute(f"PRAGMA cache_size = {int(cache)}")
+
+
+def _build(conn: sqlite3.Connection, name: str, sql: str, analysed: bool) -> None:
+    there = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
+    if there is None and _NAME.match(name):
+        conn.execute(sql)
+        if analysed:
+            conn.execute(f"ANALYZE {name}")
 
 
 CHECKPOINT_EVERY = 0.2

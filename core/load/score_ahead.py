@@ -46,21 +46,19 @@ _PARTS: dict[int, Part] = {}
 
 
 def scored_there(
-    pairs: list[Todo] | list[tuple[int, str]], scorer: str | None, items: list[SampleItem], parts: dict[int, Part] | None = None,
-    keep: int = 0,
+    pairs: list[tuple[int, str]], scorer: str | None, items: list[SampleItem], parts: dict[int, Part], keep: int = PARTS_MAX,
 ) -> tuple[list[Scores], list[SampleScores], float]:
     """The second process's part of a run scored ahead, and the CPU seconds it took there (a
-    module-level function: the second process is sent it by name). With `parts`, `pairs` are
-    (item part id, answer): what an item is scored with (golds, passage, ...) is sent once per
-    load, not with every answer to it (`ScoreAhead.start`), and kept here meanwhile, up to the
-    sender's `keep` (`PARTS_MAX`)."""
+    module-level function: the second process is sent it by name). `pairs` are (item part id,
+    answer): what an item is scored with (golds, passage, ...) is sent once per load in `parts`,
+    not with every answer to it (`ScoreAhead.start`), and kept here meanwhile, up to the
+    sender's `keep`."""
     start = time.process_time()
-    if parts is not None:
-        _PARTS.update(parts)
-        pairs = [_todo_of(pair) for pair in cast(list[tuple[int, str]], pairs)]
-        if len(_PARTS) > keep:  # as the sender forgets what it sent, by its own limit (`ScoreAhead.start`)
-            _PARTS.clear()
-    scores = score_many(cast(list[Todo], pairs))
+    _PARTS.update(parts)
+    todo = [_todo_of(pair) for pair in pairs]
+    if len(_PARTS) > keep:  # as the sender forgets what it sent, by its own limit (`ScoreAhead.start`)
+        _PARTS.clear()
+    scores = score_many(todo)
     samples = score_sample_items(scorer, items) if scorer is not None and items else []
     return scores, samples, time.process_time() - start
 
@@ -73,20 +71,19 @@ class Ahead:
     """What the caller gave `start` to keep (the run's matched predictions, ...)."""
     samples: list[SampleScores | None] | None
     """The sampled scores of every row (None where a row has no samples); None if not scored."""
-    _found: list[Scores | None]
-    _missing: list[int]
-    _keys: list[ScoreKey]
-    _scored: dict[ScoreKey, Scores] | None
+    _flight: _Flight | None
+    """The run as it was sent; None when the second process failed with its part."""
 
     def scores(self) -> list[Scores] | None:
         """Every row's scores, in order; None when the second process failed with its part (the
         caller scores the run as written). The rows the memo held were looked up once, when the
         run was sent (`ScoreAhead.start`); only the new ones are filled in here, which the caller
         does once it has started the next run, so that the second process is not idle meanwhile."""
-        if self._scored is None:
+        flight = self._flight
+        if flight is None:
             return None
-        found, scored, keys = self._found, self._scored, self._keys
-        for n in self._missing:
+        found, scored, keys = flight.found, flight.scored, flight.keys
+        for n in flight.missing:
             found[n] = scored[keys[n]]
         return cast(list[Scores], found)
 
@@ -131,7 +128,7 @@ class ScoreAhead:
     """The ids of the item parts the second process holds (`scored_there`)."""
 
     def start(self, run: object, prepared: Any, scorer: str | None, rows: Sequence[ScoreInput],
-              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo, keys: Sequence[ScoreKey] | None = None,
+              work: SampleWork | None, memo: ScoreMemo, sample_memo: SampleMemo, keys: Sequence[ScoreKey],
               looked: Looked | None = None) -> None:
         """Begin scoring the run `rows` and `work` (`completions.sample_work`) come from: the second
         process's share sent, this process's scored now into `memo` (and kept for `take`, with
@@ -142,8 +139,8 @@ class ScoreAhead:
         while a run is out already."""
         if self._flight is not None or self.pool.busy:
             return
-        given = keys is not None
-        keys, found, missing, todo = known_and_new(rows, memo, keys, looked)
+        keys = list(keys)
+        found, missing, todo = known_and_new(rows, memo, keys, looked)
         pairs = list(todo.items())
         cut = round(len(pairs) * (1 - self.share))
         positions, items, ids = work or ([], [], [])
@@ -153,7 +150,7 @@ class ScoreAhead:
         sent = None
         worth = len(pairs) >= score_pool.SPLIT_MIN or len(ids) >= completions.SPLIT_ITEMS  # else the round trip costs more
         if worth and (pairs[cut:] or theirs):
-            request, parts = self._request(pairs[cut:], scorer, theirs, by_part=given)
+            request, parts = self._request(pairs[cut:], scorer, theirs)
             if self.pool.send(request):
                 self._parts.update(parts)
                 if len(self._parts) > PARTS_MAX:  # the second process forgets them too (`scored_there`)
@@ -169,12 +166,10 @@ class ScoreAhead:
                                there, mine, sent, time.perf_counter() - began, self.share)
 
     def _request(
-        self, pairs: list[tuple[ScoreKey, Todo]], scorer: str | None, items: list[SampleItem], *, by_part: bool
+        self, pairs: list[tuple[ScoreKey, Todo]], scorer: str | None, items: list[SampleItem]
     ) -> tuple[tuple[Any, ...], dict[int, Part]]:
-        """What the second process is sent for `pairs` and `items`, and the item parts it is sent
-        for the first time. `by_part`: the keys are the caller's (item part id, answer)."""
-        if not by_part:
-            return (scored_there, ([t for _, t in pairs], scorer, items)), {}
+        """What the second process is sent for `pairs` (keyed (item part id, answer)) and `items`,
+        and the item parts it is sent for the first time."""
         parts: dict[int, Part] = {}
         for key, (part_scorer, _, golds, context, superseded) in pairs:
             if key[0] not in self._parts:
@@ -188,12 +183,11 @@ class ScoreAhead:
         if flight is None:
             return None
         theirs: list[SampleScores] | None = []
-        scored: dict[ScoreKey, Scores] | None = flight.scored
         if flight.sent is not None:
             asked = time.perf_counter()
             answer: Any = self.pool.receive()
             if answer is None:
-                theirs = scored = None  # the second process failed: its part is scored when the run is written
+                theirs = None  # the second process failed: its part is scored when the run is written
             else:
                 scores, theirs, worked = answer
                 sent = dict(zip(flight.sent_keys, scores))
@@ -202,8 +196,9 @@ class ScoreAhead:
                 self._balance(flight, worked, asked - flight.sent)
         if flight.run is not run:
             return None
-        return Ahead(flight.prepared, None if theirs is None else _samples(flight, theirs),
-                     flight.found, flight.missing, flight.keys, scored)
+        if theirs is None:
+            return Ahead(flight.prepared, None, None)
+        return Ahead(flight.prepared, _samples(flight, theirs), flight)
 
     def _balance(self, flight: _Flight, worked: float, here: float) -> None:
         self.share = balanced_share(flight.share, worked, flight.own, here)

@@ -26,6 +26,7 @@ from typing import Any, TypeVar, cast
 from qa_inspect.core.metrics import CDQA_F1_RECALL, Relation, ScoreRow, category_and_relation, score_prediction
 
 from .bulk import no_cycle_collection
+from .child_pipe import Answers, answer_writer
 from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "QUEUE", "START_BYTES", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
@@ -157,20 +158,19 @@ def look_up(keys: Sequence[ScoreKey], memo: ScoreMemo, looked: Looked | None = N
 
 
 def known_and_new(
-    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey] | None = None, looked: Looked | None = None
-) -> tuple[list[ScoreKey], list[Scores | None], list[int], dict[ScoreKey, Todo]]:
-    """Each row's memo key, its scores where `memo` holds them (else None), the positions of the
-    None, and the distinct pairs among those (as `new_pairs`): one memo lookup a row, which the
-    caller keeps rather than looking the run's rows up again once the new ones are scored.
+    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey], looked: Looked | None = None
+) -> tuple[list[Scores | None], list[int], dict[ScoreKey, Todo]]:
+    """The rows' scores where `memo` holds them under their `keys` (else None), the positions of
+    the None, and the distinct pairs among those (as `new_pairs`): one memo lookup a row, which
+    the caller keeps rather than looking the run's rows up again once the new ones are scored.
     `looked`: the rows looked up before (`look_up`), while the second process was busy; only
     those not found then are looked up again."""
-    keys = list(keys) if keys is not None else new_pairs(rows, {})[0]
     found, missing = look_up(keys, memo, looked)
     todo: dict[ScoreKey, Todo] = {}
     for n in missing:
         if keys[n] not in todo:
             todo[keys[n]] = _todo(rows[n])
-    return keys, found, missing, todo
+    return found, missing, todo
 
 
 def _todo(row: ScoreInput) -> Todo:
@@ -346,9 +346,8 @@ def serve() -> None:
 def _serve() -> None:
     """Requests answered in order; a thread writes the answers, so that the next request is
     worked on while this process reads an answer (a file read here is tens of MB pickled)."""
-    answers: queue.Queue[bytes | None] = queue.Queue(QUEUE)
-    writer = threading.Thread(target=_write, args=(answers,), name="answers", daemon=True)
-    writer.start()
+    answers: Answers = queue.Queue(QUEUE)
+    writer = answer_writer(answers)
     while True:
         try:
             todo = pickle.load(sys.stdin.buffer)
@@ -358,13 +357,3 @@ def _serve() -> None:
         answers.put(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     answers.put(None)
     writer.join()
-
-
-def _write(answers: queue.Queue[bytes | None]) -> None:
-    out = sys.stdout.buffer
-    try:
-        while (data := answers.get()) is not None:
-            out.write(data)
-            out.flush()
-    except OSError:  # the load is gone: so is this process, not blocked on a full queue
-        os._exit(1)

@@ -16,13 +16,11 @@ caller removes the steps committed and reads the file the ordinary way.
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import queue
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -32,6 +30,7 @@ from qa_inspect.core.formats import STREAM_MIN_BYTES, DatasetStream, NotStreamab
 from qa_inspect.core.keys import question_key
 from qa_inspect.core.metrics import default_scorer
 
+from .child_pipe import Answers, answer_writer
 from .features import FEATURE_COLUMNS, Context, FeatureMemo, gold_spans
 from .ingest import HumanMemo, Steps, json_text
 from .ingest_runs import RunCache
@@ -67,19 +66,8 @@ def serve() -> None:
     on stdout. It reads ahead of the writer by up to `AHEAD` batches, so it can start while the
     loader still reads the small files (big ones wait until the dataset is stored: memory)."""
     args = json.loads(sys.argv[1])
-    out = sys.stdout.buffer
-    ahead: queue.Queue[bytes | None] = queue.Queue(AHEAD)
-
-    def write() -> None:
-        try:
-            while (data := ahead.get()) is not None:
-                out.write(data)
-            out.flush()
-        except OSError:  # the loader is gone (killed): so is this process, not blocked on a full queue
-            os._exit(1)
-
-    writer = threading.Thread(target=write)
-    writer.start()
+    ahead: Answers = queue.Queue(AHEAD)
+    writer = answer_writer(ahead)
     for message in _produce(args["path"], args["hints"], args["batch"]):
         ahead.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
     ahead.put(None)
