@@ -20,7 +20,7 @@ from .manifest import MANIFEST_NAME
 from .relpaths import rel as _rel
 from .summary import LoadSummary
 
-__all__ = ["LOADING", "db_wide", "manifest_stamp", "mark_loading", "record_side", "resuming", "taken", "write_file"]
+__all__ = ["LOADING", "db_wide", "manifest_changed", "manifest_stamp", "mark_loading", "record_side", "resuming", "taken", "write_file"]
 
 T = TypeVar("T")
 LOADING = "loading "
@@ -90,6 +90,21 @@ def manifest_stamp(runs_dir: Path) -> FileStamp | None:
         return FileStamp(MANIFEST_NAME, "manifest", st.st_size, st.st_mtime_ns, sha256_file(path))
     except OSError:
         return None
+
+
+def manifest_changed(conn: sqlite3.Connection, runs_dir: Path, old: tuple[Any, ...] | None) -> bool:
+    """Whether the manifest changed since its `files` row `old` (kind, size, mtime_ns, sha256, ...;
+    None: there was none), its new stamp recorded. The manifest decides names, models, formats
+    and links: when it changes, every file is read again."""
+    stamp = manifest_stamp(runs_dir)
+    if (stamp.sha256 if stamp else None) == (old[3] if old else None):
+        return False
+    with transaction(conn):
+        if stamp is None:
+            conn.execute("DELETE FROM files WHERE path = ?", (MANIFEST_NAME,))
+        else:
+            record_file(conn, stamp)
+    return True
 
 
 def record_side(conn: sqlite3.Connection, runs_dir: Path, path: Path, owner: str) -> None:

@@ -3,6 +3,8 @@ rows, errors and skips as reading every file here, in folder order."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import shutil
 import sqlite3
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from qa_inspect.core.load import load_runs, loader, read_beside, score_pool
 from qa_inspect.core.load.read_beside import read_in_turn, read_outcome, read_there
 from qa_inspect.core.load.score_pool import ScorePool
+from qa_inspect.core.model import Candidate, Prediction, Run
 
 from tests.paths import SAMPLE_RUNS
 
@@ -150,3 +153,39 @@ def test_the_second_process_is_kept_two_files_ahead_while_many_are_left(monkeypa
         turns = list(read_in_turn(pool, list(range(3)), lambda k: True, lambda k: (files[k], files[k].parent, None, None), here))
     assert held == [1] and read_here == [0, 2]  # two there against one here would leave this process waiting
     assert [k for k, _ in turns] == [0, 1, 2]
+
+
+def _round_trip(run: Run) -> Run:
+    return read_beside.unpack_run(pickle.loads(pickle.dumps(read_beside.pack_run(copy.deepcopy(run)))))
+
+
+def test_runs_read_there_come_back_as_read_here(tmp_path: Path) -> None:
+    """A run the second process read is sent as columns (`pack_run`) and built again here: every
+    run of the samples (answer maps, n-best candidates, CDQA records with raw text)
+    comes back equal to the run read here, and the outcome says "read" like one read here."""
+    files = [f for f in sorted(SAMPLE_RUNS.rglob("*.json*")) if ".qa-inspect" not in f.parts]
+    runs = [value for kind, value in (read_outcome(f, SAMPLE_RUNS, None) for f in files)
+            if kind == "read" and isinstance(value, Run)]
+    assert len(runs) >= 4 and any(p.candidates for r in runs for p in r.predictions)
+    assert any(p.raw for r in runs for p in r.predictions)
+    for run in runs:
+        assert _round_trip(run) == run
+    kind, packed = read_there(files[1], SAMPLE_RUNS, None, None)
+    assert kind == "packed" and read_beside._unpacked((kind, packed)) == read_outcome(files[1], SAMPLE_RUNS, None)
+    assert read_there(tmp_path / "missing.json", tmp_path, None, None)[0] == "format"  # errors pass as they are
+
+
+def test_a_packed_run_keeps_every_field_and_fresh_containers() -> None:
+    """Columns are left out only where every prediction has the empty value; the predictions built
+    from an empty column get a list and a dict each, as a reader gives them (they are written to:
+    null odds go into `meta`)."""
+    preds = [Prediction("q1", "id", "甲", line=1), Prediction("q2", "question", "乙", raw="答：乙", line=2),
+             Prediction("q3", "id", "", candidates=[Candidate("丙", 0.5, 1.0)], meta={"k": [1]}, samples=("丙", "丁"))]
+    run = Run("r", "r.json", "prediction-map", preds, model="m", meta={"warnings": ["w"]}, extra_paths=["n.json"])
+    assert _round_trip(run) == run
+    plain = _round_trip(Run("r", "r.json", "prediction-map", preds[:1] * 3))
+    assert plain == Run("r", "r.json", "prediction-map", preds[:1] * 3)
+    plain.predictions[0].meta["null_odds"] = 1.0
+    plain.predictions[0].candidates.append(Candidate("x"))
+    assert plain.predictions[1].meta == {} and plain.predictions[1].candidates == []
+    assert _round_trip(Run("r", "r.json", "prediction-map", [])).predictions == []

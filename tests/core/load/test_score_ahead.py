@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qa_inspect.core.load import ingest_runs, load_runs, score_ahead, score_pool
+from qa_inspect.core.load import ingest_runs, load_runs, loader, score_ahead, score_pool
 from qa_inspect.core.load.score_ahead import SHARE_LIMITS, balanced_share
 from qa_inspect.core.load.score_pool import ScorePool
 
@@ -224,3 +224,36 @@ def test_item_parts_are_forgotten_by_both_processes_past_their_limit(tmp_path: P
     ids = [part for parts in sent for part in parts]
     assert len(ids) > len(set(ids))  # some item sent again after both forgot it
     assert answered and all(answered)  # the second process had every item it was asked about
+
+
+def test_runs_are_linked_two_ahead_of_their_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run is linked while the run two before it is written (the second process scores
+    meanwhile), not all runs before the first is written; a run that links to no dataset is still
+    reported as an error and the runs after it are stored as before."""
+    runs = _folder(tmp_path)
+    (runs / "cmrc2018" / "runs" / "copy1-zz-stray.json").write_text('{"NOT_AN_ITEM": "x", "OTHER": "y"}', encoding="utf-8")
+    events: list[tuple[str, str]] = []
+    link, write = loader.link_stored_run, loader.write_run
+
+    def linked(conn: Any, run: Any, *args: Any) -> Any:
+        events.append(("link", run.path))
+        return link(conn, run, *args)
+
+    def written(conn: Any, run: Any, *args: Any, **kw: Any) -> Any:
+        events.append(("write", run.path))
+        return write(conn, run, *args, **kw)
+
+    monkeypatch.setattr(loader, "link_stored_run", linked)
+    monkeypatch.setattr(loader, "write_run", written)
+    summary = load_runs(runs, tmp_path / "qa.db")
+    assert [e["path"] for e in summary.errors] == ["cmrc2018/runs/copy1-zz-stray.json"]
+    links = [path for kind, path in events if kind == "link"]
+    writes = [path for kind, path in events if kind == "write"]
+    assert len(links) == len(writes) + 1 == len(summary.runs) + 1 >= 12
+    done = {"link": 0, "write": 0}
+    for kind, path in events:
+        if kind == "write":  # linked before; at most this run, the next two and the stray one linked
+            assert ("link", path) in events[:events.index((kind, path))]
+            assert done["link"] <= done["write"] + 4
+        done[kind] += 1
+    assert events.index(("write", writes[0])) < len(events) - 1 - events[::-1].index(("link", links[-1]))
