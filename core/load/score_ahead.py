@@ -27,8 +27,8 @@ from typing import Any, cast
 from . import completions, score_pool
 from .completions import SLOTS, SampleItem, SampleMemo, SampleScores, SampleWork, score_sample_items
 from .features import Context
-from .score_pool import (Golds, Looked, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Superseded, Todo, known_and_new,
-                         remember, score_many)
+from .score_pool import (Golds, Looked, ScoreInput, ScoreKey, ScoreMemo, ScorePool, Scores, Superseded, Todo, look_up,
+                         remember, score_many, todo_of)
 
 __all__ = ["PARTS_MAX", "SHARE_LIMITS", "Ahead", "ScoreAhead", "balanced_share", "scored_there"]
 Part = tuple[str, Golds | None, Context | None, Superseded]
@@ -70,7 +70,8 @@ class Ahead:
     prepared: Any
     """What the caller gave `start` to keep (the run's matched predictions, ...)."""
     samples: list[SampleScores | None] | None
-    """The sampled scores of every row (None where a row has no samples); None if not scored."""
+    """The sampled scores of every row (None where a row has no samples; [] when no row has);
+    None if not scored."""
     _flight: _Flight | None
     """The run as it was sent; None when the second process failed with its part."""
 
@@ -140,8 +141,11 @@ class ScoreAhead:
         if self._flight is not None or self.pool.busy:
             return
         keys = list(keys)
-        found, missing, todo = known_and_new(rows, memo, keys, looked)
-        pairs = list(todo.items())
+        found, missing = look_up(keys, memo, looked)
+        firsts: dict[ScoreKey, int] = {}  # each new pair's first row: its `Todo` is built only where needed
+        for n in missing:
+            firsts.setdefault(keys[n], n)
+        pairs = list(firsts.items())
         cut = round(len(pairs) * (1 - self.share))
         positions, items, ids = work or ([], [], [])
         slots = round(self.share * SLOTS)
@@ -150,7 +154,7 @@ class ScoreAhead:
         sent = None
         worth = len(pairs) >= score_pool.SPLIT_MIN or len(ids) >= completions.SPLIT_ITEMS  # else the round trip costs more
         if worth and (pairs[cut:] or theirs):
-            request, parts = self._request(pairs[cut:], scorer, theirs)
+            request, parts = self._request(pairs[cut:], rows, scorer, theirs)
             if self.pool.send(request):
                 self._parts.update(parts)
                 if len(self._parts) > PARTS_MAX:  # the second process forgets them too (`scored_there`)
@@ -159,20 +163,22 @@ class ScoreAhead:
         if sent is None:
             cut, there, theirs = len(pairs), [False] * len(ids), []
         began = time.perf_counter()
-        scored = dict(zip([key for key, _ in pairs[:cut]], score_many([t for _, t in pairs[:cut]])))
+        scored = dict(zip([key for key, _ in pairs[:cut]], score_many([todo_of(rows[n]) for _, n in pairs[:cut]])))
         remember(memo, scored)
         mine = score_sample_items(scorer, [w for w, t in zip(items, there) if not t], sample_memo) if scorer else []
         self._flight = _Flight(run, prepared, keys, found, missing, scored, [key for key, _ in pairs[cut:]], positions,
                                there, mine, sent, time.perf_counter() - began, self.share)
 
     def _request(
-        self, pairs: list[tuple[ScoreKey, Todo]], scorer: str | None, items: list[SampleItem]
+        self, pairs: list[tuple[ScoreKey, int]], rows: Sequence[ScoreInput], scorer: str | None, items: list[SampleItem]
     ) -> tuple[tuple[Any, ...], dict[int, Part]]:
-        """What the second process is sent for `pairs` (keyed (item part id, answer)) and `items`,
-        and the item parts it is sent for the first time."""
+        """What the second process is sent for `pairs` (keyed (item part id, answer), with the
+        position of a row of theirs in `rows`) and `items`, and the item parts it is sent for the
+        first time."""
         parts: dict[int, Part] = {}
-        for key, (part_scorer, _, golds, context, superseded) in pairs:
-            if key[0] not in self._parts:
+        for key, n in pairs:
+            if key[0] not in self._parts and key[0] not in parts:
+                part_scorer, _, golds, context, superseded = todo_of(rows[n])
                 parts[key[0]] = (part_scorer, golds, context, superseded)
         return (scored_there, ([key for key, _ in pairs], scorer, items, parts, PARTS_MAX)), parts
 
@@ -225,10 +231,12 @@ def balanced_share(share: float, worked: float, own: float, here: float) -> floa
     return min(max((share + balanced) / 2, low), high)
 
 
-def _samples(flight: _Flight, theirs: list[SampleScores]) -> list[SampleScores | None] | None:
-    """Every row's sampled scores, both processes' put back in row order; None without samples."""
+def _samples(flight: _Flight, theirs: list[SampleScores]) -> list[SampleScores | None]:
+    """Every row's sampled scores, both processes' put back in row order; [] when the run has no
+    samples (known since the run was sent: not looked for again between the second process's
+    answer and its next request)."""
     if not flight.sampled:
-        return None
+        return []
     mine_it, theirs_it = iter(flight.mine), iter(theirs)
     out: list[SampleScores | None] = [None] * len(flight.keys)
     for n, there in zip(flight.sampled, flight.there):

@@ -30,7 +30,7 @@ from .child_pipe import Answers, answer_writer
 from .features import Context
 
 __all__ = ["MEMO_MAX", "POOL_MIN", "QUEUE", "START_BYTES", "SPLIT_MIN", "Golds", "ScoreInput", "ScoreKey", "ScoreMemo", "ScorePool", "Scores",
-           "Looked", "Superseded", "Todo", "item_key", "judged", "known_and_new", "look_up", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve"]
+           "Looked", "Superseded", "Todo", "item_key", "judged", "look_up", "new_pairs", "remember", "score_many", "score_one", "score_rows", "serve", "todo_of"]
 
 T = TypeVar("T")
 Golds = tuple[tuple[str, ...], tuple[int, ...]]
@@ -125,7 +125,7 @@ def new_pairs(
     is the row itself, or the caller's (`keys`): a load keys a row by its answer and an id of its
     item's scoring (`item_key`), which hashes in a fraction of the time of golds and passage."""
     if keys is not None:
-        todo = {key: _todo(row) for key, row in zip(keys, rows) if key not in memo}
+        todo = {key: todo_of(row) for key, row in zip(keys, rows) if key not in memo}
         return list(keys), todo
     out: list[ScoreKey] = []
     todo = {}
@@ -157,23 +157,8 @@ def look_up(keys: Sequence[ScoreKey], memo: ScoreMemo, looked: Looked | None = N
     return found, still
 
 
-def known_and_new(
-    rows: Sequence[ScoreInput], memo: ScoreMemo, keys: Sequence[ScoreKey], looked: Looked | None = None
-) -> tuple[list[Scores | None], list[int], dict[ScoreKey, Todo]]:
-    """The rows' scores where `memo` holds them under their `keys` (else None), the positions of
-    the None, and the distinct pairs among those (as `new_pairs`): one memo lookup a row, which
-    the caller keeps rather than looking the run's rows up again once the new ones are scored.
-    `looked`: the rows looked up before (`look_up`), while the second process was busy; only
-    those not found then are looked up again."""
-    found, missing = look_up(keys, memo, looked)
-    todo: dict[ScoreKey, Todo] = {}
-    for n in missing:
-        if keys[n] not in todo:
-            todo[keys[n]] = _todo(rows[n])
-    return found, missing, todo
-
-
-def _todo(row: ScoreInput) -> Todo:
+def todo_of(row: ScoreInput) -> Todo:
+    """What a row is scored from, its golds as tuples (a memo key's part)."""
     scorer, text, golds, context, superseded = row
     texts, idxs = golds or ((), ())
     return scorer, text, (tuple(texts), tuple(idxs)), context, superseded

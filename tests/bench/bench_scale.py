@@ -273,7 +273,7 @@ def _files(root: Path) -> list[Path]:
     return [root / "cmrc2018_dev.json", *(root / run / "eval_predictions.json" for run in RUNS)]
 
 
-def _fresh(db: Path) -> None:
+def fresh_db(db: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
 
@@ -289,10 +289,10 @@ def one_round(root: Path, work: Path, orjson: bool) -> dict[str, dict[str, float
     if orjson:
         out["orjson parse"] = measure([sys.executable, "-c", FLOOR_ORJSON, *files])
     floor_db = work / "floor.db"
-    _fresh(floor_db)
+    fresh_db(floor_db)
     out["parse + insert"] = measure([sys.executable, "-c", FLOOR_INSERT, str(floor_db), *files])
-    _fresh(floor_db)
-    _fresh(db)
+    fresh_db(floor_db)
+    fresh_db(db)
     out["load"] = measure([*CLI, "load", str(root), "--db", str(db)])
     out["load"]["db_mb"] = db.stat().st_size / 1e6
     out["re-load, unchanged"] = measure([*CLI, "load", str(root), "--db", str(db)])
@@ -322,7 +322,7 @@ def _db_fingerprint(db: Path) -> dict[str, object]:
 def kill_and_resume(root: Path, work: Path, after: float) -> None:
     db = work / "killed.db"
     clean = work / "qa.db"
-    _fresh(db)
+    fresh_db(db)
     killed = measure([*CLI, "load", str(root), "--db", str(db)], kill_after=after)
     state = "killed" if killed["rc"] == -signal.SIGKILL else f"finished first (exit {killed['rc']})"
     conn = sqlite3.connect(db)
@@ -352,7 +352,7 @@ def changed_folder(dev: Path, root: Path, questions: int) -> Path:
 
 
 def _copy_db(src: Path, dest: Path) -> None:
-    _fresh(dest)
+    fresh_db(dest)
     shutil.copyfile(src, dest)
 
 
@@ -367,7 +367,7 @@ def change_and_resume(dev: Path, root: Path, work: Path, questions: int, kill_af
         first = measure([*CLI, "load", str(root), "--db", str(base)])
         print(f"load of the original: {first['wall']:.1f} s, exit {first['rc']}")
     clean = work / "changed-clean.db"
-    _fresh(clean)
+    fresh_db(clean)
     fresh = measure([*CLI, "load", str(other), "--db", str(clean)], wal=Path(f"{clean}-wal"))
     db = work / "changed.db"
     _copy_db(base, db)
