@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from qa_inspect.core.errors import FormatError, QAInspectError
 from qa_inspect.core.formats import DatasetStream, NotStreamable, Skip, VerdictFile, side_owners, use_limits
+from qa_inspect.core.metrics import clear_score_caches
 from qa_inspect.core.model import Dataset, Run
 from qa_inspect.core.store import get_setting, open_placed, place_db, set_setting, store_error, store_fingerprint
 
@@ -96,6 +97,7 @@ def load_runs(
             record_load(conn, summary)
             if summary.changed:  # the first open after a load paints from stored sums, sorts down indexes
                 warm_app(conn, with_meta)
+                clear_score_caches()  # the app keeps none of what this load scored, nor walks it at exit
     except sqlite3.Error as exc:
         raise store_error(db_path, exc) from None
     finally:

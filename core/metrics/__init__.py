@@ -6,6 +6,7 @@
 - `cdqa`: CDQA F1-recall and refusals.
 - `human`: human performance estimate from an item's golds.
 - `align`: matched ranges in raw strings, for display.
+- `caches`: the per-text caches of scoring and judgement, emptied together (`clear_score_caches`).
 - `registry`: scorer names, defaults per dataset family, `score_prediction`, `aggregate`.
 - `categories`: why a prediction is wrong, one error category each (`CATEGORIES` is the table);
   `question_features`: question type, length/position buckets, cross-sentence reasoning;
@@ -109,12 +110,14 @@ if TYPE_CHECKING:  # where each name lives; loaded on first use at run time (cor
         QUESTION_TYPES,
         QuestionFeatures,
     )
+    from .caches import (
+        clear_score_caches,
+    )
     from .registry import (
         aggregate,
         aggregate_run,
         answer_rate,
         CDQA_F1_RECALL,
-        clear_score_caches,
         CMRC_OFFICIAL,
         default_scorer,
         metrics_of,

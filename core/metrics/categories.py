@@ -51,7 +51,7 @@ from .segment import prepared
 from .span_categories import Located, Span, amount, span_category
 from .textnorm import folds_needed, has_cjk, plain
 
-__all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "category_and_relation", "error_category"]
+__all__ = ["CATEGORIES", "CATEGORY_CODES", "Category", "CategoryDef", "category_and_relation", "error_category", "cache_clear"]
 
 
 class CategoryDef(NamedTuple):
@@ -303,3 +303,8 @@ def _part_words(prediction: str, golds: Sequence[str], scorer: str, j: int, eq: 
     if eq.contains:
         return f"contains {_gold_name(golds, j)} plus {amount(rest, cjk)} of other text; scored {scored}"
     return f"a part of {_gold_name(golds, j)}, {amount(rest, cjk)} missing; scored {scored}"
+
+
+def cache_clear() -> None:
+    """Empty the cache of items' golds best first: `clear_score_caches`."""
+    _golds_best_first.cache_clear()

@@ -49,6 +49,7 @@ __all__ = [
     "t2s",
     "wide_form",
     "wide_folds_needed",
+    "cache_clear",
 ]
 
 
@@ -320,3 +321,9 @@ def relation(
         if match is not None:
             return Equivalence(rel, match[1], texts[match[1]], match[2])
     return _partial(answer, golds) or DIFFERENT
+
+
+def cache_clear() -> None:
+    """Empty the per-text caches (normal forms, an item's golds as compared): `clear_score_caches`."""
+    for cached in (wide_form, _fold, glued, _compared, _parts, alternatives, _cn2an_part):
+        cached.cache_clear()

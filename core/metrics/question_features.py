@@ -57,6 +57,7 @@ __all__ = [
     "question_features",
     "question_type",
     "text_units",
+    "cache_clear",
 ]
 
 QUESTION_TYPES: tuple[str, ...] = ("who", "what", "which", "when", "where", "why", "how", "how-many", "yes-no", "other")
@@ -251,3 +252,9 @@ def question_features(
         cross_sentence=cross,
         question_overlap=share,
     )
+
+
+def cache_clear() -> None:
+    """Empty the caches of passages' units: `clear_score_caches`."""
+    _sentence_units.cache_clear()
+    _passage_units.cache_clear()

@@ -23,7 +23,7 @@ from . import cdqa, cmrc, segment, squad
 
 __all__ = [
     "CDQA_F1_RECALL", "CMRC_OFFICIAL", "SCORERS", "SQUAD_V11", "SQUAD_V2", "RunItem", "ScoreRow", "aggregate",
-    "aggregate_run", "answer_rate", "clear_score_caches", "default_scorer", "metrics_of", "score_prediction",
+    "aggregate_run", "answer_rate", "default_scorer", "metrics_of", "score_prediction",
     "uses_f1_recall",
 ]
 
@@ -107,13 +107,6 @@ def score_prediction(
         return ScoreRow(scorer=scorer, em=s.em, f1=s.f1, best_gold=s.best_gold)
     d = cdqa.score(prediction, golds, phrases=refusal_phrases)
     return ScoreRow(scorer=scorer, refused=d.refused, f1_recall=d.f1_recall, best_gold=d.best_gold)
-
-
-def clear_score_caches() -> None:
-    """Drop what the scorers keep per distinct text (segments, CDQA tokens). For a process about
-    to end after scoring a big run (`score`): each cycle collection at exit walks them otherwise."""
-    segment.cache_clear()
-    cdqa.cache_clear()
 
 
 def aggregate(scorer: str, rows: Iterable[ScoreRow | None], total: int) -> dict[str, Any]:

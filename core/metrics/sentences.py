@@ -23,7 +23,7 @@ import bisect
 import re
 from functools import lru_cache
 
-__all__ = ["sentence_index", "sentence_of", "split_sentences"]
+__all__ = ["sentence_index", "sentence_of", "split_sentences", "cache_clear"]
 
 _CLOSERS = "”’」』）)】》〉\"'\\]"
 _CJK_END = "。！？；…"
@@ -91,3 +91,9 @@ def sentence_of(text: str, start: int, end: int) -> tuple[int, ...]:
     first = sentence_index(text, start)
     last = sentence_index(text, max(start, end - 1))
     return tuple(range(first, last + 1))
+
+
+def cache_clear() -> None:
+    """Empty the caches of passages' sentences: `clear_score_caches`."""
+    split_sentences.cache_clear()
+    _starts.cache_clear()

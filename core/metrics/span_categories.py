@@ -16,7 +16,7 @@ from .equivalence import glued, remainder
 from .sentences import sentence_of, split_sentences
 from .textnorm import content_units, has_cjk, plain, strip_ends
 
-__all__ = ["Located", "Span", "amount", "closest_pair", "occurrences", "span_category"]
+__all__ = ["Located", "Span", "amount", "closest_pair", "occurrences", "span_category", "cache_clear"]
 
 Span = tuple[int, int]
 _WORD_CHAR = re.compile(r"[^\W_]")  # as `equivalence.glued`
@@ -249,3 +249,8 @@ def _sentence_by_words(passage: str, p: Span, g: Located) -> Category:
                         f"the one closest to {g.name} (which is not a passage span)", g.gold_index)
     return Category("wrong-span-other-sentence", lambda: f"a span of sentence {pred_sents[0] + 1} of {total}; "
                     f"{g.name} is not a passage span, its words are in sentence {near + 1}", g.gold_index)
+
+
+def cache_clear() -> None:
+    """Empty the cache of squeezed passages: `clear_score_caches`."""
+    _squeezed.cache_clear()

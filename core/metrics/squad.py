@@ -69,6 +69,7 @@ __all__ = [
     "normalize_answer",
     "score_v11",
     "score_v2",
+    "cache_clear",
 ]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -335,3 +336,8 @@ def aggregate_v2(
         total = len(has_answer)
         out.update(find_all_best_thresh(predictions, exact_raw, f1_raw, na_probs, has_answer, total))
     return out
+
+
+def cache_clear() -> None:
+    """Empty the cache of normalised answers: `clear_score_caches`."""
+    normalize_answer.cache_clear()

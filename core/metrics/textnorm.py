@@ -18,7 +18,8 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
-    "FOLDS", "content_units", "folds_needed", "has_cjk", "nfkc", "plain", "strip_ends", "zh_numbers_to_digits",
+    "FOLDS", "cache_clear", "content_units", "folds_needed", "has_cjk", "nfkc", "plain", "strip_ends",
+    "zh_numbers_to_digits",
 ]
 
 FOLDS: tuple[str, ...] = ("width", "case", "numerals", "spacing", "separators", "end punctuation")
@@ -157,3 +158,9 @@ def content_units(text: str) -> frozenset[str]:
             if w not in _STOPWORDS and (len(w) > 1 or w.isdigit()):  # not the s of Robert's
                 units.add(w)
     return frozenset(units)
+
+
+def cache_clear() -> None:
+    """Empty the per-text caches (`plain`, content units, numeral runs): `clear_score_caches`."""
+    for cached in (plain, content_units, _zh_value):
+        cached.cache_clear()

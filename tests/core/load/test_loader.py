@@ -14,6 +14,8 @@ import pytest
 from qa_inspect.core import flags
 from qa_inspect.core.load import LoadSummary, changed, discover, load_runs
 
+from tests.paths import SAMPLE_RUNS
+
 CMRC = "cmrc2018/cmrc2018_dev_sample.json"
 CDQA = "cdqa/cdqa_sample.json"
 BERT = "cmrc2018/runs/bert-base-chinese.json"
@@ -504,3 +506,15 @@ def test_real_data_loads_every_item_and_gold(shared_data: Path, tmp_path: Path) 
     elapsed = time.perf_counter() - start
     assert set(statuses(again).values()) == {"unchanged"} and not again.changed
     assert elapsed < 1.0, f"unchanged reload took {elapsed:.2f} s"
+
+
+def test_a_load_that_scored_leaves_no_per_text_cache(tmp_path: Path) -> None:
+    """What the scorers kept per answer is let go when the load ends (`clear_score_caches`): the
+    app that opens after it does not hold it, nor does the exit walk it."""
+    from qa_inspect.core.metrics import equivalence, segment, textnorm
+
+    runs = tmp_path / "runs"
+    shutil.copytree(SAMPLE_RUNS, runs, ignore=shutil.ignore_patterns(".qa-inspect"))
+    summary = load_runs(runs, tmp_path / "qa.db")
+    assert summary.changed and len(summary.runs) >= 4
+    assert [c.cache_info().currsize for c in (segment.prepared, textnorm.plain, equivalence.wide_form)] == [0, 0, 0]

@@ -198,3 +198,24 @@ def test_clearing_the_score_caches_changes_no_score() -> None:
     before = [score_prediction(*case) for case in cases]
     clear_score_caches()
     assert [score_prediction(*case) for case in cases] == before
+
+
+def test_clearing_the_score_caches_empties_every_per_text_cache() -> None:
+    """Scores, categories and relations fill the caches of every module that keeps one; clearing
+    empties all of them (a load ends with it) and the judgement is the same afterwards."""
+    import functools
+    import importlib
+
+    from qa_inspect.core.metrics import CMRC_OFFICIAL, category_and_relation, clear_score_caches, question_features
+
+    passage = "光荣和ω-force公司于2007年发售了这款游戏。之后又推出了续作。"
+    judged = category_and_relation("ω-force公司", ["光荣和ω-force"], passage, CMRC_OFFICIAL, gold_spans=[(0, 10)])
+    question_features("谁发售了这款游戏？", ["光荣和ω-force"], passage)
+    modules = ["segment", "cdqa", "squad", "textnorm", "equivalence", "categories", "span_categories", "sentences",
+               "question_features"]
+    caches = [value for name in modules for value in vars(importlib.import_module(f"qa_inspect.core.metrics.{name}")).values()
+              if isinstance(value, functools._lru_cache_wrapper) and value.cache_info().maxsize not in (None, 1)]
+    assert sum(c.cache_info().currsize for c in caches) > 10
+    clear_score_caches()
+    assert [c for c in caches if c.cache_info().currsize] == []
+    assert category_and_relation("ω-force公司", ["光荣和ω-force"], passage, CMRC_OFFICIAL, gold_spans=[(0, 10)]) == judged
