@@ -124,8 +124,8 @@ def new_pairs(
     """Each row's memo key, and the distinct pairs among them the memo does not hold yet. The key
     is the row itself, or the caller's (`keys`): a load keys a row by its answer and an id of its
     item's scoring (`item_key`), which hashes in a fraction of the time of golds and passage."""
-    if keys is not None:
-        todo = {key: todo_of(row) for key, row in zip(keys, rows) if key not in memo}
+    if keys is not None:  # a row is asked for only when new (`rows` may build them on demand)
+        todo = {key: todo_of(rows[n]) for n, key in enumerate(keys) if key not in memo}
         return list(keys), todo
     out: list[ScoreKey] = []
     todo = {}
