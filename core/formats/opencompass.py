@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -142,7 +143,7 @@ def _rows(value: Any) -> bool:
     gold (a bad row among them is then the reader's error to name, not a reason to skip)."""
     if not isinstance(value, dict) or not value:
         return False
-    head = list(value.items())[:_SNIFF]
+    head = list(islice(value.items(), _SNIFF))  # not a list of every row first: an answer map has thousands
     rows = [v for k, v in head if k.isdigit() and isinstance(v, dict) and "prediction" in v]
     return len(rows) * 2 >= len(head) and any("origin_prompt" in v or "gold" in v for v in rows)
 

@@ -183,3 +183,19 @@ def test_records_non_object_line(tmp_path: Path) -> None:
 def test_repeated_question_refs_are_counted(tmp_path: Path) -> None:
     run = run_of(write(tmp_path, "p.jsonl", '{"question": "谁？", "response": "甲"}\n{"question": "谁？", "response": "乙"}\n'))
     assert run.meta == {"repeated_questions": 1}
+
+
+@pytest.mark.parametrize("values", [
+    ["a", "b", "c"], ["a", 1, 2], ["a", 1, 2, 3], [1, 2], [["x", None], ["y", 0.5], 3, 4], [[None, None], 1],
+    ["a", {"k": 1}], [], ["a", ["x", None], 1, 2], [None, None, "a"], [["x", "y"], ["x", None]],
+])
+def test_an_answer_map_is_sniffed_as_counted_value_by_value(values: list[Any]) -> None:
+    """The map sniff counts its strings at C speed first; what it decides is what counting every
+    value (a string, or an answer pair) decides."""
+    from qa_inspect.core.formats import prediction_map
+    from qa_inspect.core.formats.textio import Document
+
+    value = {f"q{k}": v for k, v in enumerate(values)}
+    strings = sum(isinstance(v, str) or prediction_map._is_pair(v) for v in value.values())
+    expected = bool(value) and strings >= 1 and strings * 2 >= len(value)
+    assert prediction_map.sniff(Document(Path("p.json"), "utf-8", value=value)) is expected
