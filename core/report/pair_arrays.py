@@ -15,16 +15,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 from qa_inspect.core.query import Filter
 from qa_inspect.core.stats import give_back_free_memory
 from qa_inspect.core.store import integer_texts, scaled_score_sql, scores_from_integers
 
 from . import diff_sql
 from .metrics import DIMENSIONS
+
+if TYPE_CHECKING:  # imported where a frame is given (0.12 s of every `table --ci`, which gives none)
+    import polars as pl
 
 __all__ = ["MISSING", "SCORES", "PairArrays", "read_pair_arrays"]
 
@@ -76,6 +78,8 @@ class PairArrays:
     def from_frame(frame: pl.DataFrame, dimensions: Iterable[str]) -> PairArrays:
         """From a common-item frame (columns `item_id`, `context_id`, SCORES, `refused_a/_b` and
         each of `dimensions`)."""
+        import polars as pl  # the caller has it: it made the frame
+
         dims: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
         for name in dimensions:
             labels, codes = np.unique(frame[name].cast(pl.String).fill_null(MISSING).to_numpy().astype(str),
