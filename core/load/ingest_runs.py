@@ -315,9 +315,7 @@ def _match(run: Run, by_key: dict[str, int], by_q: dict[str, int], result: RunWr
     seen: set[int] = set()
     matched: list[tuple[int, Prediction]] = []
     for p in run.predictions:
-        item_id = by_key.get(p.ref.strip()) if p.ref_kind == "id" else None  # an id: most of a run, without a call
-        if item_id is None:
-            item_id = resolve(p, by_key, by_q)
+        item_id = resolve(p, by_key, by_q)
         if item_id is None:
             result.unmatched.append(p.ref)
         elif item_id in seen:

@@ -123,8 +123,7 @@ def link_run(
 
     def measure(name: str) -> LinkResult:
         index = indexes[name]
-        ids, match = index.ids, index.match  # an id that names an item, without a call (most of a run)
-        hits = [p.ref if p.ref_kind == "id" and p.ref in ids else match(p) for p in run.predictions]
+        hits = [index.match(p) for p in run.predictions]
         unmatched = [p.ref for p, hit in zip(run.predictions, hits) if hit is None]
         distinct = len({hit for hit in hits if hit is not None})
         coverage = min(1.0, distinct / len(index)) if len(index) else 0.0

@@ -80,12 +80,11 @@ def pack_run(run: Run) -> tuple[Run, dict[str, list[Any]]]:
 def unpack_run(packed: tuple[Run, dict[str, list[Any]]]) -> Run:
     """The run `pack_run` packed, each prediction equal to the one read."""
     run, columns = packed
-    n = len(columns["ref"])
     raw, candidates, meta, samples = (columns.get(name) for name in ("raw", "candidates", "meta", "samples"))
     run.predictions = [
         Prediction(ref, kind, text, raw[k] if raw is not None else None, candidates[k] if candidates is not None else [],
                    meta[k] if meta is not None else {}, line, samples[k] if samples is not None else ())
-        for k, ref, kind, text, line in zip(range(n), columns["ref"], columns["ref_kind"], columns["text"], columns["line"])
+        for k, (ref, kind, text, line) in enumerate(zip(columns["ref"], columns["ref_kind"], columns["text"], columns["line"]))
     ]
     return run
 

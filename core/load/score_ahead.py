@@ -55,7 +55,7 @@ def scored_there(
     sender's `keep`."""
     start = time.process_time()
     _PARTS.update(parts)
-    todo = [_todo_of(pair) for pair in pairs]
+    todo = [_pair_todo(pair) for pair in pairs]
     if len(_PARTS) > keep:  # as the sender forgets what it sent, by its own limit (`ScoreAhead.start`)
         _PARTS.clear()
     scores = score_many(todo)
@@ -95,7 +95,7 @@ class _Flight:
 
     run: object
     prepared: Any
-    keys: list[ScoreKey]
+    keys: Sequence[ScoreKey]
     """Every row's memo key."""
     found: list[Scores | None]
     """Every row's scores where the memo held them when the run was sent, else None."""
@@ -140,7 +140,6 @@ class ScoreAhead:
         while a run is out already."""
         if self._flight is not None or self.pool.busy:
             return
-        keys = list(keys)
         found, missing = look_up(keys, memo, looked)
         firsts: dict[ScoreKey, int] = {}  # each new pair's first row: its `Todo` is built only where needed
         for n in missing:
@@ -210,7 +209,8 @@ class ScoreAhead:
         self.share = balanced_share(flight.share, worked, flight.own, here)
 
 
-def _todo_of(pair: tuple[int, str]) -> Todo:
+def _pair_todo(pair: tuple[int, str]) -> Todo:
+    """What a pair sent as (item part id, answer) is scored from, in the second process."""
     scorer, golds, context, superseded = _PARTS[pair[0]]
     return scorer, pair[1], golds, context, superseded
 
